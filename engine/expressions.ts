@@ -1,0 +1,288 @@
+// Safe expressions for flow values: JSONata, never JavaScript.
+//
+// Contract:
+// - A string holding `{{ expr }}` and nothing else evaluates to the expression's value (any JSON type).
+// - A string with text around one or more `{{ expr }}` is a template: each expression's value is
+//   inserted as text (strings as-is, other values as JSON, null/undefined as empty).
+// - Anything else is a literal. Objects and arrays are compiled member by member.
+// - Expressions are compiled once, when the flow loads; a syntax error is a load problem.
+// - Evaluation is bounded: at most EXPRESSION_TIMEOUT_MS of work and EXPRESSION_MAX_DEPTH nesting.
+// - Names that reach JavaScript internals (`constructor`, `__proto__`, `prototype`) and `$eval`
+//   (which would compile unchecked text at run time) are refused at load time; JSONata itself
+//   never exposes prototypes either (test/expressions.test.ts shows both).
+import jsonata from 'jsonata';
+import type { JsonValue } from './types.js';
+
+export const EXPRESSION_TIMEOUT_MS = 1000;
+export const EXPRESSION_MAX_DEPTH = 300;
+
+const FORBIDDEN_NAMES = new Set(['constructor', '__proto__', 'prototype', '__defineGetter__', '__lookupGetter__']);
+const FORBIDDEN_FUNCTIONS = new Set(['eval']);
+
+export interface CompiledExpression {
+  source: string;
+  expression: jsonata.Expression;
+  /** Step ids read through `steps.<id>`. */
+  stepRefs: string[];
+}
+
+export type CompiledValue =
+  | { kind: 'literal'; value: unknown }
+  | { kind: 'expression'; expr: CompiledExpression }
+  | { kind: 'template'; parts: Array<string | CompiledExpression> }
+  | { kind: 'object'; entries: Array<[string, CompiledValue]> }
+  | { kind: 'array'; items: CompiledValue[] };
+
+/** A problem in one expression: `offset` counts characters from the start of the string value. */
+export interface ExpressionProblem {
+  path: Array<string | number>;
+  offset: number;
+  message: string;
+}
+
+export class ExpressionError extends Error {
+  override name = 'ExpressionError';
+  constructor(
+    message: string,
+    readonly source: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+interface Segment {
+  text: string;
+  isExpr: boolean;
+  offset: number;
+}
+
+/** Splits a string into literal text and `{{ … }}` segments, honouring braces and quotes inside. */
+export function splitTemplate(input: string): Segment[] | { error: string; offset: number } {
+  const segments: Segment[] = [];
+  let i = 0;
+  let textStart = 0;
+  while (i < input.length) {
+    if (input.startsWith('{{', i)) {
+      if (i > textStart) segments.push({ text: input.slice(textStart, i), isExpr: false, offset: textStart });
+      const start = i + 2;
+      let depth = 0;
+      let quote: string | null = null;
+      let j = start;
+      let end = -1;
+      while (j < input.length) {
+        const c = input[j]!;
+        if (quote) {
+          if (c === '\\') j++;
+          else if (c === quote) quote = null;
+        } else if (c === '"' || c === "'" || c === '`') quote = c;
+        else if (c === '{') depth++;
+        else if (c === '}') {
+          if (depth === 0 && input[j + 1] === '}') {
+            end = j;
+            break;
+          }
+          depth = Math.max(0, depth - 1);
+        }
+        j++;
+      }
+      if (end < 0) return { error: 'unclosed "{{": expected "}}"', offset: i };
+      segments.push({ text: input.slice(start, end), isExpr: true, offset: start });
+      i = end + 2;
+      textStart = i;
+    } else {
+      i++;
+    }
+  }
+  if (textStart < input.length) segments.push({ text: input.slice(textStart), isExpr: false, offset: textStart });
+  return segments;
+}
+
+export function hasExpression(value: unknown): boolean {
+  return typeof value === 'string' && value.includes('{{');
+}
+
+interface AstNode {
+  type?: string;
+  value?: unknown;
+  position?: number;
+  [key: string]: unknown;
+}
+
+/** Walks a JSONata AST: checks forbidden names and collects `steps.<id>` references. */
+function inspectAst(node: unknown, refs: Set<string>): { message: string; position: number } | null {
+  if (Array.isArray(node)) {
+    for (const child of node) {
+      const problem = inspectAst(child, refs);
+      if (problem) return problem;
+    }
+    return null;
+  }
+  if (!node || typeof node !== 'object') return null;
+  const n = node as AstNode;
+  if ((n.type === 'name' || n.type === 'string') && typeof n.value === 'string' && FORBIDDEN_NAMES.has(n.value)) {
+    return { message: `"${n.value}" is not allowed in expressions`, position: n.position ?? 0 };
+  }
+  if (n.type === 'variable' && typeof n.value === 'string' && FORBIDDEN_FUNCTIONS.has(n.value)) {
+    return { message: `$${n.value} is not allowed in expressions`, position: n.position ?? 0 };
+  }
+  if (n.type === 'path' && Array.isArray(n.steps)) {
+    const [first, second] = n.steps as AstNode[];
+    if (first?.type === 'name' && first.value === 'steps' && second?.type === 'name' && typeof second.value === 'string') {
+      refs.add(second.value);
+    }
+  }
+  for (const key of Object.keys(n)) {
+    if (key === 'value' || key === 'position' || key === 'type') continue;
+    const problem = inspectAst(n[key], refs);
+    if (problem) return problem;
+  }
+  return null;
+}
+
+/** Compiles one expression source (the text between `{{` and `}}`). Throws ExpressionError with `position`. */
+export function compileExpression(source: string): CompiledExpression {
+  const trimmed = source.trim();
+  if (trimmed === '') throw Object.assign(new ExpressionError('empty expression', source), { position: 0 });
+  let expression: jsonata.Expression;
+  try {
+    expression = jsonata(source, { timeout: EXPRESSION_TIMEOUT_MS, stack: EXPRESSION_MAX_DEPTH });
+  } catch (err) {
+    const e = err as { message?: string; position?: number };
+    throw Object.assign(new ExpressionError(e.message ?? String(err), source, { cause: err }), {
+      position: Math.max(0, (e.position ?? 1) - 1),
+    });
+  }
+  const refs = new Set<string>();
+  const problem = inspectAst(expression.ast(), refs);
+  if (problem) {
+    throw Object.assign(new ExpressionError(problem.message, source), { position: Math.max(0, problem.position - 1) });
+  }
+  return { source, expression, stepRefs: [...refs] };
+}
+
+/** Compiles any YAML value; problems are collected, not thrown. */
+export function compileValue(value: unknown, path: Array<string | number> = [], problems: ExpressionProblem[] = []): CompiledValue {
+  if (typeof value === 'string') {
+    if (!value.includes('{{')) return { kind: 'literal', value };
+    const segments = splitTemplate(value);
+    if (!Array.isArray(segments)) {
+      problems.push({ path, offset: segments.offset, message: segments.error });
+      return { kind: 'literal', value };
+    }
+    const parts: Array<string | CompiledExpression> = [];
+    for (const segment of segments) {
+      if (!segment.isExpr) {
+        parts.push(segment.text);
+        continue;
+      }
+      try {
+        parts.push(compileExpression(segment.text));
+      } catch (err) {
+        const e = err as ExpressionError & { position?: number };
+        problems.push({ path, offset: segment.offset + (e.position ?? 0), message: e.message });
+        return { kind: 'literal', value };
+      }
+    }
+    const onlyExpression = parts.length === 1 && typeof parts[0] !== 'string' && value.trim().startsWith('{{') && value.trim().endsWith('}}');
+    if (onlyExpression) return { kind: 'expression', expr: parts[0] as CompiledExpression };
+    return { kind: 'template', parts };
+  }
+  if (Array.isArray(value)) {
+    return { kind: 'array', items: value.map((item, i) => compileValue(item, [...path, i], problems)) };
+  }
+  if (value && typeof value === 'object') {
+    return {
+      kind: 'object',
+      entries: Object.entries(value).map(([k, v]) => [k, compileValue(v, [...path, k], problems)] as [string, CompiledValue]),
+    };
+  }
+  return { kind: 'literal', value };
+}
+
+/** Every `steps.<id>` reference inside a compiled value. */
+export function stepRefsOf(value: CompiledValue): string[] {
+  switch (value.kind) {
+    case 'literal':
+      return [];
+    case 'expression':
+      return value.expr.stepRefs;
+    case 'template':
+      return value.parts.flatMap((p) => (typeof p === 'string' ? [] : p.stepRefs));
+    case 'object':
+      return value.entries.flatMap(([, v]) => stepRefsOf(v));
+    case 'array':
+      return value.items.flatMap(stepRefsOf);
+  }
+}
+
+/** Converts a JSONata result (sequences, null-prototype objects, functions) to plain JSON. */
+export function toPlainJson(value: unknown): JsonValue | undefined {
+  if (value === undefined || typeof value === 'function') return undefined;
+  if (value === null || typeof value === 'boolean' || typeof value === 'string') return value;
+  if (typeof value === 'number') return Number.isFinite(value) ? value : null;
+  if (Array.isArray(value)) {
+    return value.map((v) => toPlainJson(v)).filter((v): v is JsonValue => v !== undefined);
+  }
+  if (value instanceof Date) return value.toISOString();
+  if (typeof value === 'object') {
+    const out: Record<string, JsonValue> = {};
+    for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+      const plain = toPlainJson(v);
+      if (plain !== undefined) out[k] = plain;
+    }
+    return out;
+  }
+  return undefined;
+}
+
+async function evaluateExpression(expr: CompiledExpression, scope: object): Promise<JsonValue | undefined> {
+  try {
+    return toPlainJson(await expr.expression.evaluate(scope));
+  } catch (err) {
+    const e = err as { message?: string; code?: string };
+    throw new ExpressionError(`expression {{${expr.source}}} failed: ${e.message ?? e.code ?? String(err)}`, expr.source, { cause: err });
+  }
+}
+
+function asText(value: JsonValue | undefined): string {
+  if (value === undefined || value === null) return '';
+  if (typeof value === 'string') return value;
+  return JSON.stringify(value);
+}
+
+/** Evaluates a compiled value against the scope (the execution context). Undefined members are dropped. */
+export async function evaluateValue(value: CompiledValue, scope: object): Promise<JsonValue | undefined> {
+  switch (value.kind) {
+    case 'literal':
+      return value.value as JsonValue;
+    case 'expression':
+      return evaluateExpression(value.expr, scope);
+    case 'template': {
+      let out = '';
+      for (const part of value.parts) out += typeof part === 'string' ? part : asText(await evaluateExpression(part, scope));
+      return out;
+    }
+    case 'object': {
+      const out: Record<string, JsonValue> = {};
+      for (const [k, v] of value.entries) {
+        const result = await evaluateValue(v, scope);
+        if (result !== undefined) out[k] = result;
+      }
+      return out;
+    }
+    case 'array': {
+      const out: JsonValue[] = [];
+      for (const item of value.items) out.push((await evaluateValue(item, scope)) ?? null);
+      return out;
+    }
+  }
+}
+
+/** JSONata truthiness for conditions: false, null, 0, '' and empty arrays/objects are false. */
+export function isTruthy(value: JsonValue | undefined): boolean {
+  if (value === undefined || value === null) return false;
+  if (Array.isArray(value)) return value.length > 0 && value.some((v) => isTruthy(v));
+  if (typeof value === 'object') return Object.keys(value).length > 0;
+  return Boolean(value);
+}

@@ -1,0 +1,203 @@
+// Generates the JSON Schema of a flow file from the registered node definitions.
+// The loader validates with it, and `flows/flow.schema.json` (written by `leadflow schema --write`)
+// gives editors completion and diagnostics. Each step type gets its own `$defs/step.<type>` entry,
+// selected with if/then on `type`, so errors point at the exact parameter.
+import type { NodeRegistry } from './registry.js';
+import type { NodeDefinition } from './types.js';
+
+type Schema = Record<string, unknown>;
+
+export const STEP_ID_PATTERN = '^[a-z_][a-z0-9_]*$';
+export const ENV_NAME_PATTERN = '^[A-Z][A-Z0-9_]*$';
+const EXPRESSION_PATTERN = '^\\s*\\{\\{[\\s\\S]*\\}\\}\\s*$';
+
+/** Strips TypeBox symbols and undefined members: the schema as plain JSON. */
+function plain<T>(schema: T): T {
+  return JSON.parse(JSON.stringify(schema)) as T;
+}
+
+const ANNOTATIONS = ['description', 'default', 'examples', 'title'];
+
+function acceptsAnyString(schema: Schema): boolean {
+  return (
+    schema.type === 'string' &&
+    schema.enum === undefined &&
+    schema.const === undefined &&
+    schema.pattern === undefined &&
+    schema.format === undefined &&
+    schema.minLength === undefined
+  );
+}
+
+/**
+ * Lets every parameter value be an expression (`"{{ … }}"`) as well as its declared type.
+ * The declared type is still enforced after evaluation, at run time.
+ */
+export function expressionTolerant(schema: Schema): Schema {
+  if (schema.type === 'object') {
+    const out: Schema = { ...schema };
+    // A field with a default may be left out of the YAML: the default is filled in at run time.
+    if (Array.isArray(schema.required) && schema.properties) {
+      const props = schema.properties as Record<string, Schema>;
+      out.required = (schema.required as string[]).filter((k) => props[k]?.default === undefined);
+      if ((out.required as string[]).length === 0) delete out.required;
+    }
+    if (schema.properties && typeof schema.properties === 'object') {
+      out.properties = Object.fromEntries(
+        Object.entries(schema.properties as Record<string, Schema>).map(([k, v]) => [k, wrap(v)]),
+      );
+    }
+    if (schema.additionalProperties && typeof schema.additionalProperties === 'object') {
+      out.additionalProperties = wrap(schema.additionalProperties as Schema);
+    }
+    return out;
+  }
+  if (schema.type === 'array' && schema.items && typeof schema.items === 'object') {
+    return { ...schema, items: wrap(schema.items as Schema) };
+  }
+  return schema;
+}
+
+function wrap(schema: Schema): Schema {
+  if (acceptsAnyString(schema) || Object.keys(schema).length === 0) return schema;
+  const annotations = Object.fromEntries(ANNOTATIONS.filter((k) => k in schema).map((k) => [k, schema[k]]));
+  return { ...annotations, anyOf: [expressionTolerant(schema), { $ref: '#/$defs/expression' }] };
+}
+
+function stepSchema(def: NodeDefinition): Schema {
+  const params = plain(def.params) as Schema;
+  const required = ['id', 'type'];
+  const tolerant = expressionTolerant(params);
+  if (Array.isArray(tolerant.required) && tolerant.required.length > 0) required.push('params');
+  const properties: Record<string, Schema> = {
+    id: { type: 'string', pattern: STEP_ID_PATTERN, description: 'Unique step id; its output is `steps.<id>`.' },
+    type: { const: def.type, description: def.description },
+    name: { type: 'string', description: 'Human-readable label shown in traces and graphs.' },
+    params: { ...tolerant, description: `Parameters of ${def.type}.` },
+    retry: { $ref: '#/$defs/retry' },
+    on_error: { $ref: '#/$defs/on_error' },
+  };
+  for (const [slot, decl] of Object.entries(def.children ?? {})) {
+    properties[slot] =
+      decl.shape === 'list'
+        ? { $ref: '#/$defs/steps', description: decl.description }
+        : { type: 'object', description: decl.description, additionalProperties: { $ref: '#/$defs/steps' } };
+    if (decl.required) required.push(slot);
+  }
+  return { type: 'object', additionalProperties: false, required, properties };
+}
+
+const retrySchema: Schema = {
+  type: 'object',
+  additionalProperties: false,
+  description: 'Retry the step when it fails.',
+  properties: {
+    attempts: { type: 'integer', minimum: 1, maximum: 100, default: 3, description: 'Total attempts, the first included.' },
+    delay_ms: { type: 'integer', minimum: 0, default: 1000, description: 'Delay before the second attempt, ms.' },
+    backoff: { type: 'number', minimum: 1, default: 2, description: 'Factor applied to the delay after each attempt.' },
+    max_delay_ms: { type: 'integer', minimum: 0, default: 60000, description: 'Cap of any single delay, ms.' },
+    jitter: { type: 'number', minimum: 0, maximum: 1, default: 0, description: 'Random fraction of each delay added or removed.' },
+    when: {
+      $ref: '#/$defs/expression',
+      description: 'Retry only when this expression over `error` (name, message, status, body, code) is true.',
+    },
+  },
+};
+
+const onErrorSchema: Schema = {
+  description: 'What a failure of this step (after retries) does: fail the execution (default), continue, or go to a step of the same list.',
+  anyOf: [
+    { enum: ['fail', 'continue'] },
+    {
+      type: 'object',
+      additionalProperties: false,
+      required: ['goto'],
+      properties: { goto: { type: 'string', pattern: STEP_ID_PATTERN } },
+    },
+  ],
+};
+
+const triggerSchema: Schema = {
+  type: 'object',
+  additionalProperties: false,
+  description: 'How the flow starts: a webhook, and the JSON Schema of its input.',
+  properties: {
+    webhook: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['path'],
+      properties: {
+        method: { enum: ['POST', 'PUT', 'PATCH', 'GET', 'DELETE'], default: 'POST' },
+        path: { type: 'string', pattern: '^/[A-Za-z0-9/_-]*$', description: 'Route served by `leadflow serve`.' },
+        auth: {
+          enum: ['none', 'secret', 'form-signature'],
+          default: 'secret',
+          description:
+            '`secret`: X-Webhook-Secret header or ?secret= must equal LEADFLOW_WEBHOOK_SECRET when it is set; `form-signature`: the secret, or a Typeform/Tally HMAC of the raw body; `none`: public.',
+        },
+        respond: {
+          type: 'object',
+          additionalProperties: false,
+          description: 'When the caller gets its answer: at once, or when a `respond` step runs.',
+          properties: {
+            mode: { enum: ['immediately', 'step'], default: 'immediately' },
+            status: { type: 'integer', minimum: 100, maximum: 599, default: 202, description: 'Status for `immediately`.' },
+            body: { description: 'Body for `immediately`; may use `execution.id` and `trigger`.' },
+            timeout_ms: { type: 'integer', minimum: 1, default: 30000, description: 'For `step`: longest wait for the respond step, ms.' },
+          },
+        },
+      },
+    },
+    input: { type: 'object', description: 'JSON Schema of the webhook body or call-flow input.' },
+  },
+};
+
+/** The whole flow-file schema for the node types in `registry`. */
+export function buildFlowSchema(registry: NodeRegistry): Schema {
+  const defs: Record<string, Schema> = {
+    expression: {
+      type: 'string',
+      pattern: EXPRESSION_PATTERN,
+      description: 'A JSONata expression between {{ and }}, evaluated against trigger, steps, vars, env, now.',
+    },
+    steps: { type: 'array', items: { $ref: '#/$defs/step' } },
+    retry: retrySchema,
+    on_error: onErrorSchema,
+    step: {
+      type: 'object',
+      required: ['id', 'type'],
+      properties: {
+        id: { type: 'string' },
+        type: { enum: registry.types(), description: 'Node type; see `leadflow nodes`.' },
+      },
+      allOf: registry.all().map((def) => ({
+        if: { properties: { type: { const: def.type } }, required: ['type'] },
+        then: { $ref: `#/$defs/step.${def.type}` },
+      })),
+    },
+  };
+  for (const def of registry.all()) defs[`step.${def.type}`] = stepSchema(def);
+  return {
+    $schema: 'http://json-schema.org/draft-07/schema#',
+    $id: 'https://leadflow.local/flow.schema.json',
+    title: 'LeadFlow flow',
+    type: 'object',
+    additionalProperties: false,
+    required: ['name', 'steps'],
+    properties: {
+      name: { type: 'string', pattern: '^[a-z][a-z0-9-]*$', description: 'Flow name, used by `leadflow run` and `call-flow`.' },
+      description: { type: 'string' },
+      trigger: triggerSchema,
+      env: {
+        type: 'object',
+        description: 'Environment variables this flow may read (`env.NAME`), each with its default.',
+        propertyNames: { pattern: ENV_NAME_PATTERN },
+        additionalProperties: { type: ['string', 'number', 'boolean'] },
+      },
+      vars: { type: 'object', description: 'Initial flow variables (`vars.NAME`); expressions allowed.' },
+      output: { description: 'Output of the flow for `call-flow`; default: output of the last top-level step.' },
+      steps: { $ref: '#/$defs/steps' },
+    },
+    $defs: defs,
+  };
+}

@@ -1,0 +1,108 @@
+// Turns ajv errors on a flow file into positioned load problems with stable codes.
+import type { ErrorObject } from 'ajv';
+import type { LoadProblem } from '../types.js';
+import type { Path, YamlSource } from './yaml-source.js';
+
+function toPath(instancePath: string, data: unknown): Path {
+  const path: Path = [];
+  let node: unknown = data;
+  for (const raw of instancePath.split('/').slice(1)) {
+    const segment = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (Array.isArray(node)) {
+      const index = Number(segment);
+      path.push(index);
+      node = node[index];
+    } else {
+      path.push(segment);
+      node = node && typeof node === 'object' ? (node as Record<string, unknown>)[segment] : undefined;
+    }
+  }
+  return path;
+}
+
+function closest(word: string, candidates: string[]): string | undefined {
+  let best: string | undefined;
+  let bestScore = Infinity;
+  for (const c of candidates) {
+    const d = editDistance(word.toLowerCase(), c.toLowerCase());
+    if (d < bestScore) {
+      bestScore = d;
+      best = c;
+    }
+  }
+  return best !== undefined && bestScore <= Math.max(2, Math.floor(word.length / 3)) ? best : undefined;
+}
+
+function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = row[j]!;
+      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = tmp;
+    }
+  }
+  return row[b.length]!;
+}
+
+function isStepTypePath(path: Path): boolean {
+  // .../steps/N/type or .../<slot>/N/type or .../<slot>/<name>/N/type
+  return path.length >= 3 && path[path.length - 1] === 'type' && typeof path[path.length - 2] === 'number';
+}
+
+function describe(path: Path): string {
+  return path.length === 0 ? 'the flow' : path.join('.');
+}
+
+/** Maps ajv errors (allErrors, verbose) to problems; noise from if/then and expression alternatives is dropped. */
+export function schemaProblems(errors: ErrorObject[], data: unknown, source: YamlSource, stepTypes: string[]): LoadProblem[] {
+  const relevant = errors.filter((e) => e.keyword !== 'if' && !e.schemaPath.includes('/$defs/expression') && !e.schemaPath.startsWith('#/$defs/expression'));
+  const pathsWithSpecificErrors = new Set(relevant.filter((e) => e.keyword !== 'anyOf').map((e) => e.instancePath));
+  const seen = new Set<string>();
+  const problems: LoadProblem[] = [];
+  for (const e of relevant) {
+    if (e.keyword === 'anyOf' && pathsWithSpecificErrors.has(e.instancePath)) continue;
+    const path = toPath(e.instancePath, data);
+    let problem: LoadProblem;
+    switch (e.keyword) {
+      case 'additionalProperties': {
+        const field = String((e.params as { additionalProperty: string }).additionalProperty);
+        const allowed = Object.keys(((e.parentSchema ?? {}) as { properties?: object }).properties ?? {});
+        const hint = closest(field, allowed);
+        problem = source.problem([...path, field], 'unknown-field', `unknown field "${field}" in ${describe(path)}${hint ? ` (did you mean "${hint}"?)` : allowed.length ? ` (allowed: ${allowed.join(', ')})` : ''}`, { atKey: true });
+        break;
+      }
+      case 'required': {
+        const field = String((e.params as { missingProperty: string }).missingProperty);
+        problem = source.problem(path, 'missing-field', `missing required field "${field}" in ${describe(path)}`, { atKey: true });
+        break;
+      }
+      case 'type':
+        problem = source.problem(path, 'wrong-type', `${describe(path)} must be ${(e.params as { type: string }).type}`);
+        break;
+      case 'enum': {
+        const allowed = (e.params as { allowedValues: unknown[] }).allowedValues.map(String);
+        const value = String(e.data);
+        if (isStepTypePath(path)) {
+          const hint = closest(value, stepTypes);
+          problem = source.problem(path, 'unknown-node-type', `unknown node type "${value}"${hint ? ` (did you mean "${hint}"?)` : ''}; see \`leadflow nodes\``);
+        } else {
+          problem = source.problem(path, 'invalid-value', `${describe(path)} must be one of: ${allowed.join(', ')}`);
+        }
+        break;
+      }
+      case 'anyOf':
+        problem = source.problem(path, 'wrong-type', `${describe(path)} has the wrong type`);
+        break;
+      default:
+        problem = source.problem(path, 'invalid-value', `${describe(path)} ${e.message ?? 'is invalid'}`);
+    }
+    const key = `${problem.line}:${problem.col}:${problem.code}:${problem.message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    problems.push(problem);
+  }
+  return problems;
+}

@@ -1,0 +1,78 @@
+// A parsed YAML file that can answer "where is this path?" with 1-based line and column.
+import { LineCounter, parseDocument, isMap, isSeq, isPair, isScalar, type Document, type Node, type Pair } from 'yaml';
+import type { LoadProblem, LoadProblemCode } from '../types.js';
+
+export type Path = Array<string | number>;
+
+export class YamlSource {
+  readonly doc: Document;
+  private readonly lines = new LineCounter();
+
+  constructor(
+    readonly file: string,
+    readonly text: string,
+  ) {
+    this.doc = parseDocument(text, { lineCounter: this.lines, prettyErrors: false, uniqueKeys: true });
+  }
+
+  /** YAML syntax problems (errors only; warnings such as unknown tags are errors too, as nothing else uses tags). */
+  syntaxProblems(): LoadProblem[] {
+    return [...this.doc.errors, ...this.doc.warnings].map((e) => {
+      const pos = this.lines.linePos(e.pos[0]);
+      const message = e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?\s*$/, '');
+      return { file: this.file, line: pos.line, col: pos.col, path: [], code: 'yaml-syntax' as const, message };
+    });
+  }
+
+  toJS(): unknown {
+    return this.doc.toJS({ maxAliasCount: 100 });
+  }
+
+  /** Offset of the value at `path` (or of its key, with `atKey`); falls back to the deepest existing ancestor. */
+  private locate(path: Path, atKey: boolean): { offset: number; node: Node | null } {
+    let node: unknown = this.doc.contents;
+    let pair: Pair | null = null;
+    let offset = (node as Node | null)?.range?.[0] ?? 0;
+    for (const segment of path) {
+      let next: unknown = undefined;
+      pair = null;
+      if (isMap(node)) {
+        const found = node.items.find((p) => isPair(p) && isScalar(p.key) && String(p.key.value) === String(segment));
+        if (found) {
+          pair = found as Pair;
+          next = found.value;
+        }
+      } else if (isSeq(node) && typeof segment === 'number') {
+        next = node.items[segment];
+      }
+      if (next === undefined || next === null) {
+        if (pair && isScalar(pair.key) && pair.key.range) offset = pair.key.range[0];
+        return { offset, node: null };
+      }
+      node = next;
+      offset = (node as Node).range?.[0] ?? offset;
+    }
+    if (atKey && pair && isScalar(pair.key) && pair.key.range) return { offset: pair.key.range[0], node: node as Node };
+    return { offset, node: node as Node };
+  }
+
+  /** Position of a path; `charOffset` moves inside a single-line scalar (for expression errors). */
+  position(path: Path, opts: { atKey?: boolean; charOffset?: number } = {}): { line: number; col: number } {
+    const { offset, node } = this.locate(path, opts.atKey ?? false);
+    let at = offset;
+    if (opts.charOffset !== undefined && node && isScalar(node)) {
+      if (node.type === 'PLAIN') at += opts.charOffset;
+      else if (node.type === 'QUOTE_DOUBLE' || node.type === 'QUOTE_SINGLE') at += 1 + opts.charOffset;
+    }
+    return this.lines.linePos(at);
+  }
+
+  problem(path: Path, code: LoadProblemCode, message: string, opts: { atKey?: boolean; charOffset?: number } = {}): LoadProblem {
+    const { line, col } = this.position(path, opts);
+    return { file: this.file, line, col, path, code, message };
+  }
+}
+
+export function formatProblem(p: LoadProblem): string {
+  return `${p.file}:${p.line}:${p.col} ${p.message} [${p.code}]`;
+}

@@ -1,0 +1,329 @@
+// Walks one execution's steps. One ExecutionRun per drive (start or resume) of an execution.
+//
+// Order of hooks for each step (the whole contract of the executor):
+//  1. memo     - a step already recorded as finished (success / continued error) is not run again;
+//                its recorded output is put back under `steps.<id>` (this is how resume works: the
+//                walk starts from the top and skips what is done, so waits may sit at any depth).
+//  2. params   - expressions resolved against the context (or the recorded params when the step
+//                was interrupted while waiting or running children), then checked against the node
+//                schema with defaults filled in.
+//  3. mock     - flow tests may replace a step's output or error.
+//  4. run      - `node.run(params, ctx)`; the output is recorded as JSON.
+//  5. retry    - on error, while attempts remain and `retry.when` holds: wait the backoff delay, go to 4.
+//  6. on_error - after the last attempt: `fail` ends the execution, `continue` goes on with
+//                `steps.<id> = {error}`, `goto` jumps to a step of the same list.
+//  7. save     - the execution record is saved after every step.
+// Suspension (wait) and stop are signals thrown through the walk to the engine.
+import { evaluateValue, isTruthy, toPlainJson } from '../expressions.js';
+import { StepFailedError } from '../errors/step-failed-error.js';
+import { StopSignal } from '../errors/stop-signal.js';
+import { SuspendSignal } from '../errors/suspend-signal.js';
+import { toStepError } from '../errors/to-step-error.js';
+import type { NodeRegistry } from '../registry.js';
+import type {
+  ExecutionRecord,
+  JsonObject,
+  JsonValue,
+  LoadedFlow,
+  LoadedStep,
+  NodeContext,
+  OutboundCall,
+  ScopeBindings,
+  StepError,
+  StepRecord,
+} from '../types.js';
+import { validateParams } from './param-validator.js';
+import { retryDelay, sleep } from './retry.js';
+
+/** Most step runs one drive may make (guards `goto` loops). */
+export const MAX_STEP_RUNS = 10_000;
+
+export interface StepMock {
+  output?: JsonValue;
+  error?: { message: string; status?: number; body?: JsonValue; name?: string };
+}
+
+export interface Logger {
+  debug(fields: object, message: string): void;
+  info(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
+  error(fields: object, message: string): void;
+}
+
+/** What the engine gives a run: node types, services for nodes, and the hooks it cannot do itself. */
+export interface RunHost {
+  registry: NodeRegistry;
+  services: Record<string, unknown>;
+  logger: Logger;
+  signal: AbortSignal;
+  mocks?: Record<string, StepMock>;
+  /** Persist the record (called after each step; calls are serialised by the run). */
+  save(record: ExecutionRecord): Promise<void>;
+  respond(record: ExecutionRecord): void;
+  callFlow(parent: ExecutionRecord, stepKey: string, flow: string, input: JsonValue, state: JsonObject | undefined): Promise<JsonValue>;
+}
+
+interface Scope {
+  prefix: string;
+  bindings: ScopeBindings;
+  /** Outputs visible only inside this scope (foreach iteration); null: write to the global outputs. */
+  local: Record<string, JsonValue> | null;
+  parent: Scope | null;
+}
+
+type StepOutcome = { kind: 'next' } | { kind: 'goto'; target: string };
+
+export class ExecutionRun {
+  private readonly memo = new Map<string, StepRecord>();
+  private readonly outputs: Record<string, JsonValue> = {};
+  private stepRuns = 0;
+  private saving: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly host: RunHost,
+    private readonly flow: LoadedFlow,
+    readonly record: ExecutionRecord,
+    private readonly env: Record<string, JsonValue>,
+  ) {
+    for (const step of record.steps) {
+      this.memo.set(step.key, step);
+      if (step.status === 'success' && !step.key.includes('/')) this.outputs[step.id] = step.output ?? null;
+    }
+  }
+
+  /** Runs the flow's top-level steps; throws SuspendSignal, StopSignal or StepFailedError. Returns the flow output. */
+  async run(): Promise<JsonValue> {
+    const scope: Scope = { prefix: '', bindings: {}, local: null, parent: null };
+    const outputs = await this.runList(this.flow.steps, scope);
+    if (this.flow.compiledOutput) return (await evaluateValue(this.flow.compiledOutput, this.expressionScope(scope))) ?? null;
+    const last = this.flow.steps[this.flow.steps.length - 1];
+    return last ? (outputs[last.id] ?? null) : null;
+  }
+
+  /** Waits for pending saves (called by the engine before it writes the final state). */
+  async flush(): Promise<void> {
+    await this.saving;
+  }
+
+  expressionScope(scope: Scope): object {
+    const steps: Record<string, JsonValue> = { ...this.outputs };
+    const chain: Scope[] = [];
+    for (let s: Scope | null = scope; s; s = s.parent) chain.unshift(s);
+    let bindings: ScopeBindings = {};
+    for (const s of chain) {
+      if (s.local) Object.assign(steps, s.local);
+      bindings = { ...bindings, ...s.bindings };
+    }
+    return {
+      trigger: this.record.trigger,
+      steps,
+      vars: this.record.vars,
+      env: this.env,
+      now: new Date().toISOString(),
+      execution: { id: this.record.id, flow: this.record.flow, started_at: this.record.created_at },
+      ...bindings,
+    };
+  }
+
+  private async runList(list: LoadedStep[], scope: Scope): Promise<Record<string, JsonValue>> {
+    const produced: Record<string, JsonValue> = {};
+    let index = 0;
+    while (index < list.length) {
+      const step = list[index]!;
+      const outcome = await this.runStep(step, scope, produced);
+      if (outcome.kind === 'goto') {
+        index = list.findIndex((s) => s.id === outcome.target);
+        if (index < 0) throw new Error(`goto target "${outcome.target}" not found`);
+      } else index++;
+    }
+    return produced;
+  }
+
+  private setOutput(scope: Scope, id: string, value: JsonValue, produced: Record<string, JsonValue>): void {
+    produced[id] = value;
+    let s: Scope | null = scope;
+    while (s && !s.local) s = s.parent;
+    if (s?.local) s.local[id] = value;
+    else this.outputs[id] = value;
+  }
+
+  private async runStep(step: LoadedStep, scope: Scope, produced: Record<string, JsonValue>): Promise<StepOutcome> {
+    const key = scope.prefix + step.id;
+    const previous = this.memo.get(key);
+    // 1. memo
+    if (previous?.status === 'success') {
+      this.setOutput(scope, step.id, previous.output ?? null, produced);
+      return { kind: 'next' };
+    }
+    if (previous?.status === 'error') return this.afterFailure(step, scope, previous, produced);
+    if (++this.stepRuns > MAX_STEP_RUNS) throw new Error(`more than ${MAX_STEP_RUNS} step runs in one execution (goto loop?)`);
+
+    const def = this.host.registry.get(step.type);
+    if (!def) throw new Error(`unknown node type "${step.type}"`);
+    const record: StepRecord = previous ?? {
+      key,
+      id: step.id,
+      type: step.type,
+      status: 'running',
+      attempt: 1,
+      started_at: new Date().toISOString(),
+      ms: 0,
+    };
+    if (!previous) {
+      this.record.steps.push(record);
+      this.memo.set(key, record);
+    }
+    const mock = this.host.mocks?.[step.id];
+
+    for (;;) {
+      const started = performance.now();
+      record.status = 'running';
+      try {
+        // 2. params (recorded ones are reused so a resumed step sees what it saw before)
+        if (record.params === undefined) {
+          const resolved = await evaluateValue(step.compiledParams, this.expressionScope(scope));
+          record.params = validateParams(def, resolved, step.id) as JsonValue;
+        }
+        // 3. mock, 4. run
+        let output: unknown;
+        if (mock?.error) throw Object.assign(new Error(mock.error.message), { name: mock.error.name ?? 'MockError', status: mock.error.status, body: mock.error.body, mocked: true });
+        if (mock && 'output' in mock) output = mock.output;
+        else output = await def.run(structuredClone(record.params) as never, this.nodeContext(step, scope, record));
+        record.output = toPlainJson(output) ?? null;
+        record.status = 'success';
+        record.error = undefined;
+        record.state = undefined;
+        record.ms = Math.round(performance.now() - started);
+        this.setOutput(scope, step.id, record.output, produced);
+        this.logStep(record);
+        this.save();
+        return { kind: 'next' };
+      } catch (err) {
+        record.ms = Math.round(performance.now() - started);
+        if (err instanceof SuspendSignal) {
+          // A control step whose child suspended waits too; only the suspending step keeps the state.
+          record.status = 'waiting';
+          if (err.origin === key) record.state = err.state;
+          throw err;
+        }
+        if (err instanceof StopSignal) {
+          record.status = 'stopped';
+          if (err.origin === key) record.output = { reason: err.reason };
+          this.logStep(record);
+          throw err;
+        }
+        if (this.host.signal.aborted) throw err;
+        if (err instanceof StepFailedError) {
+          // A child step failed: this control step fails with it; its on_error applies, retries do not.
+          record.status = 'error';
+          record.error = { ...err.detail, message: `step "${err.stepId}": ${err.detail.message}` };
+          this.logStep(record);
+          this.save();
+          if (step.on_error === 'fail') throw err;
+          return this.afterFailure(step, scope, record, produced);
+        }
+        const error = toStepError(err);
+        record.error = error;
+        // 5. retry
+        if (step.retry && record.attempt < step.retry.attempts && !(err as { mocked?: boolean }).mocked && (await this.retryAllowed(step, scope, error))) {
+          const delay = retryDelay(step.retry, record.attempt);
+          this.host.logger.debug({ execution: this.record.id, flow: this.flow.name, step: step.id, attempt: record.attempt, delay_ms: delay, error: error.message }, 'step failed, retrying');
+          record.attempt++;
+          record.params = undefined;
+          await sleep(delay, this.host.signal);
+          continue;
+        }
+        record.status = 'error';
+        this.logStep(record);
+        this.save();
+        // 6. on_error
+        return this.afterFailure(step, scope, record, produced);
+      }
+    }
+  }
+
+  private async retryAllowed(step: LoadedStep, scope: Scope, error: StepError): Promise<boolean> {
+    if (!step.compiledRetryWhen) return true;
+    try {
+      return isTruthy(await evaluateValue(step.compiledRetryWhen, { ...this.expressionScope(scope), error }));
+    } catch {
+      return false;
+    }
+  }
+
+  private afterFailure(step: LoadedStep, scope: Scope, record: StepRecord, produced: Record<string, JsonValue>): StepOutcome {
+    const error = record.error ?? { name: 'Error', message: 'failed' };
+    if (step.on_error === 'fail') throw new StepFailedError(this.flow.name, step.id, step.type, record.attempt, error);
+    this.setOutput(scope, step.id, { error: error as unknown as JsonValue }, produced);
+    if (step.on_error === 'continue') return { kind: 'next' };
+    return { kind: 'goto', target: step.on_error.goto };
+  }
+
+  private logStep(record: StepRecord): void {
+    this.host.logger.debug(
+      { execution: this.record.id, flow: this.flow.name, step: record.id, type: record.type, status: record.status, attempt: record.attempt, ms: record.ms, ...(record.error ? { error: record.error.message } : {}) },
+      'step',
+    );
+  }
+
+  private save(): void {
+    const snapshot = structuredClone(this.record);
+    snapshot.updated_at = new Date().toISOString();
+    this.saving = this.saving.then(() => this.host.save(snapshot)).catch((err) => {
+      this.host.logger.error({ execution: this.record.id, err: (err as Error).message }, 'saving execution failed');
+    });
+  }
+
+  private nodeContext(step: LoadedStep, scope: Scope, record: StepRecord): NodeContext {
+    const run = this;
+    const host = this.host;
+    return {
+      executionId: this.record.id,
+      flow: this.flow.name,
+      stepId: step.id,
+      attempt: record.attempt,
+      dryRun: this.record.dry_run,
+      signal: host.signal,
+      state: record.state,
+      services: host.services,
+      log(level, message, fields) {
+        host.logger[level]({ execution: run.record.id, flow: run.flow.name, step: step.id, ...fields }, message);
+      },
+      recordOutbound(call) {
+        const performed = !run.record.dry_run;
+        const entry: OutboundCall = { step: step.id, ...call, performed };
+        run.record.outbound.push(toPlainJson(entry) as unknown as OutboundCall);
+        return performed;
+      },
+      childSlots() {
+        return Object.keys(step.children);
+      },
+      async runChildren(slot, bindings, scopeKey) {
+        const list = step.children[slot];
+        if (!list) throw new Error(`step "${step.id}" has no child list "${slot}"`);
+        const child: Scope =
+          bindings && (bindings.item !== undefined || bindings.index !== undefined)
+            ? { prefix: `${scope.prefix}${step.id}[${scopeKey ?? bindings.index ?? 0}]/`, bindings, local: {}, parent: scope }
+            : { prefix: scope.prefix, bindings: {}, local: null, parent: scope };
+        return run.runList(list, child);
+      },
+      suspend(wakeAt, state) {
+        throw new SuspendSignal(Number.isFinite(wakeAt) ? wakeAt : null, state, record.key);
+      },
+      stop(reason) {
+        throw new StopSignal(reason, record.key);
+      },
+      respond(status, body, headers) {
+        if (run.record.response) throw new Error('the webhook was already answered by an earlier respond step');
+        run.record.response = { status, body, ...(headers ? { headers } : {}) };
+        host.respond(run.record);
+      },
+      setVars(values) {
+        Object.assign(run.record.vars, values);
+      },
+      callFlow(flow, input) {
+        return host.callFlow(run.record, record.key, flow, input, record.state);
+      },
+    };
+  }
+}

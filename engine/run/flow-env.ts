@@ -1,0 +1,24 @@
+import type { JsonValue } from '../types.js';
+
+/**
+ * The `env` a flow sees: only the names it declares, each read from the process environment and
+ * converted to the type of its default (number, boolean or string). An unset, empty or unparsable
+ * value falls back to the default.
+ */
+export function flowEnv(declared: Record<string, JsonValue>, source: Record<string, string | undefined>): Record<string, JsonValue> {
+  const env: Record<string, JsonValue> = {};
+  for (const [name, fallback] of Object.entries(declared)) {
+    const raw = source[name];
+    if (raw === undefined || raw === '') {
+      env[name] = fallback;
+    } else if (typeof fallback === 'number') {
+      const n = Number(raw);
+      env[name] = Number.isFinite(n) ? n : fallback;
+    } else if (typeof fallback === 'boolean') {
+      env[name] = /^(1|true|yes|on)$/i.test(raw) ? true : /^(0|false|no|off)$/i.test(raw) ? false : fallback;
+    } else {
+      env[name] = raw;
+    }
+  }
+  return env;
+}

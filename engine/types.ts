@@ -1,0 +1,246 @@
+// Shapes shared by the loader, the executor, the triggers and the node definitions.
+// Everything an execution holds is plain JSON (JsonValue) so it can be stored, resumed and printed.
+import type { Static, TSchema } from '@sinclair/typebox';
+
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+export type JsonObject = { [key: string]: JsonValue };
+
+/** A problem found while loading a flow file; printed as `file:line:col message`. Lines and columns start at 1. */
+export interface LoadProblem {
+  file: string;
+  line: number;
+  col: number;
+  /** JSON path of the offending value inside the file, e.g. ['steps', 2, 'params', 'url']. */
+  path: Array<string | number>;
+  code: LoadProblemCode;
+  message: string;
+}
+
+export type LoadProblemCode =
+  | 'yaml-syntax'
+  | 'unknown-node-type'
+  | 'unknown-field'
+  | 'missing-field'
+  | 'wrong-type'
+  | 'invalid-value'
+  | 'bad-expression'
+  | 'unknown-step'
+  | 'duplicate-step-id'
+  | 'unreachable-step'
+  | 'duplicate-route';
+
+/** Retry policy of one step. Delays are milliseconds. */
+export interface RetryPolicy {
+  /** Total attempts including the first; 1 means no retry. */
+  attempts: number;
+  /** Delay before the second attempt. Default 1000. */
+  delay_ms: number;
+  /** Each further delay is the previous one times this factor. Default 2. */
+  backoff: number;
+  /** Upper bound of any single delay. Default 60000. */
+  max_delay_ms: number;
+  /** Fraction (0..1) of each delay added or removed at random. Default 0. */
+  jitter: number;
+  /** Expression over `error` (name, message, status, body, code); retry only when truthy. Default: always. */
+  when?: string;
+}
+
+export type OnError = 'fail' | 'continue' | { goto: string };
+
+/** One step as written in YAML, after validation. Children hold nested step lists of control nodes. */
+export interface StepDefinition {
+  id: string;
+  type: string;
+  name?: string;
+  params: Record<string, unknown>;
+  retry?: RetryPolicy;
+  on_error: OnError;
+  /** Nested step lists keyed by slot name: `then`/`else`, `do`, `cases.<value>`, `branches.<name>`, `default`. */
+  children: Record<string, StepDefinition[]>;
+}
+
+export type AuthMode = 'none' | 'secret' | 'form-signature' | 'instance-token';
+
+export interface WebhookTrigger {
+  method: 'POST' | 'PUT' | 'PATCH' | 'GET' | 'DELETE';
+  path: string;
+  auth: AuthMode;
+  /** `immediately`: answer at once with status/body; `step`: answer when a `respond` step runs. */
+  respond: { mode: 'immediately'; status: number; body: unknown } | { mode: 'step'; timeout_ms: number };
+}
+
+export interface FlowDefinition {
+  name: string;
+  description?: string;
+  file: string;
+  trigger: {
+    webhook?: WebhookTrigger;
+    /** JSON Schema of the trigger body (webhook) or of the input (call-flow). */
+    input?: Record<string, unknown>;
+  };
+  /** Allow-listed environment variables and their defaults; read as `env.NAME` in expressions. */
+  env: Record<string, JsonValue>;
+  /** Initial flow variables (`vars.NAME`), expressions allowed. */
+  vars: Record<string, unknown>;
+  /** Expression giving the flow's output (for call-flow); default: the output of the last top-level step. */
+  output?: unknown;
+  steps: StepDefinition[];
+}
+
+/** Where a child step list runs: foreach iterations get `item` and `index`, parallel branches their name. */
+export interface ScopeBindings {
+  item?: JsonValue;
+  index?: number;
+}
+
+/** Call made to the outside world, recorded on the execution (and only recorded in dry-run). */
+export interface OutboundCall {
+  step: string;
+  kind: string;
+  method?: string;
+  url?: string;
+  headers?: Record<string, string>;
+  body?: JsonValue;
+  performed: boolean;
+  status?: number;
+}
+
+/** What a node's `run` receives besides its resolved parameters. */
+export interface NodeContext {
+  readonly executionId: string;
+  readonly flow: string;
+  readonly stepId: string;
+  /** 1-based attempt number of this step. */
+  readonly attempt: number;
+  /** True when outbound effects must be recorded instead of performed. */
+  readonly dryRun: boolean;
+  /** Aborted when the execution is cancelled or the process shuts down. */
+  readonly signal: AbortSignal;
+  /** State this step saved before suspending (see `suspend`); undefined on first entry. */
+  readonly state: JsonObject | undefined;
+  /** Services provided by the host (database, gateway, AI ...), keyed by name. */
+  readonly services: Record<string, unknown>;
+  log(level: 'debug' | 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>): void;
+  /** Records an outbound call; returns whether the caller may perform it (false in dry-run). */
+  recordOutbound(call: Omit<OutboundCall, 'step' | 'performed'>): boolean;
+  /** Runs a child step list of this step; resolves to the outputs of its steps keyed by id. */
+  runChildren(slot: string, bindings?: ScopeBindings, scopeKey?: string): Promise<Record<string, JsonValue>>;
+  /** Names of the child slots this step has in its definition. */
+  childSlots(): string[];
+  /** Suspends the execution until `wakeAt` (ms since epoch); `state` is handed back on resume. Never returns. */
+  suspend(wakeAt: number, state: JsonObject): never;
+  /** Ends the execution on purpose (status `stopped`). Never returns. */
+  stop(reason: string): never;
+  /** Merges values into the execution's `vars`. */
+  setVars(values: JsonObject): void;
+  /** Sends the webhook response now; the flow goes on. */
+  respond(status: number, body: JsonValue, headers?: Record<string, string>): void;
+  /** Runs another flow to completion (or suspends this one until it completes). */
+  callFlow(flow: string, input: JsonValue): Promise<JsonValue>;
+}
+
+/** Declaration of a child slot a control node accepts (e.g. `then`). */
+export interface ChildSlot {
+  description: string;
+  /** `list`: a step list; `map`: an object whose values are step lists (switch cases, parallel branches). */
+  shape: 'list' | 'map';
+  required?: boolean;
+}
+
+export interface NodeExample {
+  title: string;
+  /** The step as it would appear in YAML (without `id` when irrelevant). */
+  step: Record<string, unknown>;
+}
+
+/** One node type. `params` is a TypeBox (JSON Schema) object; `run` gets params typed from it. */
+export interface NodeDefinition<P extends TSchema = TSchema> {
+  type: string;
+  description: string;
+  params: P;
+  output: { description: string; schema?: TSchema };
+  examples: NodeExample[];
+  children?: Record<string, ChildSlot>;
+  /**
+   * How this node ends an execution, for the unreachable-step check: `always` (stop), or
+   * `all-children` (when every declared child slot is present and each of its lists ends it).
+   */
+  terminates?: 'always' | 'all-children';
+  /** True for nodes whose effect leaves the process: in dry-run they record instead of acting. */
+  outbound?: boolean;
+  run(params: Static<P>, ctx: NodeContext): Promise<unknown>;
+}
+
+/** Identity helper that keeps the params type inferred from the schema. */
+export function defineNode<P extends TSchema>(def: NodeDefinition<P>): NodeDefinition<P> {
+  return def;
+}
+
+export type ExecutionStatus = 'running' | 'waiting' | 'success' | 'failed' | 'stopped';
+export type StepStatus = 'running' | 'waiting' | 'success' | 'error' | 'skipped' | 'stopped';
+
+export interface StepError {
+  name: string;
+  message: string;
+  status?: number;
+  body?: JsonValue;
+  code?: string;
+}
+
+/** Record of one step run; `key` is unique per execution (step id plus the loop scope it ran in). */
+export interface StepRecord {
+  key: string;
+  id: string;
+  type: string;
+  status: StepStatus;
+  params?: JsonValue;
+  output?: JsonValue;
+  error?: StepError;
+  attempt: number;
+  /** ISO timestamp of the first attempt. */
+  started_at: string;
+  /** Wall time of the step's last attempt, milliseconds. */
+  ms: number;
+  /** Persisted state while waiting (e.g. wake time). */
+  state?: JsonObject;
+}
+
+export interface ExecutionRecord {
+  id: string;
+  flow: string;
+  status: ExecutionStatus;
+  trigger: JsonObject;
+  vars: JsonObject;
+  steps: StepRecord[];
+  outbound: OutboundCall[];
+  /** Set while waiting: ms since epoch when the scheduler should resume it. */
+  wake_at?: number;
+  dry_run: boolean;
+  parent_id?: string;
+  response?: { status: number; body: JsonValue; headers?: Record<string, string> };
+  output?: JsonValue;
+  error?: StepError & { step?: string };
+  stop_reason?: string;
+  created_at: string;
+  updated_at: string;
+  finished_at?: string;
+}
+
+/** A step after loading: its parameters and retry condition compiled once. */
+export interface LoadedStep extends StepDefinition {
+  compiledParams: import('./expressions.js').CompiledValue;
+  compiledRetryWhen?: import('./expressions.js').CompiledValue;
+  children: Record<string, LoadedStep[]>;
+  /** Path of the step inside its file, for positions in problems. */
+  sourcePath: Array<string | number>;
+}
+
+/** A flow after loading and validation, ready to run. */
+export interface LoadedFlow extends FlowDefinition {
+  steps: LoadedStep[];
+  compiledVars: import('./expressions.js').CompiledValue;
+  compiledOutput?: import('./expressions.js').CompiledValue;
+  compiledRespondBody?: import('./expressions.js').CompiledValue;
+  /** Source text hash, to tell whether a reload changed anything. */
+  sourceHash: string;
+}

@@ -1,0 +1,32 @@
+import { Type } from '@sinclair/typebox';
+import { defineNode, type JsonValue } from '../../engine/types.js';
+import { rethrowSettled } from './settle-all.js';
+
+export default defineNode({
+  type: 'parallel',
+  description: 'Runs every branch at the same time and joins them; the step ends when all branches have ended. A failing branch fails the step after the others finish.',
+  params: Type.Object({}, { additionalProperties: false }),
+  children: { branches: { description: 'Branch name -> steps; branches run concurrently.', shape: 'map', required: true } },
+  output: { description: 'Branch name -> the outputs of that branch\'s steps by id.' },
+  examples: [
+    {
+      title: 'Flag the lead while gathering data',
+      step: {
+        id: 'handoff_start',
+        type: 'parallel',
+        branches: {
+          flag: [{ id: 'mark', type: 'set', params: { values: { transferido: true } } }],
+          lookup: [{ id: 'history', type: 'set', params: { values: { rows: [] } } }],
+        },
+      },
+    },
+  ],
+  async run(_params, ctx) {
+    const names = ctx.childSlots().filter((s) => s.startsWith('branches.')).map((s) => s.slice('branches.'.length));
+    const settled = await Promise.allSettled(names.map((name) => ctx.runChildren(`branches.${name}`)));
+    const outputs = rethrowSettled(settled);
+    const result: Record<string, JsonValue> = {};
+    names.forEach((name, i) => (result[name] = outputs[i] ?? {}));
+    return result;
+  },
+});
