@@ -201,3 +201,8 @@ export function buildFlowSchema(registry: NodeRegistry): Schema {
     $defs: defs,
   };
 }
+
+/** The text of `flows/flow.schema.json`: the schema as stable, pretty JSON with a trailing newline. */
+export function renderFlowSchema(registry: NodeRegistry): string {
+  return `${JSON.stringify(buildFlowSchema(registry), null, 2)}\n`;
+}
