@@ -1,0 +1,47 @@
+import type { Command } from 'commander';
+import type { NodeDefinition } from '../../engine/types.js';
+import { defaultRegistry } from '../../nodes/index.js';
+
+type Prop = { type?: string; description?: string; default?: unknown; anyOf?: Prop[]; enum?: unknown[]; const?: unknown; items?: Prop };
+
+function typeName(p: Prop): string {
+  if (p.anyOf) return p.anyOf.map(typeName).join(' | ');
+  if (p.const !== undefined) return JSON.stringify(p.const);
+  if (p.enum) return p.enum.map((v) => JSON.stringify(v)).join(' | ');
+  if (p.type === 'array' && p.items) return `${typeName(p.items)}[]`;
+  return p.type ?? 'any';
+}
+
+/** One node type as text: description, child slots and a line per parameter. */
+export function describeNode(def: NodeDefinition): string {
+  const schema = JSON.parse(JSON.stringify(def.params)) as { properties?: Record<string, Prop>; required?: string[] };
+  const lines = [`${def.type}`, `  ${def.description}`];
+  const props = Object.entries(schema.properties ?? {});
+  if (props.length) lines.push('  params:');
+  for (const [name, prop] of props) {
+    const required = schema.required?.includes(name) && prop.default === undefined ? ' (required)' : '';
+    const fallback = prop.default !== undefined ? ` [default: ${JSON.stringify(prop.default)}]` : '';
+    lines.push(`    ${name}: ${typeName(prop)}${required}${fallback} - ${prop.description ?? ''}`);
+  }
+  for (const [slot, decl] of Object.entries(def.children ?? {})) {
+    lines.push(`  ${slot}: ${decl.shape === 'list' ? 'steps' : 'name -> steps'}${decl.required ? ' (required)' : ''} - ${decl.description}`);
+  }
+  lines.push(`  output: ${def.output.description}`);
+  return lines.join('\n');
+}
+
+export function registerNodes(program: Command): void {
+  program
+    .command('nodes')
+    .description('list every node type with its description and parameters')
+    .option('--json', 'print the definitions as JSON (type, description, params schema, output, examples)')
+    .action((opts: { json?: boolean }) => {
+      const defs = defaultRegistry().all();
+      if (opts.json) {
+        const out = defs.map((d) => ({ type: d.type, description: d.description, params: d.params, children: d.children ?? {}, output: d.output.description, examples: d.examples }));
+        process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+        return;
+      }
+      process.stdout.write(`${defs.map(describeNode).join('\n\n')}\n`);
+    });
+}

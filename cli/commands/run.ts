@@ -1,0 +1,62 @@
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { InputValidationError } from '../../engine/errors/input-validation-error.js';
+import type { ExecutionRecord, JsonValue } from '../../engine/types.js';
+import { createEngine, flowsDirectory, loadValidFlows, pickFlow, UsageError } from '../host.js';
+import { createLogger } from '../logger.js';
+import { printTrace, traceJson } from '../trace.js';
+
+export function readPayload(file: string): JsonValue {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new UsageError(`cannot read payload ${file}: ${(err as Error).message}`);
+  }
+  try {
+    return JSON.parse(text) as JsonValue;
+  } catch (err) {
+    throw new UsageError(`payload ${file} is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+/** Exit status of a finished execution: 0 success or stopped on purpose, 1 otherwise. */
+export function exitCodeOf(record: ExecutionRecord): number {
+  return record.status === 'success' || record.status === 'stopped' ? 0 : 1;
+}
+
+export function registerRun(program: Command): void {
+  program
+    .command('run')
+    .description('run one flow once with FILE as the webhook body and print a step-by-step trace')
+    .argument('<flow>', 'flow name (or path of its YAML file)')
+    .requiredOption('--payload <file>', 'JSON file used as the trigger body')
+    .option('--dry-run', 'record outbound calls instead of making them; roll database changes back')
+    .option('--json', 'print exactly one JSON object on stdout (logs go to stderr)')
+    .option('--flows <dir>', 'flows directory (default: $LEADFLOW_FLOWS_DIR or ./flows)')
+    .action(async (flowArg: string, opts: { payload: string; dryRun?: boolean; json?: boolean; flows?: string }) => {
+      const loaded = loadValidFlows(flowsDirectory(opts.flows));
+      const flow = pickFlow(loaded, flowArg);
+      const body = readPayload(opts.payload);
+      const engine = createEngine(loaded.flows, createLogger({ toStderr: true, level: 'warn' }));
+      await engine.startScheduler();
+      try {
+        let handle;
+        try {
+          handle = await engine.start(flow.name, { body }, { dryRun: opts.dryRun ?? false });
+        } catch (err) {
+          if (err instanceof InputValidationError) {
+            throw new UsageError(`payload does not match the input of flow "${flow.name}":\n${err.details.map((d) => `  ${d.path}: ${d.message}`).join('\n')}`);
+          }
+          throw err;
+        }
+        if (!opts.json) process.stderr.write(`execution ${handle.id} of flow ${flow.name}${opts.dryRun ? ' (dry run)' : ''}\n`);
+        const record = await engine.waitForEnd(handle.id);
+        if (opts.json) process.stdout.write(`${JSON.stringify(traceJson(record))}\n`);
+        else printTrace(record, process.stdout);
+        process.exitCode = exitCodeOf(record);
+      } finally {
+        await engine.shutdown();
+      }
+    });
+}

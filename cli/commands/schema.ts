@@ -1,0 +1,37 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { renderFlowSchema } from '../../engine/flow-schema.js';
+import { defaultRegistry } from '../../nodes/index.js';
+import { flowsDirectory } from '../host.js';
+
+export function registerSchema(program: Command): void {
+  program
+    .command('schema')
+    .description('print the flow JSON Schema generated from the node definitions (--write: update flows/flow.schema.json)')
+    .option('--write', 'write it to <flows dir>/flow.schema.json instead of printing it')
+    .option('--check', 'exit 1 when <flows dir>/flow.schema.json is not current')
+    .action((opts: { write?: boolean; check?: boolean }) => {
+      const text = renderFlowSchema(defaultRegistry());
+      const file = join(flowsDirectory(), 'flow.schema.json');
+      if (opts.check) {
+        let current = '';
+        try {
+          current = readFileSync(file, 'utf8');
+        } catch {
+          /* missing counts as stale */
+        }
+        if (current !== text) {
+          process.stderr.write(`${file} is stale: run \`npm run schema\`\n`);
+          process.exitCode = 1;
+        }
+        return;
+      }
+      if (opts.write) {
+        writeFileSync(file, text);
+        process.stderr.write(`wrote ${file}\n`);
+        return;
+      }
+      process.stdout.write(text);
+    });
+}

@@ -1,0 +1,53 @@
+import type { Server } from 'node:http';
+import type { Command } from 'commander';
+import { buildWebhookApp } from '../../engine/triggers/webhook-app.js';
+import { createEngine, flowsDirectory, loadValidFlows } from '../host.js';
+import { createLogger } from '../logger.js';
+import { watchFlows } from '../watch-flows.js';
+
+/** Longest a graceful shutdown waits for requests and steps in flight, ms. */
+const SHUTDOWN_GRACE_MS = 10_000;
+
+export function registerServe(program: Command): void {
+  program
+    .command('serve')
+    .description('serve every flow\'s webhook on $PORT (default 3000) and run executions in this process')
+    .option('--watch', 'reload flows when a file changes; an invalid edit is refused and the old flows keep serving')
+    .option('--flows <dir>', 'flows directory (default: $LEADFLOW_FLOWS_DIR or ./flows)')
+    .action(async (opts: { watch?: boolean; flows?: string }) => {
+      const logger = createLogger();
+      const dir = flowsDirectory(opts.flows);
+      const loaded = loadValidFlows(dir);
+      const engine = createEngine(loaded.flows, logger);
+      await engine.startScheduler();
+      const secret = process.env.LEADFLOW_WEBHOOK_SECRET || undefined;
+      if (!secret) logger.warn({}, 'LEADFLOW_WEBHOOK_SECRET is not set: webhooks accept unauthenticated requests');
+      const app = buildWebhookApp({ engine, logger, secret });
+      const port = Number(process.env.PORT ?? 3000);
+      const server: Server = await new Promise((resolve, reject) => {
+        const s = app.listen(port, () => resolve(s));
+        s.once('error', reject);
+      });
+      const address = server.address();
+      const bound = typeof address === 'object' && address ? address.port : port;
+      const routes = engine.listFlows().filter((f) => f.trigger.webhook).map((f) => `${f.trigger.webhook!.method} ${f.trigger.webhook!.path}`);
+      logger.info({ port: bound, flows: engine.listFlows().map((f) => f.name), routes }, `listening on port ${bound}`);
+      const stopWatching = opts.watch ? watchFlows(dir, engine, logger) : () => undefined;
+
+      let closing = false;
+      const shutdown = async (signal: string) => {
+        if (closing) return;
+        closing = true;
+        logger.info({ signal }, 'shutting down');
+        stopWatching();
+        const forced = setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS).unref();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+        await engine.shutdown();
+        clearTimeout(forced);
+        logger.info({}, 'stopped');
+        process.exit(0);
+      };
+      process.once('SIGTERM', () => void shutdown('SIGTERM'));
+      process.once('SIGINT', () => void shutdown('SIGINT'));
+    });
+}

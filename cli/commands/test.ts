@@ -1,0 +1,29 @@
+import { join, relative } from 'node:path';
+import type { Command } from 'commander';
+import { formatProblem } from '../../engine/load/yaml-source.js';
+import { runFlowTests } from '../../engine/testing/flow-tests.js';
+import { defaultRegistry } from '../../nodes/index.js';
+import { flowsDirectory } from '../host.js';
+
+export function registerTest(program: Command): void {
+  program
+    .command('test')
+    .description('run the flow test cases (YAML: payload, mocks, assertions) under DIR')
+    .argument('[dir]', 'test cases directory (default: <flows dir>/tests)')
+    .option('--flows <dir>', 'flows directory (default: $LEADFLOW_FLOWS_DIR or ./flows)')
+    .option('--filter <text>', 'only cases whose name contains this text')
+    .action(async (dir: string | undefined, opts: { flows?: string; filter?: string }) => {
+      const flowsDir = flowsDirectory(opts.flows);
+      const testsDir = dir ?? join(flowsDir, 'tests');
+      const run = await runFlowTests({ testsDir, flowsDir, registry: defaultRegistry(), filter: opts.filter });
+      for (const problem of run.problems) process.stdout.write(`${formatProblem(problem)}\n`);
+      for (const r of run.results) {
+        process.stdout.write(`${r.passed ? 'ok  ' : 'FAIL'} ${relative(process.cwd(), r.file) || r.file} > ${r.name} (${Math.round(r.ms)} ms)\n`);
+        for (const failure of r.failures) process.stdout.write(`       ${failure}\n`);
+      }
+      const passed = run.results.filter((r) => r.passed).length;
+      const failed = run.results.length - passed;
+      process.stdout.write(`${passed} passed, ${failed} failed\n`);
+      if (failed > 0 || run.problems.length > 0) process.exitCode = 1;
+    });
+}

@@ -1,0 +1,20 @@
+import type { Command } from 'commander';
+import { formatProblem } from '../../engine/load/yaml-source.js';
+import { flowsDirectory, loadFlows } from '../host.js';
+
+export function registerValidate(program: Command): void {
+  program
+    .command('validate')
+    .description('validate every flow in DIR; prints FILE:LINE:COL message per problem; exit 1 when any')
+    .argument('[dir]', 'flows directory (default: $LEADFLOW_FLOWS_DIR or ./flows)')
+    .action((dir?: string) => {
+      const loaded = loadFlows(flowsDirectory(dir));
+      for (const problem of loaded.problems) process.stdout.write(`${formatProblem(problem)}\n`);
+      if (loaded.problems.length > 0) {
+        process.stderr.write(`${loaded.problems.length} problem(s)\n`);
+        process.exitCode = 1;
+        return;
+      }
+      process.stderr.write(`${loaded.flows.size} flow(s) valid in ${loaded.dir}\n`);
+    });
+}

@@ -1,0 +1,51 @@
+// Wiring shared by the commands: the node registry, the flows directory, the engine.
+import { resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { Engine } from '../engine/engine.js';
+import { loadFlowDirectory } from '../engine/load/loader.js';
+import type { Logger } from '../engine/run/execution-run.js';
+import { formatProblem } from '../engine/load/yaml-source.js';
+import type { LoadedFlow, LoadProblem } from '../engine/types.js';
+import { defaultRegistry } from '../nodes/index.js';
+
+/** The flows directory: the argument, else LEADFLOW_FLOWS_DIR, else ./flows. */
+export function flowsDirectory(arg?: string): string {
+  return resolve(arg ?? process.env.LEADFLOW_FLOWS_DIR ?? 'flows');
+}
+
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+export interface LoadedFlows {
+  dir: string;
+  flows: Map<string, LoadedFlow>;
+  problems: LoadProblem[];
+}
+
+export function loadFlows(dir: string): LoadedFlows {
+  if (!existsSync(dir)) throw new UsageError(`flows directory not found: ${dir}`);
+  const { flows, problems } = loadFlowDirectory(dir, defaultRegistry());
+  return { dir, flows, problems };
+}
+
+/** Loads the flows and fails with every problem listed when any flow is invalid. */
+export function loadValidFlows(dir: string): LoadedFlows {
+  const loaded = loadFlows(dir);
+  if (loaded.problems.length > 0) throw new UsageError(`invalid flows:\n${loaded.problems.map(formatProblem).join('\n')}`);
+  return loaded;
+}
+
+/** Finds a flow by name, or by the path of its file. */
+export function pickFlow(loaded: LoadedFlows, nameOrFile: string): LoadedFlow {
+  const byName = loaded.flows.get(nameOrFile);
+  if (byName) return byName;
+  const wanted = resolve(nameOrFile);
+  for (const flow of loaded.flows.values()) if (resolve(flow.file) === wanted) return flow;
+  const names = [...loaded.flows.keys()].join(', ') || 'none';
+  throw new UsageError(`unknown flow "${nameOrFile}" (flows in ${loaded.dir}: ${names})`);
+}
+
+export function createEngine(flows: Map<string, LoadedFlow>, logger: Logger): Engine {
+  return new Engine({ registry: defaultRegistry(), flows, logger, services: {} });
+}

@@ -1,0 +1,39 @@
+// `leadflow`: the command line. Each command lives in cli/commands/<name>.ts.
+import { Command, CommanderError } from 'commander';
+import { registerGraph } from './commands/graph.js';
+import { registerNodes } from './commands/nodes.js';
+import { registerRun } from './commands/run.js';
+import { registerSchema } from './commands/schema.js';
+import { registerServe } from './commands/serve.js';
+import { registerTest } from './commands/test.js';
+import { registerValidate } from './commands/validate.js';
+import { UsageError } from './host.js';
+
+const program = new Command();
+program
+  .name('leadflow')
+  .description('LeadFlow: webhook-driven YAML flows for lead intake, AI conversation and human handoff')
+  .showHelpAfterError()
+  .exitOverride();
+
+registerServe(program);
+registerValidate(program);
+registerRun(program);
+registerGraph(program);
+registerNodes(program);
+registerTest(program);
+registerSchema(program);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  if (err instanceof CommanderError) {
+    process.exitCode = err.exitCode === 0 ? 0 : 2;
+  } else if (err instanceof UsageError) {
+    process.stderr.write(`leadflow: ${err.message}\n`);
+    process.exitCode = 2;
+  } else {
+    process.stderr.write(`leadflow: ${(err as Error).stack ?? String(err)}\n`);
+    process.exitCode = 1;
+  }
+}

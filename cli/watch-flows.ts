@@ -1,0 +1,37 @@
+// `serve --watch`: reload the flows when a file of the flows directory changes. A reload that has
+// any problem is refused: the problems are logged and the flows already loaded keep serving.
+import { watch } from 'node:fs';
+import type { Engine } from '../engine/engine.js';
+import type { Logger } from '../engine/run/execution-run.js';
+import { formatProblem } from '../engine/load/yaml-source.js';
+import { loadFlows } from './host.js';
+
+/** Changes closer together than this are reloaded once, ms. */
+const DEBOUNCE_MS = 150;
+
+export function watchFlows(dir: string, engine: Engine, logger: Logger): () => void {
+  let timer: NodeJS.Timeout | undefined;
+  const reload = () => {
+    try {
+      const { flows, problems } = loadFlows(dir);
+      if (problems.length > 0) {
+        for (const p of problems) logger.error({ file: p.file, line: p.line, col: p.col, code: p.code }, formatProblem(p));
+        logger.error({ problems: problems.length }, 'flows not reloaded: the edit is invalid; the previous flows keep serving');
+        return;
+      }
+      engine.setFlows(flows);
+      logger.info({ flows: [...flows.keys()] }, 'flows reloaded');
+    } catch (err) {
+      logger.error({ err: (err as Error).message }, 'flows not reloaded');
+    }
+  };
+  const watcher = watch(dir, { persistent: false }, (_event, name) => {
+    if (name && !/\.ya?ml$/.test(String(name))) return;
+    clearTimeout(timer);
+    timer = setTimeout(reload, DEBOUNCE_MS);
+  });
+  return () => {
+    clearTimeout(timer);
+    watcher.close();
+  };
+}

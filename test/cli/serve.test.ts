@@ -1,0 +1,81 @@
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ROOT, startServe, type ServeProcess } from '../helpers/cli.js';
+
+let serve: ServeProcess | undefined;
+
+afterEach(async () => {
+  await serve?.stop('SIGKILL');
+  serve = undefined;
+});
+
+function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+}
+
+function copyFlows(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'leadflow-serve-'));
+  cpSync(join(ROOT, 'test/fixtures/http-flows'), dir, { recursive: true });
+  return dir;
+}
+
+async function until(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const started = Date.now();
+  while (!(await check())) {
+    if (Date.now() - started > timeoutMs) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('leadflow serve', () => {
+  it('serves the flows, answers health checks and warns when no webhook secret is set', async () => {
+    serve = await startServe(['--flows', 'test/fixtures/http-flows']);
+    expect((await fetch(`${serve.url}/healthz`)).status).toBe(200);
+    const res = await post(`${serve.url}/lead`, { nome: 'Ana', telefone: '5511987654321' });
+    expect(res.status).toBe(202);
+    expect(await res.json()).toHaveProperty('execution_id');
+    expect(serve.logs()).toMatch(/LEADFLOW_WEBHOOK_SECRET is not set/);
+  });
+
+  it('enforces LEADFLOW_WEBHOOK_SECRET and never logs it', async () => {
+    serve = await startServe(['--flows', 'test/fixtures/http-flows'], { LEADFLOW_WEBHOOK_SECRET: 'topsecret-123' });
+    expect((await post(`${serve.url}/lead`, { nome: 'Ana', telefone: '1' })).status).toBe(401);
+    expect((await post(`${serve.url}/lead`, { nome: 'Ana', telefone: '1' }, { 'x-webhook-secret': 'topsecret-123' })).status).toBe(202);
+    await serve.waitForLog(/webhook rejected/);
+    expect(serve.logs()).not.toContain('topsecret-123');
+  });
+
+  it('refuses to start when a flow is invalid, listing the problems', async () => {
+    await expect(startServe(['--flows', 'test/fixtures/cli-invalid'])).rejects.toThrow(/bad\.yaml:7:11 unknown node type/);
+  });
+
+  it('drains and exits 0 on SIGTERM', async () => {
+    serve = await startServe(['--flows', 'test/fixtures/http-flows']);
+    const code = await serve.stop('SIGTERM');
+    expect(code).toBe(0);
+    expect(serve.logs()).toMatch(/"msg":"stopped"/);
+  });
+
+  it('--watch reloads a valid edit and keeps the old flows on an invalid one', async () => {
+    const dir = copyFlows();
+    serve = await startServe(['--watch', '--flows', dir]);
+    const url = serve.url;
+    expect((await post(`${url}/lead`, { nome: 'Ana', telefone: '1' })).status).toBe(202);
+
+    // A valid edit: the route moves from /lead to /lead2.
+    const file = join(dir, 'lead.yaml');
+    const original = readFileSync(file, 'utf8');
+    writeFileSync(file, original.replace('path: /lead', 'path: /lead2'));
+    await until(async () => (await post(`${url}/lead2`, { nome: 'Ana', telefone: '1' })).status === 202);
+    expect((await post(`${url}/lead`, { nome: 'Ana', telefone: '1' })).status).toBe(404);
+
+    // An invalid edit is refused with its position; /lead2 keeps serving.
+    writeFileSync(file, original.replace('path: /lead', 'path: /lead3').replace('type: set', 'type: sett'));
+    await serve.waitForLog(/flows not reloaded/);
+    expect(serve.logs()).toMatch(/lead\.yaml:\d+:\d+ unknown node type \\"sett\\"/);
+    expect((await post(`${url}/lead2`, { nome: 'Ana', telefone: '1' })).status).toBe(202);
+    expect((await post(`${url}/lead3`, { nome: 'Ana', telefone: '1' })).status).toBe(404);
+  });
+});

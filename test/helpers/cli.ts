@@ -1,0 +1,91 @@
+// Runs the built `leadflow` command as a subprocess (what users run), from the repository root.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const ROOT = join(import.meta.dirname, '../..');
+export const BIN = join(ROOT, 'bin/leadflow.js');
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function ensureBuilt(): void {
+  if (!existsSync(join(ROOT, 'dist/cli/main.js'))) {
+    throw new Error('the CLI is not built: run `npm run build` (npm test does it first)');
+  }
+}
+
+/** Runs `leadflow ...args` to completion (bounded by timeoutMs). */
+export function runCli(args: string[], options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {}): Promise<CliResult> {
+  ensureBuilt();
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: options.cwd ?? ROOT,
+      env: { ...process.env, LOG_LEVEL: 'warn', ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`leadflow ${args.join(' ')} timed out\nstdout: ${stdout}\nstderr: ${stderr}`));
+    }, options.timeoutMs ?? 15_000);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+export interface ServeProcess {
+  child: ChildProcess;
+  url: string;
+  /** Everything the process logged so far (JSON lines). */
+  logs(): string;
+  waitForLog(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Starts `leadflow serve` on a free port and resolves once it listens. */
+export async function startServe(args: string[], env: Record<string, string> = {}): Promise<ServeProcess> {
+  ensureBuilt();
+  const child = spawn(process.execPath, [BIN, 'serve', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (d) => (output += d));
+  child.stderr!.on('data', (d) => (output += d));
+  const waitForLog = (pattern: RegExp, timeoutMs = 10_000) =>
+    new Promise<string>((resolve, reject) => {
+      const started = Date.now();
+      const poll = () => {
+        const match = output.split('\n').find((line) => pattern.test(line));
+        if (match) return resolve(match);
+        if (child.exitCode !== null) return reject(new Error(`serve exited (${child.exitCode}) before logging ${pattern}:\n${output}`));
+        if (Date.now() - started > timeoutMs) return reject(new Error(`no log line matching ${pattern} within ${timeoutMs} ms:\n${output}`));
+        setTimeout(poll, 25);
+      };
+      poll();
+    });
+  const line = await waitForLog(/listening on port \d+/);
+  const port = Number(/listening on port (\d+)/.exec(line)![1]);
+  return {
+    child,
+    url: `http://127.0.0.1:${port}`,
+    logs: () => output,
+    waitForLog,
+    stop: (signal = 'SIGTERM') =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve(child.exitCode);
+        child.once('close', (code) => resolve(code));
+        child.kill(signal);
+      }),
+  };
+}
