@@ -70,6 +70,7 @@ export class Engine {
   private readonly env: Record<string, string | undefined>;
   private readonly abort = new AbortController();
   private readonly active = new Map<string, Promise<ExecutionRecord>>();
+  private readonly wakeRequested = new Set<string>();
   private readonly mocks = new Map<string, Record<string, StepMock>>();
   private readonly responders = new Map<string, (r: WebhookResponse | undefined) => void>();
   private readonly finishers = new Map<string, Array<(r: ExecutionRecord) => void>>();
@@ -156,7 +157,11 @@ export class Engine {
   /** Resumes a waiting execution (no-op for any other status, or when it is already running here). */
   async resume(id: string): Promise<ExecutionRecord | undefined> {
     const running = this.active.get(id);
-    if (running) return running;
+    if (running) {
+      // Woken while still running here (e.g. a child flow ended as its parent parks): look again after.
+      this.wakeRequested.add(id);
+      return running;
+    }
     const record = await this.store.get(id);
     if (!record || record.status !== 'waiting') return record;
     return this.drive(record);
@@ -168,9 +173,10 @@ export class Engine {
       const list = this.finishers.get(id) ?? [];
       list.push(resolve);
       this.finishers.set(id, list);
-      // Registered first, then checked: an end between the two cannot be missed.
+      // Registered first, then checked: an end between the two cannot be missed. A final stored record
+      // is final even while its drive is still unwinding (its finishers may already have been called).
       this.store.get(id).then((current) => {
-        if (current && FINAL.has(current.status) && !this.active.has(id)) resolve(current);
+        if (current && FINAL.has(current.status)) resolve(current);
       }, reject);
     });
   }
@@ -182,7 +188,10 @@ export class Engine {
   }
 
   private drive(record: ExecutionRecord): Promise<ExecutionRecord> {
-    const promise = this.driveOnce(record).finally(() => this.active.delete(record.id));
+    const promise = this.driveOnce(record).finally(() => {
+      this.active.delete(record.id);
+      if (this.wakeRequested.delete(record.id) && !this.abort.signal.aborted) void this.resume(record.id);
+    });
     this.active.set(record.id, promise);
     return promise;
   }
@@ -219,7 +228,11 @@ export class Engine {
       record.output = await run.run();
       record.status = 'success';
     } catch (err) {
-      if (err instanceof SuspendSignal) {
+      if (this.abort.signal.aborted) {
+        // Shutting down: hand the execution back as due now; the next start resumes it from its records.
+        record.status = 'waiting';
+        record.wake_at = Date.now();
+      } else if (err instanceof SuspendSignal) {
         record.status = 'waiting';
         if (err.wakeAt !== null) record.wake_at = err.wakeAt;
       } else if (err instanceof StopSignal) {
@@ -245,7 +258,7 @@ export class Engine {
     if (record.status === 'failed') this.logger.warn({ ...fields, error: record.error?.message }, 'execution failed');
     else this.logger.info(fields, record.status === 'waiting' ? 'execution waiting' : 'execution finished');
     if (record.status === 'waiting') {
-      if (record.wake_at !== undefined) this.scheduler.schedule(record.id, record.wake_at);
+      if (record.wake_at !== undefined && !this.abort.signal.aborted) this.scheduler.schedule(record.id, record.wake_at);
       return record;
     }
     this.responders.get(record.id)?.(undefined);

@@ -110,7 +110,7 @@ interface AstNode {
 }
 
 /** Walks a JSONata AST: checks forbidden names and collects `steps.<id>` references. */
-function inspectAst(node: unknown, refs: Set<string>): { message: string; position: number } | null {
+function inspectAst(node: unknown, refs: Set<string>): { message: string; position: number; token: string } | null {
   if (Array.isArray(node)) {
     for (const child of node) {
       const problem = inspectAst(child, refs);
@@ -121,10 +121,10 @@ function inspectAst(node: unknown, refs: Set<string>): { message: string; positi
   if (!node || typeof node !== 'object') return null;
   const n = node as AstNode;
   if ((n.type === 'name' || n.type === 'string') && typeof n.value === 'string' && FORBIDDEN_NAMES.has(n.value)) {
-    return { message: `"${n.value}" is not allowed in expressions`, position: n.position ?? 0 };
+    return { message: `"${n.value}" is not allowed in expressions`, position: n.position ?? 0, token: n.value };
   }
   if (n.type === 'variable' && typeof n.value === 'string' && FORBIDDEN_FUNCTIONS.has(n.value)) {
-    return { message: `$${n.value} is not allowed in expressions`, position: n.position ?? 0 };
+    return { message: `$${n.value} is not allowed in expressions`, position: n.position ?? 0, token: `$${n.value}` };
   }
   if (n.type === 'path' && Array.isArray(n.steps)) {
     const [first, second] = n.steps as AstNode[];
@@ -156,7 +156,9 @@ export function compileExpression(source: string): CompiledExpression {
   const refs = new Set<string>();
   const problem = inspectAst(expression.ast(), refs);
   if (problem) {
-    throw Object.assign(new ExpressionError(problem.message, source), { position: Math.max(0, problem.position - 1) });
+    // JSONata positions mark the end of a token; point at its start instead (found by text, as quotes vary).
+    const start = source.lastIndexOf(problem.token, problem.position - 1);
+    throw Object.assign(new ExpressionError(problem.message, source), { position: start >= 0 ? start : Math.max(0, problem.position - 1) });
   }
   return { source, expression, stepRefs: [...refs] };
 }
@@ -216,9 +218,18 @@ export function stepRefsOf(value: CompiledValue): string[] {
   }
 }
 
+/** Sets an own member, `__proto__` included (assigning that key would replace the object's prototype). */
+function setMember(target: Record<string, JsonValue>, key: string, value: JsonValue): void {
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
+}
+
 /** Converts a JSONata result (sequences, null-prototype objects, functions) to plain JSON. */
 export function toPlainJson(value: unknown): JsonValue | undefined {
   if (value === undefined || typeof value === 'function') return undefined;
+  // JSONata function values are objects (builtins hold their implementation, lambdas their whole
+  // environment, which is cyclic): functions as far as JSONata's own isFunction goes, so not data.
+  if (typeof value === 'object' && value !== null && ((value as { _jsonata_function?: unknown })._jsonata_function === true || (value as { _jsonata_lambda?: unknown })._jsonata_lambda === true)) return undefined;
   if (value === null || typeof value === 'boolean' || typeof value === 'string') return value;
   if (typeof value === 'number') return Number.isFinite(value) ? value : null;
   if (Array.isArray(value)) {
@@ -229,7 +240,7 @@ export function toPlainJson(value: unknown): JsonValue | undefined {
     const out: Record<string, JsonValue> = {};
     for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
       const plain = toPlainJson(v);
-      if (plain !== undefined) out[k] = plain;
+      if (plain !== undefined) setMember(out, k, plain);
     }
     return out;
   }
@@ -267,7 +278,7 @@ export async function evaluateValue(value: CompiledValue, scope: object): Promis
       const out: Record<string, JsonValue> = {};
       for (const [k, v] of value.entries) {
         const result = await evaluateValue(v, scope);
-        if (result !== undefined) out[k] = result;
+        if (result !== undefined) setMember(out, k, result);
       }
       return out;
     }

@@ -10,6 +10,7 @@ type Schema = Record<string, unknown>;
 export const STEP_ID_PATTERN = '^[a-z_][a-z0-9_]*$';
 export const ENV_NAME_PATTERN = '^[A-Z][A-Z0-9_]*$';
 const EXPRESSION_PATTERN = '^\\s*\\{\\{[\\s\\S]*\\}\\}\\s*$';
+const TEMPLATE_PATTERN = '\\{\\{[\\s\\S]*\\}\\}';
 
 /** Strips TypeBox symbols and undefined members: the schema as plain JSON. */
 function plain<T>(schema: T): T {
@@ -61,7 +62,10 @@ export function expressionTolerant(schema: Schema): Schema {
 function wrap(schema: Schema): Schema {
   if (acceptsAnyString(schema) || Object.keys(schema).length === 0) return schema;
   const annotations = Object.fromEntries(ANNOTATIONS.filter((k) => k in schema).map((k) => [k, schema[k]]));
-  return { ...annotations, anyOf: [expressionTolerant(schema), { $ref: '#/$defs/expression' }] };
+  const alternatives: Schema[] = [expressionTolerant(schema), { $ref: '#/$defs/expression' }];
+  // A constrained string may also be a template (`{{ base }}/path`); its text is checked once evaluated.
+  if (schema.type === 'string') alternatives.push({ $ref: '#/$defs/expression_template' });
+  return { ...annotations, anyOf: alternatives };
 }
 
 function stepSchema(def: NodeDefinition): Schema {
@@ -159,6 +163,11 @@ export function buildFlowSchema(registry: NodeRegistry): Schema {
       type: 'string',
       pattern: EXPRESSION_PATTERN,
       description: 'A JSONata expression between {{ and }}, evaluated against trigger, steps, vars, env, now.',
+    },
+    expression_template: {
+      type: 'string',
+      pattern: TEMPLATE_PATTERN,
+      description: 'Text with {{ expressions }} inside; the resulting text must match the parameter once evaluated.',
     },
     steps: { type: 'array', items: { $ref: '#/$defs/step' } },
     retry: retrySchema,

@@ -43,7 +43,13 @@ export function loadFlowText(file: string, text: string, registry: NodeRegistry)
   const source = new YamlSource(file, text);
   const syntax = source.syntaxProblems();
   if (syntax.length > 0) return { problems: syntax };
-  const data = source.toJS();
+  let data: unknown;
+  try {
+    data = source.toJS();
+  } catch (err) {
+    // e.g. an alias bomb (more than maxAliasCount expansions): a problem, never a crash.
+    return { problems: [source.problem([], 'yaml-syntax', (err as Error).message)] };
+  }
   if (!data || typeof data !== 'object' || Array.isArray(data)) {
     return { problems: [source.problem([], 'wrong-type', 'a flow file must be a YAML mapping with name, trigger and steps')] };
   }
@@ -124,7 +130,8 @@ function buildSteps(value: unknown, path: Path, registry: NodeRegistry, compile:
     for (const [slot, decl] of Object.entries(def?.children ?? {})) {
       const slotValue = raw[slot];
       if (decl.shape === 'list') {
-        children[slot] = buildSteps(slotValue, [...stepPath, slot], registry, compile);
+        // An absent optional slot (`else`, `default`) stays absent: nodes tell it from an empty list.
+        if (slotValue !== undefined) children[slot] = buildSteps(slotValue, [...stepPath, slot], registry, compile);
       } else if (slotValue && typeof slotValue === 'object') {
         for (const [name, list] of Object.entries(slotValue as Raw)) {
           children[`${slot}.${name}`] = buildSteps(list, [...stepPath, slot, name], registry, compile);
@@ -192,7 +199,8 @@ export function loadFlowDirectory(dir: string, registry: NodeRegistry, cwd = pro
     const flow = result.flow;
     if (!flow) continue;
     if (flows.has(flow.name)) {
-      problems.push({ file: display, line: 1, col: 1, path: ['name'], code: 'duplicate-route', message: `flow name "${flow.name}" is already used by ${flows.get(flow.name)!.file}` });
+      const source = new YamlSource(display, readFileSync(file, 'utf8'));
+      problems.push(source.problem(['name'], 'duplicate-route', `flow name "${flow.name}" is already used by ${flows.get(flow.name)!.file}`));
       continue;
     }
     if (flow.trigger.webhook) {

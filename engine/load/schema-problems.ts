@@ -93,6 +93,12 @@ export function schemaProblems(errors: ErrorObject[], data: unknown, source: Yam
         }
         break;
       }
+      case 'const': {
+        // A union of literals fails once per literal: list them all, as for an enum.
+        const allowed = relevant.filter((o) => o.keyword === 'const' && o.instancePath === e.instancePath).map((o) => String((o.params as { allowedValue: unknown }).allowedValue));
+        problem = source.problem(path, 'invalid-value', `${describe(path)} must be ${allowed.length > 1 ? `one of: ${allowed.join(', ')}` : allowed.join('')}`);
+        break;
+      }
       case 'anyOf':
         problem = source.problem(path, 'wrong-type', `${describe(path)} has the wrong type`);
         break;

@@ -4,18 +4,27 @@ import type { CompiledValue } from '../expressions.js';
 import type { LoadedStep, LoadProblem } from '../types.js';
 import type { Path, YamlSource } from './yaml-source.js';
 
-/** Every compiled expression with the path of the YAML value holding it. */
-function expressionsWithPaths(value: CompiledValue | undefined, path: Path, out: Array<{ refs: string[]; path: Path; source: string }>): void {
+/** Every compiled expression with the path of the YAML value holding it and its offset in that string. */
+function expressionsWithPaths(value: CompiledValue | undefined, path: Path, out: Array<{ refs: string[]; path: Path; source: string; offset: number }>): void {
   if (!value) return;
   switch (value.kind) {
     case 'literal':
       return;
     case 'expression':
-      out.push({ refs: value.expr.stepRefs, path, source: value.expr.source });
+      out.push({ refs: value.expr.stepRefs, path, source: value.expr.source, offset: 2 });
       return;
-    case 'template':
-      for (const part of value.parts) if (typeof part !== 'string') out.push({ refs: part.stepRefs, path, source: part.source });
+    case 'template': {
+      // The string is its parts in order, each expression written as `{{` source `}}`.
+      let at = 0;
+      for (const part of value.parts) {
+        if (typeof part === 'string') at += part.length;
+        else {
+          out.push({ refs: part.stepRefs, path, source: part.source, offset: at + 2 });
+          at += part.source.length + 4;
+        }
+      }
       return;
+    }
     case 'object':
       for (const [k, v] of value.entries) expressionsWithPaths(v, [...path, k], out);
       return;
@@ -72,7 +81,7 @@ export function structuralProblems(steps: LoadedStep[], source: YamlSource, flow
     ids.add(step.id);
   }
 
-  const expressions: Array<{ refs: string[]; path: Path; source: string }> = [];
+  const expressions: Array<{ refs: string[]; path: Path; source: string; offset: number }> = [];
   for (const step of everyStep) {
     expressionsWithPaths(step.compiledParams, [...step.sourcePath, 'params'], expressions);
     expressionsWithPaths(step.compiledRetryWhen, [...step.sourcePath, 'retry', 'when'], expressions);
@@ -80,11 +89,12 @@ export function structuralProblems(steps: LoadedStep[], source: YamlSource, flow
   expressionsWithPaths(flowValues.compiledVars, ['vars'], expressions);
   expressionsWithPaths(flowValues.compiledOutput, ['output'], expressions);
   expressionsWithPaths(flowValues.compiledRespondBody, ['trigger', 'webhook', 'respond', 'body'], expressions);
-  for (const { refs, path, source: text } of expressions) {
+  for (const { refs, path, source: text, offset: exprOffset } of expressions) {
     for (const ref of refs) {
       if (ids.has(ref)) continue;
-      const offset = text.indexOf(ref);
-      problems.push(source.problem(path, 'unknown-step', `expression refers to unknown step "${ref}"`, { charOffset: offset >= 0 ? offset + 2 : 0 }));
+      const qualified = text.indexOf(`steps.${ref}`);
+      const offset = qualified >= 0 ? qualified + 'steps.'.length : text.indexOf(ref);
+      problems.push(source.problem(path, 'unknown-step', `expression refers to unknown step "${ref}"`, { charOffset: exprOffset + Math.max(0, offset) }));
     }
   }
 

@@ -1,5 +1,5 @@
 // A parsed YAML file that can answer "where is this path?" with 1-based line and column.
-import { LineCounter, parseDocument, isMap, isSeq, isPair, isScalar, type Document, type Node, type Pair } from 'yaml';
+import { LineCounter, parseDocument, isMap, isSeq, isPair, isScalar, visit, type Document, type Node, type Pair } from 'yaml';
 import type { LoadProblem, LoadProblemCode } from '../types.js';
 
 export type Path = Array<string | number>;
@@ -17,11 +17,20 @@ export class YamlSource {
 
   /** YAML syntax problems (errors only; warnings such as unknown tags are errors too, as nothing else uses tags). */
   syntaxProblems(): LoadProblem[] {
-    return [...this.doc.errors, ...this.doc.warnings].map((e) => {
+    const problems: LoadProblem[] = [...this.doc.errors, ...this.doc.warnings].map((e) => {
       const pos = this.lines.linePos(e.pos[0]);
       const message = e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?\s*$/, '');
       return { file: this.file, line: pos.line, col: pos.col, path: [], code: 'yaml-syntax' as const, message };
     });
+    // An alias without its anchor parses fine and only throws in toJS(): report it here, positioned.
+    visit(this.doc, {
+      Alias: (_key, node) => {
+        if (node.resolve(this.doc)) return;
+        const pos = this.lines.linePos(node.range?.[0] ?? 0);
+        problems.push({ file: this.file, line: pos.line, col: pos.col, path: [], code: 'yaml-syntax', message: `alias *${node.source} has no anchor &${node.source} before it` });
+      },
+    });
+    return problems;
   }
 
   toJS(): unknown {
@@ -62,7 +71,7 @@ export class YamlSource {
     let at = offset;
     if (opts.charOffset !== undefined && node && isScalar(node)) {
       if (node.type === 'PLAIN') at += opts.charOffset;
-      else if (node.type === 'QUOTE_DOUBLE' || node.type === 'QUOTE_SINGLE') at += 1 + opts.charOffset;
+      else if (node.type === 'QUOTE_DOUBLE' || node.type === 'QUOTE_SINGLE') at += 1 + rawLength(this.text.slice(offset + 1), opts.charOffset, node.type);
     }
     return this.lines.linePos(at);
   }
@@ -71,6 +80,17 @@ export class YamlSource {
     const { line, col } = this.position(path, opts);
     return { file: this.file, line, col, path, code, message };
   }
+}
+
+/** Source characters taken by the first `chars` characters of a quoted scalar's value (escapes are longer). */
+function rawLength(raw: string, chars: number, type: 'QUOTE_DOUBLE' | 'QUOTE_SINGLE'): number {
+  let i = 0;
+  for (let n = 0; n < chars && i < raw.length; n++) {
+    if (type === 'QUOTE_SINGLE') i += raw.startsWith("''", i) ? 2 : 1;
+    else if (raw[i] === '\\') i += ({ x: 4, u: 6, U: 10 } as Record<string, number>)[raw[i + 1] ?? ''] ?? 2;
+    else i += 1;
+  }
+  return i;
 }
 
 export function formatProblem(p: LoadProblem): string {

@@ -14,6 +14,7 @@
 //                `steps.<id> = {error}`, `goto` jumps to a step of the same list.
 //  7. save     - the execution record is saved after every step.
 // Suspension (wait) and stop are signals thrown through the walk to the engine.
+import { assignOwn } from '../assign-own.js';
 import { evaluateValue, isTruthy, toPlainJson } from '../expressions.js';
 import { StepFailedError } from '../errors/step-failed-error.js';
 import { StopSignal } from '../errors/stop-signal.js';
@@ -33,7 +34,12 @@ import type {
   StepRecord,
 } from '../types.js';
 import { validateParams } from './param-validator.js';
+import { containsMasked, maskSecrets } from './mask-secrets.js';
 import { retryDelay, sleep } from './retry.js';
+
+function writtenKeys(step: LoadedStep): string[] {
+  return step.compiledParams.kind === 'object' ? step.compiledParams.entries.map(([k]) => k) : [];
+}
 
 /** Most step runs one drive may make (guards `goto` loops). */
 export const MAX_STEP_RUNS = 10_000;
@@ -76,6 +82,8 @@ type StepOutcome = { kind: 'next' } | { kind: 'goto'; target: string };
 export class ExecutionRun {
   private readonly memo = new Map<string, StepRecord>();
   private readonly outputs: Record<string, JsonValue> = {};
+  /** Resolved params of steps run in this drive, unmasked (never persisted). */
+  private readonly liveParams = new Map<string, JsonValue>();
   private stepRuns = 0;
   private saving: Promise<void> = Promise.resolve();
 
@@ -111,7 +119,7 @@ export class ExecutionRun {
     for (let s: Scope | null = scope; s; s = s.parent) chain.unshift(s);
     let bindings: ScopeBindings = {};
     for (const s of chain) {
-      if (s.local) Object.assign(steps, s.local);
+      if (s.local) assignOwn(steps, s.local);
       bindings = { ...bindings, ...s.bindings };
     }
     return {
@@ -180,15 +188,20 @@ export class ExecutionRun {
       record.status = 'running';
       try {
         // 2. params (recorded ones are reused so a resumed step sees what it saw before)
-        if (record.params === undefined) {
+        let params = this.liveParams.get(key);
+        if (!params && record.params !== undefined && !containsMasked(record.params)) params = record.params;
+        if (!params) {
           const resolved = await evaluateValue(step.compiledParams, this.expressionScope(scope));
-          record.params = validateParams(def, resolved, step.id) as JsonValue;
+          params = validateParams(def, resolved, step.id, writtenKeys(step)) as JsonValue;
         }
+        this.liveParams.set(key, params);
+        // Recorded with credentials masked; the live copy above is what the node gets.
+        record.params = maskSecrets(params);
         // 3. mock, 4. run
         let output: unknown;
         if (mock?.error) throw Object.assign(new Error(mock.error.message), { name: mock.error.name ?? 'MockError', status: mock.error.status, body: mock.error.body, mocked: true });
         if (mock && 'output' in mock) output = mock.output;
-        else output = await def.run(structuredClone(record.params) as never, this.nodeContext(step, scope, record));
+        else output = await def.run(structuredClone(params) as never, this.nodeContext(step, scope, record));
         record.output = toPlainJson(output) ?? null;
         record.status = 'success';
         record.error = undefined;
@@ -230,6 +243,7 @@ export class ExecutionRun {
           this.host.logger.debug({ execution: this.record.id, flow: this.flow.name, step: step.id, attempt: record.attempt, delay_ms: delay, error: error.message }, 'step failed, retrying');
           record.attempt++;
           record.params = undefined;
+          this.liveParams.delete(key);
           await sleep(delay, this.host.signal);
           continue;
         }
@@ -292,7 +306,7 @@ export class ExecutionRun {
       recordOutbound(call) {
         const performed = !run.record.dry_run;
         const entry: OutboundCall = { step: step.id, ...call, performed };
-        run.record.outbound.push(toPlainJson(entry) as unknown as OutboundCall);
+        run.record.outbound.push(maskSecrets(toPlainJson(entry) ?? null) as unknown as OutboundCall);
         return performed;
       },
       childSlots() {
@@ -319,7 +333,7 @@ export class ExecutionRun {
         host.respond(run.record);
       },
       setVars(values) {
-        Object.assign(run.record.vars, values);
+        assignOwn(run.record.vars, values);
       },
       callFlow(flow, input) {
         return host.callFlow(run.record, record.key, flow, input, record.state);

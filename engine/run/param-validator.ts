@@ -11,13 +11,19 @@ addFormats(ajv);
 const cache = new WeakMap<NodeDefinition, ValidateFunction>();
 
 /** Returns the params with defaults applied; throws ParamValidationError listing each problem. */
-export function validateParams(def: NodeDefinition, params: JsonValue | undefined, stepId: string): Record<string, JsonValue> {
+export function validateParams(def: NodeDefinition, params: JsonValue | undefined, stepId: string, written: string[] = []): Record<string, JsonValue> {
   let validate = cache.get(def);
   if (!validate) {
     validate = ajv.compile(JSON.parse(JSON.stringify(def.params)));
     cache.set(def, validate);
   }
   const value = (params && typeof params === 'object' && !Array.isArray(params) ? params : {}) as Record<string, JsonValue>;
+  // A required parameter written in the YAML whose expression found nothing (e.g. a missing field)
+  // is null, not missing: `if: {{ trigger.body.absent }}` is false rather than a broken step.
+  const schema = def.params as { required?: string[]; properties?: Record<string, { default?: unknown }> };
+  for (const key of written) {
+    if (!(key in value) && schema.required?.includes(key) && schema.properties?.[key]?.default === undefined) value[key] = null;
+  }
   if (!validate(value)) {
     const details = (validate.errors ?? []).map((e) => ({
       path: `params${e.instancePath.replace(/\//g, '.')}${e.keyword === 'required' ? `.${(e.params as { missingProperty: string }).missingProperty}` : ''}`,

@@ -2,14 +2,15 @@ import type { RetryPolicy } from '../types.js';
 
 /**
  * Delay before attempt `attempt + 1` after attempt `attempt` failed, in ms:
- * min(max_delay_ms, delay_ms * backoff^(attempt-1)), then moved by up to ±jitter of itself.
+ * min(max_delay_ms, delay_ms * backoff^(attempt-1)), then moved by up to ±jitter of itself, and
+ * never above max_delay_ms (the cap bounds every single delay).
  * `random` returns [0, 1) (Math.random by default; injectable for tests).
  */
 export function retryDelay(policy: RetryPolicy, attempt: number, random: () => number = Math.random): number {
   const base = Math.min(policy.max_delay_ms, policy.delay_ms * policy.backoff ** Math.max(0, attempt - 1));
   if (!policy.jitter) return Math.round(base);
   const spread = base * policy.jitter;
-  return Math.max(0, Math.round(base - spread + 2 * spread * random()));
+  return Math.min(policy.max_delay_ms, Math.max(0, Math.round(base - spread + 2 * spread * random())));
 }
 
 /** Resolves after `ms`, or rejects when `signal` aborts. */

@@ -21,7 +21,9 @@ export class MemoryExecutionStore implements ExecutionStore {
 
   async list(options: ListOptions = {}): Promise<ExecutionRecord[]> {
     const limit = options.limit ?? 20;
+    // Reversed insertion order first, so records created in the same millisecond list newest first too.
     return [...this.records.values()]
+      .reverse()
       .filter((r) => (!options.flow || r.flow === options.flow) && (!options.status || r.status === options.status))
       .sort((a, b) => b.created_at.localeCompare(a.created_at))
       .slice(0, limit)

@@ -21,7 +21,7 @@ export default defineNode({
       step: {
         id: 'each_message',
         type: 'foreach',
-        params: { items: '{{ steps.split.messages }}' },
+        params: { items: '{{ $split(trigger.body.text, "\\n\\n") }}' },
         do: [{ id: 'post', type: 'http.request', params: { method: 'POST', url: 'https://gateway.example/send/text', body: { text: '{{ item }}' } } }],
       },
     },

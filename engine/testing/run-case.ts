@@ -1,0 +1,67 @@
+// Runs one flow test case in dry-run on a fresh engine (memory store, in-process scheduler) so cases
+// share nothing. Waits (`wait` steps, called flows that wait) are resumed by the scheduler while the
+// case's time allows; an execution still unfinished after `timeout_ms` counts as `waiting`.
+import { Engine } from '../engine.js';
+import type { NodeRegistry } from '../registry.js';
+import type { StepMock } from '../run/execution-run.js';
+import { InProcessScheduler } from '../scheduler/in-process-scheduler.js';
+import { MemoryExecutionStore } from '../store/memory-store.js';
+import type { ExecutionRecord, JsonValue, LoadedFlow } from '../types.js';
+import type { TestCase } from './test-file-schema.js';
+
+/** Longest wait for a case's execution to end when the case sets no `timeout_ms`, ms. */
+export const DEFAULT_CASE_TIMEOUT_MS = 10_000;
+
+export type CaseOutcome =
+  /** The execution ran; `finished` is false when it had not ended within `timeoutMs` (status then reads `waiting`). */
+  | { kind: 'ran'; record: ExecutionRecord; finished: boolean; timeoutMs: number }
+  /** The engine refused to start it (e.g. the payload fails `trigger.input`). */
+  | { kind: 'rejected'; message: string };
+
+export interface CaseHost {
+  flows: Map<string, LoadedFlow>;
+  registry: NodeRegistry;
+  services?: Record<string, unknown>;
+}
+
+const FINAL = new Set(['success', 'failed', 'stopped']);
+
+/** `process.env` with the case's overrides, as strings (the engine reads env like the process does). */
+function caseEnv(overrides: Record<string, string | number | boolean> | undefined): Record<string, string | undefined> {
+  const env: Record<string, string | undefined> = { ...process.env };
+  for (const [name, value] of Object.entries(overrides ?? {})) env[name] = String(value);
+  return env;
+}
+
+export async function runCase(flow: LoadedFlow, testCase: TestCase, host: CaseHost): Promise<CaseOutcome> {
+  const engine = new Engine({
+    registry: host.registry,
+    flows: host.flows,
+    services: host.services ?? {},
+    env: caseEnv(testCase.env),
+    store: new MemoryExecutionStore(),
+    scheduler: new InProcessScheduler(),
+  });
+  const timeoutMs = testCase.timeout_ms ?? DEFAULT_CASE_TIMEOUT_MS;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await engine.startScheduler();
+    let id: string;
+    try {
+      const handle = await engine.start(flow.name, { body: (testCase.payload ?? {}) as JsonValue }, { dryRun: true, mocks: testCase.mocks as Record<string, StepMock> | undefined });
+      handle.settled.catch(() => undefined);
+      id = handle.id;
+    } catch (err) {
+      return { kind: 'rejected', message: (err as Error).message };
+    }
+    const timedOut = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs)));
+    const ended = await Promise.race([engine.waitForEnd(id), timedOut]);
+    if (ended !== 'timeout') return { kind: 'ran', record: ended, finished: true, timeoutMs };
+    const record = await engine.store.get(id);
+    if (!record) return { kind: 'rejected', message: `execution ${id} disappeared from the store` };
+    return { kind: 'ran', record, finished: FINAL.has(record.status), timeoutMs };
+  } finally {
+    clearTimeout(timer);
+    await engine.shutdown();
+  }
+}

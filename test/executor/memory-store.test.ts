@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { MemoryExecutionStore } from '../../engine/store/memory-store.js';
+import type { ExecutionRecord, ExecutionStatus } from '../../engine/types.js';
+
+function rec(id: string, flow: string, status: ExecutionStatus, createdMs: number, extra: Partial<ExecutionRecord> = {}): ExecutionRecord {
+  const at = new Date(Date.UTC(2025, 0, 1) + createdMs).toISOString();
+  return { id, flow, status, trigger: { body: { n: 1 } }, vars: {}, steps: [], outbound: [], dry_run: false, created_at: at, updated_at: at, ...extra };
+}
+
+describe('MemoryExecutionStore', () => {
+  it('lists newest first, honours limit (default 20) and filters by flow and status', async () => {
+    const store = new MemoryExecutionStore();
+    // Inserted out of creation order on purpose.
+    await store.insert(rec('b', 'intake', 'failed', 2000));
+    await store.insert(rec('a', 'intake', 'success', 1000));
+    await store.insert(rec('d', 'agent', 'success', 4000));
+    await store.insert(rec('c', 'intake', 'success', 3000));
+
+    expect((await store.list()).map((r) => r.id)).toEqual(['d', 'c', 'b', 'a']);
+    expect((await store.list({ limit: 2 })).map((r) => r.id)).toEqual(['d', 'c']);
+    expect((await store.list({ flow: 'intake' })).map((r) => r.id)).toEqual(['c', 'b', 'a']);
+    expect((await store.list({ status: 'success' })).map((r) => r.id)).toEqual(['d', 'c', 'a']);
+    expect((await store.list({ flow: 'intake', status: 'success', limit: 1 })).map((r) => r.id)).toEqual(['c']);
+    expect(await store.list({ flow: 'nope' })).toEqual([]);
+
+    for (let i = 0; i < 25; i++) await store.insert(rec(`x${i}`, 'bulk', 'success', 10_000 + i));
+    const page = await store.list();
+    expect(page).toHaveLength(20);
+    expect(page[0]!.id).toBe('x24');
+  });
+
+  it('lists records created in the same millisecond newest-inserted first', async () => {
+    const store = new MemoryExecutionStore();
+    await store.insert(rec('first', 'f', 'success', 5));
+    await store.insert(rec('second', 'f', 'success', 5));
+    await store.insert(rec('third', 'f', 'success', 5));
+    expect((await store.list()).map((r) => r.id)).toEqual(['third', 'second', 'first']);
+  });
+
+  it('hands out copies: mutating a returned or inserted record does not change the store', async () => {
+    const store = new MemoryExecutionStore();
+    const original = rec('a', 'f', 'running', 0);
+    await store.insert(original);
+    original.status = 'failed';
+    (original.trigger.body as { n: number }).n = 99;
+    expect((await store.get('a'))?.status).toBe('running');
+
+    const got = (await store.get('a'))!;
+    got.status = 'success';
+    got.steps.push({ key: 'x', id: 'x', type: 'set', status: 'success', attempt: 1, started_at: got.created_at, ms: 0 });
+    (got.trigger.body as { n: number }).n = 42;
+    const listed = (await store.list())[0]!;
+    listed.vars.changed = true;
+
+    const again = (await store.get('a'))!;
+    expect(again.status).toBe('running');
+    expect(again.steps).toEqual([]);
+    expect(again.trigger).toEqual({ body: { n: 1 } });
+    expect(again.vars).toEqual({});
+
+    const updated = { ...again, status: 'waiting' as const, wake_at: 123 };
+    await store.update(updated);
+    updated.wake_at = 456;
+    expect((await store.get('a'))?.wake_at).toBe(123);
+  });
+
+  it('refuses a duplicate insert, returns undefined for an unknown id, and lists waits', async () => {
+    const store = new MemoryExecutionStore();
+    await store.insert(rec('a', 'f', 'waiting', 0, { wake_at: 1000 }));
+    await store.insert(rec('b', 'f', 'waiting', 1));
+    await store.insert(rec('c', 'f', 'success', 2));
+    await expect(store.insert(rec('a', 'f', 'running', 3))).rejects.toThrow(/already exists/);
+    expect(await store.get('zzz')).toBeUndefined();
+    expect((await store.listWaiting()).sort((x, y) => x.id.localeCompare(y.id))).toEqual([
+      { id: 'a', wake_at: 1000 },
+      { id: 'b', wake_at: null },
+    ]);
+  });
+});
