@@ -186,8 +186,10 @@ export function compileValue(value: unknown, path: Array<string | number> = [], 
         return { kind: 'literal', value };
       }
     }
-    const onlyExpression = parts.length === 1 && typeof parts[0] !== 'string' && value.trim().startsWith('{{') && value.trim().endsWith('}}');
-    if (onlyExpression) return { kind: 'expression', expr: parts[0] as CompiledExpression };
+    // Whitespace around a single `{{ … }}` does not make it a template (the schema accepts it as an expression).
+    const exprs = parts.filter((p): p is CompiledExpression => typeof p !== 'string');
+    const onlyExpression = exprs.length === 1 && parts.every((p) => typeof p !== 'string' || p.trim() === '');
+    if (onlyExpression) return { kind: 'expression', expr: exprs[0]! };
     return { kind: 'template', parts };
   }
   if (Array.isArray(value)) {

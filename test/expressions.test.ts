@@ -65,9 +65,9 @@ describe('templates', () => {
     expect(await evaluateValue(value, scope)).toBe('s=Ana n=31 b=true o={"city":"Recife"} a=["a","b"] z= m=.');
   });
 
-  it('text around a single expression, even whitespace, makes a string', async () => {
+  it('text around a single expression makes a string; whitespace alone does not', async () => {
     expect(await evaluate('{{ trigger.body.age }} years')).toBe('31 years');
-    expect(await evaluate(' {{ trigger.body.age }}')).toBe(' 31');
+    expect(await evaluate(' {{ trigger.body.age }}')).toBe(31);
   });
 
   it('strings without {{ are literals, braces or not', async () => {
@@ -358,5 +358,13 @@ describe('security', () => {
       for (const sample of samples) expect(FORBIDDEN.some(([, p]) => p.test(sample)), sample).toBe(true);
       expect(FORBIDDEN.some(([, p]) => p.test('const FORBIDDEN_FUNCTIONS = new Set([\'eval\']); isFunction(x); retrieval(1)'))).toBe(false);
     });
+  });
+});
+
+describe('whitespace around a single expression', () => {
+  it('keeps the value typed, as the schema accepts it as an expression', async () => {
+    const { compileValue: compile, evaluateValue: evaluate } = await import('../engine/expressions.js');
+    expect(await evaluate(compile('  {{ 2 + 3 }} '), {})).toBe(5);
+    expect(await evaluate(compile('x {{ 2 + 3 }}'), {})).toBe('x 5');
   });
 });
