@@ -69,7 +69,7 @@ describe('leadflow validate', () => {
     expect(lines).toHaveLength(3);
     for (const line of lines) expect(line).toMatch(/^test\/fixtures\/cli-invalid\/bad\.yaml:\d+:\d+ \S.*$/);
     expect(lines[0]).toMatch(/^[^:]+:7:11 unknown node type "sett" \(did you mean "set"\?\)/);
-    expect(lines[1]).toMatch(/:11:22 .*ms/);
+    expect(lines[1]).toMatch(/:11:19 steps\.1\.params\.ms must be integer \[wrong-type\]$/);
     expect(lines[2]).toMatch(/:15:.* unknown step "missing"/);
   });
 
@@ -206,5 +206,22 @@ describe('leadflow schema', () => {
     const { code, stderr } = await runCli(['schema', '--check'], { env: { LEADFLOW_FLOWS_DIR: dir } });
     expect(code).toBe(1);
     expect(stderr).toMatch(/stale: run `npm run schema`/);
+  });
+});
+
+describe('leadflow test', () => {
+  it('runs the cases under <flows>/tests and exits 0 when all pass', async () => {
+    const { code, stdout } = await runCli(['test', '--flows', FLOWS]);
+    expect(stdout).toMatch(/^ok\s+.*greet\.test\.yaml > greets by name/m);
+    expect(stdout).toMatch(/^3 passed, 0 failed$/m);
+    expect(code).toBe(0);
+  });
+
+  it('exits 1 and explains each failure', async () => {
+    const { code, stdout } = await runCli(['test', 'test/fixtures/flow-tests/tests', '--flows', 'test/fixtures/flow-tests/flows']);
+    expect(code).toBe(1);
+    expect(stdout).toMatch(/^FAIL /m);
+    expect(stdout).toMatch(/expected .* got /);
+    expect(stdout).toMatch(/^\d+ passed, [1-9]\d* failed$/m);
   });
 });
