@@ -5,6 +5,7 @@ import { Engine } from '../engine/engine.js';
 import { loadFlowDirectory } from '../engine/load/loader.js';
 import type { Logger } from '../engine/run/execution-run.js';
 import { formatProblem } from '../engine/load/yaml-source.js';
+import type { ExecutionStore } from '../engine/store/execution-store.js';
 import type { LoadedFlow, LoadProblem } from '../engine/types.js';
 import { defaultRegistry } from '../nodes/index.js';
 
@@ -46,6 +47,6 @@ export function pickFlow(loaded: LoadedFlows, nameOrFile: string): LoadedFlow {
   throw new UsageError(`unknown flow "${nameOrFile}" (flows in ${loaded.dir}: ${names})`);
 }
 
-export function createEngine(flows: Map<string, LoadedFlow>, logger: Logger): Engine {
-  return new Engine({ registry: defaultRegistry(), flows, logger, services: {} });
+export function createEngine(flows: Map<string, LoadedFlow>, logger: Logger, options: { services?: Record<string, unknown>; store?: ExecutionStore } = {}): Engine {
+  return new Engine({ registry: defaultRegistry(), flows, logger, services: options.services ?? {}, store: options.store });
 }

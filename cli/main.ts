@@ -1,6 +1,9 @@
 // `leadflow`: the command line. Each command lives in cli/commands/<name>.ts.
 import { Command, CommanderError } from 'commander';
+import { registerExecutions } from './commands/executions.js';
 import { registerGraph } from './commands/graph.js';
+import { registerMigrate } from './commands/migrate.js';
+import { registerSeed } from './commands/seed.js';
 import { registerNodes } from './commands/nodes.js';
 import { registerRun } from './commands/run.js';
 import { registerSchema } from './commands/schema.js';
@@ -23,6 +26,9 @@ registerGraph(program);
 registerNodes(program);
 registerTest(program);
 registerSchema(program);
+registerMigrate(program);
+registerSeed(program);
+registerExecutions(program);
 
 try {
   await program.parseAsync(process.argv);

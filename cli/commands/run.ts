@@ -3,7 +3,9 @@ import type { Command } from 'commander';
 import { InputValidationError } from '../../engine/errors/input-validation-error.js';
 import type { ExecutionRecord, JsonValue } from '../../engine/types.js';
 import { createEngine, flowsDirectory, loadValidFlows, pickFlow, UsageError } from '../host.js';
+import { MemoryExecutionStore } from '../../engine/store/memory-store.js';
 import { createLogger } from '../logger.js';
+import { openRuntime } from '../runtime.js';
 import { printTrace, traceJson } from '../trace.js';
 
 export function readPayload(file: string): JsonValue {
@@ -38,7 +40,14 @@ export function registerRun(program: Command): void {
       const loaded = loadValidFlows(flowsDirectory(opts.flows));
       const flow = pickFlow(loaded, flowArg);
       const body = readPayload(opts.payload);
-      const engine = createEngine(loaded.flows, createLogger({ toStderr: true, level: 'warn' }));
+      const logger = createLogger({ toStderr: true, level: 'warn' });
+      const runtime = await openRuntime({ logger, migrate: true });
+      // A dry run works in a transaction rolled back at the end, and is kept in memory only.
+      const scope = opts.dryRun ? await runtime.db.rollbackScope() : undefined;
+      const engine = createEngine(loaded.flows, logger, {
+        services: { ...runtime.services, ...(scope ? { db: scope.db } : {}) },
+        store: scope ? new MemoryExecutionStore() : runtime.store,
+      });
       await engine.startScheduler();
       try {
         let handle;
@@ -57,6 +66,8 @@ export function registerRun(program: Command): void {
         process.exitCode = exitCodeOf(record);
       } finally {
         await engine.shutdown();
+        await scope?.rollback();
+        await runtime.close();
       }
     });
 }

@@ -3,8 +3,11 @@ import type { Command } from 'commander';
 import { buildWebhookApp } from '../../engine/triggers/webhook-app.js';
 import { createEngine, flowsDirectory, loadValidFlows } from '../host.js';
 import { createLogger } from '../logger.js';
+import { openRuntime, retentionDays } from '../runtime.js';
 import { watchFlows } from '../watch-flows.js';
 
+/** How often finished executions past the retention are deleted, ms (1 hour). */
+const PRUNE_EVERY_MS = 60 * 60 * 1000;
 /** Longest a graceful shutdown waits for requests and steps in flight, ms. */
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -18,8 +21,19 @@ export function registerServe(program: Command): void {
       const logger = createLogger();
       const dir = flowsDirectory(opts.flows);
       const loaded = loadValidFlows(dir);
-      const engine = createEngine(loaded.flows, logger);
+      const runtime = await openRuntime({ logger, migrate: true });
+      const engine = createEngine(loaded.flows, logger, { services: runtime.services, store: runtime.store });
       await engine.startScheduler();
+      const prune = async () => {
+        try {
+          const removed = await runtime.store.prune(retentionDays());
+          if (removed > 0) logger.info({ removed, retain_days: retentionDays() }, 'pruned old executions');
+        } catch (err) {
+          logger.error({ err: (err as Error).message }, 'pruning executions failed');
+        }
+      };
+      await prune();
+      const pruneTimer = setInterval(() => void prune(), PRUNE_EVERY_MS).unref();
       const secret = process.env.LEADFLOW_WEBHOOK_SECRET || undefined;
       if (!secret) logger.warn({}, 'LEADFLOW_WEBHOOK_SECRET is not set: webhooks accept unauthenticated requests');
       const app = buildWebhookApp({ engine, logger, secret });
@@ -42,7 +56,9 @@ export function registerServe(program: Command): void {
         stopWatching();
         const forced = setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS).unref();
         await new Promise<void>((resolve) => server.close(() => resolve()));
+        clearInterval(pruneTimer);
         await engine.shutdown();
+        await runtime.close();
         clearTimeout(forced);
         logger.info({}, 'stopped');
         process.exit(0);

@@ -1,9 +1,12 @@
 // Runs the built `leadflow` command as a subprocess (what users run), from the repository root.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export const ROOT = join(import.meta.dirname, '../..');
+/** SQLite data of the commands run by these tests (never the repository's ./data). */
+export const DATA_DIR = mkdtempSync(join(tmpdir(), 'leadflow-cli-data-'));
 export const BIN = join(ROOT, 'bin/leadflow.js');
 
 export interface CliResult {
@@ -24,7 +27,7 @@ export function runCli(args: string[], options: { env?: Record<string, string>; 
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       cwd: options.cwd ?? ROOT,
-      env: { ...process.env, LOG_LEVEL: 'warn', ...options.env },
+      env: { ...process.env, LOG_LEVEL: 'warn', LEADFLOW_DATA_DIR: DATA_DIR, DATABASE_URL: '', ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -56,7 +59,7 @@ export async function startServe(args: string[], env: Record<string, string> = {
   ensureBuilt();
   const child = spawn(process.execPath, [BIN, 'serve', ...args], {
     cwd: ROOT,
-    env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...env },
+    env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', LEADFLOW_DATA_DIR: mkdtempSync(join(tmpdir(), 'leadflow-serve-data-')), DATABASE_URL: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

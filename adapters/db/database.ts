@@ -1,0 +1,228 @@
+// The database behind `ctx.services.db`: knex on PostgreSQL (DATABASE_URL) or on a SQLite file
+// (`<dataDir>/leadflow.sqlite`, WAL, foreign keys on). Holds the table operations of the db.* node
+// types, migrations, transactions and the rollback scope of dry runs.
+//
+// SQLite runs on one connection (better-sqlite3 is synchronous; a second connection would block the
+// event loop while waiting for the write lock). While a transaction or rollback scope is open, every
+// other query of this Database waits for it: inside `transaction(fn)` use the `db` handed to `fn`.
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import knexFactory, { type Knex } from 'knex';
+import { migrationSource, MIGRATIONS_TABLE } from './migrations/index.js';
+import { TableOps, type FindOptions, type OrderBy, type Row, type TableOperations, type UpsertOptions, type Where } from './table-ops.js';
+import type { Dialect } from './values.js';
+
+export type { Dialect } from './values.js';
+
+export interface DatabaseOptions {
+  /** `postgres://…` selects PostgreSQL; unset: SQLite under `dataDir`. */
+  url?: string;
+  /** Directory of the SQLite file `leadflow.sqlite` (created when missing). Default `./data`. */
+  dataDir?: string;
+  /** PostgreSQL schemas to search (first one gets new tables); default the server's search_path. */
+  searchPath?: string[];
+  /** Most PostgreSQL connections. Default 10, at least 2 (migrations hold one while using another). */
+  poolMax?: number;
+}
+
+/** A row of `instancias_whatsapp`, as the gateway needs it. */
+export interface InstanceRow {
+  id: number;
+  clinica_id: number;
+  nome: string;
+  server_url: string;
+  token: string;
+}
+
+/** How long `migrate` waits for another process holding the migration lock, ms. */
+const MIGRATION_LOCK_WAIT_MS = 30_000;
+/** Default bound of `ping`, ms. */
+const PING_TIMEOUT_MS = 2_000;
+/** How long SQLite waits for another process's write lock before SQLITE_BUSY, ms. */
+const SQLITE_BUSY_TIMEOUT_MS = 5_000;
+
+export function createDatabase(options: DatabaseOptions = {}): Database {
+  if (options.url) {
+    if (!/^postgres(ql)?:\/\//.test(options.url)) throw new Error('DATABASE_URL must start with postgres:// or postgresql://');
+    const knex = knexFactory({
+      client: 'pg',
+      connection: options.url,
+      ...(options.searchPath ? { searchPath: options.searchPath } : {}),
+      pool: { min: 0, max: Math.max(2, options.poolMax ?? 10) },
+      acquireConnectionTimeout: 10_000,
+    });
+    return new Database(knex, 'postgres', redactUrl(options.url));
+  }
+  const dir = resolve(options.dataDir ?? './data');
+  mkdirSync(dir, { recursive: true });
+  const filename = join(dir, 'leadflow.sqlite');
+  const knex = knexFactory({
+    client: 'better-sqlite3',
+    connection: { filename },
+    useNullAsDefault: true,
+    pool: {
+      min: 1,
+      max: 1,
+      afterCreate(conn: { pragma(sql: string): unknown }, done: (err: Error | null, conn: unknown) => void) {
+        try {
+          conn.pragma('journal_mode = WAL');
+          conn.pragma('foreign_keys = ON');
+          conn.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
+          done(null, conn);
+        } catch (err) {
+          done(err as Error, conn);
+        }
+      },
+    },
+  });
+  return new Database(knex, 'sqlite', filename);
+}
+
+/** The database the environment selects: DATABASE_URL, else SQLite under LEADFLOW_DATA_DIR (default ./data). */
+export function databaseFromEnv(env: Record<string, string | undefined> = process.env): Database {
+  return createDatabase({ url: env.DATABASE_URL || undefined, dataDir: env.LEADFLOW_DATA_DIR || undefined });
+}
+
+function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'postgres://(unparsable url)';
+  }
+}
+
+export class Database implements TableOperations {
+  private readonly ops: TableOps;
+
+  constructor(
+    /** The knex instance, or the open transaction this Database is bound to. */
+    readonly knex: Knex,
+    readonly dialect: Dialect,
+    /** Where the data lives, for messages: the SQLite file, or the URL without its password. */
+    readonly location: string,
+  ) {
+    const bound = (knex as Knex.Transaction).isTransaction === true;
+    // Inside a transaction each operation gets a savepoint: a failed statement leaves the
+    // transaction usable on PostgreSQL, as it does on SQLite.
+    this.ops = new TableOps(dialect, bound ? (fn) => knex.transaction((trx) => fn(trx)) : (fn) => fn(knex));
+  }
+
+  /** True when bound to a transaction (from `transaction` or `rollbackScope`). */
+  get inTransaction(): boolean {
+    return (this.knex as Knex.Transaction).isTransaction === true;
+  }
+
+  /**
+   * Applies pending migrations; returns their names (empty when up to date). Safe to run from
+   * several processes at once: on PostgreSQL an advisory lock serializes them; on SQLite the
+   * bookkeeping tables are created idempotently and knex's migration lock is waited for.
+   */
+  migrate(): Promise<string[]> {
+    this.migrating ??= this.migrateOnce().finally(() => {
+      this.migrating = undefined;
+    });
+    return this.migrating;
+  }
+
+  private migrating: Promise<string[]> | undefined;
+
+  private async migrateOnce(): Promise<string[]> {
+    const config: Knex.MigratorConfig = { migrationSource, tableName: MIGRATIONS_TABLE };
+    const latest = async () => ((await this.knex.migrate.latest(config)) as [number, string[]])[1];
+    if (this.dialect === 'postgres') {
+      // Held on its own connection while knex migrates on others (the pool has at least 2).
+      return this.knex.transaction(async (trx) => {
+        await trx.raw("select pg_advisory_xact_lock(hashtext(coalesce(current_schema(), '') || '.' || ?))", [MIGRATIONS_TABLE]);
+        return latest();
+      });
+    }
+    const deadline = Date.now() + MIGRATION_LOCK_WAIT_MS;
+    for (;;) {
+      try {
+        await this.ensureSqliteMigrationTables();
+        return await latest();
+      } catch (err) {
+        const retriable = (err as Error).name === 'MigrationLocked' || (err as { code?: string }).code === 'SQLITE_BUSY';
+        if (!retriable || Date.now() > deadline) throw err;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+  }
+
+  /** knex's own check-then-create of these tables races between processes; these statements do not. */
+  private async ensureSqliteMigrationTables(): Promise<void> {
+    await this.knex.raw(`create table if not exists ${MIGRATIONS_TABLE} (id integer not null primary key autoincrement, name varchar(255), batch integer, migration_time datetime)`);
+    await this.knex.raw(`create table if not exists ${MIGRATIONS_TABLE}_lock (\`index\` integer not null primary key autoincrement, is_locked integer)`);
+    await this.knex.raw(`insert or ignore into ${MIGRATIONS_TABLE}_lock (\`index\`, is_locked) values (1, 0)`);
+  }
+
+  /** Resolves when the database answers a trivial query within `timeoutMs`; rejects otherwise. */
+  async ping(timeoutMs = PING_TIMEOUT_MS): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`database did not answer within ${timeoutMs} ms`)), timeoutMs);
+    });
+    try {
+      await Promise.race([this.knex.raw('select 1'), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Closes the connections. A Database bound to a transaction does not own them: no-op. */
+  async close(): Promise<void> {
+    if (!this.inTransaction) await this.knex.destroy();
+  }
+
+  /** Runs `fn` in a transaction (a savepoint when already in one): committed when it resolves, rolled back when it throws. */
+  async transaction<T>(fn: (db: Database) => Promise<T>): Promise<T> {
+    return this.knex.transaction((trx) => fn(new Database(trx, this.dialect, this.location)));
+  }
+
+  /**
+   * A Database bound to an open transaction that `rollback()` undoes (dry runs: "database changes
+   * are rolled back at the end"). Until then the transaction holds its connection (on SQLite, the
+   * only one): meant for one-shot commands, not for a serving process.
+   */
+  async rollbackScope(): Promise<{ db: Database; rollback(): Promise<void> }> {
+    const trx = await this.knex.transaction();
+    return {
+      db: new Database(trx, this.dialect, this.location),
+      async rollback() {
+        if (!trx.isCompleted()) await trx.rollback();
+      },
+    };
+  }
+
+  /** The WhatsApp instance with this id, or undefined. */
+  async instanceById(id: number): Promise<InstanceRow | undefined> {
+    const row = await this.ops.get('instancias_whatsapp', { id });
+    return row ? (row as unknown as InstanceRow) : undefined;
+  }
+
+  get(table: string, where?: Where, orderBy?: OrderBy[]): Promise<Row | null> {
+    return this.ops.get(table, where, orderBy);
+  }
+
+  find(table: string, options?: FindOptions): Promise<Row[]> {
+    return this.ops.find(table, options);
+  }
+
+  insert(table: string, values: Record<string, unknown>): Promise<Row> {
+    return this.ops.insert(table, values);
+  }
+
+  upsert(table: string, values: Record<string, unknown>, options: UpsertOptions): Promise<{ row: Row; inserted: boolean }> {
+    return this.ops.upsert(table, values, options);
+  }
+
+  update(table: string, where: Where, values: Record<string, unknown>): Promise<{ count: number; rows: Row[] }> {
+    return this.ops.update(table, where, values);
+  }
+
+  delete(table: string, where: Where): Promise<{ count: number }> {
+    return this.ops.delete(table, where);
+  }
+}

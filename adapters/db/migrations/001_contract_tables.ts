@@ -1,0 +1,79 @@
+// The tables of CONTRACT.md §3, with their exact column names. Phones are digits only; booleans
+// default false; `respostas` is JSON; a lead is unique per (clinica_id, remotejid).
+import type { Knex } from 'knex';
+import { nowDefault, timestamp } from './dialect.js';
+
+export async function up(knex: Knex): Promise<void> {
+  await knex.schema.createTable('clinicas_com_atendentes', (t) => {
+    t.increments('id');
+    t.text('nome').notNullable();
+    t.text('endereco');
+    t.text('posicionamento');
+    t.text('hunter_nome');
+    t.text('hunter_telefone');
+    // Comma-separated digits, may be empty.
+    t.text('admin_telefones').notNullable().defaultTo('');
+    // `leadflow seed` matches a clinic by its name.
+    t.unique(['nome']);
+  });
+
+  await knex.schema.createTable('protocolos', (t) => {
+    t.increments('id');
+    t.integer('clinica_id').notNullable().references('id').inTable('clinicas_com_atendentes').onDelete('CASCADE');
+    t.text('nome').notNullable();
+    t.text('descricao');
+    // Text as shown to leads, e.g. "R$ 1.500 à vista".
+    t.text('preco');
+    t.unique(['clinica_id', 'nome']);
+  });
+
+  await knex.schema.createTable('instancias_whatsapp', (t) => {
+    t.increments('id');
+    t.integer('clinica_id').notNullable().references('id').inTable('clinicas_com_atendentes').onDelete('CASCADE');
+    t.text('nome').notNullable();
+    t.text('server_url').notNullable();
+    t.text('token').notNullable();
+    t.unique(['clinica_id', 'nome']);
+    // Inbound gateway events are authenticated by their instance token.
+    t.index(['token']);
+  });
+
+  await knex.schema.createTable('leads', (t) => {
+    t.increments('id');
+    t.text('remotejid').notNullable();
+    t.integer('clinica_id').notNullable().references('id').inTable('clinicas_com_atendentes').onDelete('CASCADE');
+    t.integer('instancia_id').references('id').inTable('instancias_whatsapp').onDelete('SET NULL');
+    t.text('nome');
+    t.text('telefone');
+    t.text('orcamento');
+    t.json('respostas');
+    t.boolean('transferido').notNullable().defaultTo(false);
+    t.boolean('handoff_enviado').notNullable().defaultTo(false);
+    timestamp(t, 'handoff_at');
+    t.text('ultima_mensagem');
+    timestamp(t, 'ultima_mensagem_at');
+    timestamp(t, 'created_at').notNullable().defaultTo(nowDefault(knex));
+    timestamp(t, 'updated_at').notNullable().defaultTo(nowDefault(knex));
+    t.unique(['clinica_id', 'remotejid']);
+    // Handoff looks a phone up across clinics.
+    t.index(['remotejid']);
+  });
+
+  await knex.schema.createTable('wf_chat_histories', (t) => {
+    t.increments('id');
+    // The lead's remotejid; memory is per (clinica_id, session_id).
+    t.text('session_id').notNullable();
+    t.integer('clinica_id').notNullable();
+    // `lead` or `agent`.
+    t.text('type').notNullable();
+    t.text('content').notNullable();
+    timestamp(t, 'created_at').notNullable().defaultTo(nowDefault(knex));
+    t.index(['clinica_id', 'session_id', 'id']);
+  });
+}
+
+export async function down(knex: Knex): Promise<void> {
+  for (const table of ['wf_chat_histories', 'leads', 'instancias_whatsapp', 'protocolos', 'clinicas_com_atendentes']) {
+    await knex.schema.dropTableIfExists(table);
+  }
+}

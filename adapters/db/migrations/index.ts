@@ -1,0 +1,27 @@
+// Every migration, imported statically so they run the same from dist/ and from the TypeScript
+// sources (vitest). Names sort in the order they apply; never rename or edit an applied one, add one.
+import type { Knex } from 'knex';
+import * as contractTables from './001_contract_tables.js';
+import * as executions from './002_executions.js';
+
+const MIGRATIONS: Record<string, Knex.Migration> = {
+  '001_contract_tables': contractTables,
+  '002_executions': executions,
+};
+
+export const migrationSource: Knex.MigrationSource<string> = {
+  async getMigrations() {
+    return Object.keys(MIGRATIONS).sort();
+  },
+  getMigrationName(name) {
+    return name;
+  },
+  async getMigration(name) {
+    const migration = MIGRATIONS[name];
+    if (!migration) throw new Error(`unknown migration ${name}`);
+    return migration;
+  },
+};
+
+/** Names of the tables that record applied migrations (and its lock). */
+export const MIGRATIONS_TABLE = 'leadflow_migrations';

@@ -1,0 +1,156 @@
+// HTTP client of one uazapi (uazapiGO v2) instance. Contract (CONTRACT §5, reference §1.5-1.6):
+//   sendText      POST {server_url}/send/text         header `token`, body {number, text, delay}
+//   downloadMedia POST {server_url}/message/download  header `token`, body {id, return_base64: true, return_link: false}
+// Time limits are per attempt. A send's limit is `timeoutMs + delay`, because uazapi may hold the
+// answer while it shows "typing…" for `delay` ms. Retries (post-json.ts): 429 / 5xx / network
+// failures; timeouts only for downloads (a timed-out send may have been delivered, and resending
+// would duplicate it). The token lives in a private field: it is sent as a header and never appears
+// in an error, a log line or `JSON.stringify(client)`.
+import type { DownloadedMedia, GatewayCallOptions, GatewayClient, GatewayClientFactory, SendTextRequest, SendTextResult } from './gateway-client.js';
+import { GatewayResponseError } from './errors/gateway-response-error.js';
+import { displayUrl, postJson, type GatewayLogger, type RetryPolicy } from './post-json.js';
+
+export interface UazapiClientOptions {
+  /** Instance server, e.g. `https://acme.uazapi.com` (a trailing slash is dropped). */
+  serverUrl: string;
+  /** Instance token (header `token`). */
+  token: string;
+  /** Time limit of one attempt, ms. Default 15000. */
+  timeoutMs?: number;
+  /** Retries after the first attempt. Default 3. */
+  retries?: number;
+  /** First backoff delay, ms (doubles per retry, with jitter). Default 500. */
+  baseDelayMs?: number;
+  /** Cap of one backoff delay, ms. Default 8000. */
+  maxDelayMs?: number;
+  /** Longest Retry-After waited for, ms; a longer one fails at once (error carries retryAfterMs). Default 30000. */
+  maxRetryAfterMs?: number;
+  /** Largest download answer read, bytes (base64 is ~4/3 of the media). Default 64 MiB. */
+  maxDownloadBytes?: number;
+  /** Injected fetch (tests); default the global fetch. */
+  fetch?: typeof fetch;
+  /** Random source for jitter, [0, 1). Default Math.random. */
+  random?: () => number;
+  logger?: GatewayLogger;
+}
+
+export type UazapiClientDefaults = Omit<UazapiClientOptions, 'serverUrl' | 'token'>;
+
+/** Largest send answer read, bytes. */
+const MAX_SEND_ANSWER_BYTES = 1024 * 1024;
+const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
+
+export class UazapiClient implements GatewayClient {
+  readonly serverUrl: string;
+  readonly #token: string;
+  readonly #timeoutMs: number;
+  readonly #maxDownloadBytes: number;
+  readonly #policy: RetryPolicy;
+
+  constructor(options: UazapiClientOptions) {
+    let url: URL;
+    try {
+      url = new URL(options.serverUrl);
+    } catch {
+      throw new TypeError('uazapi server_url is not a valid URL');
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError('uazapi server_url must be http(s)');
+    if (typeof options.token !== 'string' || options.token === '') throw new TypeError('uazapi token is empty');
+    this.serverUrl = `${url.origin}${url.pathname}`.replace(/\/+$/, '');
+    this.#token = options.token;
+    this.#timeoutMs = options.timeoutMs ?? 15_000;
+    this.#maxDownloadBytes = options.maxDownloadBytes ?? 64 * 1024 * 1024;
+    this.#policy = {
+      retries: options.retries ?? 3,
+      baseDelayMs: options.baseDelayMs ?? 500,
+      maxDelayMs: options.maxDelayMs ?? 8_000,
+      maxRetryAfterMs: options.maxRetryAfterMs ?? 30_000,
+      random: options.random ?? Math.random,
+      fetch: options.fetch ?? globalThis.fetch,
+      ...(options.logger ? { logger: options.logger } : {}),
+    };
+  }
+
+  /** Sends one text. `number` must be digits; `delay` (ms, default 0) is sent as is. */
+  async sendText(request: SendTextRequest, options: GatewayCallOptions = {}): Promise<SendTextResult> {
+    if (!/^\d+$/.test(request.number)) throw new TypeError('sendText: number must be digits only (country code first, no JID suffix)');
+    const delay = Math.max(0, Math.round(request.delay ?? 0));
+    const url = `${this.serverUrl}/send/text`;
+    const answer = await postJson(
+      {
+        url,
+        headers: { token: this.#token },
+        body: { number: request.number, text: request.text, delay },
+        secret: this.#token,
+        timeoutMs: this.#timeoutMs + delay,
+        retryTimeouts: false,
+        maxResponseBytes: MAX_SEND_ANSWER_BYTES,
+        ...(options.signal ? { signal: options.signal } : {}),
+      },
+      this.#policy,
+    );
+    const body = answer.body;
+    if (!body || typeof body !== 'object' || Array.isArray(body)) throw new GatewayResponseError(displayUrl(url), answer.status, 'not a JSON object');
+    const record = body as Record<string, unknown>;
+    return { messageid: messageIdOf(record), answer: record };
+  }
+
+  /** Downloads the media of a received message as bytes (base64 decoded). */
+  async downloadMedia(messageId: string, options: GatewayCallOptions = {}): Promise<DownloadedMedia> {
+    if (typeof messageId !== 'string' || messageId.trim() === '') throw new TypeError('downloadMedia: message id is empty');
+    const url = `${this.serverUrl}/message/download`;
+    const target = displayUrl(url);
+    const answer = await postJson(
+      {
+        url,
+        headers: { token: this.#token },
+        body: { id: messageId, return_base64: true, return_link: false },
+        secret: this.#token,
+        timeoutMs: this.#timeoutMs,
+        retryTimeouts: true,
+        maxResponseBytes: this.#maxDownloadBytes,
+        ...(options.signal ? { signal: options.signal } : {}),
+      },
+      this.#policy,
+    );
+    const body = answer.body as Record<string, unknown> | null;
+    if (!body || typeof body !== 'object' || Array.isArray(body)) throw new GatewayResponseError(target, answer.status, 'not a JSON object');
+    if (typeof body.base64Data !== 'string' || body.base64Data === '') throw new GatewayResponseError(target, answer.status, 'no base64Data in the answer');
+    const { data, mimetype: urlMime } = splitDataUrl(body.base64Data);
+    const compact = data.replace(/\s+/g, '');
+    if (!BASE64.test(compact)) throw new GatewayResponseError(target, answer.status, 'base64Data is not base64');
+    const bytes = Buffer.from(compact, compact.includes('-') || compact.includes('_') ? 'base64url' : 'base64');
+    const mimetype = typeof body.mimetype === 'string' && body.mimetype !== '' ? body.mimetype : (urlMime ?? 'application/octet-stream');
+    return {
+      mimetype,
+      bytes,
+      ...(typeof body.transcription === 'string' && body.transcription !== '' ? { transcription: body.transcription } : {}),
+    };
+  }
+
+  toJSON(): object {
+    return { serverUrl: this.serverUrl };
+  }
+}
+
+/** `messageid`, else the part after `owner:` of `id`, else null. */
+function messageIdOf(answer: Record<string, unknown>): string | null {
+  if (typeof answer.messageid === 'string' && answer.messageid !== '') return answer.messageid;
+  if (typeof answer.id === 'string' && answer.id !== '') return answer.id.slice(answer.id.lastIndexOf(':') + 1);
+  return null;
+}
+
+/**
+ * uazapi documents bare base64 in `base64Data`; a `data:<mime>;base64,` prefix is not documented
+ * but tolerated (some gateways and proxies add it), and its mime type used when `mimetype` is absent.
+ */
+function splitDataUrl(value: string): { data: string; mimetype?: string } {
+  const match = /^data:([^;,]*)(?:;[^,]*)?,/.exec(value);
+  if (!match) return { data: value };
+  return { data: value.slice(match[0].length), ...(match[1] ? { mimetype: match[1] } : {}) };
+}
+
+/** `ctx.services.gateway` for uazapi: one client per call, built from the instance's row. */
+export function uazapiClientFactory(defaults: UazapiClientDefaults = {}): GatewayClientFactory {
+  return (instance) => new UazapiClient({ ...defaults, serverUrl: instance.server_url, token: instance.token });
+}

@@ -1,0 +1,201 @@
+// `leadflow executions list | show ID | replay ID`: the execution history in the database.
+import type { Command } from 'commander';
+import type { Database } from '../../adapters/db/database.js';
+import { DbExecutionStore } from '../../adapters/db/execution-store.js';
+import { Engine } from '../../engine/engine.js';
+import { InputValidationError } from '../../engine/errors/input-validation-error.js';
+import type { Logger } from '../../engine/run/execution-run.js';
+import type { ExecutionStore } from '../../engine/store/execution-store.js';
+import { MemoryExecutionStore } from '../../engine/store/memory-store.js';
+import type { NodeRegistry } from '../../engine/registry.js';
+import type { ExecutionRecord, ExecutionStatus, JsonValue, LoadedFlow } from '../../engine/types.js';
+import { defaultRegistry } from '../../nodes/index.js';
+import { flowsDirectory, loadValidFlows, UsageError } from '../host.js';
+import { createLogger } from '../logger.js';
+import { printTrace, traceJson } from '../trace.js';
+import { openMigratedDatabase } from './migrate.js';
+import { exitCodeOf } from './run.js';
+
+const STATUSES: ExecutionStatus[] = ['running', 'waiting', 'success', 'failed', 'stopped'];
+/** Default and largest `list --limit`. */
+const DEFAULT_LIMIT = 20;
+const MAX_LIMIT = 1000;
+
+/** Wall time from creation to finish (or to the last update while unfinished), ms. */
+function durationMs(r: ExecutionRecord): number {
+  return Date.parse(r.finished_at ?? r.updated_at) - Date.parse(r.created_at);
+}
+
+/** A table of executions, newest first: id, created, flow, status, steps, duration. */
+export function formatExecutionList(records: ExecutionRecord[]): string {
+  if (records.length === 0) return 'no executions\n';
+  const rows = records.map((r) => [r.id, r.created_at, r.flow, `${r.status}${r.dry_run ? ' (dry run)' : ''}`, String(r.steps.length), `${durationMs(r)} ms`]);
+  const header = ['ID', 'CREATED', 'FLOW', 'STATUS', 'STEPS', 'DURATION'];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+  return `${[header, ...rows].map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')).join('\n')}\n`;
+}
+
+function json(value: JsonValue | undefined): string {
+  return value === undefined ? '(none)' : JSON.stringify(value);
+}
+
+/** Everything recorded about one execution: header, trigger, each step's input, output, error and timing, outbound calls. */
+export function formatExecutionDetail(r: ExecutionRecord): string {
+  const lines = [
+    `execution ${r.id}`,
+    `flow      ${r.flow}`,
+    `status    ${r.status}${r.stop_reason !== undefined ? ` (${r.stop_reason})` : ''}${r.error ? `: ${r.error.message}${r.error.step ? ` [step ${r.error.step}]` : ''}` : ''}`,
+    `created   ${r.created_at}`,
+    `finished  ${r.finished_at ?? '-'}${r.finished_at ? ` (${durationMs(r)} ms)` : ''}`,
+  ];
+  if (r.wake_at !== undefined) lines.push(`wakes at  ${new Date(r.wake_at).toISOString()}`);
+  if (r.dry_run) lines.push('dry run   yes');
+  if (r.parent_id) lines.push(`parent    ${r.parent_id}`);
+  lines.push(`trigger   ${json(r.trigger as JsonValue)}`);
+  lines.push(`steps (${r.steps.length}):`);
+  for (const s of r.steps) {
+    lines.push(`  ${s.key}  ${s.type}  ${s.status}  ${s.ms} ms  attempt ${s.attempt}  started ${s.started_at}`);
+    lines.push(`    input:  ${json(s.params)}`);
+    if (s.output !== undefined) lines.push(`    output: ${json(s.output)}`);
+    if (s.error) lines.push(`    error:  ${s.error.name}: ${s.error.message}${s.error.status !== undefined ? ` (status ${s.error.status})` : ''}${s.error.body !== undefined ? ` ${json(s.error.body)}` : ''}`);
+    if (s.state) lines.push(`    state:  ${json(s.state)}`);
+  }
+  if (r.outbound.length > 0) {
+    lines.push(`outbound calls (${r.outbound.length}):`);
+    for (const c of r.outbound) lines.push(`  [${c.step}] ${c.kind} ${c.method ?? ''} ${c.url ?? ''}${c.status !== undefined ? ` -> ${c.status}` : ''}${c.performed ? '' : ' (not performed)'}${c.body !== undefined ? ` ${json(c.body)}` : ''}`);
+  }
+  if (r.response) lines.push(`response  ${r.response.status} ${json(r.response.body)}`);
+  if (r.output !== undefined) lines.push(`output    ${json(r.output)}`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** The record with this id or unique id prefix; a UsageError otherwise. */
+export async function findExecution(store: DbExecutionStore, idOrPrefix: string): Promise<ExecutionRecord> {
+  const id = await store.resolveId(idOrPrefix);
+  const record = id ? await store.get(id) : undefined;
+  if (!record) throw new UsageError(`no execution ${idOrPrefix} (or the prefix matches several)`);
+  return record;
+}
+
+/** The database store without `listWaiting`: a replay resumes its own execution only, never the server's waits. */
+function ownWaitsOnly(store: ExecutionStore): ExecutionStore {
+  return {
+    insert: (r) => store.insert(r),
+    update: (r) => store.update(r),
+    get: (id) => store.get(id),
+    list: (o) => store.list(o),
+    listWaiting: async () => [],
+  };
+}
+
+export interface ReplayOptions {
+  record: ExecutionRecord;
+  flows: Map<string, LoadedFlow>;
+  db: Database;
+  dryRun: boolean;
+  logger: Logger;
+  registry?: NodeRegistry;
+  /** Services besides `db` (gateway, AI ...). */
+  services?: Record<string, unknown>;
+}
+
+/**
+ * Starts the recorded execution's flow again with its trigger (body, headers, query) and waits for
+ * the end. A real replay is recorded in the database; a dry run records outbound calls instead of
+ * making them, runs against a rollback scope (every database change undone at the end) and is kept
+ * in memory only.
+ */
+export async function replayExecution(options: ReplayOptions): Promise<ExecutionRecord> {
+  const { record, flows, dryRun } = options;
+  if (!flows.has(record.flow)) throw new UsageError(`flow "${record.flow}" of execution ${record.id} is not loaded (flows: ${[...flows.keys()].join(', ') || 'none'})`);
+  const scope = dryRun ? await options.db.rollbackScope() : undefined;
+  const engine = new Engine({
+    registry: options.registry ?? defaultRegistry(),
+    flows,
+    logger: options.logger,
+    store: dryRun ? new MemoryExecutionStore() : ownWaitsOnly(new DbExecutionStore(options.db)),
+    services: { ...options.services, db: scope ? scope.db : options.db },
+  });
+  try {
+    await engine.startScheduler();
+    const trigger = record.trigger as { body?: JsonValue; headers?: Record<string, string>; query?: Record<string, string> };
+    let handle;
+    try {
+      handle = await engine.start(record.flow, { body: trigger.body ?? null, headers: trigger.headers, query: trigger.query }, { dryRun });
+    } catch (err) {
+      if (err instanceof InputValidationError) {
+        throw new UsageError(`the recorded payload no longer matches the input of flow "${record.flow}":\n${err.details.map((d) => `  ${d.path}: ${d.message}`).join('\n')}`);
+      }
+      throw err;
+    }
+    return await engine.waitForEnd(handle.id);
+  } finally {
+    await engine.shutdown();
+    await scope?.rollback();
+  }
+}
+
+function parseLimit(text: string): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_LIMIT) throw new UsageError(`--limit must be an integer from 1 to ${MAX_LIMIT}`);
+  return n;
+}
+
+async function withStore<T>(fn: (store: DbExecutionStore, db: Database) => Promise<T>): Promise<T> {
+  const db = await openMigratedDatabase();
+  try {
+    return await fn(new DbExecutionStore(db), db);
+  } finally {
+    await db.close();
+  }
+}
+
+export function registerExecutions(program: Command): void {
+  const executions = program.command('executions').description('execution history in the database: list, show ID, replay ID');
+
+  executions
+    .command('list')
+    .description('list executions, newest first')
+    .option('--limit <n>', `how many (1 to ${MAX_LIMIT})`, parseLimit, DEFAULT_LIMIT)
+    .option('--flow <name>', 'only executions of this flow')
+    .option('--status <status>', `only executions in this status (${STATUSES.join(', ')})`)
+    .option('--json', 'print the records as one JSON array')
+    .action(async (opts: { limit: number; flow?: string; status?: string; json?: boolean }) => {
+      if (opts.status !== undefined && !STATUSES.includes(opts.status as ExecutionStatus)) throw new UsageError(`--status must be one of ${STATUSES.join(', ')}`);
+      const records = await withStore((store) => store.list({ limit: opts.limit, flow: opts.flow, status: opts.status as ExecutionStatus | undefined }));
+      process.stdout.write(opts.json ? `${JSON.stringify(records)}\n` : formatExecutionList(records));
+    });
+
+  executions
+    .command('show')
+    .description('show one execution: trigger, and per step its input, output, error and timing')
+    .argument('<id>', 'execution id (or a unique prefix of it)')
+    .option('--json', 'print the whole record as JSON')
+    .action(async (id: string, opts: { json?: boolean }) => {
+      const record = await withStore((store) => findExecution(store, id));
+      process.stdout.write(opts.json ? `${JSON.stringify(record, null, 2)}\n` : formatExecutionDetail(record));
+    });
+
+  executions
+    .command('replay')
+    .description('run the flow of an execution again with its recorded trigger payload and print the trace')
+    .argument('<id>', 'execution id (or a unique prefix of it)')
+    .option('--dry-run', 'record outbound calls instead of making them; roll database changes back')
+    .option('--json', 'print exactly one JSON object on stdout (logs go to stderr)')
+    .option('--flows <dir>', 'flows directory (default: $LEADFLOW_FLOWS_DIR or ./flows)')
+    .action(async (id: string, opts: { dryRun?: boolean; json?: boolean; flows?: string }) => {
+      const loaded = loadValidFlows(flowsDirectory(opts.flows));
+      await withStore(async (store, db) => {
+        const original = await findExecution(store, id);
+        const dryRun = opts.dryRun ?? false;
+        if (!opts.json) process.stderr.write(`replaying execution ${original.id} of flow ${original.flow}${dryRun ? ' (dry run)' : ''}\n`);
+        const record = await replayExecution({ record: original, flows: loaded.flows, db, dryRun, logger: createLogger({ toStderr: true, level: 'warn' }) });
+        if (opts.json) process.stdout.write(`${JSON.stringify({ ...traceJson(record), replay_of: original.id })}\n`);
+        else {
+          process.stderr.write(`execution ${record.id}\n`);
+          printTrace(record, process.stdout);
+        }
+        process.exitCode = exitCodeOf(record);
+      });
+    });
+}

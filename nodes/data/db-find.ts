@@ -1,0 +1,42 @@
+import { Type } from '@sinclair/typebox';
+import { defineNode } from '../../engine/types.js';
+import { limitParam, orderByParam, tableParam, whereParam } from './db-params.js';
+import { dbService } from './db-service.js';
+
+export default defineNode({
+  type: 'db.find',
+  description: 'Reads the rows of a table matching `where`, sorted by `order_by` (default id ascending), at most `limit` of them.',
+  params: Type.Object(
+    {
+      table: tableParam(),
+      where: whereParam({ required: false }),
+      order_by: orderByParam(),
+      limit: limitParam(),
+    },
+    { additionalProperties: false },
+  ),
+  output: { description: '`{rows, count}`: the rows (as db.get returns them) and how many there are.' },
+  examples: [
+    {
+      title: 'The last 20 messages of a conversation, newest first',
+      step: {
+        id: 'history',
+        type: 'db.find',
+        params: {
+          table: 'wf_chat_histories',
+          where: { clinica_id: '{{ vars.clinica_id }}', session_id: '{{ vars.phone }}' },
+          order_by: [{ column: 'id', direction: 'desc' }],
+          limit: 20,
+        },
+      },
+    },
+    {
+      title: 'Leads of a phone in any clinic',
+      step: { id: 'leads', type: 'db.find', params: { table: 'leads', where: { remotejid: { in: ['{{ vars.phone }}'] } } } },
+    },
+  ],
+  async run(params, ctx) {
+    const rows = await dbService(ctx).find(params.table, { where: params.where, order_by: params.order_by, limit: params.limit });
+    return { rows, count: rows.length };
+  },
+});

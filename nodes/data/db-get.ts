@@ -1,0 +1,31 @@
+import { Type } from '@sinclair/typebox';
+import { defineNode } from '../../engine/types.js';
+import { orderByParam, tableParam, whereParam } from './db-params.js';
+import { dbService } from './db-service.js';
+
+export default defineNode({
+  type: 'db.get',
+  description: 'Reads the first row of a table matching `where` (by `order_by`, default id ascending), or null when none matches.',
+  params: Type.Object(
+    {
+      table: tableParam(),
+      where: whereParam({ required: false }),
+      order_by: orderByParam(),
+    },
+    { additionalProperties: false },
+  ),
+  output: { description: 'The row as an object (booleans true/false, JSON columns as values, timestamps as ISO text), or null.' },
+  examples: [
+    {
+      title: 'Find the lead of this clinic and phone',
+      step: { id: 'lead', type: 'db.get', params: { table: 'leads', where: { clinica_id: '{{ vars.clinica_id }}', remotejid: '{{ vars.phone }}' } } },
+    },
+    {
+      title: 'The clinic\'s protocol (the first by id)',
+      step: { id: 'protocol', type: 'db.get', params: { table: 'protocolos', where: { clinica_id: '{{ trigger.body.clinica_id }}' } } },
+    },
+  ],
+  async run(params, ctx) {
+    return dbService(ctx).get(params.table, params.where, params.order_by);
+  },
+});

@@ -1,0 +1,30 @@
+import { Type } from '@sinclair/typebox';
+import { defineNode } from '../../engine/types.js';
+import { tableParam, valuesParam } from './db-params.js';
+import { dbService } from './db-service.js';
+
+export default defineNode({
+  type: 'db.insert',
+  description: 'Inserts one row and returns it as stored (with its id and defaults). A unique-key clash is an error; use db.upsert to match an existing row instead.',
+  params: Type.Object(
+    {
+      table: tableParam(),
+      values: valuesParam('Column -> value of the new row.'),
+    },
+    { additionalProperties: false },
+  ),
+  output: { description: 'The inserted row, with `id` and column defaults (e.g. `transferido: false`, `created_at`).' },
+  examples: [
+    {
+      title: 'Record what the agent said',
+      step: {
+        id: 'remember',
+        type: 'db.insert',
+        params: { table: 'wf_chat_histories', values: { session_id: '{{ vars.phone }}', clinica_id: '{{ vars.clinica_id }}', type: 'agent', content: '{{ vars.reply }}' } },
+      },
+    },
+  ],
+  async run(params, ctx) {
+    return dbService(ctx).insert(params.table, params.values);
+  },
+});

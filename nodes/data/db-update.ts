@@ -1,0 +1,31 @@
+import { Type } from '@sinclair/typebox';
+import { defineNode } from '../../engine/types.js';
+import { tableParam, valuesParam, whereParam } from './db-params.js';
+import { dbService } from './db-service.js';
+
+export default defineNode({
+  type: 'db.update',
+  description: 'Updates the rows matching `where` (which must name a column: never every row) with `values`. `updated_at` of leads is set to now unless given.',
+  params: Type.Object(
+    {
+      table: tableParam(),
+      where: whereParam({ required: true }),
+      values: valuesParam('Column -> new value.'),
+    },
+    { additionalProperties: false },
+  ),
+  output: { description: '`{count, rows}`: how many rows changed, and those rows as stored now.' },
+  examples: [
+    {
+      title: 'Hand a lead over to the Hunter',
+      step: {
+        id: 'mark_transferred',
+        type: 'db.update',
+        params: { table: 'leads', where: { clinica_id: '{{ vars.clinica_id }}', remotejid: '{{ vars.phone }}' }, values: { transferido: true, handoff_enviado: true, handoff_at: '{{ now }}' } },
+      },
+    },
+  ],
+  async run(params, ctx) {
+    return dbService(ctx).update(params.table, params.where, params.values);
+  },
+});

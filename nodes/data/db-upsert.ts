@@ -1,0 +1,46 @@
+import { Type } from '@sinclair/typebox';
+import { defineNode } from '../../engine/types.js';
+import { tableParam, valuesParam } from './db-params.js';
+import { dbService } from './db-service.js';
+
+export default defineNode({
+  type: 'db.upsert',
+  description:
+    'Inserts a row, or when a row with the same unique key (`conflict`) exists, updates it with the other values (`on_conflict: update`) or leaves it as it is (`keep`). Race-free: concurrent identical upserts make one row, and exactly one of them reports `inserted: true`.',
+  params: Type.Object(
+    {
+      table: tableParam(),
+      values: valuesParam('Column -> value; must include the `conflict` columns.'),
+      conflict: Type.Array(Type.String(), {
+        minItems: 1,
+        description: 'Columns of the table\'s unique key: leads [clinica_id, remotejid]; clinicas_com_atendentes [nome]; protocolos and instancias_whatsapp [clinica_id, nome].',
+        examples: [['clinica_id', 'remotejid']],
+      }),
+      on_conflict: Type.Union([Type.Literal('update'), Type.Literal('keep')], {
+        description: 'When the row exists: `update` writes the other given columns, `keep` leaves it unchanged.',
+        default: 'update',
+        examples: ['keep'],
+      }),
+    },
+    { additionalProperties: false },
+  ),
+  output: { description: '`{row, inserted}`: the row as stored now, and whether this step created it.' },
+  examples: [
+    {
+      title: 'Store a new lead once; a returning lead keeps its row',
+      step: {
+        id: 'save_lead',
+        type: 'db.upsert',
+        params: {
+          table: 'leads',
+          values: { clinica_id: '{{ vars.clinica_id }}', remotejid: '{{ vars.phone }}', nome: '{{ trigger.body.nome }}', orcamento: '{{ trigger.body.orcamento }}', respostas: '{{ trigger.body.respostas }}' },
+          conflict: ['clinica_id', 'remotejid'],
+          on_conflict: 'keep',
+        },
+      },
+    },
+  ],
+  async run(params, ctx) {
+    return dbService(ctx).upsert(params.table, params.values, { conflict: params.conflict, on_conflict: params.on_conflict });
+  },
+});

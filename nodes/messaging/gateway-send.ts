@@ -1,0 +1,100 @@
+import { Type } from '@sinclair/typebox';
+import { maskPhone } from '../../adapters/phones/mask-phone.js';
+import { defineNode, type JsonValue } from '../../engine/types.js';
+import { instanceIdParam, phoneParam } from './params.js';
+import { instanceClient } from './services.js';
+
+/** Most messages one step sends (one reply split into parts). */
+const MAX_MESSAGES = 50;
+/** Upper bound of a typing delay, ms. */
+const MAX_TYPING_MS = 120_000;
+
+/** A whole number of ms in [min, max] (max below min counts as min). */
+function typingDelay(min: number, max: number): number {
+  const high = Math.max(min, max);
+  return min + Math.floor(Math.random() * (high - min + 1));
+}
+
+export default defineNode({
+  type: 'gateway.send',
+  description:
+    'Sends one or more WhatsApp texts to a number through the instance\'s uazapi gateway (POST {server_url}/send/text), one by one in order, each awaited. Each message carries a random `delay` (ms) in [typing_min_ms, typing_max_ms], shown to the lead as "typing…". Blank texts are skipped. In dry-run each call is recorded (token masked) and nothing is sent.',
+  outbound: true,
+  params: Type.Object(
+    {
+      instance_id: instanceIdParam(),
+      number: phoneParam('Recipient.'),
+      messages: Type.Union([Type.String(), Type.Array(Type.String(), { maxItems: MAX_MESSAGES })], {
+        description: `The text, or a list of texts sent as separate messages in list order (at most ${MAX_MESSAGES}).`,
+        examples: [['Olá, Maria! Aqui é a Ana da Clínica Sorriso.', 'Vi que você tem interesse no protocolo de clareamento.'], '{{ vars.reply_parts }}'],
+      }),
+      typing_min_ms: Type.Integer({
+        minimum: 0,
+        maximum: MAX_TYPING_MS,
+        default: 1500,
+        description: 'Shortest simulated typing delay per message, ms (sent to the gateway as `delay`).',
+        examples: ['{{ env.LEADFLOW_TYPING_MIN_MS }}', 1500],
+      }),
+      typing_max_ms: Type.Integer({
+        minimum: 0,
+        maximum: MAX_TYPING_MS,
+        default: 4000,
+        description: 'Longest simulated typing delay per message, ms; below typing_min_ms it counts as typing_min_ms.',
+        examples: ['{{ env.LEADFLOW_TYPING_MAX_MS }}', 4000],
+      }),
+    },
+    { additionalProperties: false },
+  ),
+  output: {
+    description:
+      '`{sent, results: [{messageid, delay}]}`: messages sent, and per message the gateway\'s message id (null when it gave none) and the delay used (ms). In dry-run: `{sent: 0, dry_run: true, results: [{messageid: null, delay}]}`.',
+  },
+  examples: [
+    {
+      title: 'Send an agent reply split into parts, with typing delays from the environment',
+      step: {
+        id: 'send_reply',
+        type: 'gateway.send',
+        params: {
+          instance_id: '{{ vars.lead.instancia_id }}',
+          number: '{{ vars.lead.remotejid }}',
+          messages: '{{ vars.reply_parts }}',
+          typing_min_ms: '{{ env.LEADFLOW_TYPING_MIN_MS }}',
+          typing_max_ms: '{{ env.LEADFLOW_TYPING_MAX_MS }}',
+        },
+      },
+    },
+    {
+      title: 'Confirm a command with one fixed text',
+      step: { id: 'confirm', type: 'gateway.send', params: { instance_id: 1, number: '5543999806366', messages: 'Conversa redefinida ✅', typing_min_ms: 0, typing_max_ms: 0 } },
+    },
+  ],
+  async run(params, ctx) {
+    const texts = (Array.isArray(params.messages) ? params.messages : [params.messages]).filter((t) => t.trim() !== '');
+    if (texts.length === 0) return { sent: 0, results: [] };
+    const { client } = await instanceClient(ctx, params.instance_id);
+    const url = `${client.serverUrl}/send/text`;
+    const results: Array<{ messageid: string | null; delay: number }> = [];
+    let sent = 0;
+    for (const text of texts) {
+      const delay = typingDelay(params.typing_min_ms, params.typing_max_ms);
+      const body = { number: params.number, text, delay };
+      const perform = ctx.recordOutbound({ kind: 'gateway', method: 'POST', url, headers: { token: '***', 'content-type': 'application/json' }, body: body as JsonValue });
+      if (!perform) {
+        results.push({ messageid: null, delay });
+        continue;
+      }
+      try {
+        const answer = await client.sendText(body, { signal: ctx.signal });
+        results.push({ messageid: answer.messageid, delay });
+        sent++;
+      } catch (err) {
+        // A retry of this step would send the earlier messages again; say how far it got.
+        ctx.log('warn', 'gateway send failed', { to: maskPhone(params.number), instance_id: params.instance_id, sent_before_failure: sent, of: texts.length, error: (err as Error).message });
+        throw err;
+      }
+    }
+    ctx.log('debug', 'gateway messages sent', { to: maskPhone(params.number), instance_id: params.instance_id, sent });
+    return ctx.dryRun ? { sent, dry_run: true, results } : { sent, results };
+  },
+});

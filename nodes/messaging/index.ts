@@ -1,0 +1,6 @@
+// The messaging node types (WhatsApp gateway), for nodes/index.ts to register.
+import type { NodeDefinition } from '../../engine/types.js';
+import gatewayDownload from './gateway-download.js';
+import gatewaySend from './gateway-send.js';
+
+export const messagingNodes: NodeDefinition[] = [gatewaySend, gatewayDownload] as unknown as NodeDefinition[];

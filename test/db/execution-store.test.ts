@@ -1,0 +1,175 @@
+// DbExecutionStore: records read back exactly, list order/limit/filters, waits, prune, id prefixes.
+import { expect, it } from 'vitest';
+import { DbExecutionStore } from '../../adapters/db/execution-store.js';
+import type { ExecutionRecord, ExecutionStatus } from '../../engine/types.js';
+import { forEachDatabase, useFreshDatabase } from '../helpers/databases.js';
+
+const BASE = Date.UTC(2025, 0, 1);
+
+function rec(id: string, flow: string, status: ExecutionStatus, createdMs: number, extra: Partial<ExecutionRecord> = {}): ExecutionRecord {
+  const at = new Date(BASE + createdMs).toISOString();
+  return { id, flow, status, trigger: { body: { n: 1 } }, vars: {}, steps: [], outbound: [], dry_run: false, created_at: at, updated_at: at, ...extra };
+}
+
+/** A record using every field, with awkward values (JSON null output, unicode, nested arrays). */
+function fullRecord(): ExecutionRecord {
+  return {
+    id: '0b9f3c1e-8a43-4c3e-9d1e-6f1a2b3c4d5e',
+    flow: 'intake',
+    status: 'failed',
+    trigger: { body: { nome: 'Ção ✅', telefone: '+55 (11) 98765-4321', respostas: { a: [1, 2.5, null, true, { b: '' }] } }, headers: { 'user-agent': 'x' }, query: {} },
+    vars: { phone: '5511987654321', tries: 2, flag: false, nothing: null },
+    steps: [
+      { key: 'fields', id: 'fields', type: 'set', status: 'success', params: { values: { x: 1 } }, output: { x: 1 }, attempt: 1, started_at: '2025-01-01T00:00:00.001Z', ms: 3 },
+      {
+        key: 'notify',
+        id: 'notify',
+        type: 'http.request',
+        status: 'error',
+        params: { url: 'http://x' },
+        error: { name: 'HttpStatusError', message: 'HTTP 500', status: 500, body: { erro: 'falhou' }, code: 'http' },
+        attempt: 3,
+        started_at: '2025-01-01T00:00:00.010Z',
+        ms: 1500,
+        state: { wake: 1 },
+      },
+    ],
+    outbound: [{ step: 'notify', kind: 'http', method: 'POST', url: 'http://x', headers: { token: '***' }, body: { text: 'oi' }, performed: true, status: 500 }],
+    wake_at: 1_735_689_600_123,
+    dry_run: true,
+    parent_id: 'parent-1',
+    response: { status: 202, body: { execution_id: 'x' }, headers: { 'x-a': 'b' } },
+    output: null,
+    error: { name: 'StepFailedError', message: 'step notify failed', step: 'notify', status: 500 },
+    stop_reason: 'not used here',
+    created_at: '2025-01-01T00:00:00.000Z',
+    updated_at: '2025-01-01T00:00:01.500Z',
+    finished_at: '2025-01-01T00:00:01.500Z',
+  };
+}
+
+forEachDatabase('DbExecutionStore', (open) => {
+  const t = useFreshDatabase(open);
+  const store = () => new DbExecutionStore(t.current.db);
+
+  it('reads a record back exactly: JSON parts, booleans, numbers, optional fields present or absent', async () => {
+    const s = store();
+    const full = fullRecord();
+    await s.insert(full);
+    expect(await s.get(full.id)).toStrictEqual(full);
+    const minimal = rec('m', 'f', 'running', 5);
+    await s.insert(minimal);
+    const back = await s.get('m');
+    expect(back).toStrictEqual(minimal);
+    expect(Object.keys(back!).sort()).toEqual(Object.keys(minimal).sort());
+    // JSON null output is kept, as opposed to no output at all.
+    expect('output' in (await s.get(full.id))!).toBe(true);
+    expect('output' in back!).toBe(false);
+  });
+
+  it('update writes every change (and clears fields removed from the record); insert refuses a duplicate id', async () => {
+    const s = store();
+    const r = rec('a', 'f', 'waiting', 0, { wake_at: 1000 });
+    await s.insert(r);
+    await expect(s.insert(rec('a', 'f', 'running', 1))).rejects.toThrow(/already exists/);
+    const { wake_at: _, ...rest } = r;
+    const done: ExecutionRecord = { ...rest, status: 'success', output: { ok: true }, finished_at: '2025-01-01T00:00:09.000Z', updated_at: '2025-01-01T00:00:09.000Z', steps: [{ key: 's', id: 's', type: 'set', status: 'success', output: 1, attempt: 1, started_at: r.created_at, ms: 1 }] };
+    await s.update(done);
+    expect(await s.get('a')).toStrictEqual(done);
+    // update of an unknown record stores it, as the memory store does.
+    await s.update(rec('new', 'f', 'running', 2));
+    expect((await s.get('new'))?.status).toBe('running');
+    expect(await s.get('zzz')).toBeUndefined();
+  });
+
+  it('lists newest first with limit (default 20) and flow/status filters; same-millisecond records newest-inserted first', async () => {
+    const s = store();
+    await s.insert(rec('b', 'intake', 'failed', 2000));
+    await s.insert(rec('a', 'intake', 'success', 1000));
+    await s.insert(rec('d', 'agent', 'success', 4000));
+    await s.insert(rec('c', 'intake', 'success', 3000));
+    const ids = async (o?: Parameters<DbExecutionStore['list']>[0]) => (await s.list(o)).map((r) => r.id);
+    expect(await ids()).toEqual(['d', 'c', 'b', 'a']);
+    expect(await ids({ limit: 2 })).toEqual(['d', 'c']);
+    expect(await ids({ flow: 'intake' })).toEqual(['c', 'b', 'a']);
+    expect(await ids({ status: 'success' })).toEqual(['d', 'c', 'a']);
+    expect(await ids({ flow: 'intake', status: 'success', limit: 1 })).toEqual(['c']);
+    expect(await ids({ flow: 'nope' })).toEqual([]);
+    for (const id of ['same1', 'same2', 'same3']) await s.insert(rec(id, 'tie', 'success', 5000));
+    expect(await ids({ flow: 'tie' })).toEqual(['same3', 'same2', 'same1']);
+    for (let i = 0; i < 25; i++) await s.insert(rec(`x${i}`, 'bulk', 'success', 10_000 + i));
+    const page = await s.list();
+    expect(page).toHaveLength(20);
+    expect(page[0]!.id).toBe('x24');
+  });
+
+  it('listWaiting gives every waiting execution with its wake time (null: woken by another execution)', async () => {
+    const s = store();
+    await s.insert(rec('a', 'f', 'waiting', 0, { wake_at: 1_735_689_600_123 }));
+    await s.insert(rec('b', 'f', 'waiting', 1));
+    await s.insert(rec('c', 'f', 'success', 2));
+    expect((await s.listWaiting()).sort((x, y) => x.id.localeCompare(y.id))).toEqual([
+      { id: 'a', wake_at: 1_735_689_600_123 },
+      { id: 'b', wake_at: null },
+    ]);
+  });
+
+  it('prune deletes finished executions older than the retention, keeping recent, unfinished ones and children of waiting parents', async () => {
+    const s = store();
+    const now = BASE + 30 * 86_400_000;
+    const finishedAt = (daysAgo: number) => ({ finished_at: new Date(now - daysAgo * 86_400_000).toISOString(), updated_at: new Date(now - daysAgo * 86_400_000).toISOString() });
+    await s.insert(rec('old-success', 'f', 'success', 0, finishedAt(10)));
+    await s.insert(rec('old-failed', 'f', 'failed', 0, finishedAt(8)));
+    await s.insert(rec('old-stopped', 'f', 'stopped', 0, finishedAt(7.5)));
+    await s.insert(rec('recent', 'f', 'success', 0, finishedAt(6)));
+    await s.insert(rec('old-waiting', 'f', 'waiting', 0, { updated_at: new Date(now - 20 * 86_400_000).toISOString() }));
+    await s.insert(rec('parent', 'f', 'waiting', 0));
+    await s.insert(rec('child-of-waiting', 'g', 'success', 0, { ...finishedAt(9), parent_id: 'parent' }));
+    await s.insert(rec('child-of-finished', 'g', 'success', 0, { ...finishedAt(9), parent_id: 'old-success' }));
+    expect(await s.prune(7, now)).toBe(4);
+    expect((await s.list({ limit: 100 })).map((r) => r.id).sort()).toEqual(['child-of-waiting', 'old-waiting', 'parent', 'recent']);
+    expect(await s.prune(7, now)).toBe(0);
+    await expect(s.prune(-1)).rejects.toThrow(/olderThanDays/);
+  });
+
+  it('erasePayloads replaces every value holding a needle, wherever it is, and leaves other executions alone', async () => {
+    const s = store();
+    const phone = '5511987654321';
+    const lead = rec('lead', 'agent', 'success', 0, {
+      trigger: { body: { message: { chatid: `${phone}@s.whatsapp.net`, text: 'oi' }, number: Number(phone) }, headers: {}, query: {} },
+      vars: { [phone]: true, nome: 'Maria' },
+      steps: [{ key: 'send', id: 'send', type: 'http.request', status: 'success', params: { body: { number: phone, text: 'Olá' } }, output: { ok: true }, attempt: 1, started_at: '2025-01-01T00:00:00.000Z', ms: 1 }],
+      outbound: [{ step: 'send', kind: 'http', url: 'http://gw/send/text', body: { number: phone }, performed: true }],
+      output: `enviado para ${phone}`,
+      stop_reason: `lead ${phone} excluído`,
+    });
+    await s.insert(lead);
+    await s.insert(rec('other', 'agent', 'success', 1, { trigger: { body: { number: '5511900000000' } } }));
+    await s.insert(rec('percent', 'agent', 'success', 2, { trigger: { body: { text: '100% certo' } } }));
+    expect(await s.erasePayloads([phone, ''])).toBe(1);
+    const erased = (await s.get('lead'))!;
+    expect(JSON.stringify(erased)).not.toContain(phone);
+    expect(erased.trigger).toEqual({ body: { message: { chatid: '[erased]', text: 'oi' }, number: '[erased]' }, headers: {}, query: {} });
+    expect(erased.vars).toEqual({ '[erased]': true, nome: 'Maria' });
+    expect(erased.steps[0]!.params).toEqual({ body: { number: '[erased]', text: 'Olá' } });
+    expect(erased.outbound[0]!.body).toEqual({ number: '[erased]' });
+    expect([erased.output, erased.stop_reason, erased.status]).toEqual(['[erased]', '[erased]', 'success']);
+    expect((await s.get('other'))!.trigger).toEqual({ body: { number: '5511900000000' } });
+    // LIKE wildcards in a needle are taken literally.
+    expect(await s.erasePayloads(['0%'])).toBe(1);
+    expect((await s.get('percent'))!.trigger).toEqual({ body: { text: '[erased]' } });
+    expect(await s.erasePayloads([phone])).toBe(0);
+    expect(await s.erasePayloads([])).toBe(0);
+  });
+
+  it('resolveId accepts a full id or a unique prefix', async () => {
+    const s = store();
+    await s.insert(rec('3f2a0000-aaaa', 'f', 'success', 0));
+    await s.insert(rec('3f2b0000-bbbb', 'f', 'success', 1));
+    expect(await s.resolveId('3f2a')).toBe('3f2a0000-aaaa');
+    expect(await s.resolveId('3f2b0000-bbbb')).toBe('3f2b0000-bbbb');
+    expect(await s.resolveId('3f2')).toBeUndefined();
+    expect(await s.resolveId('zz')).toBeUndefined();
+    expect(await s.resolveId("3f2a' or 1=1 --")).toBeUndefined();
+  });
+});

@@ -1,0 +1,115 @@
+// Migrations: the contract's tables with exactly its columns, constraints enforced, identical on
+// SQLite and PostgreSQL; re-running is a no-op and concurrent runs apply each migration once.
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { expect, it } from 'vitest';
+import type { DatabaseOptions } from '../../adapters/db/database.js';
+import { forEachDatabase, useFreshDatabase } from '../helpers/databases.js';
+import { clinicWithInstance, columnsOf } from './support.js';
+
+const CONTRACT_COLUMNS: Record<string, string[]> = {
+  clinicas_com_atendentes: ['id', 'nome', 'endereco', 'posicionamento', 'hunter_nome', 'hunter_telefone', 'admin_telefones'],
+  protocolos: ['id', 'clinica_id', 'nome', 'descricao', 'preco'],
+  instancias_whatsapp: ['id', 'clinica_id', 'nome', 'server_url', 'token'],
+  leads: [
+    'id', 'remotejid', 'clinica_id', 'instancia_id', 'nome', 'telefone', 'orcamento', 'respostas', 'transferido', 'handoff_enviado',
+    'handoff_at', 'ultima_mensagem', 'ultima_mensagem_at', 'created_at', 'updated_at',
+  ],
+  wf_chat_histories: ['id', 'session_id', 'clinica_id', 'type', 'content', 'created_at'],
+};
+
+/** Runs test/db/fixtures/migrate-child.ts in its own node process; resolves with the names it applied. */
+function migrateInChild(options: DatabaseOptions): Promise<string[]> {
+  const script = join(import.meta.dirname, 'fixtures/migrate-child.ts');
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, ['--import', 'tsx', script], { env: { ...process.env, LEADFLOW_TEST_DB: JSON.stringify(options) }, timeout: 20_000 }, (err, stdout, stderr) => {
+      if (err) reject(new Error(`${err.message}\n${stderr}`));
+      else resolve(JSON.parse(stdout) as string[]);
+    });
+  });
+}
+
+const EXECUTION_COLUMNS = [
+  'seq', 'id', 'flow', 'status', 'wake_at', 'parent_id', 'dry_run', 'created_at', 'updated_at', 'finished_at',
+  'trigger', 'vars', 'steps', 'outbound', 'response', 'output', 'error', 'stop_reason',
+];
+
+forEachDatabase('migrations', (open) => {
+  const t = useFreshDatabase(open);
+
+  it('create the contract tables with exactly the contract columns, and the executions table', async () => {
+    const { db } = t.current;
+    for (const [table, columns] of Object.entries(CONTRACT_COLUMNS)) {
+      expect({ table, columns: await columnsOf(db, table) }).toEqual({ table, columns });
+    }
+    expect(await columnsOf(db, 'executions')).toEqual(EXECUTION_COLUMNS);
+  });
+
+  it('a second run applies nothing; a fresh database reports every migration applied', async () => {
+    expect(await t.current.db.migrate()).toEqual([]);
+    const fresh = await open({ migrate: false });
+    try {
+      expect(await fresh.db.migrate()).toEqual(['001_contract_tables', '002_executions']);
+    } finally {
+      await fresh.cleanup();
+    }
+  });
+
+  it('migrations started by several processes at once apply each migration once', async () => {
+    const fresh = await open({ migrate: false });
+    try {
+      const outputs = await Promise.all([1, 2, 3].map(() => migrateInChild(fresh.options)));
+      expect(outputs.flat().sort()).toEqual(['001_contract_tables', '002_executions']);
+      expect(await columnsOf(fresh.db, 'leads')).toEqual(CONTRACT_COLUMNS.leads);
+      expect(await fresh.db.migrate()).toEqual([]);
+    } finally {
+      await fresh.cleanup();
+    }
+  });
+
+  it('concurrent migrate() calls on one Database share the run', async () => {
+    const fresh = await open({ migrate: false });
+    try {
+      const [a, b] = await Promise.all([fresh.db.migrate(), fresh.db.migrate()]);
+      expect(a).toEqual(['001_contract_tables', '002_executions']);
+      expect(b).toEqual(a);
+    } finally {
+      await fresh.cleanup();
+    }
+  });
+
+  it('leads are unique per (clinica_id, remotejid); the same phone may be a lead of another clinic', async () => {
+    const { db } = t.current;
+    const a = await clinicWithInstance(db, 'A');
+    const b = await clinicWithInstance(db, 'B');
+    await db.knex('leads').insert({ clinica_id: a.clinicaId, remotejid: '5511987654321' });
+    await expect(db.knex('leads').insert({ clinica_id: a.clinicaId, remotejid: '5511987654321' })).rejects.toThrow(/unique/i);
+    await db.knex('leads').insert({ clinica_id: b.clinicaId, remotejid: '5511987654321' });
+    expect(Number((await db.knex('leads').count({ n: '*' }).first())!.n)).toBe(2);
+  });
+
+  it('enforces foreign keys: no protocol, instance or lead of a missing clinic; deleting a clinic removes its rows', async () => {
+    const { db } = t.current;
+    await expect(db.knex('protocolos').insert({ clinica_id: 999, nome: 'x' })).rejects.toThrow(/foreign key/i);
+    await expect(db.knex('instancias_whatsapp').insert({ clinica_id: 999, nome: 'x', server_url: 'http://x', token: 't' })).rejects.toThrow(/foreign key/i);
+    await expect(db.knex('leads').insert({ clinica_id: 999, remotejid: '5511' })).rejects.toThrow(/foreign key/i);
+    const { clinicaId, instanciaId } = await clinicWithInstance(db);
+    await db.knex('leads').insert({ clinica_id: clinicaId, instancia_id: instanciaId, remotejid: '5511987654321' });
+    await db.knex('clinicas_com_atendentes').where({ id: clinicaId }).del();
+    expect(await db.knex('leads').select()).toEqual([]);
+    expect(await db.knex('instancias_whatsapp').select()).toEqual([]);
+  });
+
+  it('gives rows written by plain SQL the defaults: booleans false, admin_telefones empty, ISO timestamps of now', async () => {
+    const { db } = t.current;
+    const { clinicaId } = await clinicWithInstance(db);
+    const before = Date.now();
+    await db.knex('leads').insert({ clinica_id: clinicaId, remotejid: '5511987654321' });
+    const lead = (await db.get('leads', { remotejid: '5511987654321' }))!;
+    expect(lead).toMatchObject({ transferido: false, handoff_enviado: false, handoff_at: null, respostas: null });
+    expect(lead.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    expect(Math.abs(Date.parse(lead.created_at as string) - before)).toBeLessThan(5000);
+    await db.knex('clinicas_com_atendentes').insert({ nome: 'Sem admins' });
+    expect((await db.get('clinicas_com_atendentes', { nome: 'Sem admins' }))!.admin_telefones).toBe('');
+  });
+});

@@ -1,0 +1,209 @@
+// Seeding clinics, protocols and instances: validated first, applied in one transaction, matched by
+// name so a re-seed updates instead of duplicating; a bad file changes nothing and names every problem.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { readSeedFile, seedDatabase } from '../../adapters/db/seed.js';
+import { formatSeedProblem, SeedValidationError } from '../../adapters/db/seed-validation-error.js';
+import { forEachDatabase, useFreshDatabase } from '../helpers/databases.js';
+
+const EXAMPLE = join(import.meta.dirname, '../../seed/example.yaml');
+const tmp = mkdtempSync(join(tmpdir(), 'leadflow-seed-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+function file(name: string, text: string): string {
+  const path = join(tmp, name);
+  writeFileSync(path, text);
+  return path;
+}
+
+interface SeedInput {
+  clinicas: Array<{
+    nome: string;
+    endereco?: string;
+    posicionamento?: string;
+    hunter_nome?: string;
+    hunter_telefone: string | number;
+    admin_telefones?: string | Array<string | number>;
+    protocolos: Array<{ nome: string; descricao?: string; preco?: string | number }>;
+    instancias?: Array<{ nome: string; server_url: string; token: string }>;
+  }>;
+}
+
+const SEED: SeedInput = {
+  clinicas: [
+    {
+      nome: 'Clínica Sorriso',
+      endereco: 'Rua A, 1',
+      posicionamento: 'Implantes',
+      hunter_nome: 'Mariana',
+      hunter_telefone: '5511987654321',
+      admin_telefones: ['5511912345678', 5511912345679],
+      protocolos: [{ nome: 'Lentes', descricao: 'Lentes de porcelana', preco: 'R$ 1.200' }],
+      instancias: [{ nome: 'Recepção', server_url: 'http://127.0.0.1:8081', token: 'tok-1' }],
+    },
+    { nome: 'Clínica Dois', hunter_telefone: 5521999998888, admin_telefones: ' 5521911112222 , 5521933334444 ', protocolos: [{ nome: 'Botox', preco: 900 }] },
+  ],
+};
+
+function problemsOf(fn: () => unknown): string[] {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof SeedValidationError) return err.problems.map(formatSeedProblem);
+    throw err;
+  }
+  throw new Error('expected a SeedValidationError');
+}
+
+describe('seed validation', () => {
+  it('lists every problem of a YAML file with FILE:LINE:COL, path and message', () => {
+    const path = file(
+      'bad.yaml',
+      `clinicas:
+  - nome: Clínica A
+    hunter_telefone: "+55 11 98765-4321"
+    admin_telefones: "5511912345678, 12ab"
+    cor: azul
+    protocolos:
+      - descricao: sem nome
+      - nome: Lentes
+        preco: [1]
+      - nome: Lentes
+    instancias:
+      - nome: principal
+        server_url: ftp://gateway
+  - nome: Clínica A
+    hunter_telefone: "5511987654321"
+`,
+    );
+    expect(problemsOf(() => readSeedFile(path))).toEqual([
+      `${path}:5:5 clinicas[0].cor: is not a known field`,
+      `${path}:7:9 clinicas[0].protocolos[0].nome: is required`,
+      `${path}:9:16 clinicas[0].protocolos[1].preco: must be string or number or null`,
+      `${path}:12:9 clinicas[0].instancias[0].token: is required`,
+      `${path}:13:21 clinicas[0].instancias[0].server_url: must be an http:// or https:// URL`,
+      `${path}:3:22 clinicas[0].hunter_telefone: must be digits only, country code first (10 to 15 digits, e.g. 5511987654321), got "+55 11 98765-4321"`,
+      `${path}:4:22 clinicas[0].admin_telefones: phones must be digits only, country code first (10 to 15 digits); not: 12ab`,
+      `${path}:10:15 clinicas[0].protocolos[2].nome: protocol name "Lentes" appears twice (also clinicas[0].protocolos[1])`,
+      `${path}:14:11 clinicas[1].nome: clinic name "Clínica A" appears twice (also clinicas[0])`,
+    ]);
+  });
+
+  it('reports YAML syntax errors and a missing clinicas list with positions; JSON files are read too', () => {
+    const syntax = file('syntax.yaml', 'clinicas:\n  - nome: "aberto\n');
+    expect(problemsOf(() => readSeedFile(syntax))[0]).toMatch(new RegExp(`^${syntax.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+:\\d+ \\(file\\): `));
+    expect(problemsOf(() => readSeedFile(file('empty.yaml', 'clinics: []\n')))).toEqual([
+      expect.stringMatching(/empty\.yaml:1:1 clinicas: is required$/),
+      expect.stringMatching(/empty\.yaml:1:1 clinics: is not a known field$/),
+    ]);
+    const json = file('seed.json', JSON.stringify({ clinicas: [{ nome: 'X', hunter_telefone: 'abc' }] }, null, 2));
+    expect(problemsOf(() => readSeedFile(json))).toEqual([expect.stringMatching(/seed\.json:5:26 clinicas\[0\]\.hunter_telefone: must be digits only/)]);
+    expect(readSeedFile(file('ok.json', JSON.stringify(SEED)))).toEqual(SEED);
+  });
+
+  it('the example seed file is valid', () => {
+    const data = readSeedFile(EXAMPLE) as SeedInput;
+    expect(data.clinicas[0]!.instancias![0]!.server_url).toBe('http://127.0.0.1:8081');
+  });
+});
+
+forEachDatabase('seedDatabase', (open) => {
+  const t = useFreshDatabase(open);
+
+  it('inserts clinics, protocols and instances, normalising phones and admin phones', async () => {
+    const { db } = t.current;
+    const report = await seedDatabase(db, SEED);
+    expect(report.items.map((i) => [i.kind, i.nome, i.action])).toEqual([
+      ['clinic', 'Clínica Sorriso', 'inserted'],
+      ['protocol', 'Lentes', 'inserted'],
+      ['instance', 'Recepção', 'inserted'],
+      ['clinic', 'Clínica Dois', 'inserted'],
+      ['protocol', 'Botox', 'inserted'],
+    ]);
+    expect(report).toMatchObject({ inserted: 5, updated: 0, unchanged: 0 });
+    const clinics = await db.find('clinicas_com_atendentes');
+    expect(clinics).toEqual([
+      { id: report.items[0]!.id, nome: 'Clínica Sorriso', endereco: 'Rua A, 1', posicionamento: 'Implantes', hunter_nome: 'Mariana', hunter_telefone: '5511987654321', admin_telefones: '5511912345678,5511912345679' },
+      { id: report.items[3]!.id, nome: 'Clínica Dois', endereco: null, posicionamento: null, hunter_nome: null, hunter_telefone: '5521999998888', admin_telefones: '5521911112222,5521933334444' },
+    ]);
+    expect(await db.find('protocolos')).toEqual([
+      { id: expect.any(Number), clinica_id: clinics[0]!.id, nome: 'Lentes', descricao: 'Lentes de porcelana', preco: 'R$ 1.200' },
+      { id: expect.any(Number), clinica_id: clinics[1]!.id, nome: 'Botox', descricao: null, preco: '900' },
+    ]);
+    expect(await db.find('instancias_whatsapp')).toEqual([{ id: expect.any(Number), clinica_id: clinics[0]!.id, nome: 'Recepção', server_url: 'http://127.0.0.1:8081', token: 'tok-1' }]);
+  });
+
+  it('re-seeding updates changed rows by name, leaves the rest, adds new ones and never duplicates', async () => {
+    const { db } = t.current;
+    const first = await seedDatabase(db, SEED);
+    const again = await seedDatabase(db, SEED);
+    expect(again).toMatchObject({ inserted: 0, updated: 0, unchanged: 5 });
+    expect(again.items.map((i) => i.id)).toEqual(first.items.map((i) => i.id));
+    const changed = structuredClone(SEED);
+    changed.clinicas[0]!.hunter_nome = 'Paula';
+    changed.clinicas[0]!.protocolos[0]!.preco = 'R$ 1.500';
+    changed.clinicas[0]!.protocolos.push({ nome: 'Clareamento', descricao: 'Caseiro', preco: 'R$ 600' });
+    changed.clinicas[0]!.instancias![0]!.token = 'tok-2';
+    const third = await seedDatabase(db, changed);
+    expect(third.items.map((i) => [i.nome, i.action])).toEqual([
+      ['Clínica Sorriso', 'updated'],
+      ['Lentes', 'updated'],
+      ['Clareamento', 'inserted'],
+      ['Recepção', 'updated'],
+      ['Clínica Dois', 'unchanged'],
+      ['Botox', 'unchanged'],
+    ]);
+    expect(await db.find('clinicas_com_atendentes')).toHaveLength(2);
+    expect(await db.find('protocolos')).toHaveLength(3);
+    expect((await db.get('clinicas_com_atendentes', { nome: 'Clínica Sorriso' }))!.hunter_nome).toBe('Paula');
+    expect((await db.get('instancias_whatsapp', { nome: 'Recepção' }))!.token).toBe('tok-2');
+  });
+
+  it('invalid data changes nothing and its error names each problem', async () => {
+    const { db } = t.current;
+    await seedDatabase(db, SEED);
+    const bad = structuredClone(SEED) as unknown as { clinicas: Array<Record<string, unknown>> };
+    bad.clinicas[0]!.hunter_nome = 'Mudou';
+    bad.clinicas[1]!.hunter_telefone = '123';
+    bad.clinicas.push({ nome: '  ' });
+    const err = await seedDatabase(db, bad).then(() => undefined, (e: unknown) => e);
+    expect(err).toBeInstanceOf(SeedValidationError);
+    expect((err as SeedValidationError).problems.map(formatSeedProblem)).toEqual([
+      'clinicas[2].hunter_telefone: is required',
+      'clinicas[2].nome: must not be empty',
+      'clinicas[1].hunter_telefone: must be digits only, country code first (10 to 15 digits, e.g. 5511987654321), got "123"',
+    ]);
+    expect((err as Error).message).toMatch(/invalid seed data \(3 problems\)/);
+    expect((await db.get('clinicas_com_atendentes', { nome: 'Clínica Sorriso' }))!.hunter_nome).toBe('Mariana');
+  });
+
+  it('a database error midway rolls the whole seed back', async () => {
+    const { db } = t.current;
+    // The 4th write of the transaction fails (the second clinic, after the first one's rows).
+    let writes = 0;
+    const failing = Object.create(db) as typeof db;
+    failing.transaction = (fn) =>
+      db.transaction((tx) => {
+        const wrapped = Object.create(tx) as typeof tx;
+        wrapped.upsert = async (...args) => {
+          if (++writes === 4) throw new Error('disk full');
+          return tx.upsert(...args);
+        };
+        return fn(wrapped);
+      });
+    await expect(seedDatabase(failing, SEED)).rejects.toThrow('disk full');
+    expect(writes).toBe(4);
+    expect(await db.find('clinicas_com_atendentes')).toEqual([]);
+    expect(await db.find('protocolos')).toEqual([]);
+    expect(await db.find('instancias_whatsapp')).toEqual([]);
+  });
+
+  it('seeds the example file', async () => {
+    const report = await seedDatabase(t.current.db, readSeedFile(EXAMPLE));
+    expect(report.items.map((i) => i.kind)).toEqual(['clinic', 'protocol', 'instance']);
+    const clinic = (await t.current.db.find('clinicas_com_atendentes'))[0]!;
+    expect(clinic.hunter_telefone).toMatch(/^\d+$/);
+    expect(String(clinic.admin_telefones)).toMatch(/^\d+(,\d+)*$/);
+  });
+});

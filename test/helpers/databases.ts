@@ -1,0 +1,144 @@
+// The dialect matrix of database suites: each suite runs on SQLite (a temporary directory) and on
+// PostgreSQL (TEST_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/postgres) in a schema
+// of its own (lf_test_<random>, dropped at the end). When PostgreSQL does not answer, its suites are
+// reported as skipped by name, with the reason, never silently passed.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import knexFactory from 'knex';
+import { afterEach, beforeEach, describe } from 'vitest';
+import { createDatabase, type Database, type DatabaseOptions, type Dialect } from '../../adapters/db/database.js';
+
+export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/** A fresh database; `cleanup` closes it and removes its file or schema. */
+export interface TestDatabase {
+  db: Database;
+  dialect: Dialect;
+  /** PostgreSQL schema holding the tables (undefined on SQLite). */
+  schema?: string;
+  /** What `createDatabase` needs to open this database (e.g. in a child process). */
+  options: DatabaseOptions;
+  /** Environment selecting this database for `databaseFromEnv` and the CLI (DATABASE_URL or LEADFLOW_DATA_DIR). */
+  env: Record<string, string>;
+  /** Opens another Database on the same data (a second process, as far as the data is concerned). */
+  openAnother(): Database;
+  cleanup(): Promise<void>;
+}
+
+export type OpenDatabase = (options?: { migrate?: boolean }) => Promise<TestDatabase>;
+
+/** Why PostgreSQL cannot be used, or null when it answers. Probed once per test file. */
+async function probePostgres(): Promise<string | null> {
+  const knex = knexFactory({ client: 'pg', connection: { connectionString: TEST_DATABASE_URL, connectionTimeoutMillis: 3000 }, pool: { min: 0, max: 1 }, acquireConnectionTimeout: 4000 });
+  try {
+    await knex.raw('select 1');
+    return null;
+  } catch (err) {
+    return `PostgreSQL at ${TEST_DATABASE_URL.replace(/:[^:@/]*@/, ':***@')} does not answer (${(err as Error).message || (err as Error).name})`;
+  } finally {
+    await knex.destroy().catch(() => undefined);
+  }
+}
+
+export const postgresProblem: string | null = await probePostgres();
+
+async function adminQuery(sql: string): Promise<void> {
+  const knex = knexFactory({ client: 'pg', connection: TEST_DATABASE_URL, pool: { min: 0, max: 1 } });
+  try {
+    await knex.raw(sql);
+  } finally {
+    await knex.destroy();
+  }
+}
+
+const openSqlite: OpenDatabase = async ({ migrate = true } = {}) => {
+  const dir = mkdtempSync(join(tmpdir(), 'leadflow-db-'));
+  const options: DatabaseOptions = { dataDir: dir };
+  const db = createDatabase(options);
+  const others: Database[] = [];
+  if (migrate) await db.migrate();
+  return {
+    db,
+    dialect: 'sqlite',
+    options,
+    env: { LEADFLOW_DATA_DIR: dir, DATABASE_URL: '' },
+    openAnother() {
+      const other = createDatabase(options);
+      others.push(other);
+      return other;
+    },
+    async cleanup() {
+      await Promise.all([db, ...others].map((d) => d.close()));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+};
+
+/** The URL with `search_path` set to `schema` for every connection (libpq `options`). */
+function withSearchPath(url: string, schema: string): string {
+  const u = new URL(url);
+  u.searchParams.set('options', `-c search_path=${schema}`);
+  return u.toString();
+}
+
+const openPostgres: OpenDatabase = async ({ migrate = true } = {}) => {
+  const schema = `lf_test_${randomBytes(6).toString('hex')}`;
+  await adminQuery(`create schema ${schema}`);
+  const options: DatabaseOptions = { url: TEST_DATABASE_URL, searchPath: [schema], poolMax: 25 };
+  const db = createDatabase(options);
+  const others: Database[] = [];
+  if (migrate) await db.migrate();
+  return {
+    db,
+    dialect: 'postgres',
+    schema,
+    options,
+    env: { DATABASE_URL: withSearchPath(TEST_DATABASE_URL, schema) },
+    openAnother() {
+      const other = createDatabase(options);
+      others.push(other);
+      return other;
+    },
+    async cleanup() {
+      await Promise.all([db, ...others].map((d) => d.close()));
+      await adminQuery(`drop schema ${schema} cascade`);
+    },
+  };
+};
+
+/**
+ * Declares `describe("<title> [sqlite]")` and `describe("<title> [postgres]")` with the same body.
+ * Without PostgreSQL the second is `describe.skip` with the reason in its name and a warning.
+ */
+export function forEachDatabase(title: string, body: (open: OpenDatabase, dialect: Dialect) => void): void {
+  describe(`${title} [sqlite]`, () => body(openSqlite, 'sqlite'));
+  if (postgresProblem) {
+    console.warn(`skipping "${title} [postgres]": ${postgresProblem}`);
+    describe.skip(`${title} [postgres] (skipped: ${postgresProblem})`, () => body(openPostgres, 'postgres'));
+  } else {
+    describe(`${title} [postgres]`, () => body(openPostgres, 'postgres'));
+  }
+}
+
+/**
+ * A fresh, migrated database for every test of the enclosing describe: call inside the body of
+ * `forEachDatabase` and read `.current` in the tests.
+ */
+export function useFreshDatabase(open: OpenDatabase): { readonly current: TestDatabase } {
+  let current: TestDatabase | undefined;
+  beforeEach(async () => {
+    current = await open();
+  });
+  afterEach(async () => {
+    await current?.cleanup();
+    current = undefined;
+  });
+  return {
+    get current() {
+      if (!current) throw new Error('no database: useFreshDatabase() works inside tests only');
+      return current;
+    },
+  };
+}
