@@ -2,6 +2,7 @@
 // (CONTRACT.md §2). Nodes reach them as `ctx.services.<key>` (see adapters/README.md).
 import { databaseFromEnv, type Database } from '../adapters/db/database.js';
 import { DbExecutionStore } from '../adapters/db/execution-store.js';
+import { createAiService } from '../adapters/ai/ai-service.js';
 import { MediaCache } from '../adapters/gateway/media-cache.js';
 import { uazapiClientFactory } from '../adapters/gateway/uazapi-client.js';
 import type { Logger } from '../engine/run/execution-run.js';
@@ -35,11 +36,20 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     await db.close();
     throw err;
   }
+  let ai;
+  try {
+    ai = createAiService(env);
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
   const services: Record<string, unknown> = {
     db,
     instances: { get: (id: number) => db.instanceById(id) },
     gateway: uazapiClientFactory({ logger: options.logger }),
     media: new MediaCache(),
+    // Built at start so a malformed LEADFLOW_MODEL_* fails before the first lead, not during it.
+    ai,
   };
   return {
     db,

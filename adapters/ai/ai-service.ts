@@ -1,0 +1,96 @@
+// The `ai` service nodes reach through `ctx.services.ai`: chat with any `provider:model`, speech to
+// text, and the configured model roles. Built from the environment (CONTRACT §2):
+// OPENAI_API_KEY / OPENAI_BASE_URL, ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL, LEADFLOW_MODEL_*,
+// LEADFLOW_RATE_LIMIT_WAIT_MS. Each provider client is created on first use, so a missing key only
+// fails the calls that need it (with a ProviderError code 'config'), and a key is never logged.
+import { createAnthropicChat } from './anthropic-chat.js';
+import type { ChatModel, ChatRequest, ChatResult } from './chat-model.js';
+import { readModelConfig, type ModelConfig } from './model-config.js';
+import { ModelRefError } from './model-ref-error.js';
+import { parseModelRef, type Provider } from './model-ref.js';
+import { createOpenAiChat, type OpenAiChat, type TranscribeRequest } from './openai-chat.js';
+import { ProviderError } from './provider-error.js';
+import { RateLimitError } from './rate-limit-error.js';
+
+export type AiChatRequest = Omit<ChatRequest, 'model'>;
+export type AiTranscribeRequest = Omit<TranscribeRequest, 'model'>;
+
+/** One finished provider call, for metrics. `outcome` by error class; `ms` wall time. */
+export interface AiCallEvent {
+  model: string;
+  kind: 'chat' | 'transcribe';
+  outcome: 'ok' | 'rate_limited' | 'error';
+  ms: number;
+  input_tokens?: number;
+  output_tokens?: number;
+}
+
+export interface AiService {
+  /** Model roles and the 429 wait, from the environment. */
+  readonly models: ModelConfig;
+  /** Chat with `model` given as `provider:model`. Throws ModelRefError, RateLimitError or ProviderError. */
+  chat(model: string, request: AiChatRequest): Promise<ChatResult>;
+  /** Speech to text with an `openai:` model; returns the transcript ('' when the audio has no speech). */
+  transcribe(model: string, request: AiTranscribeRequest): Promise<string>;
+}
+
+export interface AiServiceOptions {
+  /** Default timeout of one provider request, milliseconds. Default 60000. */
+  timeoutMs?: number;
+  /** Called after every provider call (metrics); must not throw. */
+  onCall?: (event: AiCallEvent) => void;
+  /** Custom fetch for both SDKs (tests, proxies). */
+  fetch?: typeof fetch;
+}
+
+export const DEFAULT_AI_TIMEOUT_MS = 60_000;
+const OPENAI_DEFAULT_BASE = 'https://api.openai.com/v1';
+const ANTHROPIC_DEFAULT_BASE = 'https://api.anthropic.com';
+
+export function createAiService(env: Record<string, string | undefined> = process.env, options: AiServiceOptions = {}): AiService {
+  const models = readModelConfig(env);
+  const timeoutMs = options.timeoutMs ?? DEFAULT_AI_TIMEOUT_MS;
+  let openai: OpenAiChat | undefined;
+  let anthropic: ChatModel | undefined;
+
+  const key = (name: 'OPENAI_API_KEY' | 'ANTHROPIC_API_KEY', modelRef: string): string => {
+    const value = env[name]?.trim();
+    if (!value) throw new ProviderError(modelRef, `${name} is not set`, undefined, 'config');
+    return value;
+  };
+  const openAi = (modelRef: string): OpenAiChat =>
+    (openai ??= createOpenAiChat({ apiKey: key('OPENAI_API_KEY', modelRef), baseURL: env.OPENAI_BASE_URL?.trim() || OPENAI_DEFAULT_BASE, timeoutMs, fetch: options.fetch }));
+  const anthropicChat = (modelRef: string): ChatModel =>
+    (anthropic ??= createAnthropicChat({ apiKey: key('ANTHROPIC_API_KEY', modelRef), baseURL: env.ANTHROPIC_BASE_URL?.trim() || ANTHROPIC_DEFAULT_BASE, timeoutMs, fetch: options.fetch }));
+  const client = (provider: Provider, modelRef: string): ChatModel => (provider === 'openai' ? openAi(modelRef) : anthropicChat(modelRef));
+
+  async function measured<T>(model: string, kind: AiCallEvent['kind'], call: () => Promise<T>, usage?: (r: T) => Partial<AiCallEvent>): Promise<T> {
+    const started = Date.now();
+    try {
+      const result = await call();
+      options.onCall?.({ model, kind, outcome: 'ok', ms: Date.now() - started, ...usage?.(result) });
+      return result;
+    } catch (err) {
+      options.onCall?.({ model, kind, outcome: err instanceof RateLimitError ? 'rate_limited' : 'error', ms: Date.now() - started });
+      throw err;
+    }
+  }
+
+  return {
+    models,
+    async chat(model, request) {
+      const ref = parseModelRef(model);
+      return measured(
+        model,
+        'chat',
+        () => client(ref.provider, model).chat({ ...request, model: ref.model }),
+        (r) => ({ input_tokens: r.usage.input_tokens, output_tokens: r.usage.output_tokens }),
+      );
+    },
+    async transcribe(model, request) {
+      const ref = parseModelRef(model);
+      if (ref.provider !== 'openai') throw new ModelRefError(`transcription needs an openai: model (only /audio/transcriptions transcribes), got "${model}"`);
+      return measured(model, 'transcribe', () => openAi(model).transcribe({ ...request, model: ref.model }));
+    },
+  };
+}

@@ -1,0 +1,14 @@
+// Word counting as the summary limit understands it: maximal runs of non-whitespace.
+
+export function words(text: string): string[] {
+  return text.split(/\s+/).filter(Boolean);
+}
+
+export function countWords(text: string): number {
+  return words(text).length;
+}
+
+/** The first `max` whole words, joined by single spaces. */
+export function truncateWords(text: string, max: number): string {
+  return words(text).slice(0, max).join(' ');
+}

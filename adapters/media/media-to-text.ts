@@ -1,0 +1,174 @@
+// Media to text for the agent (original spec §4.1 "Media handling"):
+//   audio    → transcription (POST /audio/transcriptions, `models.transcribe`)
+//   image    → description by a vision chat model (`models.vision`)
+//   document → PDF: text extraction by a multimodal chat model (`models.document`; OpenAI file part
+//              or Anthropic document block); text/*: decoded directly; images sent as documents are
+//              described; other formats: a marker
+//   video    → ffmpeg extracts a few frames and the audio track; frames are described
+//              (`models.vision`) and the audio transcribed; without ffmpeg: a marker
+// Bytes stay in memory (a temporary file only for ffmpeg, removed afterwards) and are never logged.
+//
+// Failures: what retrying cannot fix (ffmpeg missing, failing or too slow; unsupported format;
+// oversized input) always yields the kind's pt-BR marker text with `ok: false`. Provider failures
+// yield the marker too with `onFailure: 'marker'` (default), or are thrown with `onFailure: 'error'`.
+// An abort of `signal` is always thrown.
+import { tmpdir } from 'node:os';
+import type { AiService } from '../ai/ai-service.js';
+import type { ContentPart } from '../ai/chat-model.js';
+import { EmptyOutputError } from '../ai/empty-output-error.js';
+import { FfmpegError } from './ffmpeg-error.js';
+import { baseMimetype, kindOfMimetype, MAX_MEDIA_BYTES, type MediaKind } from './media-kind.js';
+import { MEDIA_MARKERS, SILENT_AUDIO_MARKER, UNSUPPORTED_DOCUMENT_MARKER } from './media-markers.js';
+import { DOCUMENT_PROMPT, IMAGE_PROMPT, VIDEO_FRAMES_PROMPT } from './media-prompts.js';
+import { UnconvertibleMediaError } from './unconvertible-media-error.js';
+import { extractVideo } from './video-extract.js';
+
+export interface MediaModels {
+  /** `openai:` model for /audio/transcriptions. */
+  transcribe: string;
+  /** Chat model that accepts images. */
+  vision: string;
+  /** Chat model that accepts PDF input. */
+  document: string;
+}
+
+export interface MediaConverterOptions {
+  ai: Pick<AiService, 'chat' | 'transcribe'>;
+  models: MediaModels;
+  /** ffmpeg binary, a path or a name looked up in PATH. Default `ffmpeg`. */
+  ffmpegPath?: string;
+  /** Time limit of all ffmpeg work for one video, milliseconds. Default 60000. */
+  ffmpegTimeoutMs?: number;
+  /** Frames sampled from a video. Default 4. */
+  videoFrames?: number;
+  /** Where ffmpeg's temporary directory is made. Default the OS temp directory. */
+  tmpDir?: string;
+  /** Language hint for transcription (ISO-639-1). Default `pt`. */
+  language?: string;
+  /** Timeout of one provider request, milliseconds. Default the AI service's. */
+  requestTimeoutMs?: number;
+  /** Receives one line per conversion: kind, mimetype, size, outcome. Never content. */
+  log?: (level: 'info' | 'warn', message: string, fields: Record<string, unknown>) => void;
+}
+
+export interface MediaInput {
+  bytes: Uint8Array;
+  mimetype: string;
+  /** Default: from the mimetype. */
+  kind?: MediaKind;
+  /** Original file name (documents), shown to the model. */
+  filename?: string;
+}
+
+export interface MediaText {
+  /** The conversion, or the kind's marker text when it could not be made. */
+  text: string;
+  kind: MediaKind;
+  ok: boolean;
+  /** Why `ok` is false. */
+  reason?: string;
+}
+
+export interface ConvertOptions {
+  signal?: AbortSignal;
+  onFailure?: 'marker' | 'error';
+}
+
+export interface MediaConverter {
+  toText(input: MediaInput, options?: ConvertOptions): Promise<MediaText>;
+}
+
+/** Longest text taken from a plain-text document, characters. */
+const MAX_TEXT_DOCUMENT_CHARS = 20_000;
+const VISION_IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
+
+export function createMediaConverter(options: MediaConverterOptions): MediaConverter {
+  const { ai, models } = options;
+  const language = options.language ?? 'pt';
+  const timeout = options.requestTimeoutMs !== undefined ? { timeout_ms: options.requestTimeoutMs } : {};
+
+  async function describe(model: string, prompt: string, parts: ContentPart[], maxTokens: number, signal?: AbortSignal): Promise<string> {
+    const result = await ai.chat(model, { messages: [{ role: 'user', content: [{ type: 'text', text: prompt }, ...parts] }], max_tokens: maxTokens, signal, ...timeout });
+    const text = result.text.trim();
+    if (!text) throw new EmptyOutputError(model);
+    return text;
+  }
+
+  async function transcribe(bytes: Uint8Array, mimetype: string, signal?: AbortSignal): Promise<string> {
+    return (await ai.transcribe(models.transcribe, { bytes, mimetype, language, signal, ...timeout })).trim();
+  }
+
+  async function image(input: MediaInput, signal?: AbortSignal): Promise<string> {
+    const type = baseMimetype(input.mimetype);
+    if (!VISION_IMAGE_TYPES.has(type)) throw new UnconvertibleMediaError(MEDIA_MARKERS.image, `image type ${type} is not accepted by vision models`);
+    return describe(models.vision, IMAGE_PROMPT, [{ type: 'image', mimetype: type, data: input.bytes }], 400, signal);
+  }
+
+  async function document(input: MediaInput, signal?: AbortSignal): Promise<string> {
+    const type = baseMimetype(input.mimetype);
+    const isPdf = type === 'application/pdf' || Buffer.from(input.bytes.subarray(0, 5)).toString('latin1') === '%PDF-';
+    if (isPdf) return describe(models.document, DOCUMENT_PROMPT, [{ type: 'pdf', data: input.bytes, filename: input.filename ?? 'documento.pdf' }], 4000, signal);
+    if (type.startsWith('text/') || type === 'application/json') return new TextDecoder('utf-8').decode(input.bytes).slice(0, MAX_TEXT_DOCUMENT_CHARS).trim();
+    if (type.startsWith('image/')) return image(input, signal);
+    throw new UnconvertibleMediaError(UNSUPPORTED_DOCUMENT_MARKER, `document type ${type || '(none)'} cannot be read`);
+  }
+
+  async function video(input: MediaInput, signal?: AbortSignal): Promise<string> {
+    let extracted;
+    try {
+      extracted = await extractVideo(input.bytes, {
+        ffmpegPath: options.ffmpegPath ?? 'ffmpeg',
+        frames: options.videoFrames ?? 4,
+        maxWidth: 768,
+        maxAudioSeconds: 600,
+        timeoutMs: options.ffmpegTimeoutMs ?? 60_000,
+        tmpDir: options.tmpDir ?? tmpdir(),
+        signal,
+      });
+    } catch (err) {
+      if (err instanceof FfmpegError) throw new UnconvertibleMediaError(MEDIA_MARKERS.video, `ffmpeg ${err.code}: ${err.message}`);
+      throw err;
+    }
+    const [described, heard] = await Promise.allSettled([
+      extracted.frames.length
+        ? describe(models.vision, VIDEO_FRAMES_PROMPT, extracted.frames.map((data) => ({ type: 'image' as const, mimetype: 'image/jpeg', data })), 500, signal)
+        : Promise.resolve(undefined),
+      extracted.audio ? transcribe(extracted.audio, 'audio/mp4', signal) : Promise.resolve(undefined),
+    ]);
+    // One half failing still leaves something to say; both failing is the video's failure.
+    if (described.status === 'rejected' && (heard.status === 'rejected' || !extracted.audio)) throw described.reason;
+    if (heard.status === 'rejected' && !extracted.frames.length) throw heard.reason;
+    const lines = [`[vídeo${extracted.durationSeconds ? ` de ${Math.round(extracted.durationSeconds)} s` : ''}]`];
+    if (extracted.frames.length) lines.push(`Descrição do vídeo: ${described.status === 'fulfilled' ? described.value : '[não foi possível descrever as imagens]'}`);
+    if (extracted.audio) lines.push(`Áudio do vídeo: ${heard.status === 'fulfilled' ? heard.value || 'sem fala reconhecível' : '[não foi possível transcrever]'}`);
+    return lines.join('\n');
+  }
+
+  return {
+    async toText(input, convert = {}) {
+      const kind = input.kind ?? kindOfMimetype(input.mimetype);
+      const fields = { kind, mimetype: baseMimetype(input.mimetype), bytes: input.bytes.byteLength };
+      const failed = (reason: string, marker = MEDIA_MARKERS[kind]): MediaText => {
+        options.log?.('warn', 'media not converted', { ...fields, reason });
+        return { text: marker, kind, ok: false, reason };
+      };
+      if (input.bytes.byteLength === 0) return failed('empty media');
+      if (input.bytes.byteLength > MAX_MEDIA_BYTES[kind]) return failed(`media larger than ${MAX_MEDIA_BYTES[kind]} bytes`);
+      try {
+        let text: string;
+        if (kind === 'audio') text = (await transcribe(input.bytes, input.mimetype, convert.signal)) || SILENT_AUDIO_MARKER;
+        else if (kind === 'image') text = await image(input, convert.signal);
+        else if (kind === 'document') text = await document(input, convert.signal);
+        else text = await video(input, convert.signal);
+        if (!text) return failed('no text in the media');
+        options.log?.('info', 'media converted', fields);
+        return { text, kind, ok: true };
+      } catch (err) {
+        if (convert.signal?.aborted) throw convert.signal.reason ?? err;
+        if (err instanceof UnconvertibleMediaError) return failed(err.message, err.marker);
+        if (convert.onFailure === 'error') throw err;
+        return failed(err instanceof Error ? err.message : String(err));
+      }
+    },
+  };
+}
