@@ -1,11 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultRegistry } from '../../nodes/index.js';
-import { runCli } from '../helpers/cli.js';
+import { removeScratch, runCli, SCRATCH } from '../helpers/cli.js';
 
 const FLOWS = 'test/fixtures/cli-flows';
 const INVALID = 'test/fixtures/cli-invalid';
@@ -28,10 +27,11 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => hookServer.listen(0, '127.0.0.1', resolve));
   hookUrl = `http://127.0.0.1:${(hookServer.address() as AddressInfo).port}/hook`;
-  tmp = mkdtempSync(join(tmpdir(), 'leadflow-cli-'));
+  tmp = mkdtempSync(join(SCRATCH, 'payloads-'));
 });
 
 afterAll(async () => {
+  removeScratch();
   await new Promise((resolve) => hookServer.close(resolve));
 });
 
@@ -201,7 +201,7 @@ describe('leadflow schema', () => {
   });
 
   it('--check fails for a stale schema file', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'leadflow-schema-'));
+    const dir = mkdtempSync(join(SCRATCH, 'schema-'));
     writeFileSync(join(dir, 'flow.schema.json'), '{}\n');
     const { code, stderr } = await runCli(['schema', '--check'], { env: { LEADFLOW_FLOWS_DIR: dir } });
     expect(code).toBe(1);

@@ -1,10 +1,11 @@
 import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { ROOT, startServe, type ServeProcess } from '../helpers/cli.js';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { removeScratch, ROOT, SCRATCH, startServe, type ServeProcess } from '../helpers/cli.js';
 
 let serve: ServeProcess | undefined;
+
+afterAll(removeScratch);
 
 afterEach(async () => {
   await serve?.stop('SIGKILL');
@@ -16,7 +17,7 @@ function post(url: string, body: unknown, headers: Record<string, string> = {}):
 }
 
 function copyFlows(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'leadflow-serve-'));
+  const dir = mkdtempSync(join(SCRATCH, 'flows-'));
   cpSync(join(ROOT, 'test/fixtures/http-flows'), dir, { recursive: true });
   return dir;
 }

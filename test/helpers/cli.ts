@@ -1,12 +1,18 @@
 // Runs the built `leadflow` command as a subprocess (what users run), from the repository root.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export const ROOT = join(import.meta.dirname, '../..');
-/** SQLite data of the commands run by these tests (never the repository's ./data). */
-export const DATA_DIR = mkdtempSync(join(tmpdir(), 'leadflow-cli-data-'));
+/** Scratch root of the commands run by these tests: SQLite data (never the repository's ./data), temp files. */
+export const SCRATCH = mkdtempSync(join(tmpdir(), 'leadflow-cli-'));
+export const DATA_DIR = join(SCRATCH, 'data');
+
+/** Removes everything the CLI tests wrote (call in afterAll). */
+export function removeScratch(): void {
+  rmSync(SCRATCH, { recursive: true, force: true });
+}
 export const BIN = join(ROOT, 'bin/leadflow.js');
 
 export interface CliResult {
@@ -59,7 +65,7 @@ export async function startServe(args: string[], env: Record<string, string> = {
   ensureBuilt();
   const child = spawn(process.execPath, [BIN, 'serve', ...args], {
     cwd: ROOT,
-    env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', LEADFLOW_DATA_DIR: mkdtempSync(join(tmpdir(), 'leadflow-serve-data-')), DATABASE_URL: '', ...env },
+    env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', LEADFLOW_DATA_DIR: mkdtempSync(join(SCRATCH, 'serve-data-')), DATABASE_URL: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
