@@ -5,6 +5,7 @@ import { DbExecutionStore } from '../adapters/db/execution-store.js';
 import { createAiService } from '../adapters/ai/ai-service.js';
 import { MediaCache } from '../adapters/gateway/media-cache.js';
 import { uazapiClientFactory } from '../adapters/gateway/uazapi-client.js';
+import { createKeyValue } from '../adapters/kv/create-key-value.js';
 import type { Logger } from '../engine/run/execution-run.js';
 
 export interface Runtime {
@@ -43,6 +44,10 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     await db.close();
     throw err;
   }
+  const kv = createKeyValue({
+    url: env.REDIS_URL || undefined,
+    onError: (err: Error) => options.logger.warn({ err: err.message }, 'key-value store error'),
+  });
   const services: Record<string, unknown> = {
     db,
     instances: { get: (id: number) => db.instanceById(id) },
@@ -50,12 +55,14 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     media: new MediaCache(),
     // Built at start so a malformed LEADFLOW_MODEL_* fails before the first lead, not during it.
     ai,
+    kv,
   };
   return {
     db,
     services,
     store: new DbExecutionStore(db),
     async close() {
+      await kv.close();
       await db.close();
     },
   };

@@ -1,0 +1,30 @@
+import { Type } from '@sinclair/typebox';
+import { defineNode } from '../../engine/types.js';
+import { kvService } from './kv-service.js';
+
+export default defineNode({
+  type: 'dedupe',
+  description:
+    'Tells whether a key (e.g. a provider message id) is seen for the first time within `ttl_ms`: the first execution gets `first: true`, every other one within the TTL `first: false` (usually followed by a stop). Atomic across processes when the store is Redis.',
+  params: Type.Object(
+    {
+      key: Type.String({
+        minLength: 1,
+        description: "What makes an event the same event, e.g. the provider's message id. Start it with the lead's key (clinic and phone) so erasing the lead erases it too.",
+        examples: ['{{ vars.clinic_id }}:{{ vars.phone }}:{{ trigger.body.message.messageid }}'],
+      }),
+      ttl_ms: Type.Integer({ minimum: 1, maximum: 30 * 24 * 3600 * 1000, default: 86_400_000, description: 'How long the key is remembered, ms (max 30 days). Default one day.', examples: [86_400_000, 600_000] }),
+    },
+    { additionalProperties: false },
+  ),
+  output: { description: '`{first}`: true only the first time the key is seen within the TTL.' },
+  examples: [
+    {
+      title: 'Process a redelivered message once',
+      step: { id: 'seen', type: 'dedupe', params: { key: '{{ vars.clinic_id }}:{{ vars.phone }}:{{ trigger.body.message.messageid }}', ttl_ms: 86_400_000 } },
+    },
+  ],
+  async run(params, ctx) {
+    return { first: await kvService(ctx).dedupe(params.key, params.ttl_ms) };
+  },
+});

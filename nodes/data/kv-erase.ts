@@ -1,0 +1,27 @@
+import { Type } from '@sinclair/typebox';
+import { defineNode } from '../../engine/types.js';
+import { kvService } from './kv-service.js';
+
+export default defineNode({
+  type: 'kv.erase',
+  description:
+    "Erases a lead's traces in the key-value store: its message buffer, dedupe and lock keys (the key itself and every key starting with `key:`). Used by `excluir` (data protection: nothing of the lead may remain).",
+  params: Type.Object(
+    {
+      key: Type.String({
+        minLength: 1,
+        description: "The lead's key as used by debounce, dedupe and lock (clinic and phone), e.g. `12:5511987654321`.",
+        examples: ['{{ vars.clinic_id }}:{{ vars.phone }}'],
+      }),
+    },
+    { additionalProperties: false },
+  ),
+  output: { description: '`{erased}`: how many keys were deleted.' },
+  examples: [{ title: 'Forget a lead', step: { id: 'forget_keys', type: 'kv.erase', params: { key: '{{ vars.clinic_id }}:{{ vars.phone }}' } } }],
+  async run(params, ctx) {
+    const kv = kvService(ctx);
+    const exact = await kv.erase([params.key]);
+    const nested = await kv.deleteByPrefix(`${params.key}:`);
+    return { erased: exact + nested };
+  },
+});
