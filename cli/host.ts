@@ -47,6 +47,10 @@ export function pickFlow(loaded: LoadedFlows, nameOrFile: string): LoadedFlow {
   throw new UsageError(`unknown flow "${nameOrFile}" (flows in ${loaded.dir}: ${names})`);
 }
 
-export function createEngine(flows: Map<string, LoadedFlow>, logger: Logger, options: { services?: Record<string, unknown>; store?: ExecutionStore } = {}): Engine {
-  return new Engine({ registry: defaultRegistry(), flows, logger, services: options.services ?? {}, store: options.store });
+export function createEngine(
+  flows: Map<string, LoadedFlow>,
+  logger: Logger,
+  options: { services?: Record<string, unknown>; store?: ExecutionStore; env?: Record<string, string | undefined> } = {},
+): Engine {
+  return new Engine({ registry: defaultRegistry(), flows, logger, services: options.services ?? {}, store: options.store, env: options.env });
 }
