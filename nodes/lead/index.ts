@@ -1,0 +1,9 @@
+// Lead-domain node types: the few steps YAML cannot say cleanly.
+import type { NodeDefinition } from '../../engine/types.js';
+import { agentNodes } from './agent-nodes.js';
+import { handoffNodes } from './handoff-nodes.js';
+import { intakeNodes } from './intake-nodes.js';
+import phoneNormalize from './phone-normalize.js';
+import textSplit from './text-split.js';
+
+export const leadNodes: NodeDefinition[] = [phoneNormalize, textSplit, ...intakeNodes, ...agentNodes, ...handoffNodes] as unknown as NodeDefinition[];
