@@ -25,18 +25,5 @@ export function parseRetryAfter(value: string | null, now: number = Date.now()):
   return Math.max(0, date - now);
 }
 
-/** Resolves after `ms`, or rejects with the signal's reason when it aborts first. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
+/** Resolves after `ms`, or rejects with the signal's reason when it aborts first (the engine's own). */
+export { sleep } from '../../engine/run/retry.js';
