@@ -12,6 +12,7 @@ import type { ExecutionRecord, ExecutionStatus, JsonValue, LoadedFlow } from '..
 import { defaultRegistry } from '../../nodes/index.js';
 import { flowsDirectory, loadValidFlows, UsageError } from '../host.js';
 import { createLogger } from '../logger.js';
+import { openRuntime } from '../runtime.js';
 import { printTrace, traceJson } from '../trace.js';
 import { openMigratedDatabase } from './migrate.js';
 import { exitCodeOf } from './run.js';
@@ -114,7 +115,8 @@ export async function replayExecution(options: ReplayOptions): Promise<Execution
     flows,
     logger: options.logger,
     store: dryRun ? new MemoryExecutionStore() : ownWaitsOnly(new DbExecutionStore(options.db)),
-    services: { ...options.services, db: scope ? scope.db : options.db },
+    // Lookups go through the same transaction as the writes (on SQLite it holds the only connection).
+    services: { ...options.services, db: scope ? scope.db : options.db, instances: { get: (id: number) => (scope ? scope.db : options.db).instanceById(id) } },
   });
   try {
     await engine.startScheduler();
@@ -185,17 +187,23 @@ export function registerExecutions(program: Command): void {
     .option('--flows <dir>', 'flows directory (default: $LEADFLOW_FLOWS_DIR or ./flows)')
     .action(async (id: string, opts: { dryRun?: boolean; json?: boolean; flows?: string }) => {
       const loaded = loadValidFlows(flowsDirectory(opts.flows));
-      await withStore(async (store, db) => {
+      const logger = createLogger({ toStderr: true, level: 'warn' });
+      const runtime = await openRuntime({ logger, migrate: true });
+      try {
+        const { db } = runtime;
+        const store = runtime.store;
         const original = await findExecution(store, id);
         const dryRun = opts.dryRun ?? false;
         if (!opts.json) process.stderr.write(`replaying execution ${original.id} of flow ${original.flow}${dryRun ? ' (dry run)' : ''}\n`);
-        const record = await replayExecution({ record: original, flows: loaded.flows, db, dryRun, logger: createLogger({ toStderr: true, level: 'warn' }) });
+        const record = await replayExecution({ record: original, flows: loaded.flows, db, dryRun, logger, services: runtime.services });
         if (opts.json) process.stdout.write(`${JSON.stringify({ ...traceJson(record), replay_of: original.id })}\n`);
         else {
           process.stderr.write(`execution ${record.id}\n`);
           printTrace(record, process.stdout);
         }
         process.exitCode = exitCodeOf(record);
-      });
+      } finally {
+        await runtime.close();
+      }
     });
 }

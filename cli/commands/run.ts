@@ -45,7 +45,9 @@ export function registerRun(program: Command): void {
       // A dry run works in a transaction rolled back at the end, and is kept in memory only.
       const scope = opts.dryRun ? await runtime.db.rollbackScope() : undefined;
       const engine = createEngine(loaded.flows, logger, {
-        services: { ...runtime.services, ...(scope ? { db: scope.db } : {}) },
+        // The instance directory must read through the same transaction: on SQLite the open
+        // transaction holds the only connection, so a lookup outside it would wait forever.
+        services: { ...runtime.services, ...(scope ? { db: scope.db, instances: { get: (id: number) => scope.db.instanceById(id) } } : {}) },
         store: scope ? new MemoryExecutionStore() : runtime.store,
       });
       await engine.startScheduler();
