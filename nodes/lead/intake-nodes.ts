@@ -1,4 +1,6 @@
 // Domain node types used by flows/intake.yaml, for nodes/lead/index.ts.
 import type { NodeDefinition } from '../../engine/types.js';
+import budgetClassify from './budget-band.js';
+import contentHash from './content-hash.js';
 
-export const intakeNodes: NodeDefinition[] = [];
+export const intakeNodes: NodeDefinition[] = [budgetClassify, contentHash] as unknown as NodeDefinition[];

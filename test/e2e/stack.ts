@@ -98,6 +98,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  // PUBLIC_BASE_URL defaults to this server, as `serve` defaults it to http://127.0.0.1:$PORT (the
+  // engine reads `env` when an execution starts, so setting it after listen is in time).
+  if (!options.env?.PUBLIC_BASE_URL) env.PUBLIC_BASE_URL = url;
 
   const executions = (flow?: string) => runtime.store.list({ limit: 1000, flow });
   return {

@@ -1,0 +1,50 @@
+// Prompt pieces of the `ai.agent` node: the system prompt from a template file filled with the
+// clinic's and protocol's data, and the lead's words wrapped as quoted data (never instructions).
+//
+// Contract:
+//   - renderTemplate: `{{name}}` placeholders (letters, digits, `_`) are replaced from `values`; an
+//     unknown name is an error (a typo in a prompt must not reach a lead). HTML comments are removed
+//     (they document the file for its editors and are not part of the prompt).
+//   - quoteLeadText: the text goes between <mensagem_do_lead> tags; any such tag inside the text is
+//     neutralised so the lead cannot close the quote and write "outside" it.
+//   - memoryToHistory: `lead` rows become user turns (quoted like the current input), `agent` rows
+//     assistant turns, oldest first; blank rows are skipped.
+import type { ChatMessage } from '../../adapters/ai/chat-model.js';
+import type { JsonValue } from '../../engine/types.js';
+
+export function renderTemplate(template: string, values: Record<string, string>): string {
+  const withoutComments = template.replace(/<!--[\s\S]*?-->\s*/g, '');
+  return withoutComments
+    .replace(/\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g, (_, name: string) => {
+      if (!Object.hasOwn(values, name)) throw new Error(`prompt template: unknown placeholder {{${name}}}; known: ${Object.keys(values).join(', ')}`);
+      return values[name]!;
+    })
+    .trim();
+}
+
+const OPEN = '<mensagem_do_lead>';
+const CLOSE = '</mensagem_do_lead>';
+
+/** The lead's words as quoted data for the user turn. */
+export function quoteLeadText(text: string): string {
+  const neutral = text.replace(/<\s*\/?\s*mensagem_do_lead\s*>/gi, (tag) => tag.replace(/</g, '‹').replace(/>/g, '›'));
+  return `${OPEN}\n${neutral.trim()}\n${CLOSE}`;
+}
+
+/** Rows of wf_chat_histories (oldest first) as chat history. */
+export function memoryToHistory(rows: Array<Record<string, JsonValue>>): ChatMessage[] {
+  const history: ChatMessage[] = [];
+  for (const row of rows) {
+    const content = typeof row.content === 'string' ? row.content.trim() : '';
+    if (!content) continue;
+    if (row.type === 'agent') history.push({ role: 'assistant', content });
+    else history.push({ role: 'user', content: quoteLeadText(content) });
+  }
+  return history;
+}
+
+/** Text of a column for the prompt; null and missing become ''. */
+export function text(value: JsonValue | undefined): string {
+  if (value === null || value === undefined) return '';
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}

@@ -1,0 +1,99 @@
+// The agent's tools (CONTRACT.md §6), bound to the CURRENT lead.
+//
+// Contract:
+//   - Every tool takes its identity (lead id, clinic id, phone, instance) from `AgentToolBinding`,
+//     built by the node from its own parameters — never from the model. Arguments the model adds
+//     (a phone, an id) are accepted by the schema and ignored.
+//   - buscar_lead / buscar_clinica / buscar_protocolo read fresh rows and return an allow-listed
+//     projection (no tokens, no other lead, no Hunter phone).
+//   - transferir(motivo) POSTs `{telefone, motivo, instancia_id}` to the handoff endpoint once per
+//     run: a repeated call (the model asking twice, or the next model of the chain repeating it)
+//     answers the first result without calling again. In dry-run the call is recorded, not made.
+import type { AgentTool } from '../../adapters/ai/agent-runner.js';
+import type { TableOperations } from '../../adapters/db/table-ops.js';
+import type { JsonObject, JsonValue, NodeContext } from '../../engine/types.js';
+
+export interface AgentToolBinding {
+  lead: { id: number; clinica_id: number; remotejid: string };
+  instancia_id: number | null;
+  handoff: { url: string; secret: string; timeout_ms: number };
+}
+
+/** What the tools did during the run, for the node's output. */
+export interface ToolEffects {
+  transferred: boolean;
+  motivo: string | null;
+}
+
+/** Accepts any arguments object; the model's values are ignored. */
+const NO_ARGS = { type: 'object', properties: {}, description: 'No arguments: the tool always works on the current lead.' };
+
+const pick = (row: Record<string, JsonValue> | null, columns: string[]): JsonValue =>
+  row ? Object.fromEntries(columns.map((c) => [c, row[c] ?? null])) : null;
+
+export function agentTools(db: TableOperations, binding: AgentToolBinding, ctx: NodeContext, effects: ToolEffects): AgentTool[] {
+  let transfer: Promise<JsonValue> | undefined;
+
+  const transferir = async (motivo: string): Promise<JsonValue> => {
+    const body = { telefone: binding.lead.remotejid, motivo, ...(binding.instancia_id ? { instancia_id: binding.instancia_id } : {}) };
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (binding.handoff.secret) headers['x-webhook-secret'] = binding.handoff.secret;
+    const perform = ctx.recordOutbound({ kind: 'http', method: 'POST', url: binding.handoff.url, headers: { 'content-type': 'application/json', ...(binding.handoff.secret ? { 'x-webhook-secret': '***' } : {}) }, body });
+    if (!perform) {
+      effects.transferred = true;
+      effects.motivo = motivo;
+      return { transferido: true, dry_run: true };
+    }
+    const response = await fetch(binding.handoff.url, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(body),
+      signal: AbortSignal.any([AbortSignal.timeout(binding.handoff.timeout_ms), ctx.signal]),
+    });
+    const answer = (await response.text()).slice(0, 2000);
+    if (!response.ok) throw new Error(`handoff answered ${response.status}: ${answer}`);
+    effects.transferred = true;
+    effects.motivo = motivo;
+    ctx.log('info', 'lead transferred by the agent', { lead_id: binding.lead.id });
+    return { transferido: true };
+  };
+
+  return [
+    {
+      name: 'buscar_lead',
+      description: 'Dados do lead desta conversa (nome, telefone, faixa de orçamento, respostas do formulário). Sem argumentos.',
+      parameters: NO_ARGS,
+      handler: async () => pick(await db.get('leads', { id: binding.lead.id }), ['nome', 'telefone', 'orcamento', 'respostas', 'created_at']),
+    },
+    {
+      name: 'buscar_clinica',
+      description: 'Dados da clínica (nome, endereço, posicionamento, nome do especialista que atende). Sem argumentos.',
+      parameters: NO_ARGS,
+      handler: async () => pick(await db.get('clinicas_com_atendentes', { id: binding.lead.clinica_id }), ['nome', 'endereco', 'posicionamento', 'hunter_nome']),
+    },
+    {
+      name: 'buscar_protocolo',
+      description: 'O protocolo (tratamento) da clínica: nome, descrição e preço. Sem argumentos.',
+      parameters: NO_ARGS,
+      handler: async () => pick(await db.get('protocolos', { clinica_id: binding.lead.clinica_id }), ['nome', 'descricao', 'preco']),
+    },
+    {
+      name: 'transferir',
+      description:
+        'Transfere este lead para o especialista humano da clínica (o lead não é avisado por esta ferramenta). Use quando: o lead quer agendar; você não tem a informação para responder; o lead pede um humano; ou o lead já mandou 3 ou mais mensagens engajadas.',
+      parameters: {
+        type: 'object',
+        properties: { motivo: { type: 'string', maxLength: 2000, description: 'Motivo da transferência, em uma frase.' } },
+      },
+      handler: async (args: JsonObject) => {
+        const motivo = typeof args.motivo === 'string' ? args.motivo.trim() : '';
+        // Once per run: a failed call may be retried by the model; a successful one is not repeated.
+        transfer ??= transferir(motivo).catch((err: unknown) => {
+          transfer = undefined;
+          throw err;
+        });
+        return transfer;
+      },
+    },
+  ];
+}
