@@ -1,5 +1,6 @@
 // `leadflow`: the command line. Each command lives in cli/commands/<name>.ts.
 import { Command, CommanderError } from 'commander';
+import { registerChat } from './commands/chat.js';
 import { registerExecutions } from './commands/executions.js';
 import { registerGraph } from './commands/graph.js';
 import { registerMigrate } from './commands/migrate.js';
@@ -29,6 +30,7 @@ registerSchema(program);
 registerMigrate(program);
 registerSeed(program);
 registerExecutions(program);
+registerChat(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -9,7 +9,10 @@
 //     neutralised so the lead cannot close the quote and write "outside" it.
 //   - memoryToHistory: `lead` rows become user turns (quoted like the current input), `agent` rows
 //     assistant turns, oldest first; blank rows are skipped.
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import type { ChatMessage } from '../../adapters/ai/chat-model.js';
+import type { TableOperations } from '../../adapters/db/table-ops.js';
 import type { JsonValue } from '../../engine/types.js';
 
 export function renderTemplate(template: string, values: Record<string, string>): string {
@@ -47,4 +50,33 @@ export function memoryToHistory(rows: Array<Record<string, JsonValue>>): ChatMes
 export function text(value: JsonValue | undefined): string {
   if (value === null || value === undefined) return '';
   return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/** The clinic's protocol: its first by id (a clinic sells one protocol; extra rows are ignored), or null. */
+export async function clinicProtocol(db: TableOperations, clinicaId: number): Promise<Record<string, JsonValue> | null> {
+  const rows = await db.find('protocolos', { where: { clinica_id: clinicaId }, order_by: [{ column: 'id', direction: 'asc' }], limit: 1 });
+  return rows[0] ?? null;
+}
+
+/**
+ * The agent's system prompt for one clinic: `promptFile` (relative to the working directory) filled
+ * with the clinic's and its protocol's data (the first protocol by id). Shared by `ai.agent` and
+ * `leadflow chat`, so the test path talks with the same prompt as the leads.
+ */
+export async function buildSystemPrompt(db: TableOperations, clinicaId: number, promptFile: string): Promise<string> {
+  const [clinic, protocol, template] = await Promise.all([
+    db.get('clinicas_com_atendentes', { id: clinicaId }),
+    clinicProtocol(db, clinicaId),
+    readFile(resolve(promptFile), 'utf8'),
+  ]);
+  return renderTemplate(template, {
+    clinica_nome: text(clinic?.nome),
+    clinica_endereco: text(clinic?.endereco),
+    clinica_posicionamento: text(clinic?.posicionamento),
+    hunter_nome: text(clinic?.hunter_nome),
+    protocolo_nome: text(protocol?.nome),
+    protocolo_descricao: text(protocol?.descricao),
+    protocolo_preco: text(protocol?.preco),
+    data_hoje: new Date().toLocaleDateString('pt-BR', { timeZone: 'America/Sao_Paulo', weekday: 'long', day: 'numeric', month: 'long', year: 'numeric' }),
+  });
 }

@@ -12,6 +12,7 @@
 import type { AgentTool } from '../../adapters/ai/agent-runner.js';
 import type { TableOperations } from '../../adapters/db/table-ops.js';
 import type { JsonObject, JsonValue, NodeContext } from '../../engine/types.js';
+import { clinicProtocol } from './agent-prompt.js';
 
 export interface AgentToolBinding {
   lead: { id: number; clinica_id: number; remotejid: string };
@@ -65,18 +66,7 @@ export function agentTools(db: TableOperations, binding: AgentToolBinding, ctx: 
       parameters: NO_ARGS,
       handler: async () => pick(await db.get('leads', { id: binding.lead.id }), ['nome', 'telefone', 'orcamento', 'respostas', 'created_at']),
     },
-    {
-      name: 'buscar_clinica',
-      description: 'Dados da clínica (nome, endereço, posicionamento, nome do especialista que atende). Sem argumentos.',
-      parameters: NO_ARGS,
-      handler: async () => pick(await db.get('clinicas_com_atendentes', { id: binding.lead.clinica_id }), ['nome', 'endereco', 'posicionamento', 'hunter_nome']),
-    },
-    {
-      name: 'buscar_protocolo',
-      description: 'O protocolo (tratamento) da clínica: nome, descrição e preço. Sem argumentos.',
-      parameters: NO_ARGS,
-      handler: async () => pick(await db.get('protocolos', { clinica_id: binding.lead.clinica_id }), ['nome', 'descricao', 'preco']),
-    },
+    ...clinicTools(db, binding.lead.clinica_id),
     {
       name: 'transferir',
       description:
@@ -94,6 +84,27 @@ export function agentTools(db: TableOperations, binding: AgentToolBinding, ctx: 
         });
         return transfer;
       },
+    },
+  ];
+}
+
+/**
+ * buscar_clinica and buscar_protocolo for one clinic: allow-listed columns of fresh rows (no tokens,
+ * no Hunter phone). Shared by the lead's agent and `leadflow chat`.
+ */
+export function clinicTools(db: TableOperations, clinicaId: number): AgentTool[] {
+  return [
+    {
+      name: 'buscar_clinica',
+      description: 'Dados da clínica (nome, endereço, posicionamento, nome do especialista que atende). Sem argumentos.',
+      parameters: NO_ARGS,
+      handler: async () => pick(await db.get('clinicas_com_atendentes', { id: clinicaId }), ['nome', 'endereco', 'posicionamento', 'hunter_nome']),
+    },
+    {
+      name: 'buscar_protocolo',
+      description: 'O protocolo (tratamento) da clínica: nome, descrição e preço. Sem argumentos.',
+      parameters: NO_ARGS,
+      handler: async () => pick(await clinicProtocol(db, clinicaId), ['nome', 'descricao', 'preco']),
     },
   ];
 }

@@ -1,12 +1,10 @@
-import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import { Type } from '@sinclair/typebox';
 import { runAgent } from '../../adapters/ai/agent-runner.js';
 import { defineNode, type JsonValue } from '../../engine/types.js';
 import { fallbackModelsParam, modelRefParam, optionalModelRefParam } from '../ai/model-params.js';
 import { aiServiceOf } from '../ai/services.js';
 import { dbService } from '../data/db-service.js';
-import { memoryToHistory, quoteLeadText, renderTemplate, text } from './agent-prompt.js';
+import { buildSystemPrompt, memoryToHistory, quoteLeadText } from './agent-prompt.js';
 import { agentTools, type ToolEffects } from './agent-tools.js';
 
 /**
@@ -76,19 +74,7 @@ export default defineNode({
     if (!lead) throw new Error(`ai.agent: lead ${params.lead_id} does not exist`);
     const clinicaId = Number(lead.clinica_id);
     const phone = String(lead.remotejid);
-    const [clinic, protocol] = await Promise.all([db.get('clinicas_com_atendentes', { id: clinicaId }), db.get('protocolos', { clinica_id: clinicaId })]);
-
-    const template = await readFile(resolve(params.prompt_file), 'utf8');
-    const system = renderTemplate(template, {
-      clinica_nome: text(clinic?.nome),
-      clinica_endereco: text(clinic?.endereco),
-      clinica_posicionamento: text(clinic?.posicionamento),
-      hunter_nome: text(clinic?.hunter_nome),
-      protocolo_nome: text(protocol?.nome),
-      protocolo_descricao: text(protocol?.descricao),
-      protocolo_preco: text(protocol?.preco),
-      data_hoje: new Date().toLocaleDateString('pt-BR', { timeZone: 'America/Sao_Paulo', weekday: 'long', day: 'numeric', month: 'long', year: 'numeric' }),
-    });
+    const system = await buildSystemPrompt(db, clinicaId, params.prompt_file);
 
     const where: Record<string, unknown> = { clinica_id: clinicaId, session_id: phone };
     if (params.memory_before_id > 0) where.id = { lt: params.memory_before_id };

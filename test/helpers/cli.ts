@@ -27,15 +27,16 @@ function ensureBuilt(): void {
   }
 }
 
-/** Runs `leadflow ...args` to completion (bounded by timeoutMs). */
-export function runCli(args: string[], options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {}): Promise<CliResult> {
+/** Runs `leadflow ...args` to completion (bounded by timeoutMs); `input` is written to its stdin, then closed. */
+export function runCli(args: string[], options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number; input?: string } = {}): Promise<CliResult> {
   ensureBuilt();
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       cwd: options.cwd ?? ROOT,
       env: { ...process.env, LOG_LEVEL: 'warn', LEADFLOW_DATA_DIR: DATA_DIR, DATABASE_URL: '', ...options.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
+    if (options.input !== undefined) child.stdin!.end(options.input);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

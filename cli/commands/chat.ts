@@ -1,0 +1,61 @@
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import type { Command } from 'commander';
+import { createAiService } from '../../adapters/ai/ai-service.js';
+import { parseModelRef } from '../../adapters/ai/model-ref.js';
+import { runChatSession } from '../chat-session.js';
+import { flowsDirectory, UsageError } from '../host.js';
+import { openMigratedDatabase } from './migrate.js';
+
+function clinicIdOf(value: string): number {
+  const id = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(id) || id < 1) throw new UsageError(`--clinic expects a clinic id (a positive whole number), got "${value}"`);
+  return id;
+}
+
+export function registerChat(program: Command): void {
+  program
+    .command('chat')
+    .description("talk with one clinic's agent (the test path): same prompt and tools, the contingency model, memory kept only in this process; nothing is sent to anyone")
+    .requiredOption('--clinic <id>', 'clinic id (clinicas_com_atendentes.id)')
+    .option('--model <provider:model>', 'model answering (default: $LEADFLOW_MODEL_CONTINGENCY)')
+    .option('--flows <dir>', 'flows directory holding prompts/agent-system.md (default: $LEADFLOW_FLOWS_DIR or ./flows)')
+    .addHelpText('after', '\nOne message per line; /reset forgets the conversation, /sair or Ctrl-D ends it.\nReplies go to stdout as "agente> ..." lines; notes and tool effects to stderr.')
+    .action(async (opts: { clinic: string; model?: string; flows?: string }) => {
+      const clinicaId = clinicIdOf(opts.clinic);
+      const ai = createAiService(process.env);
+      const model = opts.model ?? ai.models.contingency;
+      try {
+        parseModelRef(model);
+      } catch (err) {
+        throw new UsageError(`--model: ${(err as Error).message}`);
+      }
+      const promptFile = join(flowsDirectory(opts.flows), 'prompts/agent-system.md');
+      const db = await openMigratedDatabase();
+      const interactive = Boolean(process.stdin.isTTY);
+      const rl = createInterface({ input: process.stdin, output: interactive ? process.stdout : undefined, terminal: interactive });
+      const abort = new AbortController();
+      rl.on('SIGINT', () => {
+        abort.abort(new Error('interrupted'));
+        rl.close();
+      });
+      // Taken at once: lines read while the prompt is being built wait in the iterator's buffer.
+      const input = rl[Symbol.asyncIterator]();
+      async function* lines(): AsyncGenerator<string> {
+        if (interactive) rl.setPrompt('você> ');
+        for (;;) {
+          if (interactive) rl.prompt();
+          const next = await input.next();
+          if (next.done) return;
+          yield next.value;
+        }
+      }
+      try {
+        const summary = await runChatSession({ db, ai, clinicaId, model, promptFile, lines: lines(), out: process.stdout, err: process.stderr, rateLimitWaitMs: ai.models.rateLimitWaitMs, signal: abort.signal });
+        if (summary.failed > 0 && summary.answered === 0) process.exitCode = 1;
+      } finally {
+        rl.close();
+        await db.close();
+      }
+    });
+}
