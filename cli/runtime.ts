@@ -22,6 +22,8 @@ export interface RuntimeOptions {
   /** Apply pending migrations first (serve and worker do). */
   migrate?: boolean;
   env?: Record<string, string | undefined>;
+  /** Namespace of every key-value key (e.g. one per test stack sharing a Redis); default `leadflow:`. */
+  kvPrefix?: string;
 }
 
 /** Opens the database and builds the services for nodes. */
@@ -46,6 +48,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   }
   const kv = createKeyValue({
     url: env.REDIS_URL || undefined,
+    prefix: options.kvPrefix,
     onError: (err: Error) => options.logger.warn({ err: err.message }, 'key-value store error'),
   });
   const services: Record<string, unknown> = {

@@ -1,12 +1,16 @@
 // The whole service in one test process, wired exactly as `leadflow serve` wires it (cli/runtime.ts,
 // cli/host.ts, the webhook app), with only the outside faked as loopback HTTP servers: the uazapi
-// gateway, OpenAI and Anthropic. Database: a fresh SQLite file (or PostgreSQL schema); key-value:
-// in-process (or Redis).
+// gateway, OpenAI and Anthropic. Two backends: 'embedded' (a fresh SQLite file, the in-process
+// key-value store) and 'postgres+redis' (a fresh PostgreSQL schema on TEST_DATABASE_URL and a key
+// namespace of its own on TEST_REDIS_URL, both removed at close). `forEachBackend` runs a suite on
+// each; without PostgreSQL or Redis the second is reported as skipped, with the reason.
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { describe } from 'vitest';
 import { seedDatabase } from '../../adapters/db/seed.js';
 import { createEngine, flowsDirectory, loadValidFlows } from '../../cli/host.js';
 import { openRuntime, type Runtime } from '../../cli/runtime.js';
@@ -16,22 +20,54 @@ import type { ExecutionRecord } from '../../engine/types.js';
 import { FakeGateway } from '../fakes/fake-gateway.js';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/fake-anthropic.js';
 import { startFakeOpenAi, type FakeOpenAi } from '../fakes/fake-openai.js';
+import { createTestSchema, dropTestSchema, postgresProblem, TEST_DATABASE_URL, withSearchPath } from '../helpers/databases.js';
+import { deleteNamespace, randomPrefix, redisProblem, TEST_REDIS_URL } from '../helpers/key-values.js';
 
 export const INSTANCE_TOKEN = 'fake-token';
 export const CLINIC_PHONE = '5511912345678';
 export const HUNTER_PHONE = '5511987650000';
 export const ADMIN_PHONE = '5511955554444';
 
+/** Where a stack keeps its data: SQLite + in-process key-value, or PostgreSQL + Redis. */
+export type Backend = 'embedded' | 'postgres+redis';
+
+const BACKEND_LABEL: Record<Backend, string> = { embedded: 'sqlite + in-process', 'postgres+redis': 'postgres + redis' };
+
+/** Why the 'postgres+redis' backend cannot be used, or null when both answer. Probed once per test file. */
+export const postgresRedisProblem: string | null = [postgresProblem, redisProblem].filter(Boolean).join('; ') || null;
+
+/**
+ * Declares `describe("<title> [sqlite + in-process]")` and `describe("<title> [postgres + redis]")`
+ * with the same body; start every stack of the body with `startStack({ backend })`. Without
+ * PostgreSQL or Redis the second is `describe.skip` with the reason in its name and a warning.
+ */
+export function forEachBackend(title: string, body: (backend: Backend) => void): void {
+  describe(`${title} [${BACKEND_LABEL.embedded}]`, () => body('embedded'));
+  const name = `${title} [${BACKEND_LABEL['postgres+redis']}]`;
+  if (postgresRedisProblem) {
+    console.warn(`skipping "${name}": ${postgresRedisProblem}`);
+    describe.skip(`${name} (skipped: ${postgresRedisProblem})`, () => body('postgres+redis'));
+  } else {
+    describe(name, () => body('postgres+redis'));
+  }
+}
+
 export interface StackOptions {
+  /** Default 'embedded'. 'postgres+redis' makes a fresh schema and key namespace, removed at close. */
+  backend?: Backend;
   /** Extra environment (e.g. LEADFLOW_INTAKE_DELAY_MS=0); merged over the test defaults. */
   env?: Record<string, string>;
-  /** PostgreSQL URL (a fresh schema is the caller's business); default a fresh SQLite file. */
+  /** PostgreSQL URL to use instead of the backend's database (its data is the caller's business). */
   databaseUrl?: string;
+  /** Redis URL to use instead of the backend's key-value store. */
   redisUrl?: string;
+  /** Namespace of the key-value keys; default on Redis a fresh `lf_test_<random>:` (its keys deleted at close), else `leadflow:`. */
+  kvPrefix?: string;
   flowsDir?: string;
 }
 
 export interface Stack {
+  backend: Backend;
   url: string;
   engine: Engine;
   runtime: Runtime;
@@ -49,15 +85,68 @@ export interface Stack {
 }
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
+  const backend = options.backend ?? 'embedded';
+  if (backend === 'postgres+redis' && postgresRedisProblem) throw new Error(`backend postgres+redis unavailable: ${postgresRedisProblem}`);
+  // Everything made so far, undone in reverse order by close() or when starting fails; every step
+  // runs even when one before it failed (the schema and keys must go anyway), the first error wins.
+  const undo: Array<() => Promise<unknown> | void> = [];
+  const cleanup = async () => {
+    const errors: unknown[] = [];
+    for (const step of undo.splice(0).reverse()) {
+      try {
+        await step();
+      } catch (err) {
+        errors.push(err);
+      }
+    }
+    if (errors.length > 0) throw errors[0];
+  };
+  try {
+    return await start(options, backend, undo, cleanup);
+  } catch (err) {
+    await cleanup().catch(() => undefined);
+    throw err;
+  }
+}
+
+async function start(options: StackOptions, backend: Backend, undo: Array<() => Promise<unknown> | void>, cleanup: () => Promise<void>): Promise<Stack> {
   const gateway = await new FakeGateway({ tokens: { [INSTANCE_TOKEN]: CLINIC_PHONE } }).start();
+  undo.push(() => gateway.close());
   const openai = await startFakeOpenAi();
+  undo.push(() => openai.close());
   const anthropic = await startFakeAnthropic();
+  undo.push(() => anthropic.close());
   const dataDir = mkdtempSync(join(tmpdir(), 'leadflow-e2e-'));
+  undo.push(() => rmSync(dataDir, { recursive: true, force: true }));
+  let databaseUrl = options.databaseUrl;
+  let redisUrl = options.redisUrl;
+  if (backend === 'postgres+redis') {
+    if (!databaseUrl) {
+      const schema = await createTestSchema();
+      undo.push(() => dropTestSchema(schema));
+      databaseUrl = withSearchPath(TEST_DATABASE_URL, schema);
+    }
+    redisUrl ||= TEST_REDIS_URL;
+  }
+  // On Redis, a namespace of this stack's own (parallel test files share the server), deleted at
+  // close; that step runs after the runtime closed (undo is reversed), so no late write escapes it.
+  const kvPrefix = options.kvPrefix ?? (redisUrl ? randomPrefix() : undefined);
+  if (redisUrl && kvPrefix && !options.kvPrefix) {
+    const url = redisUrl;
+    undo.push(async () => {
+      const redis = new Redis(url, { maxRetriesPerRequest: 3 });
+      try {
+        await deleteNamespace(redis, kvPrefix);
+      } finally {
+        redis.disconnect();
+      }
+    });
+  }
   const env: Record<string, string | undefined> = {
     ...process.env,
-    DATABASE_URL: options.databaseUrl ?? '',
+    DATABASE_URL: databaseUrl ?? '',
     LEADFLOW_DATA_DIR: dataDir,
-    REDIS_URL: options.redisUrl ?? '',
+    REDIS_URL: redisUrl ?? '',
     OPENAI_API_KEY: 'test-openai-key',
     OPENAI_BASE_URL: openai.baseURL,
     ANTHROPIC_API_KEY: 'test-anthropic-key',
@@ -71,7 +160,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     LEADFLOW_RATE_LIMIT_WAIT_MS: '50',
     ...options.env,
   };
-  const runtime = await openRuntime({ logger: silentLogger, migrate: true, env });
+  const runtime = await openRuntime({ logger: silentLogger, migrate: true, env, kvPrefix });
+  undo.push(() => runtime.close());
   const seeded = await seedDatabase(runtime.db, {
     clinicas: [
       {
@@ -92,11 +182,13 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const instanceRow = await runtime.db.get('instancias_whatsapp', { clinica_id: clinicRow!.id });
   const loaded = loadValidFlows(options.flowsDir ?? flowsDirectory());
   const engine = createEngine(loaded.flows, silentLogger, { services: runtime.services, store: runtime.store, env });
+  undo.push(() => engine.shutdown());
   await engine.startScheduler();
   const app = buildWebhookApp({ engine, logger: silentLogger, secret: env.LEADFLOW_WEBHOOK_SECRET || undefined });
   const server = await new Promise<Server>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
+  undo.push(() => new Promise((resolve) => server.close(resolve)));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   // PUBLIC_BASE_URL defaults to this server, as `serve` defaults it to http://127.0.0.1:$PORT (the
   // engine reads `env` when an execution starts, so setting it after listen is in time).
@@ -104,6 +196,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
 
   const executions = (flow?: string) => runtime.store.list({ limit: 1000, flow });
   return {
+    backend,
     url,
     engine,
     runtime,
@@ -124,14 +217,6 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         await new Promise((r) => setTimeout(r, 50));
       }
     },
-    async close() {
-      await new Promise((resolve) => server.close(resolve));
-      await engine.shutdown();
-      await runtime.close();
-      await gateway.close();
-      await openai.close();
-      await anthropic.close();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
+    close: cleanup,
   };
 }

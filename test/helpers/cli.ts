@@ -39,8 +39,8 @@ export function runCli(args: string[], options: { env?: Record<string, string>; 
     if (options.input !== undefined) child.stdin!.end(options.input);
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
+    child.stdout!.on('data', (d) => (stdout += d));
+    child.stderr!.on('data', (d) => (stderr += d));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`leadflow ${args.join(' ')} timed out\nstdout: ${stdout}\nstderr: ${stderr}`));

@@ -77,15 +77,27 @@ const openSqlite: OpenDatabase = async ({ migrate = true } = {}) => {
 };
 
 /** The URL with `search_path` set to `schema` for every connection (libpq `options`). */
-function withSearchPath(url: string, schema: string): string {
+export function withSearchPath(url: string, schema: string): string {
   const u = new URL(url);
   u.searchParams.set('options', `-c search_path=${schema}`);
   return u.toString();
 }
 
-const openPostgres: OpenDatabase = async ({ migrate = true } = {}) => {
+/** Creates an empty schema `lf_test_<random>` on TEST_DATABASE_URL and returns its name. */
+export async function createTestSchema(): Promise<string> {
   const schema = `lf_test_${randomBytes(6).toString('hex')}`;
   await adminQuery(`create schema ${schema}`);
+  return schema;
+}
+
+/** Drops a schema made by `createTestSchema`, with everything in it. */
+export async function dropTestSchema(schema: string): Promise<void> {
+  if (!/^lf_test_[0-9a-f]+$/.test(schema)) throw new Error(`not a test schema: ${schema}`);
+  await adminQuery(`drop schema if exists ${schema} cascade`);
+}
+
+const openPostgres: OpenDatabase = async ({ migrate = true } = {}) => {
+  const schema = await createTestSchema();
   const options: DatabaseOptions = { url: TEST_DATABASE_URL, searchPath: [schema], poolMax: 25 };
   const db = createDatabase(options);
   const others: Database[] = [];
@@ -103,10 +115,15 @@ const openPostgres: OpenDatabase = async ({ migrate = true } = {}) => {
     },
     async cleanup() {
       await Promise.all([db, ...others].map((d) => d.close()));
-      await adminQuery(`drop schema ${schema} cascade`);
+      await dropTestSchema(schema);
     },
   };
 };
+
+/** A fresh database of `dialect` outside the matrix (e.g. for a suite that picks its dialect itself). */
+export function openTestDatabase(dialect: Dialect, options?: { migrate?: boolean }): Promise<TestDatabase> {
+  return dialect === 'postgres' ? openPostgres(options) : openSqlite(options);
+}
 
 /**
  * Declares `describe("<title> [sqlite]")` and `describe("<title> [postgres]")` with the same body.

@@ -52,7 +52,8 @@ async function probeRedis(): Promise<string | null> {
 
 export const redisProblem: string | null = await probeRedis();
 
-const randomPrefix = () => `lf_test_${randomBytes(6).toString('hex')}:`;
+/** A fresh key namespace `lf_test_<random>:` (nothing of it exists yet). */
+export const randomPrefix = () => `lf_test_${randomBytes(6).toString('hex')}:`;
 
 export const openMemoryKeyValue: OpenKeyValue = async () => {
   const storage = new MemoryKeyValueStorage();
@@ -74,6 +75,19 @@ export const openMemoryKeyValue: OpenKeyValue = async () => {
   };
 };
 
+/** Deletes every key whose name starts with `prefix` (SCAN + DEL, never KEYS); returns how many went. */
+export async function deleteNamespace(redis: Redis, prefix: string): Promise<number> {
+  if (prefix === '') throw new Error('refusing to delete every key: empty prefix');
+  let deleted = 0;
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix.replace(/[*?[\]\\]/g, '\\$&')}*`, 'COUNT', 500);
+    cursor = next;
+    if (keys.length > 0) deleted += await redis.del(...keys);
+  } while (cursor !== '0');
+  return deleted;
+}
+
 export const openRedisKeyValue: OpenKeyValue = async () => {
   const prefix = randomPrefix();
   const kv = new RedisKeyValue({ url: TEST_REDIS_URL, prefix });
@@ -91,14 +105,7 @@ export const openRedisKeyValue: OpenKeyValue = async () => {
     },
     async cleanup() {
       // Every key of every namespace this test used, found with SCAN.
-      for (const ns of namespaces) {
-        let cursor = '0';
-        do {
-          const [next, keys] = await kv.redis.scan(cursor, 'MATCH', `${ns}*`, 'COUNT', 500);
-          cursor = next;
-          if (keys.length > 0) await kv.redis.del(...keys);
-        } while (cursor !== '0');
-      }
+      for (const ns of namespaces) await deleteNamespace(kv.redis, ns);
       await Promise.all([kv, ...others].map((s) => s.close()));
     },
   };
