@@ -232,6 +232,25 @@ forEachBackend('agent', (backend) => {
       ]);
       expect(sentTo(phone)).toEqual(['Olá! Como posso ajudar?']);
     });
+
+    it('with LEADFLOW_COMMANDS_FROM=any the lead itself may reset, but a message sent by the API never commands', async () => {
+      const open = await startStack({ backend, flowsDir, env: { LEADFLOW_FLOWS_DIR: flowsDir, LEADFLOW_COMMANDS_FROM: 'any' } });
+      try {
+        const phone = nextPhone();
+        await open.runtime.db.insert('leads', { remotejid: phone, clinica_id: open.clinic.id, instancia_id: open.clinic.instanceId, nome: 'Maria Souza', telefone: phone, orcamento: 'Até R$ 3.000' });
+        await open.runtime.db.insert('wf_chat_histories', { session_id: phone, clinica_id: open.clinic.id, type: 'agent', content: 'Olá Maria!' });
+        const send = async (body: unknown) => (await open.post('/leadagent', body)).json();
+        expect(await send(event({ phone, text: 'excluir', fromMe: true, wasSentByApi: true }))).toEqual({ status: 'ignored', reason: 'sent by the clinic' });
+        expect(await send(event({ phone, text: 'Reset' }))).toEqual({ status: 'ignored', reason: 'command reset' });
+        await open.idle();
+        expect(open.gateway.sent.filter((s) => s.number === phone).map((s) => s.text)).toEqual(['Conversa redefinida ✅']);
+        expect(await open.runtime.db.find('wf_chat_histories', { where: { clinica_id: open.clinic.id, session_id: phone } })).toEqual([]);
+        expect(await open.runtime.db.get('leads', { remotejid: phone })).not.toBeNull();
+        expect(open.openai.chatRequests()).toHaveLength(0);
+      } finally {
+        await open.close();
+      }
+    });
   });
 
   describe('agent flow: answering', () => {

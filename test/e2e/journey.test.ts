@@ -113,9 +113,10 @@ forEachBackend('a lead through intake, agent and handoff', (backend) => {
     expect(output.form_to_first_message_ms).toBeLessThan(120_000);
   });
 
-  it("the lead's reply: the agent's memory starts with the intake's first message, and the exchange is recorded both ways", async () => {
+  it("the lead's reply: the agent's memory starts with the intake's first message, the reply is cleaned, and the exchange is recorded both ways", async () => {
     stack.openai.reset();
-    stack.openai.queueChat({ text: 'Que ótimo! Você já usou lentes antes?' });
+    // A stray backslash, as models sometimes write, never reaches the lead.
+    stack.openai.queueChat({ text: 'Que ótimo\\! Você já usou lentes antes?' });
     expect(await agentPost(event('text-conversation.json', { text: 'Oi! Sim, quero saber mais' }))).toEqual({ status: 'queued' });
     await stack.idle();
     const [request] = stack.openai.chatRequests();
