@@ -3,8 +3,10 @@ import { resolve } from 'node:path';
 import { existsSync } from 'node:fs';
 import { Engine } from '../engine/engine.js';
 import { loadFlowDirectory } from '../engine/load/loader.js';
+import type { EngineObserver } from '../engine/observer.js';
 import type { Logger } from '../engine/run/execution-run.js';
 import { formatProblem } from '../engine/load/yaml-source.js';
+import type { Scheduler } from '../engine/scheduler/scheduler.js';
 import type { ExecutionStore } from '../engine/store/execution-store.js';
 import type { LoadedFlow, LoadProblem } from '../engine/types.js';
 import { defaultRegistry } from '../nodes/index.js';
@@ -50,7 +52,18 @@ export function pickFlow(loaded: LoadedFlows, nameOrFile: string): LoadedFlow {
 export function createEngine(
   flows: Map<string, LoadedFlow>,
   logger: Logger,
-  options: { services?: Record<string, unknown>; store?: ExecutionStore; env?: Record<string, string | undefined> } = {},
+  options: { services?: Record<string, unknown>; store?: ExecutionStore; env?: Record<string, string | undefined>; observer?: EngineObserver; scheduler?: Scheduler; leaseMs?: number } = {},
 ): Engine {
-  return new Engine({ registry: defaultRegistry(), flows, logger, services: options.services ?? {}, store: options.store, env: options.env });
+  // A shared (durable) scheduler means queue mode: triggered executions are enqueued for any process.
+  return new Engine({
+    registry: defaultRegistry(),
+    flows,
+    logger,
+    services: options.services ?? {},
+    store: options.store,
+    env: options.env,
+    observer: options.observer,
+    ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
+    ...(options.scheduler ? { scheduler: options.scheduler, queued: options.scheduler.durable === true } : {}),
+  });
 }

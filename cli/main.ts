@@ -11,6 +11,7 @@ import { registerSchema } from './commands/schema.js';
 import { registerServe } from './commands/serve.js';
 import { registerTest } from './commands/test.js';
 import { registerValidate } from './commands/validate.js';
+import { registerWorker } from './commands/worker.js';
 import { UsageError } from './host.js';
 
 const program = new Command();
@@ -21,6 +22,7 @@ program
   .exitOverride();
 
 registerServe(program);
+registerWorker(program);
 registerValidate(program);
 registerRun(program);
 registerGraph(program);

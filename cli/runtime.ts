@@ -2,20 +2,41 @@
 // (CONTRACT.md §2). Nodes reach them as `ctx.services.<key>` (see adapters/README.md).
 import { databaseFromEnv, type Database } from '../adapters/db/database.js';
 import { DbExecutionStore } from '../adapters/db/execution-store.js';
+import { withErasure, type ExecutionEraser } from '../engine/store/erasing-store.js';
 import { createAiService } from '../adapters/ai/ai-service.js';
+import { findInstanceByToken, type InstanceGrant } from '../adapters/gateway/instance-token-lookup.js';
 import { MediaCache } from '../adapters/gateway/media-cache.js';
 import { uazapiClientFactory } from '../adapters/gateway/uazapi-client.js';
 import { createKeyValue } from '../adapters/kv/create-key-value.js';
+import { DurableKeyValueStorage } from '../adapters/kv/durable-storage.js';
+import { MemoryKeyValue } from '../adapters/kv/memory-key-value.js';
+import type { Metrics } from '../adapters/metrics/metrics.js';
 import type { Logger } from '../engine/run/execution-run.js';
 
 export interface Runtime {
   db: Database;
   /** Services for nodes; `db` may be a rollback scope in dry runs. */
   services: Record<string, unknown>;
-  /** The execution store on the database. */
-  store: DbExecutionStore;
+  /**
+   * The execution store on the database, with erasure (engine/store/erasing-store.ts): the store to
+   * hand the engine, so what an `excluir` execution writes after erasing a lead is scrubbed too.
+   */
+  store: DbExecutionStore & ExecutionEraser;
+  /** The instance-token check of `auth: instance-token` webhooks (constant time; never returns the token). */
+  instanceByToken(token: string): Promise<InstanceGrant | undefined>;
+  /** Readiness (`GET /readyz`): the database answers `select 1`, and Redis PING when REDIS_URL is set. */
+  ready(): Promise<Readiness>;
   close(): Promise<void>;
 }
+
+export interface Readiness {
+  ok: boolean;
+  /** Per dependency: `ok`, `not configured`, or why it failed (`failed`, `timeout`); never a stack or a URL. */
+  checks: Record<string, string>;
+}
+
+/** Longest a readiness check waits for one dependency, ms. */
+const READY_CHECK_TIMEOUT_MS = 2_000;
 
 export interface RuntimeOptions {
   logger: Logger;
@@ -24,6 +45,10 @@ export interface RuntimeOptions {
   env?: Record<string, string | undefined>;
   /** Namespace of every key-value key (e.g. one per test stack sharing a Redis); default `leadflow:`. */
   kvPrefix?: string;
+  /** Without REDIS_URL, keep the key-value data in the database too (`serve`); default in memory only. */
+  durableKeyValue?: boolean;
+  /** Figures fed by the AI service and the gateway client (adapters/metrics/metrics.ts). */
+  metrics?: Metrics;
 }
 
 /** Opens the database and builds the services for nodes. */
@@ -41,29 +66,57 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   }
   let ai;
   try {
-    ai = createAiService(env);
+    const metrics = options.metrics;
+    ai = createAiService(env, metrics ? { onCall: metrics.aiCall, onAgentAttempt: metrics.agentAttempt } : {});
   } catch (err) {
     await db.close();
     throw err;
   }
-  const kv = createKeyValue({
-    url: env.REDIS_URL || undefined,
-    prefix: options.kvPrefix,
-    onError: (err: Error) => options.logger.warn({ err: err.message }, 'key-value store error'),
-  });
+  // Embedded mode in the service process (`serve`): the in-process store written through to the
+  // database, so a crash loses no buffered message or lock. One-shot commands keep it in memory (a
+  // dry run's rollback transaction holds SQLite's only connection; nothing else may write there).
+  let kv;
+  if (!env.REDIS_URL && options.durableKeyValue) {
+    const storage = new DurableKeyValueStorage(db.knex);
+    try {
+      await storage.load();
+    } catch (err) {
+      await db.close();
+      throw err;
+    }
+    kv = new MemoryKeyValue({ prefix: options.kvPrefix, storage });
+  } else {
+    kv = createKeyValue({
+      url: env.REDIS_URL || undefined,
+      prefix: options.kvPrefix,
+      onError: (err: Error) => options.logger.warn({ err: err.message }, 'key-value store error'),
+    });
+  }
+  const store = withErasure(new DbExecutionStore(db));
   const services: Record<string, unknown> = {
     db,
     instances: { get: (id: number) => db.instanceById(id) },
-    gateway: uazapiClientFactory({ logger: options.logger }),
+    gateway: uazapiClientFactory({ logger: options.logger, ...(options.metrics ? { onCall: options.metrics.gatewayCall } : {}) }),
     media: new MediaCache(),
     // Built at start so a malformed LEADFLOW_MODEL_* fails before the first lead, not during it.
     ai,
     kv,
+    // `executions.erase` (excluir): the same store the engine writes through.
+    executions: store,
   };
   return {
     db,
     services,
-    store: new DbExecutionStore(db),
+    store,
+    instanceByToken: (token: string) => findInstanceByToken(db, token),
+    async ready() {
+      const redisConfigured = Boolean(env.REDIS_URL);
+      const [database, redis] = await Promise.all([
+        check('database', () => db.ping(READY_CHECK_TIMEOUT_MS + 500), options.logger),
+        redisConfigured ? check('redis', () => kv.ping(), options.logger) : Promise.resolve('not configured'),
+      ]);
+      return { ok: database === 'ok' && (redis === 'ok' || redis === 'not configured'), checks: { database, redis } };
+    },
     async close() {
       await kv.close();
       await db.close();
@@ -71,8 +124,30 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   };
 }
 
-/** Days finished executions are kept (LEADFLOW_EXECUTIONS_RETAIN_DAYS, default 30). */
+/** `ok`, or `timeout` / `failed` (the reason is logged, not returned). */
+async function check(name: string, probe: () => Promise<void>, logger: Logger): Promise<string> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), READY_CHECK_TIMEOUT_MS);
+  });
+  try {
+    const outcome = await Promise.race([probe().then(() => 'ok' as const), timeout]);
+    if (outcome === 'timeout') logger.warn({ check: name, timeout_ms: READY_CHECK_TIMEOUT_MS }, 'readiness check timed out');
+    return outcome;
+  } catch (err) {
+    logger.warn({ check: name, err: err instanceof Error ? err.message : String(err) }, 'readiness check failed');
+    return 'failed';
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Days finished executions are kept (LEADFLOW_EXECUTIONS_RETAIN_DAYS, default 30). Unset, blank or
+ * not a number >= 0: the default (a blank value must not read as 0, which would prune everything).
+ */
 export function retentionDays(env: Record<string, string | undefined> = process.env): number {
-  const days = Number(env.LEADFLOW_EXECUTIONS_RETAIN_DAYS ?? 30);
+  const text = env.LEADFLOW_EXECUTIONS_RETAIN_DAYS?.trim();
+  const days = text ? Number(text) : 30;
   return Number.isFinite(days) && days >= 0 ? days : 30;
 }

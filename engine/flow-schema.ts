@@ -134,10 +134,10 @@ const triggerSchema: Schema = {
         method: { enum: ['POST', 'PUT', 'PATCH', 'GET', 'DELETE'], default: 'POST' },
         path: { type: 'string', pattern: '^/[A-Za-z0-9/_-]*$', description: 'Route served by `leadflow serve`.' },
         auth: {
-          enum: ['none', 'secret', 'form-signature'],
+          enum: ['none', 'secret', 'form-signature', 'instance-token'],
           default: 'secret',
           description:
-            '`secret`: X-Webhook-Secret header or ?secret= must equal LEADFLOW_WEBHOOK_SECRET when it is set; `form-signature`: the secret, or a Typeform/Tally HMAC of the raw body; `none`: public.',
+            '`secret`: X-Webhook-Secret header or ?secret= must equal LEADFLOW_WEBHOOK_SECRET when it is set; `form-signature`: the secret, or a Typeform/Tally HMAC of the raw body; `instance-token`: the secret when it is set, and always the body\'s `token` must be a registered WhatsApp instance\'s (401 otherwise): the flow sees the instance as `trigger.auth` ({instance_id, clinica_id}) and the recorded body keeps `token` as "***"; `none`: public.',
         },
         respond: {
           type: 'object',

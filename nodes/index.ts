@@ -12,6 +12,7 @@ import stop from './core/stop.js';
 import switchNode from './core/switch.js';
 import wait from './core/wait.js';
 import { dbNodes } from './data/db-index.js';
+import executionsErase from './data/executions-erase.js';
 import { kvNodes } from './data/kv-index.js';
 import { messagingNodes } from './messaging/index.js';
 import { aiNodes } from './ai/index.js';
@@ -20,7 +21,7 @@ import { leadNodes } from './lead/index.js';
 export const coreNodes: NodeDefinition[] = [set, ifNode, switchNode, foreach, parallel, wait, stop, respond, callFlow, httpRequest] as unknown as NodeDefinition[];
 
 /** Every shipped node type: control flow, then what each touches outside the process. */
-export const allNodes: NodeDefinition[] = [...coreNodes, ...dbNodes, ...kvNodes, ...messagingNodes, ...aiNodes, ...leadNodes];
+export const allNodes: NodeDefinition[] = [...coreNodes, ...dbNodes, executionsErase as unknown as NodeDefinition, ...kvNodes, ...messagingNodes, ...aiNodes, ...leadNodes];
 
 /** The registry of every shipped node type. */
 export function defaultRegistry(): NodeRegistry {

@@ -11,7 +11,7 @@
 // An empty final answer is never returned: it counts as a failure. Without `contingency`, a 429 is
 // an ordinary failure and the walk goes on to the next model.
 import type { ContentPart, ChatMessage, ChatUsage } from './chat-model.js';
-import type { AiService } from './ai-service.js';
+import type { AgentAttemptEvent, AiService } from './ai-service.js';
 import { AgentFailedError } from './agent-failed-error.js';
 import { realClock, type Clock } from './clock.js';
 import { EmptyOutputError } from './empty-output-error.js';
@@ -46,7 +46,7 @@ export interface AgentModels {
 }
 
 export interface AgentRunOptions {
-  ai: Pick<AiService, 'chat'>;
+  ai: Pick<AiService, 'chat' | 'reportAttempt'>;
   models: AgentModels;
   /** System prompt. Not a secret store: assume it leaks (no credentials or rules enforced only here). */
   system?: string;
@@ -113,15 +113,24 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentResult> {
   let lastError: unknown;
 
   const remaining = () => deadline - clock.now();
+  /** Metrics of one attempt (the AI service's onAgentAttempt); a failing reporter never fails the run. */
+  const report = (event: AgentAttemptEvent) => {
+    try {
+      options.ai.reportAttempt?.(event);
+    } catch {
+      // ignored
+    }
+  };
 
   /** One model's full turn (tool loop included). Resolves the answer or records the failure and resolves undefined. */
-  async function attempt(model: string): Promise<string | undefined> {
+  async function attempt(model: string, role: AgentAttemptEvent['role']): Promise<string | undefined> {
     const started = clock.now();
     try {
       const text = await turn(model, tools);
       const done: AgentAttempt = { model, outcome: 'ok', ms: clock.now() - started };
       attempts.push(done);
       options.onAttempt?.(done);
+      report({ model, role, outcome: done.outcome, ms: done.ms });
       return text;
     } catch (err) {
       if (signal.aborted) throw signal.reason ?? err;
@@ -130,6 +139,7 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentResult> {
       const failed: AgentAttempt = { model, outcome, ms: clock.now() - started, error: err instanceof Error ? err.message : String(err) };
       attempts.push(failed);
       options.onAttempt?.(failed);
+      report({ model, role, outcome, ms: failed.ms });
       return undefined;
     }
   }
@@ -171,9 +181,9 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentResult> {
   const fail = (code: 'deadline' | 'exhausted') => new AgentFailedError(code, attempts, { cause: lastError, deadlineMs });
 
   let rateLimited = false;
-  for (const model of [options.models.primary, ...(options.models.fallbacks ?? [])]) {
+  for (const [index, model] of [options.models.primary, ...(options.models.fallbacks ?? [])].entries()) {
     if (remaining() <= 0) throw fail('deadline');
-    const text = await attempt(model);
+    const text = await attempt(model, index === 0 ? 'primary' : 'fallback');
     if (text !== undefined) return finish(text, model);
     if (attempts.at(-1)!.outcome === 'rate_limited' && options.models.contingency) {
       rateLimited = true;
@@ -185,7 +195,7 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentResult> {
   if (!contingency) throw fail(remaining() <= 0 ? 'deadline' : 'exhausted');
   if (!rateLimited) {
     if (remaining() <= 0) throw fail('deadline');
-    const text = await attempt(contingency);
+    const text = await attempt(contingency, 'contingency');
     if (text !== undefined) return finish(text, contingency);
     if (attempts.at(-1)!.outcome !== 'rate_limited') throw fail(remaining() <= 0 ? 'deadline' : 'exhausted');
   }
@@ -195,7 +205,7 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentResult> {
     if (isPermanent(lastError) || cycle >= MAX_CONTINGENCY_ATTEMPTS) throw fail('exhausted');
     if (remaining() <= waitMs) throw fail('deadline');
     await clock.sleep(waitMs, signal);
-    const text = await attempt(contingency);
+    const text = await attempt(contingency, 'contingency');
     if (text !== undefined) return finish(text, contingency);
   }
 }

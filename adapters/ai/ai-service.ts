@@ -25,6 +25,14 @@ export interface AiCallEvent {
   output_tokens?: number;
 }
 
+/** One model attempt of an agent or generate run (agent-runner.ts), for metrics: which role the model had in the chain. */
+export interface AgentAttemptEvent {
+  model: string;
+  role: 'primary' | 'fallback' | 'contingency';
+  outcome: 'ok' | 'error' | 'rate_limited' | 'empty';
+  ms: number;
+}
+
 export interface AiService {
   /** Model roles and the 429 wait, from the environment. */
   readonly models: ModelConfig;
@@ -32,6 +40,8 @@ export interface AiService {
   chat(model: string, request: AiChatRequest): Promise<ChatResult>;
   /** Speech to text with an `openai:` model; returns the transcript ('' when the audio has no speech). */
   transcribe(model: string, request: AiTranscribeRequest): Promise<string>;
+  /** Reports one agent-run attempt to `onAgentAttempt` (called by the agent runner); never throws. */
+  reportAttempt?(event: AgentAttemptEvent): void;
 }
 
 export interface AiServiceOptions {
@@ -39,6 +49,8 @@ export interface AiServiceOptions {
   timeoutMs?: number;
   /** Called after every provider call (metrics); must not throw. */
   onCall?: (event: AiCallEvent) => void;
+  /** Called after every model attempt of an agent or generate run (metrics); must not throw. */
+  onAgentAttempt?: (event: AgentAttemptEvent) => void;
   /** Custom fetch for both SDKs (tests, proxies). */
   fetch?: typeof fetch;
 }
@@ -91,6 +103,13 @@ export function createAiService(env: Record<string, string | undefined> = proces
       const ref = parseModelRef(model);
       if (ref.provider !== 'openai') throw new ModelRefError(`transcription needs an openai: model (only /audio/transcriptions transcribes), got "${model}"`);
       return measured(model, 'transcribe', () => openAi(model).transcribe({ ...request, model: ref.model }));
+    },
+    reportAttempt(event) {
+      try {
+        options.onAgentAttempt?.(event);
+      } catch {
+        // metrics must never break a run
+      }
     },
   };
 }

@@ -2,7 +2,8 @@
 // reads back exactly as written: JSON parts are stored as JSON text, optional fields that were
 // absent stay absent, timestamps are ISO text with milliseconds.
 import type { Knex } from 'knex';
-import type { ExecutionStore, ListOptions } from '../../engine/store/execution-store.js';
+import type { ClaimResult, ExecutionStore, Lease, ListOptions } from '../../engine/store/execution-store.js';
+import { CompiledErasure, type Erasure, type PayloadEraser, type PayloadEraseResult, type RecordSummary } from '../../engine/store/erasure.js';
 import type { ExecutionRecord, ExecutionStatus, JsonValue } from '../../engine/types.js';
 import type { Database } from './database.js';
 import { toIsoTimestamp } from './values.js';
@@ -10,8 +11,6 @@ import { toIsoTimestamp } from './values.js';
 const TABLE = 'executions';
 /** Text columns holding payloads; `erasePayloads` searches and rewrites these. */
 const PAYLOAD_COLUMNS = ['trigger', 'vars', 'steps', 'outbound', 'response', 'output', 'error', 'stop_reason'] as const;
-/** What replaces an erased value. */
-export const ERASED = '[erased]';
 const FINAL: ExecutionStatus[] = ['success', 'failed', 'stopped'];
 /** Default and largest page of `list`. */
 const DEFAULT_LIST_LIMIT = 20;
@@ -32,7 +31,7 @@ function parse<T>(text: unknown, fallback: T): T {
   return JSON.parse(text) as T;
 }
 
-export class DbExecutionStore implements ExecutionStore {
+export class DbExecutionStore implements ExecutionStore, PayloadEraser {
   constructor(private readonly db: Database) {}
 
   private get knex(): Knex {
@@ -102,6 +101,42 @@ export class DbExecutionStore implements ExecutionStore {
     await this.knex(TABLE).insert(row).onConflict('id').merge(changes);
   }
 
+  async insertLeased(record: ExecutionRecord, lease: Lease): Promise<void> {
+    await this.insert(record);
+    await this.knex(TABLE).where({ id: record.id }).update({ lease_owner: lease.owner, lease_until: lease.until });
+  }
+
+  /** One conditional UPDATE, so two processes can never both take the same execution. */
+  async claim(id: string, lease: Lease, takeOverFrom?: string): Promise<ClaimResult> {
+    const now = Date.now();
+    const taken = await this.knex(TABLE)
+      .where({ id })
+      .andWhere((q) =>
+        q
+          .where('status', 'waiting')
+          .orWhere((r) => r.where('status', 'running').andWhere((l) => l.whereNull('lease_until').orWhere('lease_until', '<', now).orWhereIn('lease_owner', takeOverFrom ? [lease.owner, takeOverFrom] : [lease.owner]))),
+      )
+      .update({ status: 'running', lease_owner: lease.owner, lease_until: lease.until });
+    if (taken === 1) return { record: await this.get(id) };
+    const row = (await this.knex(TABLE).where({ id }).first('status', 'lease_until')) as DbRow | undefined;
+    if (row?.status === 'running' && row.lease_until !== null && row.lease_until !== undefined) return { heldUntil: Number(row.lease_until) };
+    return {};
+  }
+
+  async renewLease(id: string, lease: Lease): Promise<boolean> {
+    const kept = await this.knex(TABLE).where({ id, status: 'running', lease_owner: lease.owner }).update({ lease_until: lease.until });
+    return kept === 1;
+  }
+
+  async listRunning(): Promise<Array<{ id: string; lease_until: number | null; lease_owner: string | null }>> {
+    const rows = (await this.knex(TABLE).where('status', 'running').select('id', 'lease_until', 'lease_owner').orderBy('seq')) as DbRow[];
+    return rows.map((r) => ({
+      id: String(r.id),
+      lease_until: r.lease_until === null || r.lease_until === undefined ? null : Number(r.lease_until),
+      lease_owner: r.lease_owner === null || r.lease_owner === undefined ? null : String(r.lease_owner),
+    }));
+  }
+
   async get(id: string): Promise<ExecutionRecord | undefined> {
     const row = (await this.knex(TABLE).where({ id }).first()) as DbRow | undefined;
     return row ? this.fromRow(row) : undefined;
@@ -153,42 +188,44 @@ export class DbExecutionStore implements ExecutionStore {
   }
 
   /**
-   * Erases personal data from stored payloads (`excluir`): in every execution whose trigger, vars,
-   * steps, outbound calls, response, output, error or stop reason contains one of `needles`, each
-   * string or number (and object key) containing a needle becomes "[erased]". Returns how many
-   * executions changed. Needles are first looked up in the stored JSON text, so use text without
-   * quotes or backslashes (phone digits, a chat id). A running execution saves its in-memory record again after its next step:
-   * erase once it has ended.
+   * Erases one person's data from stored payloads (`excluir`, engine/store/erasure.ts): every
+   * execution whose trigger, vars, steps, outbound calls, response, output, error or stop reason
+   * contains one of the erasure's needles is rewritten scrubbed, unless `spare` keeps it (an
+   * execution still running or waiting needs its data). Needles are first looked up in the stored
+   * JSON text, so they should be text JSON writes as is (phone digits, a chat id). A running
+   * execution saves its in-memory record again after its next step: the erasing store decorator
+   * (engine/store/erasing-store.ts) scrubs those writes.
    */
-  async erasePayloads(needles: string[]): Promise<number> {
-    const wanted = needles.filter((n) => n !== '');
-    if (wanted.length === 0) return 0;
+  async erasePayloads(erasure: Erasure, spare: (record: RecordSummary) => boolean = () => false): Promise<PayloadEraseResult> {
+    const compiled = new CompiledErasure(erasure);
+    const result: PayloadEraseResult = { erased: [], spared: [] };
+    if (compiled.needles.length === 0) return result;
     const escape = (n: string) => n.replace(/[!%_]/g, (c) => `!${c}`);
     const rows = (await this.knex(TABLE)
       .where((q) => {
-        for (const column of PAYLOAD_COLUMNS) for (const n of wanted) q.orWhereRaw(`?? like ? escape '!'`, [column, `%${escape(n)}%`]);
+        for (const column of PAYLOAD_COLUMNS) for (const n of compiled.needles) q.orWhereRaw(`?? like ? escape '!'`, [column, `%${escape(n)}%`]);
       })
-      .select('id', ...PAYLOAD_COLUMNS)) as DbRow[];
-    const hit = (text: string) => wanted.some((n) => text.includes(n));
-    const scrub = (value: unknown): unknown => {
-      if (typeof value === 'string') return hit(value) ? ERASED : value;
-      if (typeof value === 'number') return hit(String(value)) ? ERASED : value;
-      if (Array.isArray(value)) return value.map(scrub);
-      if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [hit(k) ? ERASED : k, scrub(v)]));
-      return value;
-    };
-    let changed = 0;
+      .orderBy('seq')
+      .select('id', 'status', 'parent_id', ...PAYLOAD_COLUMNS)) as DbRow[];
     for (const row of rows) {
+      if (!PAYLOAD_COLUMNS.some((c) => typeof row[c] === 'string' && compiled.hits(row[c]))) continue;
+      const summary: RecordSummary = { id: String(row.id), status: row.status as ExecutionStatus };
+      if (row.parent_id !== null && row.parent_id !== undefined) summary.parent_id = String(row.parent_id);
+      if (spare(summary)) {
+        result.spared.push(summary.id);
+        continue;
+      }
       const changes: DbRow = {};
       for (const column of PAYLOAD_COLUMNS) {
         const text = row[column];
-        if (typeof text !== 'string' || !hit(text)) continue;
-        changes[column] = column === 'stop_reason' ? ERASED : JSON.stringify(scrub(JSON.parse(text)));
+        if (typeof text !== 'string') continue;
+        const scrubbed = column === 'stop_reason' ? compiled.replaceText(text) : JSON.stringify(compiled.scrub(JSON.parse(text) as JsonValue));
+        if (scrubbed !== text) changes[column] = scrubbed;
       }
       if (Object.keys(changes).length === 0) continue;
       await this.knex(TABLE).where({ id: row.id }).update(changes);
-      changed += 1;
+      result.erased.push(summary.id);
     }
-    return changed;
+    return result;
   }
 }

@@ -30,6 +30,8 @@ export interface RetryPolicy {
   random: () => number;
   fetch: typeof fetch;
   logger?: GatewayLogger;
+  /** Called before each retry's wait (metrics); must not throw. */
+  onRetry?: () => void;
 }
 
 export interface PostJsonCall {
@@ -71,6 +73,7 @@ export async function postJson(call: PostJsonCall, policy: RetryPolicy): Promise
     if (!retryable) throw error;
     const delay = outcome.retryAfterMs ?? backoffDelay(attempt, policy.baseDelayMs, policy.maxDelayMs, policy.random);
     policy.logger?.warn({ gateway: target, attempt, retry_in_ms: delay, error: error.message }, 'gateway call failed, retrying');
+    policy.onRetry?.();
     await sleep(delay, call.signal);
   }
 }

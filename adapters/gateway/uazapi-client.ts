@@ -32,6 +32,17 @@ export interface UazapiClientOptions {
   /** Random source for jitter, [0, 1). Default Math.random. */
   random?: () => number;
   logger?: GatewayLogger;
+  /**
+   * Called for metrics (must not throw): `retried` before each retry of a call, then once `ok` or
+   * `error` when the call ends (an abort counts as `error`).
+   */
+  onCall?: (event: GatewayCallEvent) => void;
+}
+
+/** One gateway call event: `send` (sendText) or `download` (downloadMedia). */
+export interface GatewayCallEvent {
+  op: 'send' | 'download';
+  outcome: 'ok' | 'error' | 'retried';
 }
 
 export type UazapiClientDefaults = Omit<UazapiClientOptions, 'serverUrl' | 'token'>;
@@ -46,6 +57,7 @@ export class UazapiClient implements GatewayClient {
   readonly #timeoutMs: number;
   readonly #maxDownloadBytes: number;
   readonly #policy: RetryPolicy;
+  readonly #onCall: ((event: GatewayCallEvent) => void) | undefined;
 
   constructor(options: UazapiClientOptions) {
     let url: URL;
@@ -69,10 +81,36 @@ export class UazapiClient implements GatewayClient {
       fetch: options.fetch ?? globalThis.fetch,
       ...(options.logger ? { logger: options.logger } : {}),
     };
+    this.#onCall = options.onCall;
+  }
+
+  /** `policy` with this call's retries reported, and the call's end reported (never throws into the call). */
+  async #measured<T>(op: GatewayCallEvent['op'], call: (policy: RetryPolicy) => Promise<T>): Promise<T> {
+    const onCall = this.#onCall;
+    if (!onCall) return call(this.#policy);
+    const emit = (outcome: GatewayCallEvent['outcome']) => {
+      try {
+        onCall({ op, outcome });
+      } catch {
+        // metrics must never break a call
+      }
+    };
+    try {
+      const result = await call({ ...this.#policy, onRetry: () => emit('retried') });
+      emit('ok');
+      return result;
+    } catch (err) {
+      emit('error');
+      throw err;
+    }
   }
 
   /** Sends one text. `number` must be digits; `delay` (ms, default 0) is sent as is. */
   async sendText(request: SendTextRequest, options: GatewayCallOptions = {}): Promise<SendTextResult> {
+    return this.#measured('send', (policy) => this.#sendText(request, options, policy));
+  }
+
+  async #sendText(request: SendTextRequest, options: GatewayCallOptions, policy: RetryPolicy): Promise<SendTextResult> {
     if (!/^\d+$/.test(request.number)) throw new TypeError('sendText: number must be digits only (country code first, no JID suffix)');
     const delay = Math.max(0, Math.round(request.delay ?? 0));
     const url = `${this.serverUrl}/send/text`;
@@ -87,7 +125,7 @@ export class UazapiClient implements GatewayClient {
         maxResponseBytes: MAX_SEND_ANSWER_BYTES,
         ...(options.signal ? { signal: options.signal } : {}),
       },
-      this.#policy,
+      policy,
     );
     const body = answer.body;
     if (!body || typeof body !== 'object' || Array.isArray(body)) throw new GatewayResponseError(displayUrl(url), answer.status, 'not a JSON object');
@@ -97,6 +135,10 @@ export class UazapiClient implements GatewayClient {
 
   /** Downloads the media of a received message as bytes (base64 decoded). */
   async downloadMedia(messageId: string, options: GatewayCallOptions = {}): Promise<DownloadedMedia> {
+    return this.#measured('download', (policy) => this.#downloadMedia(messageId, options, policy));
+  }
+
+  async #downloadMedia(messageId: string, options: GatewayCallOptions, policy: RetryPolicy): Promise<DownloadedMedia> {
     if (typeof messageId !== 'string' || messageId.trim() === '') throw new TypeError('downloadMedia: message id is empty');
     const url = `${this.serverUrl}/message/download`;
     const target = displayUrl(url);
@@ -111,7 +153,7 @@ export class UazapiClient implements GatewayClient {
         maxResponseBytes: this.#maxDownloadBytes,
         ...(options.signal ? { signal: options.signal } : {}),
       },
-      this.#policy,
+      policy,
     );
     const body = answer.body as Record<string, unknown> | null;
     if (!body || typeof body !== 'object' || Array.isArray(body)) throw new GatewayResponseError(target, answer.status, 'not a JSON object');

@@ -73,8 +73,11 @@ export interface KeyValue {
   /** True only for the first call with `key` within `ttlMs` (ms); the mark expires after that. */
   dedupe(key: string, ttlMs: number): Promise<boolean>;
 
-  /** Takes the lock `key` for `ttlMs` ms; returns a random owner token, or null when someone holds it. */
-  acquireLock(key: string, ttlMs: number): Promise<string | null>;
+  /**
+   * Takes the lock `key` for `ttlMs` ms; returns the owner token (`token` when given, else a random
+   * one), or null when someone holds it.
+   */
+  acquireLock(key: string, ttlMs: number, token?: string): Promise<string | null>;
   /** Releases the lock only when `token` still owns it (compare-and-delete); true when released. */
   releaseLock(key: string, token: string): Promise<boolean>;
   /** Sets the lock's remaining life to `ttlMs` ms only when `token` still owns it; true when extended. */

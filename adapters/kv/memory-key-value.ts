@@ -7,14 +7,14 @@ import type { JsonValue } from '../../engine/types.js';
 import { DEFAULT_BUFFER_TTL_MS, type BufferEntry, type BufferSnapshot, type BufferSummary, type KeyValue } from './key-value.js';
 import { checkKey, checkMs, checkTtl, DEFAULT_PREFIX, KINDS, storeKey, type Kind } from './key-names.js';
 
-interface MemoryBuffer {
+export interface MemoryBuffer {
   entries: BufferEntry[];
   ids: Set<string>;
   first_at: number;
   last_at: number;
 }
 
-type Slot = { expiresAt: number } & ({ buffer: MemoryBuffer } | { value: string });
+export type Slot = { expiresAt: number } & ({ buffer: MemoryBuffer } | { value: string });
 
 /** Writes between two sweeps of expired keys. */
 const SWEEP_EVERY = 1000;
@@ -54,6 +54,9 @@ export class MemoryKeyValueStorage {
   sweep(now = Date.now()): void {
     for (const [key, slot] of this.slots) if (slot.expiresAt <= now) this.slots.delete(key);
   }
+
+  /** Resolves when every change so far is durable (write-through storages); at once in memory. */
+  async flush(): Promise<void> {}
 
   /** Number of live keys (for tests). */
   get size(): number {
@@ -106,7 +109,10 @@ export class MemoryKeyValue implements KeyValue {
     }
     this.storage.set(this.key('buf', key), { buffer, expiresAt: Date.now() + ttlMs });
     const last = buffer.entries[buffer.entries.length - 1]!;
-    return { count: buffer.entries.length, first_at: buffer.first_at, last_at: buffer.last_at, last_id: last.id, added };
+    // Taken before the flush: other calls may change the buffer while it is written.
+    const summary = { count: buffer.entries.length, first_at: buffer.first_at, last_at: buffer.last_at, last_id: last.id, added };
+    await this.storage.flush();
+    return summary;
   }
 
   async bufferDrainIfLast(key: string, id: string, now: number, maxHoldMs: number): Promise<BufferEntry[] | null> {
@@ -119,7 +125,9 @@ export class MemoryKeyValue implements KeyValue {
     const last = buffer.entries[buffer.entries.length - 1]!;
     if (last.id !== id && Math.floor(now) - buffer.first_at < Math.floor(maxHoldMs)) return null;
     this.storage.delete(this.key('buf', key));
-    return copy(buffer.entries);
+    const drained = copy(buffer.entries);
+    await this.storage.flush();
+    return drained;
   }
 
   async bufferPeek(key: string): Promise<BufferSnapshot | null> {
@@ -133,14 +141,19 @@ export class MemoryKeyValue implements KeyValue {
   async dedupe(key: string, ttlMs: number): Promise<boolean> {
     checkKey('dedupe key', key);
     checkTtl('dedupe ttl', ttlMs);
-    return this.setIfAbsent(this.key('dedupe', key), '1', ttlMs);
+    const first = this.setIfAbsent(this.key('dedupe', key), '1', ttlMs);
+    await this.storage.flush();
+    return first;
   }
 
-  async acquireLock(key: string, ttlMs: number): Promise<string | null> {
+  async acquireLock(key: string, ttlMs: number, owner?: string): Promise<string | null> {
     checkKey('lock key', key);
     checkTtl('lock ttl', ttlMs);
-    const token = randomBytes(16).toString('hex');
-    return this.setIfAbsent(this.key('lock', key), token, ttlMs) ? token : null;
+    if (owner !== undefined) checkKey('lock token', owner);
+    const token = owner ?? randomBytes(16).toString('hex');
+    const taken = this.setIfAbsent(this.key('lock', key), token, ttlMs);
+    await this.storage.flush();
+    return taken ? token : null;
   }
 
   async releaseLock(key: string, token: string): Promise<boolean> {
@@ -148,7 +161,9 @@ export class MemoryKeyValue implements KeyValue {
     checkKey('lock token', token);
     const full = this.key('lock', key);
     if (!this.holds(full, token)) return false;
-    return this.storage.delete(full);
+    const released = this.storage.delete(full);
+    await this.storage.flush();
+    return released;
   }
 
   async extendLock(key: string, token: string, ttlMs: number): Promise<boolean> {
@@ -158,6 +173,7 @@ export class MemoryKeyValue implements KeyValue {
     const full = this.key('lock', key);
     if (!this.holds(full, token)) return false;
     this.storage.set(full, { value: token, expiresAt: Date.now() + ttlMs });
+    await this.storage.flush();
     return true;
   }
 
@@ -165,6 +181,7 @@ export class MemoryKeyValue implements KeyValue {
     keys.forEach((k) => checkKey('key to erase', k));
     let deleted = 0;
     for (const k of keys) for (const kind of KINDS) if (this.storage.delete(this.key(kind, k))) deleted++;
+    await this.storage.flush();
     return deleted;
   }
 
@@ -172,6 +189,7 @@ export class MemoryKeyValue implements KeyValue {
     checkKey('prefix to erase', prefix);
     let deleted = 0;
     for (const kind of KINDS) for (const full of this.storage.keysStartingWith(this.key(kind, prefix))) if (this.storage.delete(full)) deleted++;
+    await this.storage.flush();
     return deleted;
   }
 

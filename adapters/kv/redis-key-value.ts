@@ -74,10 +74,11 @@ export class RedisKeyValue implements KeyValue {
     return (await this.redis.set(this.key('dedupe', key), '1', 'PX', ttlMs, 'NX')) === 'OK';
   }
 
-  async acquireLock(key: string, ttlMs: number): Promise<string | null> {
+  async acquireLock(key: string, ttlMs: number, owner?: string): Promise<string | null> {
     checkKey('lock key', key);
     checkTtl('lock ttl', ttlMs);
-    const token = randomBytes(16).toString('hex');
+    if (owner !== undefined) checkKey('lock token', owner);
+    const token = owner ?? randomBytes(16).toString('hex');
     return (await this.redis.set(this.key('lock', key), token, 'PX', ttlMs, 'NX')) === 'OK' ? token : null;
   }
 

@@ -2,3 +2,4 @@
 export { normalizeFormPhone } from './normalize-form-phone.js';
 export { brazilianVariants } from './brazilian-variants.js';
 export { maskPhone } from './mask-phone.js';
+export { leadErasure, phoneNeedles } from './erasure.js';

@@ -8,6 +8,7 @@ import type { Logger } from '../../engine/run/execution-run.js';
 import type { ExecutionStore } from '../../engine/store/execution-store.js';
 import { MemoryExecutionStore } from '../../engine/store/memory-store.js';
 import type { NodeRegistry } from '../../engine/registry.js';
+import { recordedTriggerInput } from '../../engine/triggers/trigger-input.js';
 import type { ExecutionRecord, ExecutionStatus, JsonValue, LoadedFlow } from '../../engine/types.js';
 import { defaultRegistry } from '../../nodes/index.js';
 import { flowsDirectory, loadValidFlows, UsageError } from '../host.js';
@@ -101,7 +102,7 @@ export interface ReplayOptions {
 }
 
 /**
- * Starts the recorded execution's flow again with its trigger (body, headers, query) and waits for
+ * Starts the recorded execution's flow again with its trigger (body, headers, query, auth) and waits for
  * the end. A real replay is recorded in the database; a dry run records outbound calls instead of
  * making them, runs against a rollback scope (every database change undone at the end) and is kept
  * in memory only.
@@ -120,10 +121,9 @@ export async function replayExecution(options: ReplayOptions): Promise<Execution
   });
   try {
     await engine.startScheduler();
-    const trigger = record.trigger as { body?: JsonValue; headers?: Record<string, string>; query?: Record<string, string> };
     let handle;
     try {
-      handle = await engine.start(record.flow, { body: trigger.body ?? null, headers: trigger.headers, query: trigger.query }, { dryRun });
+      handle = await engine.start(record.flow, recordedTriggerInput(record), { dryRun });
     } catch (err) {
       if (err instanceof InputValidationError) {
         throw new UsageError(`the recorded payload no longer matches the input of flow "${record.flow}":\n${err.details.map((d) => `  ${d.path}: ${d.message}`).join('\n')}`);

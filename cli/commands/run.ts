@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import type { TriggerInput } from '../../engine/engine.js';
 import { InputValidationError } from '../../engine/errors/input-validation-error.js';
+import { authorizeInstanceToken } from '../../engine/triggers/webhook-auth.js';
 import type { ExecutionRecord, JsonValue } from '../../engine/types.js';
 import { createEngine, flowsDirectory, loadValidFlows, pickFlow, UsageError } from '../host.js';
 import { MemoryExecutionStore } from '../../engine/store/memory-store.js';
@@ -42,6 +44,20 @@ export function registerRun(program: Command): void {
       const body = readPayload(opts.payload);
       const logger = createLogger({ toStderr: true, level: 'warn' });
       const runtime = await openRuntime({ logger, migrate: true });
+      // The webhook's body-level authentication applies as over HTTP (the instance token: checked,
+      // handed over as trigger.auth, recorded as "***"); looked up before a dry run's transaction opens.
+      let input: TriggerInput = { body };
+      if (flow.trigger.webhook?.auth === 'instance-token') {
+        const grant = await authorizeInstanceToken(body, runtime.instanceByToken).catch(async (err: unknown) => {
+          await runtime.close();
+          throw err;
+        });
+        if (!grant) {
+          await runtime.close();
+          throw new UsageError(`the payload's "token" is not the token of a registered instance (POST ${flow.trigger.webhook.path} would answer 401)`);
+        }
+        input = { body: grant.body, auth: grant.auth };
+      }
       // A dry run works in a transaction rolled back at the end, and is kept in memory only.
       const scope = opts.dryRun ? await runtime.db.rollbackScope() : undefined;
       const engine = createEngine(loaded.flows, logger, {
@@ -54,7 +70,7 @@ export function registerRun(program: Command): void {
       try {
         let handle;
         try {
-          handle = await engine.start(flow.name, { body }, { dryRun: opts.dryRun ?? false });
+          handle = await engine.start(flow.name, input, { dryRun: opts.dryRun ?? false });
         } catch (err) {
           if (err instanceof InputValidationError) {
             throw new UsageError(`payload does not match the input of flow "${flow.name}":\n${err.details.map((d) => `  ${d.path}: ${d.message}`).join('\n')}`);

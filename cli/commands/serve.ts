@@ -1,8 +1,11 @@
 import type { Server } from 'node:http';
 import type { Command } from 'commander';
+import { createMetrics, embeddedQueueDepth } from '../../adapters/metrics/metrics.js';
 import { buildWebhookApp } from '../../engine/triggers/webhook-app.js';
+import { adminFromEnv } from '../admin-host.js';
 import { createEngine, flowsDirectory, loadValidFlows } from '../host.js';
 import { createLogger } from '../logger.js';
+import { leaseMsFromEnv, queueSchedulerFromEnv, SWEEP_EVERY_MS } from '../queue-mode.js';
 import { openRuntime, retentionDays } from '../runtime.js';
 import { watchFlows } from '../watch-flows.js';
 
@@ -21,9 +24,22 @@ export function registerServe(program: Command): void {
       const logger = createLogger();
       const dir = flowsDirectory(opts.flows);
       const loaded = loadValidFlows(dir);
-      const runtime = await openRuntime({ logger, migrate: true });
-      const engine = createEngine(loaded.flows, logger, { services: runtime.services, store: runtime.store });
+      const metrics = createMetrics({ onError: (err, where) => logger.warn({ metric: where, err: (err as Error).message }, 'metrics hook failed') });
+      const runtime = await openRuntime({ logger, migrate: true, metrics, durableKeyValue: true });
+      // REDIS_URL: queue mode (this process serves and also works the shared queue); else embedded.
+      const scheduler = queueSchedulerFromEnv(process.env, logger);
+      const engine = createEngine(loaded.flows, logger, { services: runtime.services, store: runtime.store, observer: metrics.observer, leaseMs: leaseMsFromEnv(process.env), ...(scheduler ? { scheduler } : {}) });
+      metrics.setQueueDepth(
+        scheduler
+          ? async () => {
+              const d = await scheduler.depth();
+              return d.waiting + d.active;
+            }
+          : embeddedQueueDepth(engine),
+      );
       await engine.startScheduler();
+      logger.info({ mode: scheduler ? 'queue' : 'embedded' }, scheduler ? 'queue mode: executions go through the Redis queue' : 'embedded mode: executions run in this process');
+      const sweepTimer = setInterval(() => void engine.sweep().catch((err: Error) => logger.warn({ err: err.message }, 'sweeping waits failed')), SWEEP_EVERY_MS).unref();
       const prune = async () => {
         try {
           const removed = await runtime.store.prune(retentionDays());
@@ -36,7 +52,9 @@ export function registerServe(program: Command): void {
       const pruneTimer = setInterval(() => void prune(), PRUNE_EVERY_MS).unref();
       const secret = process.env.LEADFLOW_WEBHOOK_SECRET || undefined;
       if (!secret) logger.warn({}, 'LEADFLOW_WEBHOOK_SECRET is not set: webhooks accept unauthenticated requests');
-      const app = buildWebhookApp({ engine, logger, secret });
+      const admin = adminFromEnv({ env: process.env, engine, runtime, logger });
+      if (admin) logger.info({}, 'admin HTTP surface on: /admin/executions (bearer LEADFLOW_ADMIN_TOKEN)');
+      const app = buildWebhookApp({ engine, logger, secret, instanceTokens: runtime.instanceByToken, ...(admin ? { admin } : {}), metrics, ready: () => runtime.ready() });
       const port = Number(process.env.PORT ?? 3000);
       const server: Server = await new Promise((resolve, reject) => {
         const s = app.listen(port, () => resolve(s));
@@ -57,7 +75,9 @@ export function registerServe(program: Command): void {
         const forced = setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS).unref();
         await new Promise<void>((resolve) => server.close(() => resolve()));
         clearInterval(pruneTimer);
+        clearInterval(sweepTimer);
         await engine.shutdown();
+        await scheduler?.close();
         await runtime.close();
         clearTimeout(forced);
         logger.info({}, 'stopped');

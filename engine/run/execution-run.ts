@@ -12,7 +12,7 @@
 //  5. retry    - on error, while attempts remain and `retry.when` holds: wait the backoff delay, go to 4.
 //  6. on_error - after the last attempt: `fail` ends the execution, `continue` goes on with
 //                `steps.<id> = {error}`, `goto` jumps to a step of the same list.
-//  7. save     - the execution record is saved after every step.
+//  7. save     - the execution record is saved after every step, before the next one starts.
 // Suspension (wait) and stop are signals thrown through the walk to the engine.
 import { assignOwn } from '../assign-own.js';
 import { evaluateValue, isTruthy, toPlainJson } from '../expressions.js';
@@ -20,6 +20,7 @@ import { StepFailedError } from '../errors/step-failed-error.js';
 import { StopSignal } from '../errors/stop-signal.js';
 import { SuspendSignal } from '../errors/suspend-signal.js';
 import { toStepError } from '../errors/to-step-error.js';
+import { notifyObserver, type EngineObserver } from '../observer.js';
 import type { NodeRegistry } from '../registry.js';
 import type {
   ExecutionRecord,
@@ -67,6 +68,8 @@ export interface RunHost {
   save(record: ExecutionRecord): Promise<void>;
   respond(record: ExecutionRecord): void;
   callFlow(parent: ExecutionRecord, stepKey: string, flow: string, input: JsonValue, state: JsonObject | undefined): Promise<JsonValue>;
+  /** Told when a step ends (metrics); its errors are ignored. */
+  observer?: EngineObserver;
 }
 
 interface Scope {
@@ -209,7 +212,7 @@ export class ExecutionRun {
         record.ms = Math.round(performance.now() - started);
         this.setOutput(scope, step.id, record.output, produced);
         this.logStep(record);
-        this.save();
+        await this.save();
         return { kind: 'next' };
       } catch (err) {
         record.ms = Math.round(performance.now() - started);
@@ -231,7 +234,7 @@ export class ExecutionRun {
           record.status = 'error';
           record.error = { ...err.detail, message: `step "${err.stepId}": ${err.detail.message}` };
           this.logStep(record);
-          this.save();
+          await this.save();
           if (step.on_error === 'fail') throw err;
           return this.afterFailure(step, scope, record, produced);
         }
@@ -249,7 +252,7 @@ export class ExecutionRun {
         }
         record.status = 'error';
         this.logStep(record);
-        this.save();
+        await this.save();
         // 6. on_error
         return this.afterFailure(step, scope, record, produced);
       }
@@ -278,14 +281,27 @@ export class ExecutionRun {
       { execution: this.record.id, flow: this.flow.name, step: record.id, type: record.type, status: record.status, attempt: record.attempt, ms: record.ms, ...(record.error ? { error: record.error.message } : {}) },
       'step',
     );
+    // Called where a step ends (success, error after its last attempt, stopped).
+    const status = record.status;
+    if (status === 'success' || status === 'error' || status === 'stopped') {
+      notifyObserver(this.host.observer, this.host.logger, (o) =>
+        o.stepEnded?.({ flow: this.flow.name, execution: this.record.id, step: record.id, node_type: record.type, status, ms: record.ms, attempt: record.attempt }),
+      );
+    }
   }
 
-  private save(): void {
+  /**
+   * Queues a save of the record and returns when it (and every earlier one) is written. The walk
+   * awaits it after each step, so a step is on record as done before the next one starts: a process
+   * killed at any point re-runs at most the step it was in, never one already finished.
+   */
+  private save(): Promise<void> {
     const snapshot = structuredClone(this.record);
     snapshot.updated_at = new Date().toISOString();
     this.saving = this.saving.then(() => this.host.save(snapshot)).catch((err) => {
       this.host.logger.error({ execution: this.record.id, err: (err as Error).message }, 'saving execution failed');
     });
+    return this.saving;
   }
 
   private nodeContext(step: LoadedStep, scope: Scope, record: StepRecord): NodeContext {

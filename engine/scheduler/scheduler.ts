@@ -10,4 +10,6 @@ export interface Scheduler {
   start(handler: (executionId: string) => Promise<void>): void;
   /** Stops firing; pending schedules are dropped (the store still holds the waits). */
   stop(): void;
+  /** True when schedules outlive this process (a queue on Redis): `schedule` still works after `stop`. */
+  readonly durable?: boolean;
 }

@@ -1,9 +1,11 @@
 import type { ExecutionRecord } from '../types.js';
-import type { ExecutionStore, ListOptions } from './execution-store.js';
+import type { ClaimResult, ExecutionStore, Lease, ListOptions } from './execution-store.js';
+import { CompiledErasure, type Erasure, type PayloadEraser, type PayloadEraseResult, type RecordSummary } from './erasure.js';
 
 /** In-process execution store; records are deep-copied in and out, as a database would. Lost on exit. */
-export class MemoryExecutionStore implements ExecutionStore {
+export class MemoryExecutionStore implements ExecutionStore, PayloadEraser {
   private readonly records = new Map<string, ExecutionRecord>();
+  private readonly leases = new Map<string, Lease>();
 
   async insert(record: ExecutionRecord): Promise<void> {
     if (this.records.has(record.id)) throw new Error(`execution ${record.id} already exists`);
@@ -32,5 +34,48 @@ export class MemoryExecutionStore implements ExecutionStore {
 
   async listWaiting(): Promise<Array<{ id: string; wake_at: number | null }>> {
     return [...this.records.values()].filter((r) => r.status === 'waiting').map((r) => ({ id: r.id, wake_at: r.wake_at ?? null }));
+  }
+
+  async insertLeased(record: ExecutionRecord, lease: Lease): Promise<void> {
+    await this.insert(record);
+    this.leases.set(record.id, { ...lease });
+  }
+
+  async claim(id: string, lease: Lease, takeOverFrom?: string): Promise<ClaimResult> {
+    const record = this.records.get(id);
+    if (!record) return {};
+    const held = this.leases.get(id);
+    if (record.status === 'running' && held && held.until > Date.now() && held.owner !== lease.owner && held.owner !== takeOverFrom) return { heldUntil: held.until };
+    if (record.status !== 'waiting' && record.status !== 'running') return {};
+    record.status = 'running';
+    this.leases.set(id, { ...lease });
+    return { record: structuredClone(record) };
+  }
+
+  async renewLease(id: string, lease: Lease): Promise<boolean> {
+    const held = this.leases.get(id);
+    if (this.records.get(id)?.status !== 'running' || !held || held.owner !== lease.owner) return false;
+    held.until = lease.until;
+    return true;
+  }
+
+  async listRunning(): Promise<Array<{ id: string; lease_until: number | null; lease_owner: string | null }>> {
+    return [...this.records.values()].filter((r) => r.status === 'running').map((r) => ({ id: r.id, lease_until: this.leases.get(r.id)?.until ?? null, lease_owner: this.leases.get(r.id)?.owner ?? null }));
+  }
+
+  /** Rewrites the person's records (erasure.ts), except those `spare` keeps. */
+  async erasePayloads(erasure: Erasure, spare: (record: RecordSummary) => boolean = () => false): Promise<PayloadEraseResult> {
+    const compiled = new CompiledErasure(erasure);
+    const result: PayloadEraseResult = { erased: [], spared: [] };
+    for (const record of this.records.values()) {
+      if (!compiled.matches(record)) continue;
+      if (spare({ id: record.id, status: record.status, ...(record.parent_id !== undefined ? { parent_id: record.parent_id } : {}) })) {
+        result.spared.push(record.id);
+        continue;
+      }
+      this.records.set(record.id, compiled.scrubRecord(record));
+      result.erased.push(record.id);
+    }
+    return result;
   }
 }

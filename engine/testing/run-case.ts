@@ -6,7 +6,7 @@ import type { NodeRegistry } from '../registry.js';
 import type { StepMock } from '../run/execution-run.js';
 import { InProcessScheduler } from '../scheduler/in-process-scheduler.js';
 import { MemoryExecutionStore } from '../store/memory-store.js';
-import type { ExecutionRecord, JsonValue, LoadedFlow } from '../types.js';
+import type { ExecutionRecord, JsonObject, JsonValue, LoadedFlow } from '../types.js';
 import type { TestCase } from './test-file-schema.js';
 
 /** Longest wait for a case's execution to end when the case sets no `timeout_ms`, ms. */
@@ -48,7 +48,8 @@ export async function runCase(flow: LoadedFlow, testCase: TestCase, host: CaseHo
     await engine.startScheduler();
     let id: string;
     try {
-      const handle = await engine.start(flow.name, { body: (testCase.payload ?? {}) as JsonValue }, { dryRun: true, mocks: testCase.mocks as Record<string, StepMock> | undefined });
+      const input = { body: (testCase.payload ?? {}) as JsonValue, ...(testCase.auth ? { auth: testCase.auth as JsonObject } : {}) };
+      const handle = await engine.start(flow.name, input, { dryRun: true, mocks: testCase.mocks as Record<string, StepMock> | undefined });
       handle.settled.catch(() => undefined);
       id = handle.id;
     } catch (err) {

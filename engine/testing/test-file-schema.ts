@@ -4,6 +4,7 @@
 //   cases:
 //     - name: new lead gets a first message
 //       payload: { nome: Ana }         # trigger body; default {}
+//       auth: { instance_id: 7 }       # what the webhook's auth established (`trigger.auth`); default none
 //       env: { DELAY_MS: 0 }           # overrides; names the flow (or a flow it calls) declares in `env`
 //       mocks: { lookup: { output: { found: false } } }   # or { error: { message, status?, body?, name? } }
 //       timeout_ms: 2000               # longest wait for the execution to end; default 10000
@@ -82,6 +83,11 @@ export const TestCaseSchema = Type.Object(
   {
     name: Type.String({ minLength: 1, description: 'Shown in the report; unique in its file.' }),
     payload: Type.Optional(AnyJson('Trigger body; default {}.')),
+    auth: Type.Optional(
+      Type.Record(Type.String(), Type.Unknown(), {
+        description: 'What the webhook\'s authentication established, seen as `trigger.auth` (e.g. `{instance_id, clinica_id}` for `auth: instance-token`); default none.',
+      }),
+    ),
     env: Type.Optional(
       Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()]), {
         description: 'Environment overrides for this case; each name must be declared in `env` by the flow under test or a flow it calls.',

@@ -6,7 +6,7 @@ import { kvService } from './kv-service.js';
 export default defineNode({
   type: 'lock',
   description:
-    'Runs `do` while holding the lock `key`, so at most one execution per key runs it at a time, in any number of processes (e.g. one agent run per lead). Waits for the lock up to `wait_ms` (polling every `poll_ms`), then fails. The lock lives `ttl_ms` and is extended while `do` runs, so a crashed holder frees it after at most `ttl_ms`. It is released when `do` ends, fails or waits (a waiting execution holds no lock; it takes it again when it resumes).',
+    'Runs `do` while holding the lock `key`, so at most one execution per key runs it at a time, in any number of processes (e.g. one agent run per lead). Waits for the lock up to `wait_ms` (polling every `poll_ms`), then fails. The lock lives `ttl_ms` and is extended while `do` runs, so a crashed holder frees it after at most `ttl_ms`; it belongs to the execution, so the same execution resumed by another process takes it back at once. It is released when `do` ends, fails or waits (a waiting execution holds no lock; it takes it again when it resumes).',
   params: Type.Object(
     {
       key: Type.String({ minLength: 1, description: 'What to serialise on, e.g. the lead (clinic and phone).', examples: ['{{ vars.clinic_id }}:{{ vars.phone }}'] }),
@@ -33,12 +33,15 @@ export default defineNode({
   async run(params, ctx) {
     const kv = kvService(ctx);
     const started = Date.now();
-    let token = await kv.acquireLock(params.key, params.ttl_ms);
+    // The lock belongs to this execution, not to the process: an execution taken over after its
+    // process died finds its own lock and goes on at once instead of waiting for it to expire.
+    const mine = `execution:${ctx.executionId}`;
+    let token = (await kv.extendLock(params.key, mine, params.ttl_ms)) ? mine : await kv.acquireLock(params.key, params.ttl_ms, mine);
     while (!token) {
       const left = params.wait_ms - (Date.now() - started);
       if (left <= 0) throw new Error(`could not acquire lock "${params.key}" within ${params.wait_ms} ms: another execution holds it`);
       await delay(Math.min(params.poll_ms, left), undefined, { signal: ctx.signal });
-      token = await kv.acquireLock(params.key, params.ttl_ms);
+      token = await kv.acquireLock(params.key, params.ttl_ms, mine);
     }
     const waitedMs = Date.now() - started;
     const owned = token;

@@ -1,6 +1,9 @@
 import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { createDatabase } from '../../adapters/db/database.js';
+import { DbExecutionStore } from '../../adapters/db/execution-store.js';
+import type { ExecutionRecord, ExecutionStatus } from '../../engine/types.js';
 import { removeScratch, ROOT, SCRATCH, startServe, type ServeProcess } from '../helpers/cli.js';
 
 let serve: ServeProcess | undefined;
@@ -78,5 +81,45 @@ describe('leadflow serve', () => {
     expect(serve.logs()).toMatch(/lead\.yaml:\d+:\d+ unknown node type \\"sett\\"/);
     expect((await post(`${url}/lead2`, { nome: 'Ana', telefone: '1' })).status).toBe(202);
     expect((await post(`${url}/lead3`, { nome: 'Ana', telefone: '1' })).status).toBe(404);
+  });
+
+  it('prunes finished executions older than LEADFLOW_EXECUTIONS_RETAIN_DAYS when it starts', async () => {
+    const dataDir = mkdtempSync(join(SCRATCH, 'prune-data-'));
+    const daysAgo = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString();
+    const rec = (id: string, status: ExecutionStatus, finishedDaysAgo: number): ExecutionRecord => ({
+      id,
+      flow: 'lead',
+      status,
+      trigger: { body: {} },
+      vars: {},
+      steps: [],
+      outbound: [],
+      dry_run: false,
+      created_at: daysAgo(finishedDaysAgo + 1),
+      updated_at: daysAgo(finishedDaysAgo),
+      ...(status === 'waiting' ? {} : { finished_at: daysAgo(finishedDaysAgo) }),
+    });
+    const db = createDatabase({ dataDir });
+    try {
+      await db.migrate();
+      const store = new DbExecutionStore(db);
+      await store.insert(rec('old-success', 'success', 9));
+      await store.insert(rec('old-failed', 'failed', 8));
+      await store.insert(rec('recent', 'stopped', 6));
+      await store.insert(rec('old-waiting', 'waiting', 20));
+    } finally {
+      await db.close();
+    }
+    serve = await startServe(['--flows', 'test/fixtures/http-flows'], { LEADFLOW_DATA_DIR: dataDir, LEADFLOW_EXECUTIONS_RETAIN_DAYS: '7' });
+    // The first pruning runs before the server listens.
+    const line = serve.logs().split('\n').find((l) => l.includes('pruned old executions'));
+    expect(JSON.parse(line ?? '{}')).toMatchObject({ removed: 2, retain_days: 7 });
+    const after = createDatabase({ dataDir });
+    try {
+      const ids = (await new DbExecutionStore(after).list({ limit: 100 })).map((r) => r.id).sort();
+      expect(ids).toEqual(['old-waiting', 'recent']);
+    } finally {
+      await after.close();
+    }
   });
 });

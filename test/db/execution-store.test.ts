@@ -1,6 +1,8 @@
-// DbExecutionStore: records read back exactly, list order/limit/filters, waits, prune, id prefixes.
-import { expect, it } from 'vitest';
+// DbExecutionStore: records read back exactly, list order/limit/filters, waits, prune (and the
+// retention `serve` prunes with), id prefixes. Erasure (`erasePayloads`, excluir) is in erasing-store.test.ts.
+import { describe, expect, it } from 'vitest';
 import { DbExecutionStore } from '../../adapters/db/execution-store.js';
+import { retentionDays } from '../../cli/runtime.js';
 import type { ExecutionRecord, ExecutionStatus } from '../../engine/types.js';
 import { forEachDatabase, useFreshDatabase } from '../helpers/databases.js';
 
@@ -132,36 +134,6 @@ forEachDatabase('DbExecutionStore', (open) => {
     await expect(s.prune(-1)).rejects.toThrow(/olderThanDays/);
   });
 
-  it('erasePayloads replaces every value holding a needle, wherever it is, and leaves other executions alone', async () => {
-    const s = store();
-    const phone = '5511987654321';
-    const lead = rec('lead', 'agent', 'success', 0, {
-      trigger: { body: { message: { chatid: `${phone}@s.whatsapp.net`, text: 'oi' }, number: Number(phone) }, headers: {}, query: {} },
-      vars: { [phone]: true, nome: 'Maria' },
-      steps: [{ key: 'send', id: 'send', type: 'http.request', status: 'success', params: { body: { number: phone, text: 'Olá' } }, output: { ok: true }, attempt: 1, started_at: '2025-01-01T00:00:00.000Z', ms: 1 }],
-      outbound: [{ step: 'send', kind: 'http', url: 'http://gw/send/text', body: { number: phone }, performed: true }],
-      output: `enviado para ${phone}`,
-      stop_reason: `lead ${phone} excluído`,
-    });
-    await s.insert(lead);
-    await s.insert(rec('other', 'agent', 'success', 1, { trigger: { body: { number: '5511900000000' } } }));
-    await s.insert(rec('percent', 'agent', 'success', 2, { trigger: { body: { text: '100% certo' } } }));
-    expect(await s.erasePayloads([phone, ''])).toBe(1);
-    const erased = (await s.get('lead'))!;
-    expect(JSON.stringify(erased)).not.toContain(phone);
-    expect(erased.trigger).toEqual({ body: { message: { chatid: '[erased]', text: 'oi' }, number: '[erased]' }, headers: {}, query: {} });
-    expect(erased.vars).toEqual({ '[erased]': true, nome: 'Maria' });
-    expect(erased.steps[0]!.params).toEqual({ body: { number: '[erased]', text: 'Olá' } });
-    expect(erased.outbound[0]!.body).toEqual({ number: '[erased]' });
-    expect([erased.output, erased.stop_reason, erased.status]).toEqual(['[erased]', '[erased]', 'success']);
-    expect((await s.get('other'))!.trigger).toEqual({ body: { number: '5511900000000' } });
-    // LIKE wildcards in a needle are taken literally.
-    expect(await s.erasePayloads(['0%'])).toBe(1);
-    expect((await s.get('percent'))!.trigger).toEqual({ body: { text: '[erased]' } });
-    expect(await s.erasePayloads([phone])).toBe(0);
-    expect(await s.erasePayloads([])).toBe(0);
-  });
-
   it('resolveId accepts a full id or a unique prefix', async () => {
     const s = store();
     await s.insert(rec('3f2a0000-aaaa', 'f', 'success', 0));
@@ -171,5 +143,15 @@ forEachDatabase('DbExecutionStore', (open) => {
     expect(await s.resolveId('3f2')).toBeUndefined();
     expect(await s.resolveId('zz')).toBeUndefined();
     expect(await s.resolveId("3f2a' or 1=1 --")).toBeUndefined();
+  });
+});
+
+describe('retentionDays (LEADFLOW_EXECUTIONS_RETAIN_DAYS, what `serve` prunes with)', () => {
+  it('reads the variable; unset, blank, negative or not a number is the default 30 (never 0 by accident)', () => {
+    expect(retentionDays({})).toBe(30);
+    expect(retentionDays({ LEADFLOW_EXECUTIONS_RETAIN_DAYS: '7' })).toBe(7);
+    expect(retentionDays({ LEADFLOW_EXECUTIONS_RETAIN_DAYS: ' 0.5 ' })).toBe(0.5);
+    expect(retentionDays({ LEADFLOW_EXECUTIONS_RETAIN_DAYS: '0' })).toBe(0);
+    for (const bad of ['', '  ', '-1', 'abc', 'Infinity']) expect(retentionDays({ LEADFLOW_EXECUTIONS_RETAIN_DAYS: bad }), bad).toBe(30);
   });
 });

@@ -31,7 +31,7 @@ function migrateInChild(options: DatabaseOptions): Promise<string[]> {
 
 const EXECUTION_COLUMNS = [
   'seq', 'id', 'flow', 'status', 'wake_at', 'parent_id', 'dry_run', 'created_at', 'updated_at', 'finished_at',
-  'trigger', 'vars', 'steps', 'outbound', 'response', 'output', 'error', 'stop_reason',
+  'trigger', 'vars', 'steps', 'outbound', 'response', 'output', 'error', 'stop_reason', 'lease_owner', 'lease_until',
 ];
 
 forEachDatabase('migrations', (open) => {
@@ -49,7 +49,7 @@ forEachDatabase('migrations', (open) => {
     expect(await t.current.db.migrate()).toEqual([]);
     const fresh = await open({ migrate: false });
     try {
-      expect(await fresh.db.migrate()).toEqual(['001_contract_tables', '002_executions']);
+      expect(await fresh.db.migrate()).toEqual(['001_contract_tables', '002_executions', '003_execution_leases', '004_kv_slots']);
     } finally {
       await fresh.cleanup();
     }
@@ -59,7 +59,7 @@ forEachDatabase('migrations', (open) => {
     const fresh = await open({ migrate: false });
     try {
       const outputs = await Promise.all([1, 2, 3].map(() => migrateInChild(fresh.options)));
-      expect(outputs.flat().sort()).toEqual(['001_contract_tables', '002_executions']);
+      expect(outputs.flat().sort()).toEqual(['001_contract_tables', '002_executions', '003_execution_leases', '004_kv_slots']);
       expect(await columnsOf(fresh.db, 'leads')).toEqual(CONTRACT_COLUMNS.leads);
       expect(await fresh.db.migrate()).toEqual([]);
     } finally {
@@ -71,7 +71,7 @@ forEachDatabase('migrations', (open) => {
     const fresh = await open({ migrate: false });
     try {
       const [a, b] = await Promise.all([fresh.db.migrate(), fresh.db.migrate()]);
-      expect(a).toEqual(['001_contract_tables', '002_executions']);
+      expect(a).toEqual(['001_contract_tables', '002_executions', '003_execution_leases', '004_kv_slots']);
       expect(b).toEqual(a);
     } finally {
       await fresh.cleanup();

@@ -154,13 +154,19 @@ forEachBackend('agent', (backend) => {
       expect(stack.openai.chatRequests()).toHaveLength(0);
     });
 
-    it('an unknown instance token and a non-message event are ignored', async () => {
+    it('an unknown or missing instance token is refused with 401 before any execution; a non-message event is ignored', async () => {
       const phone = nextPhone();
       await createLead(phone);
+      const before = (await stack.executions()).length;
       const wrong = event({ phone, text: 'Oi' });
       wrong.token = 'not-a-token';
-      expect(await post(wrong)).toEqual({ status: 200, json: { status: 'ignored', reason: 'unknown instance' } });
+      expect(await post(wrong)).toEqual({ status: 401, json: { error: 'unauthorized', details: [] } });
+      const missing = event({ phone, text: 'Oi' });
+      delete missing.token;
+      expect(await post(missing)).toEqual({ status: 401, json: { error: 'unauthorized', details: [] } });
+      expect(await stack.executions()).toHaveLength(before);
       const update = JSON.parse(readFileSync(join(FIXTURES, 'event-messages-update.json'), 'utf8'));
+      update.token = INSTANCE_TOKEN;
       const res = await post(update);
       expect(res.status).toBe(200);
       expect(res.json.status).toBe('ignored');

@@ -12,9 +12,13 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { describe } from 'vitest';
 import { seedDatabase } from '../../adapters/db/seed.js';
+import { createMetrics, embeddedQueueDepth, type Metrics } from '../../adapters/metrics/metrics.js';
+import { adminFromEnv } from '../../cli/admin-host.js';
 import { createEngine, flowsDirectory, loadValidFlows } from '../../cli/host.js';
+import { queueSchedulerFromEnv } from '../../cli/queue-mode.js';
 import { openRuntime, type Runtime } from '../../cli/runtime.js';
 import { silentLogger, type Engine } from '../../engine/engine.js';
+import type { Logger } from '../../engine/run/execution-run.js';
 import { buildWebhookApp } from '../../engine/triggers/webhook-app.js';
 import type { ExecutionRecord } from '../../engine/types.js';
 import { FakeGateway } from '../fakes/fake-gateway.js';
@@ -64,6 +68,8 @@ export interface StackOptions {
   /** Namespace of the key-value keys; default on Redis a fresh `lf_test_<random>:` (its keys deleted at close), else `leadflow:`. */
   kvPrefix?: string;
   flowsDir?: string;
+  /** Where the runtime, engine and webhook app log (e.g. a capturing pino logger); default silent. */
+  logger?: Logger;
 }
 
 export interface Stack {
@@ -71,6 +77,8 @@ export interface Stack {
   url: string;
   engine: Engine;
   runtime: Runtime;
+  /** The stack's own registry, served at GET /metrics (with GET /readyz, as `serve` wires them). */
+  metrics: Metrics;
   gateway: FakeGateway;
   openai: FakeOpenAi;
   anthropic: FakeAnthropic;
@@ -152,6 +160,7 @@ async function start(options: StackOptions, backend: Backend, undo: Array<() => 
     ANTHROPIC_API_KEY: 'test-anthropic-key',
     ANTHROPIC_BASE_URL: anthropic.baseURL,
     LEADFLOW_WEBHOOK_SECRET: '',
+    LEADFLOW_ADMIN_TOKEN: '',
     LEADFLOW_INTAKE_DELAY_MS: '0',
     LEADFLOW_DEBOUNCE_MS: '200',
     LEADFLOW_DEBOUNCE_MAX_MS: '2000',
@@ -160,7 +169,9 @@ async function start(options: StackOptions, backend: Backend, undo: Array<() => 
     LEADFLOW_RATE_LIMIT_WAIT_MS: '50',
     ...options.env,
   };
-  const runtime = await openRuntime({ logger: silentLogger, migrate: true, env, kvPrefix });
+  const metrics = createMetrics();
+  const logger = options.logger ?? silentLogger;
+  const runtime = await openRuntime({ logger, migrate: true, env, kvPrefix, metrics, durableKeyValue: true });
   undo.push(() => runtime.close());
   const seeded = await seedDatabase(runtime.db, {
     clinicas: [
@@ -181,10 +192,15 @@ async function start(options: StackOptions, backend: Backend, undo: Array<() => 
   const protocolRow = await runtime.db.get('protocolos', { clinica_id: clinicRow!.id });
   const instanceRow = await runtime.db.get('instancias_whatsapp', { clinica_id: clinicRow!.id });
   const loaded = loadValidFlows(options.flowsDir ?? flowsDirectory());
-  const engine = createEngine(loaded.flows, silentLogger, { services: runtime.services, store: runtime.store, env });
+  // With Redis the stack runs in queue mode, as `serve` does with REDIS_URL.
+  const scheduler = queueSchedulerFromEnv(env, logger, kvPrefix ?? 'leadflow:');
+  if (scheduler) undo.push(() => scheduler.close());
+  const engine = createEngine(loaded.flows, logger, { services: runtime.services, store: runtime.store, env, observer: metrics.observer, ...(scheduler ? { scheduler } : {}) });
+  metrics.setQueueDepth(embeddedQueueDepth(engine));
   undo.push(() => engine.shutdown());
   await engine.startScheduler();
-  const app = buildWebhookApp({ engine, logger: silentLogger, secret: env.LEADFLOW_WEBHOOK_SECRET || undefined });
+  const admin = adminFromEnv({ env, engine, runtime, logger });
+  const app = buildWebhookApp({ engine, logger, secret: env.LEADFLOW_WEBHOOK_SECRET || undefined, instanceTokens: runtime.instanceByToken, ...(admin ? { admin } : {}), metrics, ready: () => runtime.ready() });
   const server = await new Promise<Server>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
@@ -200,6 +216,7 @@ async function start(options: StackOptions, backend: Backend, undo: Array<() => 
     url,
     engine,
     runtime,
+    metrics,
     gateway,
     openai,
     anthropic,

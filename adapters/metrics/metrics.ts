@@ -1,0 +1,210 @@
+// Prometheus figures of one process (`GET /metrics`), with prom-client: the standard text exposition
+// format and real histograms (buckets, _sum, _count) without writing either by hand. Each call of
+// `createMetrics` builds its own Registry (never prom-client's global one), so tests can build several.
+//
+// Fed by hooks, never by polling the business: the engine's observer (executions, steps, wait lag,
+// form-to-first-message), the AI service's onCall / onAgentAttempt, the uazapi client's onCall; the
+// queue depth is read at scrape time from a callback the host sets (embedded: running + due waits
+// of this process; a queue backend sets its own). Every hook swallows its own errors.
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { EngineObserver, StepEndedEvent } from '../../engine/observer.js';
+import type { ExecutionRecord } from '../../engine/types.js';
+import type { AgentAttemptEvent, AiCallEvent } from '../ai/ai-service.js';
+import type { GatewayCallEvent } from '../gateway/uazapi-client.js';
+
+export const METRIC_PREFIX = 'leadflow_';
+
+/** Output field of an execution that carries rule 1's time (flows/intake.yaml). */
+const FORM_TO_FIRST_MESSAGE_FIELD = 'form_to_first_message_ms';
+
+export interface MetricsOptions {
+  /** Process metrics (CPU, memory, event loop, GC) with the `leadflow_` prefix. Default true. */
+  defaultMetrics?: boolean;
+  /** Called when a hook or a scrape-time callback fails (the figure is skipped, nothing else happens). */
+  onError?: (err: unknown, where: string) => void;
+}
+
+/** How many executions are due or running; read at each scrape. */
+export type QueueDepthSource = () => number | Promise<number>;
+
+export interface Metrics {
+  readonly registry: Registry;
+  /** Content-Type of `render()`'s text. */
+  readonly contentType: string;
+  /** The text exposition of every figure. */
+  render(): Promise<string>;
+  /** Engine hooks (EngineOptions.observer). */
+  readonly observer: EngineObserver;
+  /** AiServiceOptions.onCall. */
+  aiCall(event: AiCallEvent): void;
+  /** AiServiceOptions.onAgentAttempt. */
+  agentAttempt(event: AgentAttemptEvent): void;
+  /** UazapiClientOptions.onCall. */
+  gatewayCall(event: GatewayCallEvent): void;
+  /** Where `leadflow_queue_depth` comes from (replaces the previous source); without one it is 0. */
+  setQueueDepth(source: QueueDepthSource): void;
+}
+
+/** Step and execution durations, seconds. */
+const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
+/** How late a wait resumes, seconds. */
+const LAG_BUCKETS = [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 15, 60, 300, 3600];
+/** Form to first WhatsApp message, seconds; rule 1 is "within two minutes" (the 120 bucket). */
+const FORM_BUCKETS = [1, 5, 10, 15, 20, 30, 45, 60, 90, 120, 180, 300, 600];
+
+export function createMetrics(options: MetricsOptions = {}): Metrics {
+  const registry = new Registry();
+  const registers = [registry];
+  const failed = (where: string) => (err: unknown) => {
+    try {
+      options.onError?.(err, where);
+    } catch {
+      // nothing more to do
+    }
+  };
+  /** Runs a hook body; an error is reported and never thrown to the caller. */
+  const guard =
+    <A extends unknown[]>(where: string, fn: (...args: A) => void) =>
+    (...args: A): void => {
+      try {
+        fn(...args);
+      } catch (err) {
+        failed(where)(err);
+      }
+    };
+
+  if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: METRIC_PREFIX });
+
+  const executions = new Counter({
+    name: `${METRIC_PREFIX}executions_total`,
+    help: 'Execution drives ended, by flow and status (success, failed, stopped; waiting when parked at a wait).',
+    labelNames: ['flow', 'status'] as const,
+    registers,
+  });
+  const executionDuration = new Histogram({
+    name: `${METRIC_PREFIX}execution_duration_seconds`,
+    help: 'Wall time of one execution drive (from start or resume to its end or next wait), by flow and status.',
+    labelNames: ['flow', 'status'] as const,
+    buckets: DURATION_BUCKETS,
+    registers,
+  });
+  const stepDuration = new Histogram({
+    name: `${METRIC_PREFIX}step_duration_seconds`,
+    help: 'Wall time of the last attempt of each step, by node type and status (success, error, stopped).',
+    labelNames: ['node_type', 'status'] as const,
+    buckets: DURATION_BUCKETS,
+    registers,
+  });
+  let queueDepth: QueueDepthSource = () => 0;
+  new Gauge({
+    name: `${METRIC_PREFIX}queue_depth`,
+    help: 'Executions due (waiting with a wake time already past) or running; NaN when it could not be read.',
+    registers,
+    async collect() {
+      try {
+        this.set(await queueDepth());
+      } catch (err) {
+        failed('queue_depth')(err);
+        this.set(Number.NaN);
+      }
+    },
+  });
+  const waitLag = new Histogram({
+    name: `${METRIC_PREFIX}wait_lag_seconds`,
+    help: 'How late a waiting execution was resumed compared with its wake time.',
+    buckets: LAG_BUCKETS,
+    registers,
+  });
+  const formToFirstMessage = new Histogram({
+    name: `${METRIC_PREFIX}form_to_first_message_seconds`,
+    help: 'Rule 1: from the form webhook to the first WhatsApp message (intake output form_to_first_message_ms), successful executions.',
+    buckets: FORM_BUCKETS,
+    registers,
+  });
+  const aiCalls = new Counter({
+    name: `${METRIC_PREFIX}ai_calls_total`,
+    help: 'AI provider calls, by model (provider:model), kind (chat, transcribe) and outcome (ok, error, rate_limited).',
+    labelNames: ['model', 'kind', 'outcome'] as const,
+    registers,
+  });
+  const aiTokens = new Counter({
+    name: `${METRIC_PREFIX}ai_tokens_total`,
+    help: 'Tokens of successful AI chat calls, by model and direction (input, output).',
+    labelNames: ['model', 'direction'] as const,
+    registers,
+  });
+  const agentAttempts = new Counter({
+    name: `${METRIC_PREFIX}ai_agent_attempts_total`,
+    help: 'Model attempts of agent and generate runs, by model, role in the chain (primary, fallback, contingency) and outcome (ok, error, rate_limited, empty).',
+    labelNames: ['model', 'role', 'outcome'] as const,
+    registers,
+  });
+  const gatewaySends = new Counter({
+    name: `${METRIC_PREFIX}gateway_sends_total`,
+    help: 'WhatsApp gateway text sends: ok or error once per send, retried once per retry.',
+    labelNames: ['outcome'] as const,
+    registers,
+  });
+  const gatewayDownloads = new Counter({
+    name: `${METRIC_PREFIX}gateway_downloads_total`,
+    help: 'WhatsApp gateway media downloads: ok or error once per download, retried once per retry.',
+    labelNames: ['outcome'] as const,
+    registers,
+  });
+
+  const observer: EngineObserver = {
+    executionEnded: guard('executionEnded', (record: Readonly<ExecutionRecord>, ms: number) => {
+      executions.inc({ flow: record.flow, status: record.status });
+      executionDuration.observe({ flow: record.flow, status: record.status }, ms / 1000);
+      if (record.status !== 'success') return;
+      const output = record.output;
+      if (!output || typeof output !== 'object' || Array.isArray(output)) return;
+      const value = (output as Record<string, unknown>)[FORM_TO_FIRST_MESSAGE_FIELD];
+      if (typeof value === 'number' && Number.isFinite(value) && value >= 0) formToFirstMessage.observe(value / 1000);
+    }),
+    stepEnded: guard('stepEnded', (event: StepEndedEvent) => {
+      stepDuration.observe({ node_type: event.node_type, status: event.status }, event.ms / 1000);
+    }),
+    waitResumed: guard('waitResumed', (lagMs: number) => {
+      waitLag.observe(Math.max(0, lagMs) / 1000);
+    }),
+  };
+
+  return {
+    registry,
+    contentType: registry.contentType,
+    render: () => registry.metrics(),
+    observer,
+    aiCall: guard('aiCall', (event: AiCallEvent) => {
+      aiCalls.inc({ model: event.model, kind: event.kind, outcome: event.outcome });
+      if (event.input_tokens) aiTokens.inc({ model: event.model, direction: 'input' }, event.input_tokens);
+      if (event.output_tokens) aiTokens.inc({ model: event.model, direction: 'output' }, event.output_tokens);
+    }),
+    agentAttempt: guard('agentAttempt', (event: AgentAttemptEvent) => {
+      agentAttempts.inc({ model: event.model, role: event.role, outcome: event.outcome });
+    }),
+    gatewayCall: guard('gatewayCall', (event: GatewayCallEvent) => {
+      (event.op === 'send' ? gatewaySends : gatewayDownloads).inc({ outcome: event.outcome });
+    }),
+    setQueueDepth(source) {
+      queueDepth = source;
+    },
+  };
+}
+
+/** What the embedded queue depth needs of the engine (engine/engine.ts). */
+export interface EmbeddedQueue {
+  runningIds(): string[];
+  readonly store: { listWaiting(): Promise<Array<{ id: string; wake_at: number | null }>> };
+}
+
+/** Embedded mode's queue depth: executions running in this process plus stored waits already due. */
+export function embeddedQueueDepth(engine: EmbeddedQueue, now: () => number = Date.now): QueueDepthSource {
+  return async () => {
+    const running = new Set(engine.runningIds());
+    const at = now();
+    let due = 0;
+    for (const wait of await engine.store.listWaiting()) if (wait.wake_at !== null && wait.wake_at <= at && !running.has(wait.id)) due++;
+    return running.size + due;
+  };
+}

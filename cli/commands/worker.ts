@@ -1,0 +1,44 @@
+import type { Command } from 'commander';
+import { createEngine, flowsDirectory, loadValidFlows, UsageError } from '../host.js';
+import { createLogger } from '../logger.js';
+import { leaseMsFromEnv, queueSchedulerFromEnv, SWEEP_EVERY_MS } from '../queue-mode.js';
+import { openRuntime } from '../runtime.js';
+
+/** Longest a graceful shutdown waits for the executions in flight, ms. */
+const SHUTDOWN_GRACE_MS = 10_000;
+
+export function registerWorker(program: Command): void {
+  program
+    .command('worker')
+    .description('take executions from the shared Redis queue (needs REDIS_URL); run any number of these beside any number of `serve`')
+    .option('--flows <dir>', 'flows directory (default: $LEADFLOW_FLOWS_DIR or ./flows)')
+    .addHelpText('after', '\nSIGTERM or SIGINT: stops taking jobs, hands what runs back to the queue as due waits, exits.\nLEADFLOW_WORKER_CONCURRENCY: executions driven at once (default 16).')
+    .action(async (opts: { flows?: string }) => {
+      const logger = createLogger();
+      if (!process.env.REDIS_URL?.trim()) throw new UsageError('worker needs REDIS_URL (the queue lives in Redis); without it, `leadflow serve` runs executions itself');
+      const loaded = loadValidFlows(flowsDirectory(opts.flows));
+      const runtime = await openRuntime({ logger, migrate: true });
+      const scheduler = queueSchedulerFromEnv(process.env, logger)!;
+      const engine = createEngine(loaded.flows, logger, { services: runtime.services, store: runtime.store, scheduler, leaseMs: leaseMsFromEnv(process.env) });
+      await engine.startScheduler();
+      const sweepTimer = setInterval(() => void engine.sweep().catch((err: Error) => logger.warn({ err: err.message }, 'sweeping waits failed')), SWEEP_EVERY_MS).unref();
+      logger.info({ flows: engine.listFlows().map((f) => f.name), owner: engine.owner }, 'worker started');
+
+      let closing = false;
+      const shutdown = async (signal: string) => {
+        if (closing) return;
+        closing = true;
+        logger.info({ signal }, 'shutting down');
+        const forced = setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS).unref();
+        clearInterval(sweepTimer);
+        await engine.shutdown();
+        await scheduler.close();
+        await runtime.close();
+        clearTimeout(forced);
+        logger.info({}, 'stopped');
+        process.exit(0);
+      };
+      process.once('SIGTERM', () => void shutdown('SIGTERM'));
+      process.once('SIGINT', () => void shutdown('SIGINT'));
+    });
+}

@@ -1,0 +1,43 @@
+// What the engine tells a watcher (metrics) as executions run. Every method is optional and is called
+// synchronously where the event happens; a method that throws (or returns a promise that rejects) is
+// logged and ignored: an observer can never change or break an execution.
+import type { Logger } from './run/execution-run.js';
+import type { ExecutionRecord } from './types.js';
+
+/** One step finished its last attempt (retries in between are not reported). */
+export interface StepEndedEvent {
+  flow: string;
+  execution: string;
+  /** Step id (`steps.<id>`). */
+  step: string;
+  node_type: string;
+  /** `error` also when on_error continued or jumped. */
+  status: 'success' | 'error' | 'stopped';
+  /** Wall time of the last attempt, ms. */
+  ms: number;
+  attempt: number;
+}
+
+export interface EngineObserver {
+  /**
+   * One drive of an execution ended: final (success, failed, stopped) or parked (waiting). `ms` is
+   * this drive's wall time (a resumed execution reports each drive). The record is the engine's own:
+   * read it, never change it.
+   */
+  executionEnded?(record: Readonly<ExecutionRecord>, ms: number): void;
+  stepEnded?(event: StepEndedEvent): void;
+  /** A waiting execution with a wake time is driven again, `lagMs` after that time (0 when early). */
+  waitResumed?(lagMs: number, record: Readonly<ExecutionRecord>): void;
+}
+
+/** Calls `notify` with the observer, if any; errors are logged at warn and swallowed. */
+export function notifyObserver(observer: EngineObserver | undefined, logger: Logger, notify: (o: EngineObserver) => unknown): void {
+  if (!observer) return;
+  const report = (err: unknown) => logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'engine observer failed (ignored)');
+  try {
+    const result = notify(observer);
+    if (result && typeof (result as PromiseLike<unknown>).then === 'function') (result as Promise<unknown>).then(undefined, report);
+  } catch (err) {
+    report(err);
+  }
+}

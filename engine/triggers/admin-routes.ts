@@ -1,0 +1,178 @@
+// The admin HTTP surface: execution history and replay, behind a bearer token (LEADFLOW_ADMIN_TOKEN).
+// Mounted by buildWebhookApp only when a token is configured; otherwise /admin/* is absent (404).
+//
+//   GET  /admin/executions?flow=&status=&limit=   summaries, newest first (limit 1..1000, default 20)
+//   GET  /admin/executions/:id                    the whole record: trigger, steps (params, output,
+//                                                 error, timing), outbound calls, response, output
+//   POST /admin/executions/:id/replay[?dry_run=true]
+//        real:    a new execution with the recorded trigger, on this engine; 202 {execution_id, replay_of}
+//        dry run: through the host's `dryRun` hook (nothing leaves, database changes rolled back, the
+//                 record kept in memory only); 200 {replay_of, execution: <finished record>}
+//
+// Per request: bearer (401, constant time; `WWW-Authenticate: Bearer`) -> route (404) -> for the
+// replay: content type JSON when a body is sent (415), 1 MiB (413), JSON (400), `{dry_run?: boolean}` (422).
+// Errors are `{"error", "details"}` like the webhooks'; the recorded trigger never held a credential
+// (secret headers dropped, an instance token masked), so a replay runs on the recorded `trigger.auth`.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import type { Engine } from '../engine.js';
+import { InputValidationError } from '../errors/input-validation-error.js';
+import type { Logger } from '../run/execution-run.js';
+import { schemaProblems } from '../run/param-validator.js';
+import type { ExecutionRecord, ExecutionStatus, JsonValue } from '../types.js';
+import { recordedTriggerInput } from './trigger-input.js';
+
+export interface AdminOptions {
+  /** LEADFLOW_ADMIN_TOKEN: every admin request must carry `Authorization: Bearer <token>`. */
+  token: string;
+  /**
+   * Runs a recorded execution again as a dry run and resolves with the finished record (the host
+   * owns the rollback scope). Unset: `?dry_run=true` answers 501.
+   */
+  dryRun?: (record: ExecutionRecord) => Promise<ExecutionRecord>;
+}
+
+export interface AdminRouteContext {
+  engine: Engine;
+  logger: Logger;
+  admin: AdminOptions;
+  /** Largest accepted body, bytes. */
+  bodyLimit: number;
+  sendError(res: Response, status: number, error: string, details?: unknown[]): void;
+  isJson(req: Request): boolean;
+}
+
+const STATUSES: ExecutionStatus[] = ['running', 'waiting', 'success', 'failed', 'stopped'];
+const DEFAULT_LIMIT = 20;
+const MAX_LIMIT = 1000;
+
+/** Constant-time bearer check: digests make the comparison independent of both lengths. */
+function bearerMatches(header: string | undefined, token: string): boolean {
+  const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header ?? '');
+  const given = createHash('sha256').update(match?.[1] ?? '').digest();
+  const expected = createHash('sha256').update(token).digest();
+  return timingSafeEqual(given, expected) && match !== null;
+}
+
+/** One line of the list: what `leadflow executions list` shows, as JSON. */
+export function executionSummary(r: ExecutionRecord): Record<string, JsonValue> {
+  const end = r.finished_at ?? r.updated_at;
+  return {
+    id: r.id,
+    flow: r.flow,
+    status: r.status,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+    finished_at: r.finished_at ?? null,
+    duration_ms: Date.parse(end) - Date.parse(r.created_at),
+    steps: r.steps.length,
+    dry_run: r.dry_run,
+    ...(r.parent_id ? { parent_id: r.parent_id } : {}),
+    ...(r.stop_reason !== undefined ? { stop_reason: r.stop_reason } : {}),
+    ...(r.error ? { error: { message: r.error.message, ...(r.error.step ? { step: r.error.step } : {}) } } : {}),
+  };
+}
+
+/** One query parameter as a single string (a repeated parameter is a problem). */
+function single(value: unknown): string | undefined | null {
+  if (value === undefined) return undefined;
+  return typeof value === 'string' ? value : null;
+}
+
+function parseBoolean(text: string): boolean | undefined {
+  if (text === 'true' || text === '1') return true;
+  if (text === 'false' || text === '0' || text === '') return false;
+  return undefined;
+}
+
+/** The admin router; mount it at `/admin`. */
+export function adminRouter(ctx: AdminRouteContext): Router {
+  const { engine, logger, admin, sendError } = ctx;
+  const router = express.Router();
+  const readBody = express.raw({ type: () => true, limit: ctx.bodyLimit });
+
+  router.use((req: Request, res: Response, next: NextFunction) => {
+    if (bearerMatches(req.header('authorization'), admin.token)) return next();
+    logger.warn({ method: req.method, path: req.originalUrl.split('?')[0], ip: req.ip }, 'admin request rejected: not authenticated');
+    res.set('WWW-Authenticate', 'Bearer realm="leadflow-admin"');
+    sendError(res, 401, 'unauthorized');
+  });
+
+  router.get('/executions', async (req: Request, res: Response) => {
+    const problems: Array<{ path: string; message: string }> = [];
+    const flow = single(req.query.flow);
+    const status = single(req.query.status);
+    const limitText = single(req.query.limit);
+    if (flow === null) problems.push({ path: 'flow', message: 'must be given once' });
+    if (status === null || (status !== undefined && !STATUSES.includes(status as ExecutionStatus))) problems.push({ path: 'status', message: `must be one of ${STATUSES.join(', ')}` });
+    const limit = limitText === undefined ? DEFAULT_LIMIT : Number(limitText);
+    if (limitText === null || !Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) problems.push({ path: 'limit', message: `must be an integer from 1 to ${MAX_LIMIT}` });
+    if (problems.length > 0) return sendError(res, 422, 'invalid query', problems);
+    const records = await engine.store.list({ limit, ...(flow ? { flow } : {}), ...(status ? { status: status as ExecutionStatus } : {}) });
+    res.json({ executions: records.map(executionSummary) });
+  });
+
+  router.get('/executions/:id', async (req: Request, res: Response) => {
+    const record = await engine.store.get(String(req.params.id));
+    if (!record) return sendError(res, 404, 'no such execution');
+    res.json(record);
+  });
+
+  router.post(
+    '/executions/:id/replay',
+    (req: Request, res: Response, next: NextFunction) => {
+      // A body is optional; when one is sent it must be JSON like every body of this server.
+      const hasBody = Number(req.header('content-length') ?? 0) > 0 || req.header('transfer-encoding') !== undefined;
+      if (hasBody && !ctx.isJson(req)) return sendError(res, 415, 'Content-Type must be application/json');
+      readBody(req, res, next);
+    },
+    async (req: Request, res: Response) => {
+      const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      let body: JsonValue = {};
+      if (raw.length > 0) {
+        try {
+          body = JSON.parse(raw.toString('utf8')) as JsonValue;
+        } catch (err) {
+          const at = /position (\d+)/.exec((err as Error).message)?.[1];
+          return sendError(res, 400, 'invalid JSON', [{ path: '(body)', message: at ? `not valid JSON at position ${at}` : 'not valid JSON' }]);
+        }
+      }
+      const problems: Array<{ path: string; message: string }> = [];
+      if (!body || typeof body !== 'object' || Array.isArray(body)) problems.push({ path: '(body)', message: 'must be an object' });
+      const bodyDryRun = body && typeof body === 'object' && !Array.isArray(body) ? body.dry_run : undefined;
+      if (bodyDryRun !== undefined && typeof bodyDryRun !== 'boolean') problems.push({ path: 'dry_run', message: 'must be a boolean' });
+      const queryText = single(req.query.dry_run);
+      const queryDryRun = typeof queryText === 'string' ? parseBoolean(queryText) : undefined;
+      if (queryText === null || (typeof queryText === 'string' && queryDryRun === undefined)) problems.push({ path: 'dry_run', message: 'must be true or false' });
+      if (problems.length > 0) return sendError(res, 422, 'invalid input', problems);
+      const dryRun = queryDryRun === true || bodyDryRun === true;
+
+      const original = await engine.store.get(String(req.params.id));
+      if (!original) return sendError(res, 404, 'no such execution');
+      const flow = engine.getFlow(original.flow);
+      if (!flow) return sendError(res, 409, 'flow not loaded', [{ path: 'flow', message: `flow "${original.flow}" is not served` }]);
+      const input = recordedTriggerInput(original);
+      const mismatch = flow.trigger.input ? schemaProblems(flow.trigger.input, input.body) : [];
+      if (mismatch.length > 0) return sendError(res, 422, 'the recorded trigger no longer matches the flow input', mismatch);
+      if (dryRun) {
+        if (!admin.dryRun) return sendError(res, 501, 'dry-run replay is not available');
+        const record = await admin.dryRun(original);
+        logger.info({ execution: record.id, flow: record.flow, replay_of: original.id, dry_run: true, status: record.status }, 'execution replayed (dry run)');
+        res.status(200).json({ replay_of: original.id, execution: record as unknown as JsonValue });
+        return;
+      }
+      let handle;
+      try {
+        handle = await engine.start(original.flow, input);
+      } catch (err) {
+        if (err instanceof InputValidationError) return sendError(res, 422, 'the recorded trigger no longer matches the flow input', err.details);
+        throw err;
+      }
+      logger.info({ execution: handle.id, flow: original.flow, replay_of: original.id, dry_run: false }, 'execution replayed');
+      res.status(202).json({ execution_id: handle.id, replay_of: original.id });
+    },
+  );
+
+  router.use((req: Request, res: Response) => sendError(res, 404, `no admin route ${req.method} ${req.originalUrl.split('?')[0]}`));
+  return router;
+}

@@ -1,0 +1,24 @@
+// The trigger an execution recorded, as input for starting it again (replay: CLI and admin HTTP).
+import type { TriggerInput } from '../engine.js';
+import type { ExecutionRecord, JsonObject, JsonValue } from '../types.js';
+
+function isObject(value: unknown): value is JsonObject {
+  return !!value && typeof value === 'object' && !Array.isArray(value);
+}
+
+/**
+ * `body`, `headers`, `query` and `auth` of the recorded trigger. Credentials were never recorded
+ * (secret headers dropped, an instance token kept as "***"): a replay runs on what the original
+ * authentication established (`auth`), it is not authenticated again.
+ */
+export function recordedTriggerInput(record: ExecutionRecord): TriggerInput {
+  const trigger = (isObject(record.trigger) ? record.trigger : {}) as Record<string, JsonValue | undefined>;
+  const strings = (value: JsonValue | undefined): Record<string, string> =>
+    isObject(value) ? Object.fromEntries(Object.entries(value).filter(([, v]) => typeof v === 'string') as Array<[string, string]>) : {};
+  return {
+    body: trigger.body ?? null,
+    headers: strings(trigger.headers),
+    query: strings(trigger.query),
+    ...(isObject(trigger.auth) ? { auth: trigger.auth } : {}),
+  };
+}

@@ -1,0 +1,145 @@
+// The embedded mode (SQLite, no Redis) survives SIGKILL: `leadflow serve` killed in the middle of a
+// grouping window or of a step and started again on the same data directory answers the lead once.
+// Real subprocesses; the gateway and OpenAI are fakes of this test process.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createDatabase, type Database } from '../../adapters/db/database.js';
+import { FakeGateway } from '../fakes/fake-gateway.js';
+import { startFakeOpenAi, type FakeOpenAi } from '../fakes/fake-openai.js';
+import { ROOT, runCli, startServe, type ServeProcess } from '../helpers/cli.js';
+
+const TOKEN = 'embedded-test-token';
+const CLINIC_PHONE = '5511912341111';
+const FIXTURE = join(ROOT, 'test/fixtures/uazapi/text-conversation.json');
+
+let gateway: FakeGateway;
+let openai: FakeOpenAi;
+let dataDir: string;
+let env: Record<string, string>;
+let serving: ServeProcess | undefined;
+let idSeq = 0;
+
+function event(phone: string, text: string): Record<string, any> {
+  const body = JSON.parse(readFileSync(FIXTURE, 'utf8'));
+  const jid = `${phone}@s.whatsapp.net`;
+  body.token = TOKEN;
+  body.owner = CLINIC_PHONE;
+  body.chat.wa_chatid = jid;
+  Object.assign(body.message, { messageid: `3EB0EMBED${String(++idSeq).padStart(11, '0')}`, chatid: jid, sender_pn: jid, fromMe: false, wasSentByApi: false, text, content: text });
+  return body;
+}
+
+async function post(url: string, body: unknown): Promise<{ status: number; json: any }> {
+  const res = await fetch(`${url}/leadagent`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return { status: res.status, json: await res.json() };
+}
+
+/** Opens the service's SQLite database for a moment (only while no serve runs). */
+async function withDb<T>(fn: (db: Database) => Promise<T>): Promise<T> {
+  const db = createDatabase({ dataDir });
+  try {
+    return await fn(db);
+  } finally {
+    await db.close();
+  }
+}
+
+async function createLead(phone: string): Promise<void> {
+  await withDb(async (db) => {
+    const clinic = (await db.find('clinicas_com_atendentes', { limit: 1 }))[0]!;
+    const instance = (await db.find('instancias_whatsapp', { limit: 1 }))[0]!;
+    await db.insert('leads', { remotejid: phone, clinica_id: clinic.id, instancia_id: instance.id, nome: 'Lead Teste', telefone: phone, orcamento: 'Até R$ 3.000' });
+  });
+}
+
+const repliesTo = (phone: string) => gateway.sent.filter((s) => s.number === phone).map((s) => s.text);
+
+async function until(what: string, check: () => boolean, timeoutMs = 30_000): Promise<void> {
+  const started = Date.now();
+  while (!check()) {
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+beforeAll(async () => {
+  gateway = await new FakeGateway({ tokens: { [TOKEN]: CLINIC_PHONE } }).start();
+  openai = await startFakeOpenAi();
+  dataDir = mkdtempSync(join(tmpdir(), 'leadflow-embedded-'));
+  env = {
+    LEADFLOW_DATA_DIR: dataDir,
+    DATABASE_URL: '',
+    REDIS_URL: '',
+    LEADFLOW_WEBHOOK_SECRET: '',
+    OPENAI_API_KEY: 'test-key',
+    OPENAI_BASE_URL: openai.baseURL,
+    ANTHROPIC_API_KEY: 'test-key',
+    ANTHROPIC_BASE_URL: 'http://127.0.0.1:9',
+    LEADFLOW_DEBOUNCE_MS: '3000',
+    LEADFLOW_DEBOUNCE_MAX_MS: '20000',
+    LEADFLOW_TYPING_MIN_MS: '0',
+    LEADFLOW_TYPING_MAX_MS: '0',
+    LEADFLOW_LEASE_MS: '2000',
+  };
+  const seedFile = join(dataDir, 'seed.yaml');
+  writeFileSync(seedFile, `clinicas:\n  - nome: Clínica Local\n    hunter_nome: Ana\n    hunter_telefone: "5511987650002"\n    protocolos: [{ nome: Lentes, descricao: Lentes de porcelana }]\n    instancias: [{ nome: Recepção, server_url: "${gateway.url}", token: ${TOKEN} }]\n`);
+  const seeded = await runCli(['seed', seedFile], { env, timeoutMs: 30_000 });
+  expect(seeded.code, seeded.stderr).toBe(0);
+});
+
+afterEach(async () => {
+  await serving?.stop('SIGKILL');
+  serving = undefined;
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  await openai?.close();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('embedded mode after SIGKILL (SQLite, in-process)', () => {
+  it('killed in the middle of a grouping window: the restarted server answers the burst once', async () => {
+    const phone = '5511955550001';
+    await createLead(phone);
+    openai.reset();
+    serving = await startServe([], env);
+    expect(await post(serving.url, event(phone, 'primeira parte'))).toEqual({ status: 200, json: { status: 'queued' } });
+    expect(await post(serving.url, event(phone, 'segunda parte'))).toEqual({ status: 200, json: { status: 'queued' } });
+    await serving.stop('SIGKILL');
+    expect(repliesTo(phone)).toEqual([]);
+
+    serving = await startServe([], env);
+    await until('the burst to be answered after the restart', () => repliesTo(phone).length >= 1);
+    await new Promise((r) => setTimeout(r, 2000));
+    expect(repliesTo(phone)).toEqual(['Olá! Como posso ajudar?']);
+    expect(openai.chatRequests()).toHaveLength(1);
+    expect(JSON.stringify(openai.chatRequests()[0].messages.at(-1))).toContain('primeira parte\\nsegunda parte');
+  }, 60_000);
+
+  it('killed in the middle of a step: the restarted server takes the execution back once its lease lapses and answers once', async () => {
+    const phone = '5511955550002';
+    await createLead(phone);
+    openai.reset();
+    openai.queueChat({ text: 'nunca enviada', delay_ms: 8000 });
+    serving = await startServe([], { ...env, LEADFLOW_DEBOUNCE_MS: '200' });
+    expect(await post(serving.url, event(phone, 'Oi, tudo bem?'))).toEqual({ status: 200, json: { status: 'queued' } });
+    await until('the agent run to reach the model', () => openai.chatRequests().length === 1);
+    await serving.stop('SIGKILL');
+
+    serving = await startServe([], env);
+    await until('the taken-over run to answer', () => repliesTo(phone).length >= 1, 45_000);
+    await new Promise((r) => setTimeout(r, 2000));
+    expect(repliesTo(phone)).toEqual(['Olá! Como posso ajudar?']);
+    expect(openai.chatRequests()).toHaveLength(2);
+    await serving.stop('SIGKILL');
+    serving = undefined;
+    const rows = await withDb((db) => db.find('wf_chat_histories', { where: { session_id: phone }, order_by: [{ column: 'id', direction: 'asc' }] }));
+    expect(rows.map((r) => [r.type, r.content])).toEqual([
+      ['lead', 'Oi, tudo bem?'],
+      ['agent', 'Olá! Como posso ajudar?'],
+    ]);
+  }, 90_000);
+});

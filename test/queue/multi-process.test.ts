@@ -1,0 +1,266 @@
+// Queue mode across real processes: `leadflow serve` and `leadflow worker` subprocesses on one
+// PostgreSQL schema and one Redis database (db 7 of TEST_REDIS_URL, flushed before and after), the
+// real flows, and the fake gateway and OpenAI servers of this test process. Skipped by name, with the
+// reason, when PostgreSQL or Redis is absent.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import knexFactory, { type Knex } from 'knex';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeGateway } from '../fakes/fake-gateway.js';
+import { startFakeOpenAi, type FakeOpenAi } from '../fakes/fake-openai.js';
+import { BIN, ROOT, runCli } from '../helpers/cli.js';
+import { createTestSchema, dropTestSchema, postgresProblem, TEST_DATABASE_URL, withSearchPath } from '../helpers/databases.js';
+import { redisProblem, TEST_REDIS_URL } from '../helpers/key-values.js';
+
+const TOKEN = 'queue-test-token';
+const CLINIC_PHONE = '5511912340000';
+const FIXTURE = join(ROOT, 'test/fixtures/uazapi/text-conversation.json');
+const problem = [postgresProblem, redisProblem].filter(Boolean).join('; ') || null;
+if (problem) console.warn(`skipping "queue mode across processes": ${problem}`);
+const suite = problem ? describe.skip : describe;
+
+interface Proc {
+  name: string;
+  child: ChildProcess;
+  logs(): string;
+  waitForLog(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  exited: Promise<number | null>;
+}
+
+function redisUrl(): string {
+  const u = new URL(TEST_REDIS_URL);
+  u.pathname = '/7';
+  return u.toString();
+}
+
+let schema: string;
+let env: Record<string, string>;
+let gateway: FakeGateway;
+let openai: FakeOpenAi;
+let knex: Knex;
+let redis: Redis;
+let scratch: string;
+const procs: Proc[] = [];
+
+function spawnLeadflow(name: string, args: string[]): Proc {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (d) => (output += d));
+  child.stderr!.on('data', (d) => (output += d));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const proc: Proc = {
+    name,
+    child,
+    logs: () => output,
+    exited,
+    waitForLog: (pattern, timeoutMs = 15_000) =>
+      new Promise((resolve, reject) => {
+        const started = Date.now();
+        const poll = () => {
+          const match = output.split('\n').find((line) => pattern.test(line));
+          if (match) return resolve(match);
+          if (child.exitCode !== null) return reject(new Error(`${name} exited (${child.exitCode}) before logging ${pattern}:\n${output}`));
+          if (Date.now() - started > timeoutMs) return reject(new Error(`${name}: no log line matching ${pattern} within ${timeoutMs} ms:\n${output}`));
+          setTimeout(poll, 25);
+        };
+        poll();
+      }),
+  };
+  procs.push(proc);
+  return proc;
+}
+
+async function startServe(name: string): Promise<{ proc: Proc; url: string }> {
+  const proc = spawnLeadflow(name, ['serve']);
+  const line = await proc.waitForLog(/listening on port \d+/);
+  return { proc, url: `http://127.0.0.1:${/listening on port (\d+)/.exec(line)![1]}` };
+}
+
+async function startWorker(name: string): Promise<Proc> {
+  const proc = spawnLeadflow(name, ['worker']);
+  await proc.waitForLog(/worker started/);
+  return proc;
+}
+
+let phoneSeq = 0;
+const nextPhone = () => `55119${String(60000000 + ++phoneSeq * 1013).padStart(8, '0')}`;
+let idSeq = 0;
+
+function event(phone: string, text: string): Record<string, any> {
+  const body = JSON.parse(readFileSync(FIXTURE, 'utf8'));
+  const jid = `${phone}@s.whatsapp.net`;
+  body.token = TOKEN;
+  body.owner = CLINIC_PHONE;
+  body.chat.wa_chatid = jid;
+  Object.assign(body.message, { messageid: `3EB0QUEUE${String(++idSeq).padStart(11, '0')}`, chatid: jid, sender_pn: jid, fromMe: false, wasSentByApi: false, text, content: text });
+  return body;
+}
+
+async function post(url: string, body: unknown): Promise<{ status: number; json: any }> {
+  const res = await fetch(`${url}/leadagent`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return { status: res.status, json: await res.json() };
+}
+
+async function createLead(phone: string): Promise<void> {
+  const clinic = await knex('clinicas_com_atendentes').first('id');
+  const instance = await knex('instancias_whatsapp').first('id');
+  await knex('leads').insert({ remotejid: phone, clinica_id: clinic.id, instancia_id: instance.id, nome: 'Lead Teste', telefone: phone, orcamento: 'Até R$ 3.000', transferido: false });
+}
+
+const repliesTo = (phone: string) => gateway.sent.filter((s) => s.number === phone).map((s) => s.text);
+
+async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const started = Date.now();
+  while (!(await check())) {
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function killAll(signal: NodeJS.Signals): Promise<void> {
+  const live = procs.filter((p) => p.child.exitCode === null && p.child.signalCode === null);
+  for (const p of live) p.child.kill(signal);
+  await Promise.all(live.map((p) => p.exited));
+}
+
+suite('queue mode across processes (serve + workers on PostgreSQL and Redis)', () => {
+  beforeAll(async () => {
+    gateway = await new FakeGateway({ tokens: { [TOKEN]: CLINIC_PHONE } }).start();
+    openai = await startFakeOpenAi();
+    schema = await createTestSchema();
+    redis = new Redis(redisUrl(), { maxRetriesPerRequest: 3 });
+    await redis.flushdb();
+    scratch = mkdtempSync(join(tmpdir(), 'leadflow-queue-'));
+    env = {
+      DATABASE_URL: withSearchPath(TEST_DATABASE_URL, schema),
+      REDIS_URL: redisUrl(),
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      LEADFLOW_DATA_DIR: scratch,
+      LEADFLOW_WEBHOOK_SECRET: '',
+      OPENAI_API_KEY: 'test-key',
+      OPENAI_BASE_URL: openai.baseURL,
+      ANTHROPIC_API_KEY: 'test-key',
+      ANTHROPIC_BASE_URL: 'http://127.0.0.1:9',
+      // Wide enough for a loaded CI machine: a webhook answer can take a second or more there.
+      LEADFLOW_DEBOUNCE_MS: '4000',
+      LEADFLOW_DEBOUNCE_MAX_MS: '20000',
+      LEADFLOW_TYPING_MIN_MS: '0',
+      LEADFLOW_TYPING_MAX_MS: '0',
+      LEADFLOW_RATE_LIMIT_WAIT_MS: '50',
+      LEADFLOW_LEASE_MS: '2000',
+    };
+    const seedFile = join(scratch, 'seed.yaml');
+    writeFileSync(
+      seedFile,
+      `clinicas:\n  - nome: Clínica Fila\n    hunter_nome: Ana\n    hunter_telefone: "5511987650001"\n    protocolos: [{ nome: Lentes, descricao: Lentes de porcelana }]\n    instancias: [{ nome: Recepção, server_url: "${gateway.url}", token: ${TOKEN} }]\n`,
+    );
+    const seeded = await runCli(['seed', seedFile], { env, timeoutMs: 30_000 });
+    expect(seeded.code, seeded.stderr).toBe(0);
+    knex = knexFactory({ client: 'pg', connection: env.DATABASE_URL!, pool: { min: 0, max: 2 } });
+  });
+
+  afterAll(async () => {
+    await killAll('SIGKILL');
+    await knex?.destroy();
+    if (schema) await dropTestSchema(schema);
+    await redis?.flushdb();
+    redis?.disconnect();
+    await gateway?.close();
+    await openai?.close();
+    if (scratch) rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it('one server and two workers: bursts from many leads, each answered exactly once, the work shared', async () => {
+    const { url } = await startServe('serve-1');
+    const workers = [await startWorker('worker-1'), await startWorker('worker-2')];
+    const leads = Array.from({ length: 10 }, nextPhone);
+    for (const phone of leads) await createLead(phone);
+    await Promise.all(
+      leads.map(async (phone) => {
+        for (const text of ['Oi', 'tudo bem?', 'quero saber das lentes']) {
+          expect(await post(url, event(phone, text))).toEqual({ status: 200, json: { status: 'queued' } });
+          await new Promise((r) => setTimeout(r, 40));
+        }
+      }),
+    );
+    await until('a reply to every lead', () => leads.every((phone) => repliesTo(phone).length >= 1));
+    await new Promise((r) => setTimeout(r, 2500));
+    for (const phone of leads) {
+      const memory = await knex('wf_chat_histories').where({ session_id: phone }).orderBy('id').select('type', 'content');
+      expect(repliesTo(phone), `${phone}: memory ${JSON.stringify(memory)}`).toEqual(['Olá! Como posso ajudar?']);
+    }
+    expect(openai.chatRequests()).toHaveLength(leads.length);
+    const rows = await knex('wf_chat_histories').whereIn('session_id', leads).where('type', 'lead').select('content');
+    expect(rows.map((r) => r.content)).toEqual(leads.map(() => 'Oi\ntudo bem?\nquero saber das lentes'));
+    // Executions finished in the workers too, not only in the server.
+    const finishedIn = (p: Proc) => p.logs().split('\n').filter((l) => l.includes('"flow":"agent"') && l.includes('execution finished')).length;
+    expect(workers.map(finishedIn).reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
+  }, 90_000);
+
+  it('SIGTERM drains: processes exit promptly, the run they interrupt is handed back and answered once by a fresh worker', async () => {
+    const server = procs.find((p) => p.name === 'serve-1')!;
+    const url = `http://127.0.0.1:${/listening on port (\d+)/.exec(server.logs())![1]}`;
+    const phone = nextPhone();
+    await createLead(phone);
+    openai.reset();
+    openai.queueChat({ text: 'resposta interrompida', delay_ms: 4000 });
+    expect(await post(url, event(phone, 'Oi, pode me ajudar?'))).toEqual({ status: 200, json: { status: 'queued' } });
+    await until('the agent run to reach the model', () => openai.chatRequests().length === 1);
+    const started = Date.now();
+    await killAll('SIGTERM');
+    expect(Date.now() - started).toBeLessThan(10_000);
+    for (const p of procs) expect(p.child.exitCode, `${p.name} exit code`).toBe(0);
+
+    await startWorker('worker-3');
+    await until('the handed-back run to be answered', () => repliesTo(phone).length >= 1);
+    await new Promise((r) => setTimeout(r, 2000));
+    expect(repliesTo(phone)).toEqual(['Olá! Como posso ajudar?']);
+  }, 90_000);
+
+  it('SIGKILL of every process in the middle of a grouping window loses nothing: after restart the burst is answered once', async () => {
+    const { url } = await startServe('serve-2');
+    const phone = nextPhone();
+    await createLead(phone);
+    openai.reset();
+    expect(await post(url, event(phone, 'primeira parte'))).toEqual({ status: 200, json: { status: 'queued' } });
+    expect(await post(url, event(phone, 'segunda parte'))).toEqual({ status: 200, json: { status: 'queued' } });
+    await killAll('SIGKILL');
+    expect(repliesTo(phone)).toEqual([]);
+
+    await startWorker('worker-4');
+    await until('the burst to be answered after the restart', () => repliesTo(phone).length >= 1);
+    await new Promise((r) => setTimeout(r, 2500));
+    expect(repliesTo(phone)).toEqual(['Olá! Como posso ajudar?']);
+    expect(openai.chatRequests()).toHaveLength(1);
+    const rows = await knex('wf_chat_histories').where({ session_id: phone, type: 'lead' }).select('content');
+    expect(rows.map((r) => r.content)).toEqual(['primeira parte\nsegunda parte']);
+  }, 90_000);
+
+  it('SIGKILL in the middle of a step: once the lease lapses another worker takes the execution over and the lead is answered once', async () => {
+    const { url } = await startServe('serve-3');
+    const phone = nextPhone();
+    await createLead(phone);
+    openai.reset();
+    openai.queueChat({ text: 'nunca enviada', delay_ms: 6000 });
+    expect(await post(url, event(phone, 'Oi, tudo bem?'))).toEqual({ status: 200, json: { status: 'queued' } });
+    await until('the agent run to reach the model', () => openai.chatRequests().length === 1);
+    await killAll('SIGKILL');
+    const running = await knex('executions').where({ flow: 'agent', status: 'running' }).select('id');
+    expect(running.length).toBeGreaterThan(0);
+
+    await startWorker('worker-5');
+    await until('the taken-over run to answer', () => repliesTo(phone).length >= 1, 45_000);
+    await new Promise((r) => setTimeout(r, 2500));
+    expect(repliesTo(phone)).toEqual(['Olá! Como posso ajudar?']);
+    expect(openai.chatRequests()).toHaveLength(2);
+    const rows = await knex('wf_chat_histories').where({ session_id: phone }).orderBy('id').select('type', 'content');
+    expect(rows.map((r) => [r.type, r.content])).toEqual([
+      ['lead', 'Oi, tudo bem?'],
+      ['agent', 'Olá! Como posso ajudar?'],
+    ]);
+  }, 90_000);
+});
