@@ -364,6 +364,9 @@ export class Engine {
       if (this.wakeRequested.delete(record.id) && !this.abort.signal.aborted) void this.resume(record.id);
     });
     this.active.set(record.id, promise);
+    // Storing the end failed (the database went away): the record stays `running` under this lease,
+    // and the next sweep or queue retry takes it back. Logged here so it never goes unhandled.
+    promise.catch((err: unknown) => this.logger.error({ execution: record.id, flow: record.flow, err: (err as Error).message }, 'could not store the state of an execution; it is taken back later'));
     return promise;
   }
 

@@ -20,6 +20,7 @@ import { StepFailedError } from '../errors/step-failed-error.js';
 import { StopSignal } from '../errors/stop-signal.js';
 import { SuspendSignal } from '../errors/suspend-signal.js';
 import { toStepError } from '../errors/to-step-error.js';
+import { DEPENDENCY_RETRY_MS, isDependencyUnavailable } from '../errors/dependency-unavailable.js';
 import { notifyObserver, type EngineObserver } from '../observer.js';
 import type { NodeRegistry } from '../registry.js';
 import type {
@@ -229,6 +230,16 @@ export class ExecutionRun {
           throw err;
         }
         if (this.host.signal.aborted) throw err;
+        if (isDependencyUnavailable(err) && !(err as { mocked?: boolean }).mocked) {
+          // The database or Redis cannot be reached: not this step's failure. Park the execution and
+          // run the step again later (its retries and on_error are kept for real failures).
+          record.status = 'waiting';
+          this.host.logger.warn(
+            { execution: this.record.id, flow: this.flow.name, step: step.id, error: toStepError(err).message, retry_in_ms: DEPENDENCY_RETRY_MS },
+            'a dependency is unreachable; the step runs again later',
+          );
+          throw new SuspendSignal(Date.now() + DEPENDENCY_RETRY_MS, {});
+        }
         if (err instanceof StepFailedError) {
           // A child step failed: this control step fails with it; its on_error applies, retries do not.
           record.status = 'error';

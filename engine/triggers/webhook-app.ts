@@ -7,11 +7,13 @@
 //   -> execution started
 //   -> answer: `immediately` (status + body) or at the `respond` step (`step`, bounded by timeout_ms).
 // Error bodies are `{"error", "details": [...]}` and never carry stacks, SQL, paths or secrets; an
-// unexpected exception answers 500 `internal error` and its details go to the log only.
+// unexpected exception answers 500 `internal error` and its details go to the log only; the database
+// or Redis being unreachable answers 503 with Retry-After (nothing recorded).
 // With an admin token, /admin/* (admin-routes.ts) is mounted before the webhooks; without, it is absent.
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Engine } from '../engine.js';
 import { InputValidationError } from '../errors/input-validation-error.js';
+import { isDependencyUnavailable } from '../errors/dependency-unavailable.js';
 import type { Logger } from '../run/execution-run.js';
 import type { JsonObject, JsonValue, LoadedFlow } from '../types.js';
 import { adminRouter, type AdminOptions } from './admin-routes.js';
@@ -171,6 +173,13 @@ export function buildWebhookApp(options: WebhookAppOptions): express.Express {
     if (e.type === 'entity.too.large') return sendError(res, 413, `body larger than ${BODY_LIMIT_BYTES} bytes`);
     if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') return sendError(res, 415, 'unsupported content encoding');
     if (typeof e.status === 'number' && e.status >= 400 && e.status < 500) return sendError(res, e.status, 'bad request');
+    if (isDependencyUnavailable(err)) {
+      // Nothing was recorded (the token check or the execution's record needs the database): the
+      // sender may deliver again once it is back.
+      logger.warn({ method: req.method, path: req.path, err: e.message }, 'request refused: a dependency is unreachable');
+      res.set('Retry-After', '5');
+      return sendError(res, 503, 'service unavailable, try again shortly');
+    }
     logger.error(details, 'request failed');
     sendError(res, 500, 'internal error');
   });

@@ -1,0 +1,49 @@
+// A TCP proxy on 127.0.0.1 in front of a real server, to cut a dependency off and bring it back:
+// `down()` drops every connection and refuses new ones (as a database restart or a network blip
+// would), `up()` lets connections through again.
+import { createConnection, createServer, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+
+export interface TcpProxy {
+  port: number;
+  down(): void;
+  up(): void;
+  close(): Promise<void>;
+}
+
+export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'): Promise<TcpProxy> {
+  const sockets = new Set<Socket>();
+  let refusing = false;
+  const server = createServer((client) => {
+    if (refusing) return void client.destroy();
+    const upstream = createConnection({ host: targetHost, port: targetPort });
+    sockets.add(client).add(upstream);
+    const drop = () => {
+      client.destroy();
+      upstream.destroy();
+      sockets.delete(client);
+      sockets.delete(upstream);
+    };
+    client.on('error', drop).on('close', drop);
+    upstream.on('error', drop).on('close', drop);
+    client.pipe(upstream);
+    upstream.pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    down() {
+      refusing = true;
+      for (const s of sockets) s.destroy();
+      sockets.clear();
+    },
+    up() {
+      refusing = false;
+    },
+    async close() {
+      refusing = true;
+      for (const s of sockets) s.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
