@@ -1,0 +1,111 @@
+// Redis restarted in the middle of a grouping window: a private redis-server (append-only file,
+// fsync on every write, as production should run it) is killed with SIGKILL and started again on
+// the same port and data; the service in queue mode reconnects and answers the burst once.
+// Skipped by name, with the reason, without PostgreSQL or the redis-server binary.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postgresProblem } from '../helpers/databases.js';
+import { CLINIC_PHONE, INSTANCE_TOKEN, startStack, type Stack } from '../e2e/stack.js';
+
+const ROOT = join(import.meta.dirname, '../..');
+
+function redisServerProblem(): string | null {
+  try {
+    execFileSync('redis-server', ['--version'], { stdio: 'ignore', timeout: 5000 });
+    return null;
+  } catch {
+    return 'the redis-server binary is not installed';
+  }
+}
+const problem = [postgresProblem, redisServerProblem()].filter(Boolean).join('; ') || null;
+if (problem) console.warn(`skipping "Redis restart": ${problem}`);
+const suite = problem ? describe.skip : describe;
+
+let port: number;
+let dir: string;
+let redis: ChildProcess | undefined;
+let stack: Stack;
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port: free } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return free;
+}
+
+async function startRedis(): Promise<void> {
+  redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--appendfsync', 'always', '--save', ''], { stdio: 'ignore' });
+  const started = Date.now();
+  for (;;) {
+    try {
+      execFileSync('redis-cli', ['-p', String(port), 'ping'], { stdio: 'pipe', timeout: 2000 });
+      return;
+    } catch {
+      if (Date.now() - started > 10_000) throw new Error('redis-server did not start');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
+async function killRedis(): Promise<void> {
+  const child = redis;
+  if (!child || child.exitCode !== null) return;
+  await new Promise((resolve) => {
+    child.once('exit', resolve);
+    child.kill('SIGKILL');
+  });
+}
+
+function event(phone: string, text: string, id: string): Record<string, any> {
+  const body = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/uazapi/text-conversation.json'), 'utf8'));
+  const jid = `${phone}@s.whatsapp.net`;
+  body.token = INSTANCE_TOKEN;
+  body.owner = CLINIC_PHONE;
+  body.chat.wa_chatid = jid;
+  Object.assign(body.message, { messageid: id, chatid: jid, sender_pn: jid, fromMe: false, wasSentByApi: false, text, content: text });
+  return body;
+}
+
+suite('Redis restart (queue mode)', () => {
+  beforeAll(async () => {
+    port = await freePort();
+    dir = mkdtempSync(join(tmpdir(), 'leadflow-redis-'));
+    await startRedis();
+    stack = await startStack({
+      backend: 'postgres+redis',
+      redisUrl: `redis://127.0.0.1:${port}`,
+      env: { LEADFLOW_DEBOUNCE_MS: '2500', LEADFLOW_DEBOUNCE_MAX_MS: '20000', LEADFLOW_FLOWS_DIR: join(ROOT, 'flows') },
+    });
+  });
+
+  afterAll(async () => {
+    if (redis?.exitCode !== null) await startRedis().catch(() => undefined);
+    await stack?.close();
+    await killRedis();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('killed and started again during a grouping window: the burst is answered once', async () => {
+    const phone = '5511933330001';
+    await stack.runtime.db.insert('leads', { remotejid: phone, clinica_id: stack.clinic.id, instancia_id: stack.clinic.instanceId, nome: 'Lead', telefone: phone, orcamento: 'Até R$ 3.000' });
+    const post = async (text: string, id: string) => (await stack.post('/leadagent', event(phone, text, id))).json();
+    expect(await post('primeira parte', '3EB0REDIS00000000001')).toEqual({ status: 'queued' });
+    expect(await post('segunda parte', '3EB0REDIS00000000002')).toEqual({ status: 'queued' });
+    await killRedis();
+    await new Promise((r) => setTimeout(r, 1500));
+    await startRedis();
+
+    const replies = () => stack.gateway.sent.filter((s) => s.number === phone).map((s) => s.text);
+    const started = Date.now();
+    while (replies().length === 0 && Date.now() - started < 60_000) await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 2500));
+    expect(replies()).toEqual(['Olá! Como posso ajudar?']);
+    const rows = await stack.runtime.db.find('wf_chat_histories', { where: { session_id: phone, type: 'lead' } });
+    expect(rows.map((r) => r.content)).toEqual(['primeira parte\nsegunda parte']);
+  }, 90_000);
+});
