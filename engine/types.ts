@@ -129,6 +129,12 @@ export interface NodeContext {
   childSlots(): string[];
   /** Suspends the execution until `wakeAt` (ms since epoch); `state` is handed back on resume. Never returns. */
   suspend(wakeAt: number, state: JsonObject): never;
+  /**
+   * Records how far this step got (`state`, handed back as `ctx.state` when the step runs again —
+   * a retry, or a resume after a crash) and resolves once it is stored. For steps with several
+   * outside effects, so a re-run skips the ones already done. Optional: absent in bare test contexts.
+   */
+  checkpoint?(state: JsonObject): Promise<void>;
   /** Ends the execution on purpose (status `stopped`). Never returns. */
   stop(reason: string): never;
   /** Merges values into the execution's `vars`. */

@@ -348,6 +348,10 @@ export class ExecutionRun {
             : { prefix: scope.prefix, bindings: {}, local: null, parent: scope };
         return run.runList(list, child);
       },
+      async checkpoint(state) {
+        record.state = toPlainJson(state) as JsonObject;
+        await run.save();
+      },
       suspend(wakeAt, state) {
         throw new SuspendSignal(Number.isFinite(wakeAt) ? wakeAt : null, state, record.key);
       },

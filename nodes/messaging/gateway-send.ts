@@ -74,9 +74,12 @@ export default defineNode({
     if (texts.length === 0) return { sent: 0, results: [] };
     const { client } = await instanceClient(ctx, params.instance_id);
     const url = `${client.serverUrl}/send/text`;
-    const results: Array<{ messageid: string | null; delay: number }> = [];
-    let sent = 0;
-    for (const text of texts) {
+    // Messages this step already delivered in an earlier run (a retry, or a resume after a crash):
+    // skipped, so the lead never gets one twice. Recorded after each delivery (ctx.checkpoint).
+    const done = typeof ctx.state?.delivered === 'number' && !ctx.dryRun ? Math.min(ctx.state.delivered, texts.length) : 0;
+    const results: Array<{ messageid: string | null; delay: number }> = Array.isArray(ctx.state?.results) && done > 0 ? (ctx.state.results as Array<{ messageid: string | null; delay: number }>).slice(0, done) : [];
+    let sent = done;
+    for (const text of texts.slice(done)) {
       const delay = typingDelay(params.typing_min_ms, params.typing_max_ms);
       const body = { number: params.number, text, delay };
       const perform = ctx.recordOutbound({ kind: 'gateway', method: 'POST', url, headers: { token: '***', 'content-type': 'application/json' }, body: body as JsonValue });
@@ -88,8 +91,9 @@ export default defineNode({
         const answer = await client.sendText(body, { signal: ctx.signal });
         results.push({ messageid: answer.messageid, delay });
         sent++;
+        if (sent < texts.length) await ctx.checkpoint?.({ delivered: sent, results });
       } catch (err) {
-        // A retry of this step would send the earlier messages again; say how far it got.
+        // A retry of this step sends only the messages after the last delivered one.
         ctx.log('warn', 'gateway send failed', { to: maskPhone(params.number), instance_id: params.instance_id, sent_before_failure: sent, of: texts.length, error: (err as Error).message });
         throw err;
       }

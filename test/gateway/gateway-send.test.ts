@@ -43,6 +43,19 @@ function run(body: object, options: { dryRun?: boolean; flow?: string } = {}) {
 }
 
 describe('gateway.send', () => {
+  it('a retry after a failure in the middle sends only the messages not yet delivered: none twice, none lost', async () => {
+    const flow = replyFlow.replace('    type: gateway.send\n', '    type: gateway.send\n    retry: { attempts: 2, delay_ms: 10 }\n');
+    const parts = ['primeira', 'segunda', 'terceira'];
+    // The first message goes through; the second fails both tries of the client (retries: 1).
+    fake.failNext('500', 2, { skip: 1 });
+    const failing = run({ instance_id: 1, phone: PHONE, parts }, { flow });
+    // Once the queued failures are spent, the step's retry resumes after the first message.
+    const { record } = await failing;
+    expect(record.status).toBe('success');
+    expect(fake.sent.map((m) => m.text)).toEqual(parts);
+    expect(stepRecord(record, 'send')).toMatchObject({ attempt: 2, output: { sent: 3 } });
+  });
+
   it('sends the messages one by one, in order, each with a typing delay in range', async () => {
     const parts = ['Olá, Maria!', 'Aqui é a Ana da Clínica Sorriso.', 'Posso te ajudar com o clareamento?'];
     const { record } = await run({ instance_id: 1, phone: PHONE, parts });
@@ -125,7 +138,7 @@ steps:
   });
 
   it('a failure in the middle stops the list: earlier messages sent, later ones not attempted', async () => {
-    fake.failNext('500', 10, { skip: 1 });
+    fake.failNext('500', 2, { skip: 1 });
     const { record } = await run({ instance_id: 1, phone: PHONE, parts: ['first', 'second', 'third'] });
     expect(record.status).toBe('failed');
     expect(stepRecord(record, 'send').error).toMatchObject({ status: 500, body: { error: 'Failed to send message' } });
