@@ -182,12 +182,22 @@ forEachBackend('intake', (backend) => {
       expect(done.output).toMatchObject({ kind: 'return' });
     });
 
-    it('the same form sent again after the first was handled is a returning lead (one row, Hunter alerted twice)', async () => {
+    it('the same form delivered again after the first was handled is a redelivery: no second reply, lead or alert', async () => {
       const body = { nome: 'Rita Alves', telefone: '11 96666-5555', orcamento: 'Até R$ 3.000', clinica_id: stack.clinic.id };
       expect((await submit(body)).output).toMatchObject({ kind: 'first' });
-      expect((await submit(body)).output).toMatchObject({ kind: 'return' });
+      const again = await submit(body);
+      expect(again).toMatchObject({ status: 'stopped', stop_reason: 'duplicate submission' });
       expect(await leadsWith('5511966665555')).toHaveLength(1);
-      expect(sentTo(HUNTER_PHONE)).toEqual(['🚨 Novo lead: Rita Alves | 5511966665555 | Até R$ 3.000', '🚨 Lead retornou: Rita Alves | 5511966665555 | Até R$ 3.000']);
+      expect(sentTo('5511966665555')).toHaveLength(1);
+      expect(sentTo(HUNTER_PHONE)).toEqual(['🚨 Novo lead: Rita Alves | 5511966665555 | Até R$ 3.000']);
+    });
+
+    it('the same person filling the form in again (other answers) is a returning lead: one row, Hunter alerted twice', async () => {
+      const body = { nome: 'Rui Alves', telefone: '11 96666-4444', orcamento: 'Até R$ 3.000', clinica_id: stack.clinic.id };
+      expect((await submit(body)).output).toMatchObject({ kind: 'first' });
+      expect((await submit({ ...body, orcamento: 'R$ 5–10 mil' })).output).toMatchObject({ kind: 'return' });
+      expect(await leadsWith('5511966664444')).toHaveLength(1);
+      expect(sentTo(HUNTER_PHONE)).toEqual(['🚨 Novo lead: Rui Alves | 5511966664444 | Até R$ 3.000', '🚨 Lead retornou: Rui Alves | 5511966664444 | R$ 5–10 mil']);
     });
 
     it('duplicate guard: 5 concurrent identical submissions make one lead, one first message and one alert', async () => {
