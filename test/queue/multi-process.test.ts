@@ -201,6 +201,24 @@ suite('queue mode across processes (serve + workers on PostgreSQL and Redis)', (
     expect(workers.map(finishedIn).reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
   }, 90_000);
 
+  it('at most one agent run per lead across processes: a message arriving during a run is answered after it, replies never interleave', async () => {
+    const server = procs.find((p) => p.name === 'serve-1')!;
+    const url = `http://127.0.0.1:${/listening on port (\d+)/.exec(server.logs())![1]}`;
+    const phone = nextPhone();
+    await createLead(phone);
+    openai.reset();
+    openai.queueChat({ text: 'Resposta um, parte A.\\n\\nResposta um, parte B.', delay_ms: 2500 }, { text: 'Resposta dois, parte A.\\n\\nResposta dois, parte B.' });
+    expect(await post(url, event(phone, 'primeira pergunta'))).toEqual({ status: 200, json: { status: 'queued' } });
+    await until('the first run to reach the model', () => openai.chatRequests().length === 1);
+    expect(await post(url, event(phone, 'segunda pergunta'))).toEqual({ status: 200, json: { status: 'queued' } });
+    await until('both replies', () => repliesTo(phone).length >= 4, 45_000);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(repliesTo(phone)).toEqual(['Resposta um, parte A.', 'Resposta um, parte B.', 'Resposta dois, parte A.', 'Resposta dois, parte B.']);
+    // The second run started after the first had answered: its memory holds the first exchange.
+    const second = JSON.stringify(openai.chatRequests()[1].messages);
+    expect(second).toContain('Resposta um, parte A.');
+  }, 90_000);
+
   it('SIGTERM drains: processes exit promptly, the run they interrupt is handed back and answered once by a fresh worker', async () => {
     const server = procs.find((p) => p.name === 'serve-1')!;
     const url = `http://127.0.0.1:${/listening on port (\d+)/.exec(server.logs())![1]}`;
