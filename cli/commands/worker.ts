@@ -1,4 +1,8 @@
+import type { Server } from 'node:http';
 import type { Command } from 'commander';
+import express from 'express';
+import { createMetrics } from '../../adapters/metrics/metrics.js';
+import { opsRoutes } from '../../engine/triggers/ops-routes.js';
 import { createEngine, flowsDirectory, loadValidFlows, UsageError } from '../host.js';
 import { createLogger } from '../logger.js';
 import { leaseMsFromEnv, queueSchedulerFromEnv, SWEEP_EVERY_MS } from '../queue-mode.js';
@@ -12,14 +16,37 @@ export function registerWorker(program: Command): void {
     .command('worker')
     .description('take executions from the shared Redis queue (needs REDIS_URL); run any number of these beside any number of `serve`')
     .option('--flows <dir>', 'flows directory (default: $LEADFLOW_FLOWS_DIR or ./flows)')
+    .option('--metrics-port <port>', 'serve GET /healthz, /readyz and /metrics of this worker on this port (default: $LEADFLOW_METRICS_PORT; unset: none)')
     .addHelpText('after', '\nSIGTERM or SIGINT: stops taking jobs, hands what runs back to the queue as due waits, exits.\nLEADFLOW_WORKER_CONCURRENCY: executions driven at once (default 16).')
-    .action(async (opts: { flows?: string }) => {
+    .action(async (opts: { flows?: string; metricsPort?: string }) => {
       const logger = createLogger();
       if (!process.env.REDIS_URL?.trim()) throw new UsageError('worker needs REDIS_URL (the queue lives in Redis); without it, `leadflow serve` runs executions itself');
       const loaded = loadValidFlows(flowsDirectory(opts.flows));
-      const runtime = await openRuntime({ logger, migrate: true });
+      const metricsPortText = opts.metricsPort ?? process.env.LEADFLOW_METRICS_PORT;
+      const metricsPort = metricsPortText === undefined || metricsPortText === '' ? undefined : Number(metricsPortText);
+      if (metricsPort !== undefined && (!Number.isInteger(metricsPort) || metricsPort < 0 || metricsPort > 65535)) throw new UsageError(`--metrics-port expects a port number, got "${metricsPortText}"`);
+      const metrics = createMetrics({ onError: (err, where) => logger.warn({ metric: where, err: (err as Error).message }, 'metrics hook failed') });
+      const runtime = await openRuntime({ logger, migrate: true, metrics });
       const scheduler = queueSchedulerFromEnv(process.env, logger)!;
-      const engine = createEngine(loaded.flows, logger, { services: runtime.services, store: runtime.store, scheduler, leaseMs: leaseMsFromEnv(process.env) });
+      const engine = createEngine(loaded.flows, logger, { services: runtime.services, store: runtime.store, scheduler, leaseMs: leaseMsFromEnv(process.env), observer: metrics.observer });
+      metrics.setQueueDepth(async () => {
+        const d = await scheduler.depth();
+        return d.waiting + d.active;
+      });
+      let opsServer: Server | undefined;
+      if (metricsPort !== undefined) {
+        const app = express();
+        app.disable('x-powered-by');
+        app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
+        app.use(opsRoutes({ logger, metrics, ready: () => runtime.ready() }));
+        app.use((_req, res) => void res.status(404).json({ error: 'not found', details: [] }));
+        opsServer = await new Promise<Server>((resolve, reject) => {
+          const s = app.listen(metricsPort, () => resolve(s));
+          s.once('error', reject);
+        });
+        const address = opsServer.address();
+        logger.info({ port: typeof address === 'object' && address ? address.port : metricsPort }, 'worker metrics on /metrics, /readyz, /healthz');
+      }
       await engine.startScheduler();
       const sweepTimer = setInterval(() => void engine.sweep().catch((err: Error) => logger.warn({ err: err.message }, 'sweeping waits failed')), SWEEP_EVERY_MS).unref();
       logger.info({ flows: engine.listFlows().map((f) => f.name), owner: engine.owner }, 'worker started');
@@ -31,6 +58,7 @@ export function registerWorker(program: Command): void {
         logger.info({ signal }, 'shutting down');
         const forced = setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS).unref();
         clearInterval(sweepTimer);
+        opsServer?.close();
         await engine.shutdown();
         await scheduler.close();
         await runtime.close();

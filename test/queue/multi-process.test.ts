@@ -79,8 +79,8 @@ async function startServe(name: string): Promise<{ proc: Proc; url: string }> {
   return { proc, url: `http://127.0.0.1:${/listening on port (\d+)/.exec(line)![1]}` };
 }
 
-async function startWorker(name: string): Promise<Proc> {
-  const proc = spawnLeadflow(name, ['worker']);
+async function startWorker(name: string, extra: string[] = []): Promise<Proc> {
+  const proc = spawnLeadflow(name, ['worker', ...extra]);
   await proc.waitForLog(/worker started/);
   return proc;
 }
@@ -176,7 +176,7 @@ suite('queue mode across processes (serve + workers on PostgreSQL and Redis)', (
 
   it('one server and two workers: bursts from many leads, each answered exactly once, the work shared', async () => {
     const { url } = await startServe('serve-1');
-    const workers = [await startWorker('worker-1'), await startWorker('worker-2')];
+    const workers = [await startWorker('worker-1', ['--metrics-port', '0']), await startWorker('worker-2', ['--metrics-port', '0'])];
     const leads = Array.from({ length: 10 }, nextPhone);
     for (const phone of leads) await createLead(phone);
     await Promise.all(
@@ -199,6 +199,15 @@ suite('queue mode across processes (serve + workers on PostgreSQL and Redis)', (
     // Executions finished in the workers too, not only in the server.
     const finishedIn = (p: Proc) => p.logs().split('\n').filter((l) => l.includes('"flow":"agent"') && l.includes('execution finished')).length;
     expect(workers.map(finishedIn).reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
+    // Each worker exposes its own figures; together they count the agent runs they finished.
+    let counted = 0;
+    for (const w of workers) {
+      const port = /"port":(\d+).*worker metrics/.exec(w.logs())![1];
+      const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      for (const line of text.split('\n').filter((l) => /^leadflow_executions_total\{flow="agent",status="(success|stopped|failed)"\}/.test(l))) counted += Number(line.split(' ').at(-1));
+      expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
+    }
+    expect(counted).toBe(workers.map(finishedIn).reduce((a, b) => a + b, 0));
   }, 90_000);
 
   it('at most one agent run per lead across processes: a message arriving during a run is answered after it, replies never interleave', async () => {
