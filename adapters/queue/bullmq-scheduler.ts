@@ -97,6 +97,12 @@ export class BullMqScheduler implements Scheduler {
     return { waiting: (counts.waiting ?? 0) + (counts.prioritized ?? 0), delayed: counts.delayed ?? 0, active: counts.active ?? 0 };
   }
 
+  /** Executions due or being driven: the queue depth metric (`leadflow_queue_depth`). */
+  async dueOrRunning(): Promise<number> {
+    const d = await this.depth();
+    return d.waiting + d.active;
+  }
+
   /**
    * Stops the worker (after its active jobs) and closes the queue connection; when Redis does not
    * answer, gives up waiting after `timeoutMs` (default 5000) and drops the connections.

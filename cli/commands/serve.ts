@@ -29,14 +29,7 @@ export function registerServe(program: Command): void {
       // REDIS_URL: queue mode (this process serves and also works the shared queue); else embedded.
       const scheduler = queueSchedulerFromEnv(process.env, logger);
       const engine = createEngine(loaded.flows, logger, { services: runtime.services, store: runtime.store, observer: metrics.observer, leaseMs: leaseMsFromEnv(process.env), ...(scheduler ? { scheduler } : {}) });
-      metrics.setQueueDepth(
-        scheduler
-          ? async () => {
-              const d = await scheduler.depth();
-              return d.waiting + d.active;
-            }
-          : embeddedQueueDepth(engine),
-      );
+      metrics.setQueueDepth(scheduler ? () => scheduler.dueOrRunning() : embeddedQueueDepth(engine));
       await engine.startScheduler();
       logger.info({ mode: scheduler ? 'queue' : 'embedded' }, scheduler ? 'queue mode: executions go through the Redis queue' : 'embedded mode: executions run in this process');
       const sweepTimer = setInterval(() => void engine.sweep().catch((err: Error) => logger.warn({ err: err.message }, 'sweeping waits failed')), SWEEP_EVERY_MS).unref();

@@ -29,10 +29,7 @@ export function registerWorker(program: Command): void {
       const runtime = await openRuntime({ logger, migrate: true, metrics });
       const scheduler = queueSchedulerFromEnv(process.env, logger)!;
       const engine = createEngine(loaded.flows, logger, { services: runtime.services, store: runtime.store, scheduler, leaseMs: leaseMsFromEnv(process.env), observer: metrics.observer });
-      metrics.setQueueDepth(async () => {
-        const d = await scheduler.depth();
-        return d.waiting + d.active;
-      });
+      metrics.setQueueDepth(() => scheduler.dueOrRunning());
       let opsServer: Server | undefined;
       if (metricsPort !== undefined) {
         const app = express();

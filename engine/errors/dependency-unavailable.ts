@@ -14,13 +14,17 @@ const MESSAGES = /Connection terminated|connection is closed|Timeout acquiring a
 /** How long a step parked for an unreachable dependency waits before it runs again, ms. */
 export const DEPENDENCY_RETRY_MS = 2_000;
 
+/**
+ * True for the errors the database driver (pg, knex) and the Redis client (ioredis) raise when the
+ * server cannot be reached. Not for outside calls: `fetch` (http.request, the AI SDKs' transports)
+ * wraps its network errors in a TypeError, and the gateway and AI clients in their own classes —
+ * those are the step's failures, retried by their own policies.
+ */
 export function isDependencyUnavailable(err: unknown): boolean {
-  if (!err || typeof err !== 'object') return false;
-  const e = err as { name?: string; code?: unknown; message?: unknown; cause?: unknown };
-  // Outside clients wrap their own network errors (GatewayNetworkError, ProviderError…): theirs to retry.
-  if (typeof e.name === 'string' && /^(Gateway|Provider|RateLimit|AgentFailed|EmptyOutput)/.test(e.name)) return false;
-  if (e.name === 'KnexTimeoutError') return true;
+  if (!err || typeof err !== 'object' || err instanceof TypeError) return false;
+  const e = err as { name?: string; code?: unknown; message?: unknown };
+  if (typeof e.name === 'string' && /^(Gateway|Provider|RateLimit|AgentFailed|EmptyOutput|APIConnection|HttpStatus|Timeout)/.test(e.name)) return false;
+  if (e.name === 'KnexTimeoutError' || e.name === 'MaxRetriesPerRequestError') return true;
   if (typeof e.code === 'string' && (NETWORK_CODES.has(e.code) || PG_STATES.test(e.code))) return true;
-  if (typeof e.message === 'string' && MESSAGES.test(e.message)) return true;
-  return e.cause !== undefined && e.cause !== err ? isDependencyUnavailable(e.cause) : false;
+  return typeof e.message === 'string' && MESSAGES.test(e.message);
 }

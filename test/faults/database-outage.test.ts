@@ -3,12 +3,12 @@
 // REDIS_URL: a webhook arriving during the outage is refused with 503 and records nothing, and a
 // lead whose grouping window ends during the outage is still answered, once, when the database is
 // back. Skipped by name, with the reason, without PostgreSQL or Redis.
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestSchema, dropTestSchema, withSearchPath } from '../helpers/databases.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 import { CLINIC_PHONE, INSTANCE_TOKEN, postgresRedisProblem, startStack, type Stack } from '../e2e/stack.js';
+import { leadTextEvent } from '../helpers/uazapi-events.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 const PG_PORT = Number(new URL(process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres').port || 5432);
@@ -18,17 +18,8 @@ const suite = postgresRedisProblem ? describe.skip : describe;
 let proxy: TcpProxy;
 let schema: string;
 let stack: Stack;
-let idSeq = 0;
 
-function event(phone: string, text: string): Record<string, any> {
-  const body = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/uazapi/text-conversation.json'), 'utf8'));
-  const jid = `${phone}@s.whatsapp.net`;
-  body.token = INSTANCE_TOKEN;
-  body.owner = CLINIC_PHONE;
-  body.chat.wa_chatid = jid;
-  Object.assign(body.message, { messageid: `3EB0OUTAGE${String(++idSeq).padStart(10, '0')}`, chatid: jid, sender_pn: jid, fromMe: false, wasSentByApi: false, text, content: text });
-  return body;
-}
+const event = (phone: string, text: string) => leadTextEvent({ phone, text, token: INSTANCE_TOKEN, owner: CLINIC_PHONE });
 
 const repliesTo = (phone: string) => stack.gateway.sent.filter((s) => s.number === phone).map((s) => s.text);
 

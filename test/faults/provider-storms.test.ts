@@ -2,24 +2,15 @@
 // both backends: an AI 429 storm (every model rate-limited several times in a row) and a gateway
 // answering 500 for a while. The lead is answered once when they recover; a gateway that never
 // recovers leaves the execution failed with the reason, never silently dropped.
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { CLINIC_PHONE, forEachBackend, INSTANCE_TOKEN, startStack, type Stack } from '../e2e/stack.js';
+import { leadTextEvent } from '../helpers/uazapi-events.js';
 
 const ROOT = join(import.meta.dirname, '../..');
-let idSeq = 0;
 let phoneSeq = 0;
 
-function event(phone: string, text: string): Record<string, any> {
-  const body = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/uazapi/text-conversation.json'), 'utf8'));
-  const jid = `${phone}@s.whatsapp.net`;
-  body.token = INSTANCE_TOKEN;
-  body.owner = CLINIC_PHONE;
-  body.chat.wa_chatid = jid;
-  Object.assign(body.message, { messageid: `3EB0STORM${String(++idSeq).padStart(11, '0')}`, chatid: jid, sender_pn: jid, fromMe: false, wasSentByApi: false, text, content: text });
-  return body;
-}
+const event = (phone: string, text: string) => leadTextEvent({ phone, text, token: INSTANCE_TOKEN, owner: CLINIC_PHONE });
 
 forEachBackend('provider storms', (backend) => {
   let stack: Stack;

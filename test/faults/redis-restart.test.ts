@@ -3,13 +3,14 @@
 // the same port and data; the service in queue mode reconnects and answers the burst once.
 // Skipped by name, with the reason, without PostgreSQL or the redis-server binary.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresProblem } from '../helpers/databases.js';
 import { CLINIC_PHONE, INSTANCE_TOKEN, startStack, type Stack } from '../e2e/stack.js';
+import { leadTextEvent } from '../helpers/uazapi-events.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 
@@ -61,15 +62,7 @@ async function killRedis(): Promise<void> {
   });
 }
 
-function event(phone: string, text: string, id: string): Record<string, any> {
-  const body = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/uazapi/text-conversation.json'), 'utf8'));
-  const jid = `${phone}@s.whatsapp.net`;
-  body.token = INSTANCE_TOKEN;
-  body.owner = CLINIC_PHONE;
-  body.chat.wa_chatid = jid;
-  Object.assign(body.message, { messageid: id, chatid: jid, sender_pn: jid, fromMe: false, wasSentByApi: false, text, content: text });
-  return body;
-}
+const event = (phone: string, text: string, messageid: string) => leadTextEvent({ phone, text, messageid, token: INSTANCE_TOKEN, owner: CLINIC_PHONE });
 
 suite('Redis restart (queue mode)', () => {
   beforeAll(async () => {

@@ -1,35 +1,26 @@
 // The embedded mode (SQLite, no Redis) survives SIGKILL: `leadflow serve` killed in the middle of a
 // grouping window or of a step and started again on the same data directory answers the lead once.
 // Real subprocesses; the gateway and OpenAI are fakes of this test process.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../../adapters/db/database.js';
 import { FakeGateway } from '../fakes/fake-gateway.js';
 import { startFakeOpenAi, type FakeOpenAi } from '../fakes/fake-openai.js';
-import { ROOT, runCli, startServe, type ServeProcess } from '../helpers/cli.js';
+import { runCli, startServe, type ServeProcess } from '../helpers/cli.js';
+import { leadTextEvent } from '../helpers/uazapi-events.js';
 
 const TOKEN = 'embedded-test-token';
 const CLINIC_PHONE = '5511912341111';
-const FIXTURE = join(ROOT, 'test/fixtures/uazapi/text-conversation.json');
 
 let gateway: FakeGateway;
 let openai: FakeOpenAi;
 let dataDir: string;
 let env: Record<string, string>;
 let serving: ServeProcess | undefined;
-let idSeq = 0;
 
-function event(phone: string, text: string): Record<string, any> {
-  const body = JSON.parse(readFileSync(FIXTURE, 'utf8'));
-  const jid = `${phone}@s.whatsapp.net`;
-  body.token = TOKEN;
-  body.owner = CLINIC_PHONE;
-  body.chat.wa_chatid = jid;
-  Object.assign(body.message, { messageid: `3EB0EMBED${String(++idSeq).padStart(11, '0')}`, chatid: jid, sender_pn: jid, fromMe: false, wasSentByApi: false, text, content: text });
-  return body;
-}
+const event = (phone: string, text: string) => leadTextEvent({ phone, text, token: TOKEN, owner: CLINIC_PHONE });
 
 async function post(url: string, body: unknown): Promise<{ status: number; json: any }> {
   const res = await fetch(`${url}/leadagent`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });

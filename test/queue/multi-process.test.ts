@@ -3,7 +3,7 @@
 // real flows, and the fake gateway and OpenAI servers of this test process. Skipped by name, with the
 // reason, when PostgreSQL or Redis is absent.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -14,10 +14,10 @@ import { startFakeOpenAi, type FakeOpenAi } from '../fakes/fake-openai.js';
 import { BIN, ROOT, runCli } from '../helpers/cli.js';
 import { createTestSchema, dropTestSchema, postgresProblem, TEST_DATABASE_URL, withSearchPath } from '../helpers/databases.js';
 import { redisProblem, TEST_REDIS_URL } from '../helpers/key-values.js';
+import { leadTextEvent } from '../helpers/uazapi-events.js';
 
 const TOKEN = 'queue-test-token';
 const CLINIC_PHONE = '5511912340000';
-const FIXTURE = join(ROOT, 'test/fixtures/uazapi/text-conversation.json');
 const problem = [postgresProblem, redisProblem].filter(Boolean).join('; ') || null;
 if (problem) console.warn(`skipping "queue mode across processes": ${problem}`);
 const suite = problem ? describe.skip : describe;
@@ -87,17 +87,8 @@ async function startWorker(name: string, extra: string[] = []): Promise<Proc> {
 
 let phoneSeq = 0;
 const nextPhone = () => `55119${String(60000000 + ++phoneSeq * 1013).padStart(8, '0')}`;
-let idSeq = 0;
 
-function event(phone: string, text: string): Record<string, any> {
-  const body = JSON.parse(readFileSync(FIXTURE, 'utf8'));
-  const jid = `${phone}@s.whatsapp.net`;
-  body.token = TOKEN;
-  body.owner = CLINIC_PHONE;
-  body.chat.wa_chatid = jid;
-  Object.assign(body.message, { messageid: `3EB0QUEUE${String(++idSeq).padStart(11, '0')}`, chatid: jid, sender_pn: jid, fromMe: false, wasSentByApi: false, text, content: text });
-  return body;
-}
+const event = (phone: string, text: string) => leadTextEvent({ phone, text, token: TOKEN, owner: CLINIC_PHONE });
 
 async function post(url: string, body: unknown): Promise<{ status: number; json: any }> {
   const res = await fetch(`${url}/leadagent`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
