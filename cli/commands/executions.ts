@@ -17,6 +17,7 @@ import { openRuntime } from '../runtime.js';
 import { printTrace, traceJson } from '../trace.js';
 import { openMigratedDatabase } from './migrate.js';
 import { exitCodeOf } from './run.js';
+import { MemoryKeyValue } from '../../adapters/kv/memory-key-value.js';
 
 const STATUSES: ExecutionStatus[] = ['running', 'waiting', 'success', 'failed', 'stopped'];
 /** Default and largest `list --limit`. */
@@ -117,7 +118,13 @@ export async function replayExecution(options: ReplayOptions): Promise<Execution
     logger: options.logger,
     store: dryRun ? new MemoryExecutionStore() : ownWaitsOnly(new DbExecutionStore(options.db)),
     // Lookups go through the same transaction as the writes (on SQLite it holds the only connection).
-    services: { ...options.services, db: scope ? scope.db : options.db, instances: { get: (id: number) => (scope ? scope.db : options.db).instanceById(id) } },
+    services: {
+      ...options.services,
+      db: scope ? scope.db : options.db,
+      instances: { get: (id: number) => (scope ? scope.db : options.db).instanceById(id) },
+      // A dry run's buffers, dedupe marks, locks and erasures stay in a scratch store of its own.
+      ...(dryRun ? { kv: new MemoryKeyValue() } : {}),
+    },
   });
   try {
     await engine.startScheduler();

@@ -9,6 +9,7 @@ import { MemoryExecutionStore } from '../../engine/store/memory-store.js';
 import { createLogger } from '../logger.js';
 import { openRuntime } from '../runtime.js';
 import { printTrace, traceJson } from '../trace.js';
+import { MemoryKeyValue } from '../../adapters/kv/memory-key-value.js';
 
 export function readPayload(file: string): JsonValue {
   let text: string;
@@ -63,7 +64,8 @@ export function registerRun(program: Command): void {
       const engine = createEngine(loaded.flows, logger, {
         // The instance directory must read through the same transaction: on SQLite the open
         // transaction holds the only connection, so a lookup outside it would wait forever.
-        services: { ...runtime.services, ...(scope ? { db: scope.db, instances: { get: (id: number) => scope.db.instanceById(id) } } : {}) },
+        // A dry run's buffers, dedupe marks, locks and erasures stay in a scratch store of its own.
+        services: { ...runtime.services, ...(scope ? { db: scope.db, instances: { get: (id: number) => scope.db.instanceById(id) }, kv: new MemoryKeyValue() } : {}) },
         store: scope ? new MemoryExecutionStore() : runtime.store,
       });
       await engine.startScheduler();
