@@ -1,26 +1,12 @@
 // cli/logger.ts: what a log line never holds (credentials, phone numbers) and what it keeps intact.
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger, maskPhonesIn } from '../../cli/logger.js';
+import { maskPhonesIn } from '../../cli/logger.js';
+import { captureLogger } from '../helpers/capture-logger.js';
 
-function capture(): { logger: ReturnType<typeof createLogger>; lines: () => Array<Record<string, any>> } {
-  let out = '';
-  const destination = new Writable({
-    write(chunk, _enc, done) {
-      out += chunk.toString();
-      done();
-    },
-  });
-  const previous = process.env.LOG_LEVEL;
-  delete process.env.LOG_LEVEL;
-  const logger = createLogger({ level: 'debug', destination });
-  if (previous !== undefined) process.env.LOG_LEVEL = previous;
-  return { logger, lines: () => out.trim().split('\n').map((l) => JSON.parse(l)) };
-}
 
 describe('createLogger', () => {
   it('prints credential fields as *** at the top level and two levels down', () => {
-    const { logger, lines } = capture();
+    const { logger, lines } = captureLogger();
     logger.info(
       {
         token: 'tok-1',
@@ -36,7 +22,7 @@ describe('createLogger', () => {
   });
 
   it('masks phone numbers in fields, nested values, errors and the message; keeps ids, dates and numbers', () => {
-    const { logger, lines } = capture();
+    const { logger, lines } = captureLogger();
     logger.warn(
       { key: '3:5511987654321', jid: '5511987654321@s.whatsapp.net', nested: { typed: '+55 (11) 98765-4321' }, err: new Error('no lead 5511987654321'), execution: '123e4567-e89b-12d3-a456-426614174000', at: '2025-01-02T00:00:00.000Z', ms: 1765454975000 },
       'lock lost for 3:5511987654321',

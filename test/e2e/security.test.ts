@@ -4,10 +4,9 @@
 // the CLI does them), and the log lines of a real agent execution through the service's pino logger.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { maskPhone } from '../../adapters/phones/mask-phone.js';
-import { createLogger } from '../../cli/logger.js';
+import { captureLogger } from '../helpers/capture-logger.js';
 import type { ExecutionRecord } from '../../engine/types.js';
 import { CLINIC_PHONE, forEachBackend, INSTANCE_TOKEN, startStack, type Stack } from './stack.js';
 
@@ -162,19 +161,11 @@ forEachBackend('security: admin HTTP surface', (backend) => {
 
 forEachBackend('security: logs of a real agent execution', (backend) => {
   let stack: Stack;
-  let output = '';
+  let logs: () => string = () => '';
   beforeAll(async () => {
-    const destination = new Writable({
-      write(chunk, _enc, done) {
-        output += chunk.toString();
-        done();
-      },
-    });
-    const previous = process.env.LOG_LEVEL;
-    delete process.env.LOG_LEVEL;
-    const logger = createLogger({ level: 'debug', destination });
-    if (previous !== undefined) process.env.LOG_LEVEL = previous;
-    stack = await startStack({ backend, logger });
+    const captured = captureLogger();
+    logs = captured.text;
+    stack = await startStack({ backend, logger: captured.logger });
   });
   afterAll(async () => {
     await stack?.close();
@@ -190,6 +181,7 @@ forEachBackend('security: logs of a real agent execution', (backend) => {
     expect((await stack.post('/leadagent', event(phone, 'Oi', 'leaked-token-a81f'))).status).toBe(401);
     await stack.idle();
 
+    const output = logs();
     const lines = output.trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
     const executions = (await stack.executions('agent')).map((r) => r.id);
     expect(executions.length).toBeGreaterThan(0);

@@ -7,7 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import knexFactory from 'knex';
-import { afterEach, beforeEach, describe } from 'vitest';
+import { describe } from 'vitest';
+import { freshPerTest } from './fresh-per-test.js';
 import { createDatabase, type Database, type DatabaseOptions, type Dialect } from '../../adapters/db/database.js';
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -143,19 +144,6 @@ export function forEachDatabase(title: string, body: (open: OpenDatabase, dialec
  * A fresh, migrated database for every test of the enclosing describe: call inside the body of
  * `forEachDatabase` and read `.current` in the tests.
  */
-export function useFreshDatabase(open: OpenDatabase): { readonly current: TestDatabase } {
-  let current: TestDatabase | undefined;
-  beforeEach(async () => {
-    current = await open();
-  });
-  afterEach(async () => {
-    await current?.cleanup();
-    current = undefined;
-  });
-  return {
-    get current() {
-      if (!current) throw new Error('no database: useFreshDatabase() works inside tests only');
-      return current;
-    },
-  };
+export function useFreshDatabase(open: () => Promise<TestDatabase>): { readonly current: TestDatabase } {
+  return freshPerTest(open, 'database (useFreshDatabase() works inside tests only)');
 }

@@ -4,7 +4,8 @@
 // are reported as skipped by name, with the reason, never silently passed.
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { afterEach, beforeEach, describe } from 'vitest';
+import { describe } from 'vitest';
+import { freshPerTest } from './fresh-per-test.js';
 import type { KeyValue } from '../../adapters/kv/key-value.js';
 import { MemoryKeyValue, MemoryKeyValueStorage } from '../../adapters/kv/memory-key-value.js';
 import { RedisKeyValue } from '../../adapters/kv/redis-key-value.js';
@@ -131,19 +132,6 @@ export function forEachKeyValue(title: string, body: (open: OpenKeyValue, kind: 
  * A fresh, empty store for every test of the enclosing describe: call inside a describe body and
  * read `.current` in the tests.
  */
-export function useFreshKeyValue(open: OpenKeyValue): { readonly current: TestKeyValue } {
-  let current: TestKeyValue | undefined;
-  beforeEach(async () => {
-    current = await open();
-  });
-  afterEach(async () => {
-    await current?.cleanup();
-    current = undefined;
-  });
-  return {
-    get current() {
-      if (!current) throw new Error('no key-value store: useFreshKeyValue() works inside tests only');
-      return current;
-    },
-  };
+export function useFreshKeyValue(open: () => Promise<TestKeyValue>): { readonly current: TestKeyValue } {
+  return freshPerTest(open, 'key-value store (useFreshKeyValue() works inside tests only)');
 }
