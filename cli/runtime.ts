@@ -19,7 +19,8 @@ export interface Runtime {
   services: Record<string, unknown>;
   /**
    * The execution store on the database, with erasure (engine/store/erasing-store.ts): the store to
-   * hand the engine, so what an `excluir` execution writes after erasing a lead is scrubbed too.
+   * hand the engine, so what an `excluir` execution writes after erasing a lead is scrubbed too, and
+   * the lead's executions that end later, in any process (the erasure ledger, `execution_erasures`).
    */
   store: DbExecutionStore & ExecutionEraser;
   /** The instance-token check of `auth: instance-token` webhooks (constant time; never returns the token). */

@@ -397,6 +397,7 @@ export class Engine {
         },
         callFlow: (parent, stepKey, name, input, state) => this.callFlow(parent, stepKey, name, input, state),
         observer: this.observer,
+        ...(this.store.listRunning && this.store.claim ? { interruptedPeersUntil: (r: ExecutionRecord) => this.interruptedPeersUntil(r) } : {}),
       },
       flow,
       record,
@@ -448,6 +449,29 @@ export class Engine {
     this.finishers.delete(record.id);
     if (record.parent_id) this.scheduler.schedule(record.parent_id, Date.now());
     return record;
+  }
+
+  /**
+   * NodeContext.interruptedPeersUntil: running executions of `self`'s flow, not driven here, whose
+   * holder missed a lease renewal (renewed every third of the lease, so a lease ending sooner than
+   * a third of it from now was not renewed on time; the holders are assumed to run with this
+   * process's LEADFLOW_LEASE_MS) or is a dead process of this machine. Each is taken over now (dead
+   * local holder) or scheduled for when its lease lapses. Returns the latest of those times.
+   */
+  private async interruptedPeersUntil(self: ExecutionRecord): Promise<number | null> {
+    const now = Date.now();
+    let latest: number | null = null;
+    for (const running of await this.store.listRunning!()) {
+      if (running.id === self.id || running.flow !== self.flow || running.lease_until === null) continue;
+      if (this.active.has(running.id) || this.claiming.has(running.id)) continue;
+      const deadHere = running.lease_owner !== null && isDeadLocalOwner(running.lease_owner);
+      if (!deadHere && running.lease_until >= now + this.leaseMs / 3) continue;
+      const until = deadHere ? now : Math.max(now, running.lease_until);
+      if (deadHere) void this.takeOver(running.id, running.lease_owner!).catch((err: unknown) => this.logger.warn({ execution: running.id, err: (err as Error).message }, 'taking over an interrupted execution failed'));
+      else this.scheduler.schedule(running.id, until + 100);
+      latest = Math.max(latest ?? 0, until);
+    }
+    return latest;
   }
 
   /** `call-flow`: runs the child in this process; if it parks, the parent parks until the child wakes it. */

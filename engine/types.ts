@@ -135,6 +135,15 @@ export interface NodeContext {
    * outside effects, so a re-run skips the ones already done. Optional: absent in bare test contexts.
    */
   checkpoint?(state: JsonObject): Promise<void>;
+  /**
+   * When other executions of this flow were cut off in the middle of a step and nobody drives them
+   * yet (their holder stopped renewing its lease: a process that died, here or on another machine):
+   * the latest time, ms since epoch, by which they can all be taken over; null when there are none.
+   * Asking also has them taken over as soon as their leases lapse. For steps that must not decide
+   * before every message already accepted has caught up (the debounce's drain). Optional: absent in
+   * bare test contexts and with stores without leases.
+   */
+  interruptedPeersUntil?(): Promise<number | null>;
   /** Ends the execution on purpose (status `stopped`). Never returns. */
   stop(reason: string): never;
   /** Merges values into the execution's `vars`. */

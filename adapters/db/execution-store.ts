@@ -1,14 +1,18 @@
 // Execution records in the `executions` table (migration 002), on SQLite or PostgreSQL. A record
 // reads back exactly as written: JSON parts are stored as JSON text, optional fields that were
-// absent stay absent, timestamps are ISO text with milliseconds.
+// absent stay absent, timestamps are ISO text with milliseconds. The erasure ledger of `excluir`
+// (engine/store/erasing-store.ts) is the `execution_erasures` table (migration 005).
 import type { Knex } from 'knex';
-import type { ClaimResult, ExecutionStore, Lease, ListOptions } from '../../engine/store/execution-store.js';
-import { CompiledErasure, type Erasure, type PayloadEraser, type PayloadEraseResult, type RecordSummary } from '../../engine/store/erasure.js';
+import type { ClaimResult, ExecutionStore, Lease, ListOptions, RunningExecution } from '../../engine/store/execution-store.js';
+import { isDependencyUnavailable } from '../../engine/errors/dependency-unavailable.js';
+import { CompiledErasure, type Erasure, type ErasureEntry, type PayloadEraser, type PayloadEraseResult, type RecordSummary } from '../../engine/store/erasure.js';
 import type { ExecutionRecord, ExecutionStatus, JsonValue } from '../../engine/types.js';
 import type { Database } from './database.js';
 import { toIsoTimestamp } from './values.js';
 
 const TABLE = 'executions';
+/** The erasure ledger (migration 005). */
+const ERASURES = 'execution_erasures';
 /** Text columns holding payloads; `erasePayloads` searches and rewrites these. */
 const PAYLOAD_COLUMNS = ['trigger', 'vars', 'steps', 'outbound', 'response', 'output', 'error', 'stop_reason'] as const;
 const FINAL: ExecutionStatus[] = ['success', 'failed', 'stopped'];
@@ -29,6 +33,21 @@ function json(value: unknown): string | null {
 function parse<T>(text: unknown, fallback: T): T {
   if (typeof text !== 'string') return fallback;
   return JSON.parse(text) as T;
+}
+
+/**
+ * The error of a query whose bound values hold a person's data (an erasure's needles), without
+ * them: knex writes the query with its values into its error messages, and a step's error is
+ * logged and recorded. Keeps the name and code, so a lost connection still parks the step.
+ */
+function withoutValues(what: string, err: unknown): Error {
+  const e = (err ?? {}) as { name?: unknown; code?: unknown };
+  const code = typeof e.code === 'string' ? e.code : undefined;
+  const reason = isDependencyUnavailable(err) ? 'Connection terminated or unreachable' : 'database error';
+  const out = new Error(`${what} failed: ${reason}${code ? ` (${code})` : ''}`) as Error & { code?: string };
+  if (typeof e.name === 'string') out.name = e.name;
+  if (code) out.code = code;
+  return out;
 }
 
 export class DbExecutionStore implements ExecutionStore, PayloadEraser {
@@ -128,10 +147,11 @@ export class DbExecutionStore implements ExecutionStore, PayloadEraser {
     return kept === 1;
   }
 
-  async listRunning(): Promise<Array<{ id: string; lease_until: number | null; lease_owner: string | null }>> {
-    const rows = (await this.knex(TABLE).where('status', 'running').select('id', 'lease_until', 'lease_owner').orderBy('seq')) as DbRow[];
+  async listRunning(): Promise<RunningExecution[]> {
+    const rows = (await this.knex(TABLE).where('status', 'running').select('id', 'flow', 'lease_until', 'lease_owner').orderBy('seq')) as DbRow[];
     return rows.map((r) => ({
       id: String(r.id),
+      flow: String(r.flow),
       lease_until: r.lease_until === null || r.lease_until === undefined ? null : Number(r.lease_until),
       lease_owner: r.lease_owner === null || r.lease_owner === undefined ? null : String(r.lease_owner),
     }));
@@ -174,7 +194,8 @@ export class DbExecutionStore implements ExecutionStore, PayloadEraser {
   /**
    * Deletes finished executions (success, failed, stopped) that finished more than `olderThanDays`
    * days ago (LEADFLOW_EXECUTIONS_RETAIN_DAYS), except children of an execution still running or
-   * waiting (it reads their result when it resumes). Returns how many were deleted.
+   * waiting (it reads their result when it resumes). Returns how many were deleted. Expired entries
+   * of the erasure ledger go too (`pruneErasures`).
    */
   async prune(olderThanDays: number, now: number = Date.now()): Promise<number> {
     if (!Number.isFinite(olderThanDays) || olderThanDays < 0) throw new Error(`prune: olderThanDays must be a number >= 0, got ${olderThanDays}`);
@@ -184,6 +205,7 @@ export class DbExecutionStore implements ExecutionStore, PayloadEraser {
       .where((q) => q.where('finished_at', '<', cutoff).orWhere((q2) => q2.whereNull('finished_at').where('updated_at', '<', cutoff)))
       .whereNotExists((q) => q.select(this.knex.raw('1')).from(`${TABLE} as parent`).whereRaw('parent.id = executions.parent_id').whereIn('parent.status', ['running', 'waiting']))
       .del();
+    await this.pruneErasures(now);
     return Number(deleted);
   }
 
@@ -201,12 +223,17 @@ export class DbExecutionStore implements ExecutionStore, PayloadEraser {
     const result: PayloadEraseResult = { erased: [], spared: [] };
     if (compiled.needles.length === 0) return result;
     const escape = (n: string) => n.replace(/[!%_]/g, (c) => `!${c}`);
-    const rows = (await this.knex(TABLE)
-      .where((q) => {
-        for (const column of PAYLOAD_COLUMNS) for (const n of compiled.needles) q.orWhereRaw(`?? like ? escape '!'`, [column, `%${escape(n)}%`]);
-      })
-      .orderBy('seq')
-      .select('id', 'status', 'parent_id', ...PAYLOAD_COLUMNS)) as DbRow[];
+    let rows: DbRow[];
+    try {
+      rows = (await this.knex(TABLE)
+        .where((q) => {
+          for (const column of PAYLOAD_COLUMNS) for (const n of compiled.needles) q.orWhereRaw(`?? like ? escape '!'`, [column, `%${escape(n)}%`]);
+        })
+        .orderBy('seq')
+        .select('id', 'status', 'parent_id', ...PAYLOAD_COLUMNS)) as DbRow[];
+    } catch (err) {
+      throw withoutValues('looking for the records to erase', err);
+    }
     for (const row of rows) {
       if (!PAYLOAD_COLUMNS.some((c) => typeof row[c] === 'string' && compiled.hits(row[c]))) continue;
       const summary: RecordSummary = { id: String(row.id), status: row.status as ExecutionStatus };
@@ -227,5 +254,43 @@ export class DbExecutionStore implements ExecutionStore, PayloadEraser {
       result.erased.push(summary.id);
     }
     return result;
+  }
+
+  // The erasure ledger (engine/store/erasing-store.ts): a few rows at most, each deleted once the
+  // executions it names have ended. `erasure` holds the person's data: it is never part of an error.
+
+  async recordErasure(entry: ErasureEntry): Promise<void> {
+    try {
+      await this.knex(ERASURES).insert({
+        id: entry.id,
+        erasure: JSON.stringify(entry.erasure),
+        eraser_id: entry.eraser_id,
+        execution_ids: JSON.stringify(entry.execution_ids),
+        created_at: entry.created_at,
+        expires_at: entry.expires_at,
+      });
+    } catch (err) {
+      throw withoutValues('recording the erasure', err);
+    }
+  }
+
+  async liveErasures(now: number): Promise<ErasureEntry[]> {
+    const rows = (await this.knex(ERASURES).where('expires_at', '>', now).orderBy([{ column: 'created_at' }, { column: 'id' }]).select('*')) as DbRow[];
+    return rows.map((row) => ({
+      id: String(row.id),
+      erasure: parse<Erasure>(row.erasure, { needles: [], replace: [] }),
+      eraser_id: String(row.eraser_id),
+      execution_ids: parse<string[]>(row.execution_ids, []),
+      created_at: Number(row.created_at),
+      expires_at: Number(row.expires_at),
+    }));
+  }
+
+  async dropErasure(id: string): Promise<boolean> {
+    return Number(await this.knex(ERASURES).where({ id }).del()) > 0;
+  }
+
+  async pruneErasures(now: number): Promise<number> {
+    return Number(await this.knex(ERASURES).where('expires_at', '<=', now).del());
   }
 }

@@ -71,6 +71,8 @@ export interface RunHost {
   callFlow(parent: ExecutionRecord, stepKey: string, flow: string, input: JsonValue, state: JsonObject | undefined): Promise<JsonValue>;
   /** Told when a step ends (metrics); its errors are ignored. */
   observer?: EngineObserver;
+  /** See NodeContext.interruptedPeersUntil; absent when the store has no leases. */
+  interruptedPeersUntil?(record: ExecutionRecord): Promise<number | null>;
 }
 
 interface Scope {
@@ -352,6 +354,7 @@ export class ExecutionRun {
         record.state = toPlainJson(state) as JsonObject;
         await run.save();
       },
+      ...(host.interruptedPeersUntil ? { interruptedPeersUntil: () => host.interruptedPeersUntil!(run.record) } : {}),
       suspend(wakeAt, state) {
         throw new SuspendSignal(Number.isFinite(wakeAt) ? wakeAt : null, state, record.key);
       },

@@ -10,14 +10,33 @@
 //     execution it starts (children, at any depth), is scrubbed on its way to the store, whatever its
 //     status; the person's executions spared in 1 are scrubbed when they are written with a final
 //     status (success, failed, stopped).
-// Step 2 lives in this process's memory for `ttlMs` (default 24 h): an execution that ends in
-// another process, or after a restart, is not scrubbed by it.
 //
-// Every other member of the wrapped store (list, get, prune, leases ...) is the wrapped store's own,
-// unchanged, so the decorator can stand wherever the store stood.
+// Step 2 holds across processes and restarts through the erasure ledger of the store (when it has
+// one: `recordErasure` ...; the database's is the `execution_erasures` table, shared by every
+// `serve` and `worker`). The contract:
+//  - `eraseExecutions` arms the erasure in this process's memory, does 1, then records a ledger
+//    entry: the Erasure, the eraser's id and the ids of the executions it spared;
+//  - every write of a record with a final status reads the live entries (one small query; writes of
+//    other statuses read nothing) and scrubs the record when an entry names it, or its parent or an
+//    ancestor: whatever it holds when the eraser is among them, else when it is the person's. The
+//    ledger is the truth: this holds for a write in any process, whatever its memory knows. Writes
+//    of other statuses are scrubbed by this process's memory only (for `ttlMs`): an execution
+//    resumed elsewhere may hold the person's data while it runs, never once it has ended;
+//  - after such a write of an execution the entry names (and once when erasing), when every
+//    execution the entry names has ended (or is gone), their records are scrubbed once more where
+//    they still hold the person's data (a write that raced with the erasure) and the entry is
+//    deleted. `prune` does the same for every live entry (a backstop for such races) and deletes
+//    the expired ones. So the ledger holds the person's data only while some of their executions
+//    are unfinished, `ttlMs` (default 24 h) at most; an execution that ends after that is not
+//    scrubbed.
+//
+// Every other member of the wrapped store (list, get, leases ...) is the wrapped store's own,
+// unchanged, so the decorator can stand wherever the store stood; `prune`, when it has one, also
+// settles the ledger as said above.
+import { randomUUID } from 'node:crypto';
 import type { ExecutionRecord } from '../types.js';
 import type { ExecutionStore } from './execution-store.js';
-import { CompiledErasure, type Erasure, type PayloadEraser, type RecordSummary } from './erasure.js';
+import { CompiledErasure, type Erasure, type ErasureEntry, type PayloadEraser, type RecordSummary } from './erasure.js';
 
 export interface ExecutionEraser {
   /**
@@ -30,7 +49,7 @@ export interface ExecutionEraser {
 }
 
 export interface ErasingStoreOptions {
-  /** How long the erasure of later writes stays armed, ms. Default 24 h. */
+  /** How long the erasure of later writes stays armed (in memory and in the ledger), ms. Default 24 h. */
   ttlMs?: number;
   now?: () => number;
 }
@@ -39,6 +58,8 @@ const DEFAULT_TTL_MS = 24 * 60 * 60 * 1000;
 const FINAL = new Set(['success', 'failed', 'stopped']);
 /** Store methods that write a record given as their first argument. */
 const RECORD_WRITES = ['insert', 'update', 'insertLeased'] as const;
+/** Most ancestors looked up for a record of a child execution (a guard against a cycle of parent ids). */
+const MAX_DEPTH = 32;
 
 interface ArmedErasure {
   erasure: CompiledErasure;
@@ -48,6 +69,8 @@ interface ArmedErasure {
   deferred: Set<string>;
   expiresAt: number;
 }
+
+type Ledger = Required<Pick<PayloadEraser, 'recordErasure' | 'liveErasures' | 'dropErasure'>>;
 
 /** True when `record` is one of `ids` or a child of one; a child joins the set. */
 function claims(ids: Set<string>, record: Pick<RecordSummary, 'id' | 'parent_id'>): boolean {
@@ -59,10 +82,18 @@ function claims(ids: Set<string>, record: Pick<RecordSummary, 'id' | 'parent_id'
   return false;
 }
 
+/** The store's ledger, when it has every member of one. */
+function ledgerOf(store: PayloadEraser): Ledger | undefined {
+  const { recordErasure, liveErasures, dropErasure } = store;
+  if (typeof recordErasure !== 'function' || typeof liveErasures !== 'function' || typeof dropErasure !== 'function') return undefined;
+  return { recordErasure: recordErasure.bind(store), liveErasures: liveErasures.bind(store), dropErasure: dropErasure.bind(store) };
+}
+
 class Erasures {
   private armed: ArmedErasure[] = [];
   private readonly ttlMs: number;
   private readonly now: () => number;
+  private readonly ledger: Ledger | undefined;
 
   constructor(
     private readonly inner: ExecutionStore & PayloadEraser,
@@ -70,6 +101,7 @@ class Erasures {
   ) {
     this.ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;
     this.now = options.now ?? Date.now;
+    this.ledger = ledgerOf(inner);
   }
 
   /** The record as it may be stored: scrubbed by every armed erasure that claims it. Never changes its argument. */
@@ -85,10 +117,73 @@ class Erasures {
     return out;
   }
 
+  /**
+   * Writes `record` with `write`: scrubbed by the armed erasures of this process and, when its
+   * status is final, by the live ledger entries that name it or an ancestor; then settles the
+   * entries naming it.
+   */
+  async write(record: ExecutionRecord, write: (record: ExecutionRecord) => Promise<unknown>): Promise<unknown> {
+    let out = this.prepare(record);
+    if (!this.ledger || !FINAL.has(out.status)) return write(out);
+    const entries = await this.ledger.liveErasures(this.now());
+    if (entries.length === 0) return write(out);
+    let ancestors: string[] | undefined;
+    const named: ErasureEntry[] = [];
+    for (const entry of entries) {
+      const ids = new Set(entry.execution_ids);
+      let lineage = [out.id];
+      if (ids.has(out.id)) named.push(entry);
+      else if (out.parent_id !== undefined) lineage = [out.id, ...(ancestors ??= await this.ancestors(out.parent_id))];
+      const mine = lineage.filter((id) => ids.has(id));
+      if (mine.length === 0) continue;
+      out = new CompiledErasure(entry.erasure).scrubRecord(out, mine.includes(entry.eraser_id));
+    }
+    const result = await write(out);
+    for (const entry of named) await this.settle(entry);
+    return result;
+  }
+
+  /** `parentId` and its ancestors, nearest first, read from the store. */
+  private async ancestors(parentId: string): Promise<string[]> {
+    const out: string[] = [];
+    for (let id: string | undefined = parentId; id !== undefined && out.length < MAX_DEPTH && !out.includes(id); id = (await this.inner.get(id))?.parent_id) out.push(id);
+    return out;
+  }
+
+  /**
+   * When every execution `entry` names has ended (or is gone): scrubs their records once more where
+   * needed, deletes the entry and returns true. False while one still runs or waits.
+   */
+  private async settle(entry: ErasureEntry): Promise<boolean> {
+    const records: ExecutionRecord[] = [];
+    for (const id of entry.execution_ids) {
+      const record = await this.inner.get(id);
+      if (!record) continue;
+      if (!FINAL.has(record.status)) return false;
+      records.push(record);
+    }
+    const compiled = new CompiledErasure(entry.erasure);
+    for (const record of records) {
+      const scrubbed = compiled.scrubRecord(record, record.id === entry.eraser_id);
+      if (scrubbed !== record && JSON.stringify(scrubbed) !== JSON.stringify(record)) await this.inner.update(scrubbed);
+    }
+    await this.ledger!.dropErasure(entry.id);
+    return true;
+  }
+
+  /** Settles every live ledger entry (see `settle`); returns how many were deleted. */
+  async settleAll(): Promise<number> {
+    if (!this.ledger) return 0;
+    let settled = 0;
+    for (const entry of await this.ledger.liveErasures(this.now())) if (await this.settle(entry)) settled++;
+    return settled;
+  }
+
   async erase(executionId: string, erasure: Erasure): Promise<{ erased: number; pending: number }> {
     const compiled = new CompiledErasure(erasure);
     if (compiled.needles.length === 0) return { erased: 0, pending: 0 };
-    const armed: ArmedErasure = { erasure: compiled, owners: new Set([executionId]), deferred: new Set(), expiresAt: this.now() + this.ttlMs };
+    const now = this.now();
+    const armed: ArmedErasure = { erasure: compiled, owners: new Set([executionId]), deferred: new Set(), expiresAt: now + this.ttlMs };
     // Armed first: a write racing with the pass below is scrubbed on its way in.
     this.armed.push(armed);
     const spare = (r: RecordSummary) => {
@@ -98,7 +193,11 @@ class Erasures {
       return true;
     };
     const { erased, spared } = await this.inner.erasePayloads(erasure, spare);
-    // A spared execution may have ended between the pass reading it and it being armed: look again.
+    // Then in the ledger, for the writes of every process (also after a restart of this one).
+    const entry: ErasureEntry = { id: randomUUID(), erasure, eraser_id: executionId, execution_ids: [executionId, ...spared], created_at: now, expires_at: armed.expiresAt };
+    if (this.ledger) await this.ledger.recordErasure(entry);
+    // A spared execution may have ended between the pass reading it and the erasure being armed and
+    // recorded: look again.
     let late = 0;
     let pending = 0;
     for (const id of spared) {
@@ -113,13 +212,16 @@ class Erasures {
         late++;
       }
     }
+    // Nothing left to wait for (no eraser stored, e.g.): the entry goes at once.
+    if (this.ledger && pending === 0) await this.settle(entry);
     return { erased: erased.length + late, pending };
   }
 }
 
 /**
- * `inner` with erasure: writes (insert, update, insertLeased) go through the armed erasures, and
- * `eraseExecutions` arms one. Everything else is `inner`'s.
+ * `inner` with erasure: writes (insert, update, insertLeased) go through the armed erasures and the
+ * ledger, `eraseExecutions` arms one and `prune` (when `inner` has it) settles the ledger too.
+ * Everything else is `inner`'s.
  */
 export function withErasure<S extends ExecutionStore & PayloadEraser>(inner: S, options: ErasingStoreOptions = {}): S & ExecutionEraser {
   const erasures = new Erasures(inner, options);
@@ -130,7 +232,15 @@ export function withErasure<S extends ExecutionStore & PayloadEraser>(inner: S, 
   type Write = (record: ExecutionRecord, ...rest: unknown[]) => Promise<unknown>;
   for (const name of RECORD_WRITES) {
     if (typeof Reflect.get(inner, name, inner) !== 'function') continue;
-    own[name] = (record: ExecutionRecord, ...rest: unknown[]) => (Reflect.get(inner, name, inner) as Write).call(inner, erasures.prepare(record), ...rest);
+    own[name] = (record: ExecutionRecord, ...rest: unknown[]) => erasures.write(record, (out) => (Reflect.get(inner, name, inner) as Write).call(inner, out, ...rest));
+  }
+  // Pruning (serve, hourly): also ends the ledger entries whose executions have all ended.
+  if (typeof Reflect.get(inner, 'prune', inner) === 'function') {
+    own.prune = async (...args: unknown[]) => {
+      const pruned: unknown = await (Reflect.get(inner, 'prune', inner) as (...a: unknown[]) => Promise<unknown>).apply(inner, args);
+      await erasures.settleAll();
+      return pruned;
+    };
   }
   return new Proxy(inner, {
     get(target, prop) {

@@ -52,6 +52,25 @@ export interface PayloadEraseResult {
   spared: string[];
 }
 
+/**
+ * One entry of the erasure ledger (engine/store/erasing-store.ts): an erasure whose executions
+ * have not all ended yet, shared by every process on the store. It holds the person's data (the
+ * Erasure): kept only while some of `execution_ids` is running or waiting, until `expires_at` at
+ * the latest; never log it.
+ */
+export interface ErasureEntry {
+  id: string;
+  erasure: Erasure;
+  /** The erasing execution: what it and its children (at any depth) write is scrubbed whatever it holds. */
+  eraser_id: string;
+  /** The eraser and the person's executions spared because they were running or waiting. */
+  execution_ids: string[];
+  /** Ms since the epoch. */
+  created_at: number;
+  /** Ms since the epoch; from then on the entry is ignored and pruned. */
+  expires_at: number;
+}
+
 /** A store that can rewrite its stored records (both execution stores implement it). */
 export interface PayloadEraser {
   /**
@@ -60,6 +79,18 @@ export interface PayloadEraser {
    * go on). Returns the ids of both.
    */
   erasePayloads(erasure: Erasure, spare?: (record: RecordSummary) => boolean): Promise<PayloadEraseResult>;
+
+  // The erasure ledger (several processes on one store). Optional: without it the erasing store
+  // keeps its erasures in its own process's memory only, which is right for one process only.
+
+  /** Stores a new ledger entry. */
+  recordErasure?(entry: ErasureEntry): Promise<void>;
+  /** Entries that have not expired at `now` (ms), oldest first. */
+  liveErasures?(now: number): Promise<ErasureEntry[]>;
+  /** Deletes an entry; false when it was not there (e.g. another process deleted it first). */
+  dropErasure?(id: string): Promise<boolean>;
+  /** Deletes the entries expired at `now` (ms); returns how many. */
+  pruneErasures?(now: number): Promise<number>;
 }
 
 /** An Erasure made ready to apply. */

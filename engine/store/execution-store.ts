@@ -34,8 +34,17 @@ export interface ExecutionStore {
   claim?(id: string, lease: Lease, takeOverFrom?: string): Promise<ClaimResult>;
   /** Extends the lease while `owner` holds it and the execution runs; false when it was lost. */
   renewLease?(id: string, lease: Lease): Promise<boolean>;
-  /** Running executions with their lease end (null: none), to take over those whose holder died. */
-  listRunning?(): Promise<Array<{ id: string; lease_until: number | null; lease_owner: string | null }>>;
+  /** Running executions with their flow and lease (null: none), to take over those whose holder died. */
+  listRunning?(): Promise<RunningExecution[]>;
+}
+
+/** A running execution as `listRunning` tells it. */
+export interface RunningExecution {
+  id: string;
+  flow: string;
+  /** Ms since epoch when its lease lapses; null: never leased. */
+  lease_until: number | null;
+  lease_owner: string | null;
 }
 
 /** A process's hold on a running execution. */

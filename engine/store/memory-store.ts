@@ -1,11 +1,13 @@
 import type { ExecutionRecord } from '../types.js';
-import type { ClaimResult, ExecutionStore, Lease, ListOptions } from './execution-store.js';
-import { CompiledErasure, type Erasure, type PayloadEraser, type PayloadEraseResult, type RecordSummary } from './erasure.js';
+import type { ClaimResult, ExecutionStore, Lease, ListOptions, RunningExecution } from './execution-store.js';
+import { CompiledErasure, type Erasure, type ErasureEntry, type PayloadEraser, type PayloadEraseResult, type RecordSummary } from './erasure.js';
 
 /** In-process execution store; records are deep-copied in and out, as a database would. Lost on exit. */
 export class MemoryExecutionStore implements ExecutionStore, PayloadEraser {
   private readonly records = new Map<string, ExecutionRecord>();
   private readonly leases = new Map<string, Lease>();
+  /** The erasure ledger (erasing-store.ts), shared by every erasing store over this one. */
+  private readonly erasures = new Map<string, ErasureEntry>();
 
   async insert(record: ExecutionRecord): Promise<void> {
     if (this.records.has(record.id)) throw new Error(`execution ${record.id} already exists`);
@@ -59,8 +61,8 @@ export class MemoryExecutionStore implements ExecutionStore, PayloadEraser {
     return true;
   }
 
-  async listRunning(): Promise<Array<{ id: string; lease_until: number | null; lease_owner: string | null }>> {
-    return [...this.records.values()].filter((r) => r.status === 'running').map((r) => ({ id: r.id, lease_until: this.leases.get(r.id)?.until ?? null, lease_owner: this.leases.get(r.id)?.owner ?? null }));
+  async listRunning(): Promise<RunningExecution[]> {
+    return [...this.records.values()].filter((r) => r.status === 'running').map((r) => ({ id: r.id, flow: r.flow, lease_until: this.leases.get(r.id)?.until ?? null, lease_owner: this.leases.get(r.id)?.owner ?? null }));
   }
 
   /** Rewrites the person's records (erasure.ts), except those `spare` keeps. */
@@ -77,5 +79,29 @@ export class MemoryExecutionStore implements ExecutionStore, PayloadEraser {
       result.erased.push(record.id);
     }
     return result;
+  }
+
+  async recordErasure(entry: ErasureEntry): Promise<void> {
+    if (this.erasures.has(entry.id)) throw new Error(`erasure ${entry.id} already exists`);
+    this.erasures.set(entry.id, structuredClone(entry));
+  }
+
+  async liveErasures(now: number): Promise<ErasureEntry[]> {
+    return [...this.erasures.values()].filter((e) => e.expires_at > now).map((e) => structuredClone(e));
+  }
+
+  async dropErasure(id: string): Promise<boolean> {
+    return this.erasures.delete(id);
+  }
+
+  async pruneErasures(now: number): Promise<number> {
+    let pruned = 0;
+    for (const [id, entry] of this.erasures) {
+      if (entry.expires_at <= now) {
+        this.erasures.delete(id);
+        pruned++;
+      }
+    }
+    return pruned;
   }
 }

@@ -4,6 +4,12 @@ import { kvService } from './kv-service.js';
 
 /** Shortest life of a buffer nobody drains (10 × max hold when that is longer). */
 const MIN_BUFFER_TTL_MS = 3_600_000;
+/** How often the drain looks again while interrupted executions of the flow hold live leases, ms. */
+const PEER_RECHECK_MS = 1_000;
+/** Time an interrupted execution gets, once its lease lapsed, to be taken over and buffer its message, ms. */
+const PEER_CATCH_UP_MS = 3_000;
+/** The drain stops waiting for interrupted executions this long after their leases lapsed (nobody took them), ms. */
+const PEER_GIVE_UP_MS = 30_000;
 
 /**
  * Memory of one debounce step across its suspension (`ctx.state`): the message was pushed, and
@@ -14,16 +20,39 @@ interface DebounceState extends JsonObject {
   pushed_at: number;
   first_at: number;
   wake_at: number;
+  // peers_until (number, optional): latest lease end of interrupted executions seen at the drain (peerWait).
 }
 
 function savedState(state: JsonObject | undefined): DebounceState | undefined {
   return state?.pushed === true && typeof state.wake_at === 'number' && typeof state.first_at === 'number' ? (state as DebounceState) : undefined;
 }
 
+/**
+ * Before draining: when another execution of the flow was cut off mid-step (its process died, maybe
+ * on another machine) it may carry a message of this burst it has not buffered yet. The drain then
+ * waits until that execution has been taken over (its lease lapsed) and had PEER_CATCH_UP_MS to
+ * buffer, so the burst stays one answer. Returns when to look again, or null to drain now. Records
+ * the latest lease end seen in `state.peers_until`. A peer that renews its lease before it lapses
+ * was alive (a late renewal): no wait. After PEER_GIVE_UP_MS past the lapse, drains anyway.
+ */
+function peerWait(until: number | null, state: DebounceState): number | null {
+  const now = Date.now();
+  if (until !== null) {
+    const before = state.peers_until;
+    state.peers_until = Math.max(typeof before === 'number' ? before : 0, until);
+    if (now >= until + PEER_GIVE_UP_MS) return null;
+    return now < until ? Math.min(until + PEER_CATCH_UP_MS, now + PEER_RECHECK_MS) : Math.max(now + PEER_RECHECK_MS, until + PEER_CATCH_UP_MS);
+  }
+  // None in doubt now. Taken over after their lease lapsed: give them the catch-up time first.
+  const seen = state.peers_until;
+  if (typeof seen === 'number' && now >= seen && now < seen + PEER_CATCH_UP_MS) return seen + PEER_CATCH_UP_MS;
+  return null;
+}
+
 export default defineNode({
   type: 'debounce',
   description:
-    "Groups a lead's consecutive messages: pushes this message into the buffer `key` (by `message_id`, so a redelivered message is kept once), waits durably until `quiet_ms` pass without a newer message (each new message restarts the quiet period) or the burst is `max_hold_ms` old, then lets exactly one execution of the burst - the one whose message came last, or whichever wakes first once the max hold is reached - take every buffered message in order. The others output `leader: false` and should end. The wait is stored, so a restart during it still answers the burst, once.",
+    "Groups a lead's consecutive messages: pushes this message into the buffer `key` (by `message_id`, so a redelivered message is kept once), waits durably until `quiet_ms` pass without a newer message (each new message restarts the quiet period) or the burst is `max_hold_ms` old, then lets exactly one execution of the burst - the one whose message came last, or whichever wakes first once the max hold is reached - take every buffered message in order. The others output `leader: false` and should end. The wait is stored, so a restart during it still answers the burst, once; and when another execution of the flow was cut off mid-step by a process that died (here or on another machine), the drain waits until it is taken over and has buffered its message (at most 30 s past its lease).",
   params: Type.Object(
     {
       key: Type.String({ minLength: 1, description: 'Buffer key, one per conversation (e.g. clinic and phone). Messages with the same key are grouped.', examples: ['{{ steps.lead.clinica_id }}:{{ steps.msg.phone }}'] }),
@@ -68,6 +97,8 @@ export default defineNode({
     }
     // Resumed early (e.g. the engine shut down and handed the execution back as due now): wait on.
     if (Date.now() < state.wake_at) return ctx.suspend(state.wake_at, state);
+    const waitFor = peerWait(ctx.interruptedPeersUntil ? await ctx.interruptedPeersUntil() : null, state);
+    if (waitFor !== null) return ctx.suspend(waitFor, state);
     const drained = await kv.bufferDrainIfLast(params.key, params.message_id, Date.now(), params.max_hold_ms);
     if (!drained) return { leader: false, messages: [], ids: [] };
     return { leader: true, messages: drained.map((e) => e.payload), ids: drained.map((e) => e.id) };

@@ -104,9 +104,9 @@ forEachDatabase('cli: migrate, seed, executions', (open) => {
     const fresh = await open({ migrate: false });
     try {
       const out = sink();
-      expect(await runMigrate(fresh.db, out.stream)).toEqual(['001_contract_tables', '002_executions', '003_execution_leases', '004_kv_slots']);
+      expect(await runMigrate(fresh.db, out.stream)).toEqual(['001_contract_tables', '002_executions', '003_execution_leases', '004_kv_slots', '005_execution_erasures']);
       expect(await runMigrate(fresh.db, out.stream)).toEqual([]);
-      expect(out.text()).toMatch(/^applied 001_contract_tables\napplied 002_executions\napplied 003_execution_leases\napplied 004_kv_slots\ndatabase is up to date \((sqlite|postgres): .+\)\n$/);
+      expect(out.text()).toMatch(/^applied 001_contract_tables\napplied 002_executions\napplied 003_execution_leases\napplied 004_kv_slots\napplied 005_execution_erasures\ndatabase is up to date \((sqlite|postgres): .+\)\n$/);
     } finally {
       await fresh.cleanup();
     }
@@ -121,7 +121,7 @@ forEachDatabase('cli: migrate, seed, executions', (open) => {
         expect(db.dialect).toBe(fresh.dialect);
         await db.insert('clinicas_com_atendentes', { nome: 'via env' });
         expect((await fresh.db.get('clinicas_com_atendentes', { nome: 'via env' }))?.nome).toBe('via env');
-        expect(err.text()).toBe('applied migration 001_contract_tables\napplied migration 002_executions\napplied migration 003_execution_leases\napplied migration 004_kv_slots\n');
+        expect(err.text()).toBe('applied migration 001_contract_tables\napplied migration 002_executions\napplied migration 003_execution_leases\napplied migration 004_kv_slots\napplied migration 005_execution_erasures\n');
       } finally {
         await db.close();
       }
@@ -134,7 +134,7 @@ forEachDatabase('cli: migrate, seed, executions', (open) => {
     const fresh = await open({ migrate: false });
     try {
       const migrate = await cli(registerMigrate, ['migrate'], fresh.env);
-      expect(migrate).toMatchObject({ code: 0, stdout: 'applied 001_contract_tables\napplied 002_executions\napplied 003_execution_leases\napplied 004_kv_slots\n' });
+      expect(migrate).toMatchObject({ code: 0, stdout: 'applied 001_contract_tables\napplied 002_executions\napplied 003_execution_leases\napplied 004_kv_slots\napplied 005_execution_erasures\n' });
       const good = join(tmp, `good-${fresh.dialect}.yaml`);
       writeFileSync(good, 'clinicas:\n  - nome: Clínica Um\n    hunter_telefone: "5511987654321"\n    protocolos: [{ nome: Lentes, preco: R$ 1.000 }]\n');
       const seeded = await cli(registerSeed, ['seed', good], fresh.env);

@@ -37,19 +37,20 @@ const EXECUTION_COLUMNS = [
 forEachDatabase('migrations', (open) => {
   const t = useFreshDatabase(open);
 
-  it('create the contract tables with exactly the contract columns, and the executions table', async () => {
+  it('create the contract tables with exactly the contract columns, the executions table and the erasure ledger', async () => {
     const { db } = t.current;
     for (const [table, columns] of Object.entries(CONTRACT_COLUMNS)) {
       expect({ table, columns: await columnsOf(db, table) }).toEqual({ table, columns });
     }
     expect(await columnsOf(db, 'executions')).toEqual(EXECUTION_COLUMNS);
+    expect(await columnsOf(db, 'execution_erasures')).toEqual(['id', 'erasure', 'eraser_id', 'execution_ids', 'created_at', 'expires_at']);
   });
 
   it('a second run applies nothing; a fresh database reports every migration applied', async () => {
     expect(await t.current.db.migrate()).toEqual([]);
     const fresh = await open({ migrate: false });
     try {
-      expect(await fresh.db.migrate()).toEqual(['001_contract_tables', '002_executions', '003_execution_leases', '004_kv_slots']);
+      expect(await fresh.db.migrate()).toEqual(['001_contract_tables', '002_executions', '003_execution_leases', '004_kv_slots', '005_execution_erasures']);
     } finally {
       await fresh.cleanup();
     }
@@ -59,7 +60,7 @@ forEachDatabase('migrations', (open) => {
     const fresh = await open({ migrate: false });
     try {
       const outputs = await Promise.all([1, 2, 3].map(() => migrateInChild(fresh.options)));
-      expect(outputs.flat().sort()).toEqual(['001_contract_tables', '002_executions', '003_execution_leases', '004_kv_slots']);
+      expect(outputs.flat().sort()).toEqual(['001_contract_tables', '002_executions', '003_execution_leases', '004_kv_slots', '005_execution_erasures']);
       expect(await columnsOf(fresh.db, 'leads')).toEqual(CONTRACT_COLUMNS.leads);
       expect(await fresh.db.migrate()).toEqual([]);
     } finally {
@@ -71,7 +72,7 @@ forEachDatabase('migrations', (open) => {
     const fresh = await open({ migrate: false });
     try {
       const [a, b] = await Promise.all([fresh.db.migrate(), fresh.db.migrate()]);
-      expect(a).toEqual(['001_contract_tables', '002_executions', '003_execution_leases', '004_kv_slots']);
+      expect(a).toEqual(['001_contract_tables', '002_executions', '003_execution_leases', '004_kv_slots', '005_execution_erasures']);
       expect(b).toEqual(a);
     } finally {
       await fresh.cleanup();

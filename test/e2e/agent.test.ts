@@ -34,6 +34,11 @@ steps:
 
 let stack: Stack;
 let flowsDir: string;
+/**
+ * The burst window, ms: wider in queue mode (postgres + redis), where each webhook answer goes
+ * through the queue and the store, so two posts in a row still fall in one window on a loaded machine.
+ */
+let debounceMs = 200;
 let phoneSeq = 0;
 
 /** A fresh lead phone per test, so dedupe, burst and lock keys never mix. */
@@ -104,7 +109,8 @@ forEachBackend('agent', (backend) => {
     cpSync(join(ROOT, 'flows/agent.yaml'), join(flowsDir, 'agent.yaml'));
     cpSync(join(ROOT, 'flows/prompts'), join(flowsDir, 'prompts'), { recursive: true });
     writeFileSync(join(flowsDir, 'handoff.yaml'), STUB_HANDOFF);
-    stack = await startStack({ backend, flowsDir, env: { LEADFLOW_FLOWS_DIR: flowsDir, LEADFLOW_COMMANDS_FROM: 'admins' } });
+    debounceMs = backend === 'postgres+redis' ? 600 : 200;
+    stack = await startStack({ backend, flowsDir, env: { LEADFLOW_FLOWS_DIR: flowsDir, LEADFLOW_COMMANDS_FROM: 'admins', LEADFLOW_DEBOUNCE_MS: String(debounceMs) } });
   });
 
   afterAll(async () => {
@@ -401,8 +407,8 @@ forEachBackend('agent', (backend) => {
       await createLead(phone);
       stack.openai.queueChat({ text: 'Primeira resposta', delay_ms: 600 }, { text: 'Segunda resposta' });
       expect((await post(event({ phone, text: 'primeira' }))).json).toEqual({ status: 'queued' });
-      // after the burst (200 ms quiet) the agent is busy for 600 ms
-      await new Promise((r) => setTimeout(r, 450));
+      // after the burst (debounceMs quiet) the agent is busy for 600 ms
+      await new Promise((r) => setTimeout(r, debounceMs + 250));
       expect((await post(event({ phone, text: 'segunda' }))).json).toEqual({ status: 'queued' });
       await stack.idle();
       const chats = stack.openai.chatRequests();

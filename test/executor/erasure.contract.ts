@@ -1,7 +1,8 @@
 // Erasing a lead from execution records (`excluir`): one suite, run on both execution stores
 // (test/executor/erasing-store.test.ts: in memory; test/db/erasing-store.test.ts: SQLite and
 // PostgreSQL). It covers the store's `erasePayloads`, the erasing decorator (engine/store/
-// erasing-store.ts) and the `executions.erase` node running in a real engine on that store.
+// erasing-store.ts) with its ledger shared by every process on the store, and the
+// `executions.erase` node running in a real engine on that store.
 import { expect, it } from 'vitest';
 import { brazilianVariants, leadErasure } from '../../adapters/phones/index.js';
 import type { Erasure, PayloadEraser } from '../../engine/store/erasure.js';
@@ -65,7 +66,18 @@ function leadRecord(id: string, status: ExecutionStatus = 'success', extra: Part
 const otherRecord = (id: string, status: ExecutionStatus = 'success') =>
   rec(id, status, { trigger: { body: { message: { chatid: `${OTHER}@s.whatsapp.net`, text: 'Quero lentes', senderName: 'Joana Lima' } } }, vars: { remotejid: OTHER } });
 
-export function erasureContract(open: () => ErasableStore): void {
+export interface ErasureContractOptions {
+  /**
+   * Another store instance on the same data (another process, or this one after a restart). Default:
+   * the same instance (an erasing store over it still starts with an empty memory).
+   */
+  peer?: (store: ErasableStore) => ErasableStore;
+}
+
+export function erasureContract(open: () => ErasableStore, options: ErasureContractOptions = {}): void {
+  const peer = options.peer ?? ((store: ErasableStore) => store);
+  const ledger = async (store: ErasableStore, now = Date.now()) => (await store.liveErasures!(now)).map((e) => [e.eraser_id, [...e.execution_ids].sort()]);
+
   it('erasePayloads masks the phone in every form, the name, the LID and the texts of the lead\'s records only', async () => {
     const store = open();
     const lead = leadRecord('lead-1');
@@ -212,6 +224,106 @@ export function erasureContract(open: () => ErasableStore): void {
     expect(holdsPhone(await store.get('eraser'))).toBe(true);
   });
 
+  it('another process: what ends there is scrubbed through the ledger, though its memory knows nothing; the entry goes once all has ended', async () => {
+    const inner = open();
+    const a = withErasure(inner);
+    const b = withErasure(peer(inner));
+    await b.insert(leadRecord('in-flight', 'running'));
+    await a.insert(leadRecord('eraser', 'running'));
+    expect(await a.eraseExecutions('eraser', erasure())).toEqual({ erased: 1, pending: 1 });
+    expect(await ledger(inner)).toEqual([['eraser', ['eraser', 'in-flight']]]);
+
+    // B goes on with its execution (it needs the data while it runs), then ends it: stored scrubbed.
+    await b.update(leadRecord('in-flight', 'running', { vars: { phone: PHONE, step: 2 } }));
+    expect(holdsPhone(await b.get('in-flight'))).toBe(true);
+    await b.update(leadRecord('in-flight', 'success'));
+    const ended = (await a.get('in-flight'))!;
+    expect([ended.status, holdsPhone(ended), JSON.stringify(ended).includes('Joana')]).toEqual(['success', false, false]);
+    // The eraser still runs: the entry stays.
+    expect(await ledger(inner)).toEqual([['eraser', ['eraser', 'in-flight']]]);
+
+    // B also drives a child of the eraser and the child's child: scrubbed whatever they hold once they end.
+    await b.insert(rec('child', 'running', { parent_id: 'eraser', trigger: { body: { text: 'segredo' } } }));
+    await b.update(rec('grandchild', 'success', { parent_id: 'child', trigger: { body: { text: 'outro segredo' } }, vars: { phone: PHONE } }));
+    expect((await a.get('grandchild'))!.trigger).toEqual({ body: { text: '[texto apagado]' } });
+    expect((await a.get('grandchild'))!.vars).toEqual({ phone: '5521*******34' });
+    await b.update(rec('child', 'failed', { parent_id: 'eraser', trigger: { body: { text: 'segredo' } } }));
+    expect((await a.get('child'))!.trigger).toEqual({ body: { text: '[texto apagado]' } });
+    // Another lead's execution ending there is untouched.
+    await b.update(otherRecord('other', 'success'));
+    expect(await a.get('other')).toEqual(otherRecord('other'));
+
+    // The eraser ends in B too (taken over): scrubbed, and with every execution ended the entry goes.
+    await b.update(leadRecord('eraser', 'stopped', { finished_at: '2025-01-01T00:00:01.000Z' }));
+    const eraser = (await a.get('eraser'))!;
+    expect([eraser.status, eraser.finished_at, holdsPhone(eraser)]).toEqual(['stopped', '2025-01-01T00:00:01.000Z', false]);
+    expect(await ledger(inner)).toEqual([]);
+    const records = await a.list({ limit: 100 });
+    expect(records.map((r) => r.id).sort()).toEqual(['child', 'eraser', 'grandchild', 'in-flight', 'other']);
+    for (const r of records.filter((r) => r.id !== 'other')) expect(holdsPhone(r) || /joana|prado|segredo/i.test(JSON.stringify(r)), r.id).toBe(false);
+  });
+
+  it('after a restart: a new erasing store over a new store instance scrubs the final writes of the eraser and of the spared', async () => {
+    const inner = open();
+    const before = withErasure(inner);
+    await before.insert(leadRecord('eraser', 'running'));
+    await before.insert(leadRecord('parked', 'waiting', { wake_at: 1_900_000_000_000 }));
+    expect(await before.eraseExecutions('eraser', erasure())).toEqual({ erased: 1, pending: 1 });
+
+    const after = withErasure(peer(inner));
+    await after.update(leadRecord('eraser', 'success', { finished_at: '2025-01-01T00:00:02.000Z' }));
+    expect(holdsPhone(await after.get('eraser'))).toBe(false);
+    expect(await ledger(inner)).toEqual([['eraser', ['eraser', 'parked']]]);
+    await after.update(leadRecord('parked', 'failed'));
+    expect(holdsPhone(await after.get('parked'))).toBe(false);
+    expect(await ledger(inner)).toEqual([]);
+  });
+
+  it('a final write that raced with the erasure (it missed the entry) is scrubbed when the entry settles', async () => {
+    const inner = open();
+    const a = withErasure(inner);
+    await a.insert(leadRecord('eraser', 'running'));
+    await a.insert(leadRecord('in-flight', 'running'));
+    expect(await a.eraseExecutions('eraser', erasure())).toEqual({ erased: 1, pending: 1 });
+    // Another process read the ledger before the entry was there, and writes its end as it was.
+    await inner.update(leadRecord('in-flight', 'success'));
+    expect(holdsPhone(await inner.get('in-flight'))).toBe(true);
+    await withErasure(peer(inner)).update(leadRecord('eraser', 'success'));
+    expect(holdsPhone(await inner.get('in-flight'))).toBe(false);
+    expect(await ledger(inner)).toEqual([]);
+  });
+
+  it('the ledger entry stays while one of its executions runs or waits; expired, it is ignored and pruned', async () => {
+    let now = 1_000_000;
+    const clock = { ttlMs: 60_000, now: () => now };
+    const inner = open();
+    const a = withErasure(inner, clock);
+    await a.insert(leadRecord('eraser', 'running'));
+    await a.insert(leadRecord('parked', 'waiting', { wake_at: 1_900_000_000_000 }));
+    expect(await a.eraseExecutions('eraser', erasure())).toEqual({ erased: 1, pending: 1 });
+    const [entry] = await inner.liveErasures!(now);
+    expect(entry).toMatchObject({ eraser_id: 'eraser', created_at: 1_000_000, expires_at: 1_060_000 });
+    expect(entry!.erasure).toEqual(erasure());
+
+    const b = withErasure(peer(inner), clock);
+    await b.update(leadRecord('parked', 'waiting', { wake_at: 1_900_000_000_001 }));
+    await b.update(otherRecord('other', 'success'));
+    await b.update(leadRecord('eraser', 'success'));
+    // The eraser ended, the spared one still waits: kept, also by a prune.
+    expect(await ledger(inner, now)).toEqual([['eraser', ['eraser', 'parked']]]);
+    expect(await inner.pruneErasures!(now + 59_999)).toBe(0);
+    expect(await ledger(inner, now)).toHaveLength(1);
+
+    // Past its time to live: no process scrubs with it any more, and a prune deletes it.
+    now += 60_000;
+    expect(await inner.liveErasures!(now)).toEqual([]);
+    await b.update(leadRecord('parked', 'failed'));
+    expect(holdsPhone(await b.get('parked'))).toBe(true);
+    expect(await inner.liveErasures!(now - 1)).toHaveLength(1);
+    expect(await inner.pruneErasures!(now)).toBe(1);
+    expect(await inner.liveErasures!(0)).toEqual([]);
+  });
+
   it('executions.erase in a running flow: earlier executions and this one (what it records after the step too) are erased; a dry run erases nothing', async () => {
     const store = withErasure(open());
     const engine = makeEngine(
@@ -258,6 +370,8 @@ steps:
     for (const id of ['earlier', dry.id, real.id]) expect(holdsPhone(await store.get(id)), id).toBe(false);
     expect(JSON.stringify(stored)).not.toMatch(/joana|prado/i);
     expect(await store.get('other')).toEqual(otherRecord('other'));
+    // It ended with nothing of the lead left running: no ledger entry is left holding the phone.
+    expect(await store.liveErasures!(Date.now())).toEqual([]);
   });
 
   it('executions.erase refuses to run without a phone to erase or without an erasing store', async () => {

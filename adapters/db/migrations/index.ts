@@ -5,12 +5,14 @@ import * as contractTables from './001_contract_tables.js';
 import * as executions from './002_executions.js';
 import * as executionLeases from './003_execution_leases.js';
 import * as kvSlots from './004_kv_slots.js';
+import * as executionErasures from './005_execution_erasures.js';
 
 const MIGRATIONS: Record<string, Knex.Migration> = {
   '001_contract_tables': contractTables,
   '002_executions': executions,
   '003_execution_leases': executionLeases,
   '004_kv_slots': kvSlots,
+  '005_execution_erasures': executionErasures,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
