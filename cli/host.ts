@@ -52,9 +52,17 @@ export function pickFlow(loaded: LoadedFlows, nameOrFile: string): LoadedFlow {
 export function createEngine(
   flows: Map<string, LoadedFlow>,
   logger: Logger,
-  options: { services?: Record<string, unknown>; store?: ExecutionStore; env?: Record<string, string | undefined>; observer?: EngineObserver; scheduler?: Scheduler; leaseMs?: number } = {},
+  options: {
+    services?: Record<string, unknown>;
+    store?: ExecutionStore;
+    env?: Record<string, string | undefined>;
+    observer?: EngineObserver;
+    scheduler?: Scheduler;
+    leaseMs?: number;
+    /** With a shared (durable) scheduler: triggered executions are only recorded and enqueued for any process (LEADFLOW_WEBHOOK_MODE=queue). Default false: run here first. */
+    queueWebhooks?: boolean;
+  } = {},
 ): Engine {
-  // A shared (durable) scheduler means queue mode: triggered executions are enqueued for any process.
   return new Engine({
     registry: defaultRegistry(),
     flows,
@@ -64,6 +72,6 @@ export function createEngine(
     env: options.env,
     observer: options.observer,
     ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
-    ...(options.scheduler ? { scheduler: options.scheduler, queued: options.scheduler.durable === true } : {}),
+    ...(options.scheduler ? { scheduler: options.scheduler, queued: options.scheduler.durable === true && options.queueWebhooks === true } : {}),
   });
 }

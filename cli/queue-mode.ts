@@ -33,3 +33,17 @@ export function queueSchedulerFromEnv(env: Record<string, string | undefined>, l
     onError: (err) => logger.warn({ err: err.message }, 'execution queue error'),
   });
 }
+
+/**
+ * LEADFLOW_WEBHOOK_MODE, queue mode only: `local` (default) — the process that receives a webhook
+ * runs its execution at once, under a lease, up to its first wait or its end (a crash hands it to
+ * another process when the lease lapses); waits, resumes and take-overs go through the queue to any
+ * process. `queue` — the receiving process only records the execution and enqueues it; whichever
+ * process takes the job runs it, and a `respond: step` answer is read back from the database (slower:
+ * a queue hop and polling). Returns true for `queue`; throws on any other value than the two.
+ */
+export function webhooksQueuedFromEnv(env: Record<string, string | undefined>): boolean {
+  const mode = (env.LEADFLOW_WEBHOOK_MODE ?? '').trim().toLowerCase() || 'local';
+  if (mode !== 'local' && mode !== 'queue') throw new Error(`LEADFLOW_WEBHOOK_MODE must be "local" or "queue", got "${env.LEADFLOW_WEBHOOK_MODE}"`);
+  return mode === 'queue';
+}

@@ -183,6 +183,13 @@ export interface NodeDefinition<P extends TSchema = TSchema> {
   terminates?: 'always' | 'all-children';
   /** True for nodes whose effect leaves the process: in dry-run they record instead of acting. */
   outbound?: boolean;
+  /**
+   * True for nodes that change nothing outside the execution (they compute, branch or read): running
+   * one again after a crash is harmless, so the engine does not store the record right after it; it
+   * is stored with the next step that has an effect, a wait, or the end. Default false: stored
+   * before the next step starts.
+   */
+  readOnly?: boolean;
   run(params: Static<P>, ctx: NodeContext): Promise<unknown>;
 }
 

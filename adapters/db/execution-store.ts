@@ -114,10 +114,12 @@ export class DbExecutionStore implements ExecutionStore, PayloadEraser {
   }
 
   /** Writes the record, inserting it when it is not stored yet. */
+  /** Writes the record over its row (one UPDATE; the row is inserted when it is not there yet). */
   async update(record: ExecutionRecord): Promise<void> {
     const row = this.toRow(record);
-    const { id: _id, ...changes } = row;
-    await this.knex(TABLE).insert(row).onConflict('id').merge(changes);
+    const { id, ...changes } = row;
+    const updated = await this.knex(TABLE).where({ id }).update(changes);
+    if (updated === 0) await this.knex(TABLE).insert(row).onConflict('id').merge(changes);
   }
 
   async insertLeased(record: ExecutionRecord, lease: Lease): Promise<void> {

@@ -5,7 +5,7 @@ import { buildWebhookApp } from '../../engine/triggers/webhook-app.js';
 import { adminFromEnv } from '../admin-host.js';
 import { createEngine, flowsDirectory, loadValidFlows } from '../host.js';
 import { createLogger } from '../logger.js';
-import { leaseMsFromEnv, queueSchedulerFromEnv, SWEEP_EVERY_MS } from '../queue-mode.js';
+import { leaseMsFromEnv, queueSchedulerFromEnv, SWEEP_EVERY_MS, webhooksQueuedFromEnv } from '../queue-mode.js';
 import { openRuntime, retentionDays } from '../runtime.js';
 import { watchFlows } from '../watch-flows.js';
 
@@ -22,16 +22,27 @@ export function registerServe(program: Command): void {
     .option('--flows <dir>', 'flows directory (default: $LEADFLOW_FLOWS_DIR or ./flows)')
     .action(async (opts: { watch?: boolean; flows?: string }) => {
       const logger = createLogger();
+      // Settings checked before anything opens: a wrong value stops here with its message.
+      const queueWebhooks = webhooksQueuedFromEnv(process.env);
       const dir = flowsDirectory(opts.flows);
       const loaded = loadValidFlows(dir);
       const metrics = createMetrics({ onError: (err, where) => logger.warn({ metric: where, err: (err as Error).message }, 'metrics hook failed') });
       const runtime = await openRuntime({ logger, migrate: true, metrics, durableKeyValue: true });
       // REDIS_URL: queue mode (this process serves and also works the shared queue); else embedded.
       const scheduler = queueSchedulerFromEnv(process.env, logger);
-      const engine = createEngine(loaded.flows, logger, { services: runtime.services, store: runtime.store, observer: metrics.observer, leaseMs: leaseMsFromEnv(process.env), ...(scheduler ? { scheduler } : {}) });
+      const engine = createEngine(loaded.flows, logger, {
+        services: runtime.services,
+        store: runtime.store,
+        observer: metrics.observer,
+        leaseMs: leaseMsFromEnv(process.env),
+        ...(scheduler ? { scheduler, queueWebhooks } : {}),
+      });
       metrics.setQueueDepth(scheduler ? () => scheduler.dueOrRunning() : embeddedQueueDepth(engine));
       await engine.startScheduler();
-      logger.info({ mode: scheduler ? 'queue' : 'embedded' }, scheduler ? 'queue mode: executions go through the Redis queue' : 'embedded mode: executions run in this process');
+      logger.info(
+        { mode: scheduler ? 'queue' : 'embedded', ...(scheduler ? { webhooks: queueWebhooks ? 'queue' : 'local' } : {}) },
+        scheduler ? 'queue mode: waits and resumes go through the Redis queue' : 'embedded mode: executions run in this process',
+      );
       const sweepTimer = setInterval(() => void engine.sweep().catch((err: Error) => logger.warn({ err: err.message }, 'sweeping waits failed')), SWEEP_EVERY_MS).unref();
       const prune = async () => {
         try {

@@ -12,7 +12,9 @@
 //  5. retry    - on error, while attempts remain and `retry.when` holds: wait the backoff delay, go to 4.
 //  6. on_error - after the last attempt: `fail` ends the execution, `continue` goes on with
 //                `steps.<id> = {error}`, `goto` jumps to a step of the same list.
-//  7. save     - the execution record is saved after every step, before the next one starts.
+//  7. save     - the execution record is saved after every step, before the next one starts; after a
+//                read-only node (NodeDefinition.readOnly: computes, branches or reads) it is saved
+//                with the next step instead, since running such a step again after a crash is harmless.
 // Suspension (wait) and stop are signals thrown through the walk to the engine.
 import { assignOwn } from '../assign-own.js';
 import { evaluateValue, isTruthy, toPlainJson } from '../expressions.js';
@@ -120,9 +122,10 @@ export class ExecutionRun {
   }
 
   expressionScope(scope: Scope): object {
-    const steps: Record<string, JsonValue> = { ...this.outputs };
     const chain: Scope[] = [];
     for (let s: Scope | null = scope; s; s = s.parent) chain.unshift(s);
+    // Expressions only read: outside loops the outputs are handed as they are (no copy per step).
+    const steps: Record<string, JsonValue> = chain.some((s) => s.local) ? { ...this.outputs } : this.outputs;
     let bindings: ScopeBindings = {};
     for (const s of chain) {
       if (s.local) assignOwn(steps, s.local);
@@ -215,7 +218,8 @@ export class ExecutionRun {
         record.ms = Math.round(performance.now() - started);
         this.setOutput(scope, step.id, record.output, produced);
         this.logStep(record);
-        await this.save();
+        // Read-only steps are stored with the next step that has an effect (or the wait, or the end).
+        if (!def.readOnly || mock) await this.save();
         return { kind: 'next' };
       } catch (err) {
         record.ms = Math.round(performance.now() - started);

@@ -4,6 +4,7 @@ import { isTruthy } from '../../engine/expressions.js';
 
 export default defineNode({
   type: 'if',
+  readOnly: true,
   description: 'Runs `then` when the condition is true, else `else` (optional). False values: false, null, 0, "", empty list or object.',
   params: Type.Object(
     {

@@ -3,6 +3,7 @@ import { defineNode, type JsonObject } from '../../engine/types.js';
 
 export default defineNode({
   type: 'set',
+  readOnly: true,
   description: 'Computes named values; they become this step\'s output and, with `vars: true`, are merged into `vars`.',
   params: Type.Object(
     {

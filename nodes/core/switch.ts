@@ -3,6 +3,7 @@ import { defineNode } from '../../engine/types.js';
 
 export default defineNode({
   type: 'switch',
+  readOnly: true,
   description: 'Runs the case whose key equals the value (compared as text), else `default` (optional).',
   params: Type.Object(
     {

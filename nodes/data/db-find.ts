@@ -5,6 +5,7 @@ import { dbService } from './db-service.js';
 
 export default defineNode({
   type: 'db.find',
+  readOnly: true,
   description: 'Reads the rows of a table matching `where`, sorted by `order_by` (default id ascending), at most `limit` of them.',
   params: Type.Object(
     {

@@ -5,6 +5,7 @@ import { dbService } from './db-service.js';
 
 export default defineNode({
   type: 'db.get',
+  readOnly: true,
   description: 'Reads the first row of a table matching `where` (by `order_by`, default id ascending), or null when none matches.',
   params: Type.Object(
     {

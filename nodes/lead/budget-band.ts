@@ -31,6 +31,7 @@ export function budgetLowerBound(band: string): number | null {
 
 export default defineNode({
   type: 'budget.classify',
+  readOnly: true,
   description:
     'Classifies a budget band from the form (e.g. "Acima de R$ 10.000", "Até R$ 3.000", "R$ 5–10 mil"): its lower bound in reais and whether it is high, i.e. the lower bound is `high_from` or more. A band without a number is never high.',
   params: Type.Object(

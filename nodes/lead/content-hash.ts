@@ -13,6 +13,7 @@ export function canonicalJson(value: JsonValue | undefined): string {
 
 export default defineNode({
   type: 'content.hash',
+  readOnly: true,
   description:
     'Fingerprint of a JSON value: hex SHA-256 of its canonical JSON (object keys sorted), cut to `length` characters. Equal content gives an equal hash whatever the key order, e.g. to tell a resent form submission from a new one.',
   params: Type.Object(

@@ -22,6 +22,7 @@ function sameToken(a: string, b: string): boolean {
  */
 export default defineNode({
   type: 'instance.by-token',
+  readOnly: true,
   description:
     "Finds the WhatsApp instance (`instancias_whatsapp`) an inbound gateway event belongs to, by the event's instance token (compared in constant time). The output never contains the token.",
   params: Type.Object(

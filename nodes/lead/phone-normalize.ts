@@ -4,6 +4,7 @@ import { defineNode } from '../../engine/types.js';
 
 export default defineNode({
   type: 'phone.normalize',
+  readOnly: true,
   description:
     'Turns a phone as typed in a form (or digits from the gateway) into digits with the country code, plus every variant a lookup must try: for Brazilian mobiles with and without the 9 after the area code (never a 9 added to a landline).',
   params: Type.Object(

@@ -23,6 +23,7 @@ export function formatReply(text: string): { text: string; messages: string[] } 
 
 export default defineNode({
   type: 'text.split',
+  readOnly: true,
   description:
     'Formats a generated reply as the original did: escaped line breaks normalised, stray backslashes removed, and each paragraph (blank-line separated) made its own WhatsApp message, in order.',
   params: Type.Object(

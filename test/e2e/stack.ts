@@ -15,7 +15,7 @@ import { seedDatabase } from '../../adapters/db/seed.js';
 import { createMetrics, embeddedQueueDepth, type Metrics } from '../../adapters/metrics/metrics.js';
 import { adminFromEnv } from '../../cli/admin-host.js';
 import { createEngine, flowsDirectory, loadValidFlows } from '../../cli/host.js';
-import { queueSchedulerFromEnv } from '../../cli/queue-mode.js';
+import { queueSchedulerFromEnv, webhooksQueuedFromEnv } from '../../cli/queue-mode.js';
 import { openRuntime, type Runtime } from '../../cli/runtime.js';
 import { silentLogger, type Engine } from '../../engine/engine.js';
 import type { Logger } from '../../engine/run/execution-run.js';
@@ -195,7 +195,7 @@ async function start(options: StackOptions, backend: Backend, undo: Array<() => 
   // With Redis the stack runs in queue mode, as `serve` does with REDIS_URL.
   const scheduler = queueSchedulerFromEnv(env, logger, kvPrefix ?? 'leadflow:');
   if (scheduler) undo.push(() => scheduler.close());
-  const engine = createEngine(loaded.flows, logger, { services: runtime.services, store: runtime.store, env, observer: metrics.observer, ...(scheduler ? { scheduler } : {}) });
+  const engine = createEngine(loaded.flows, logger, { services: runtime.services, store: runtime.store, env, observer: metrics.observer, ...(scheduler ? { scheduler, queueWebhooks: webhooksQueuedFromEnv(env) } : {}) });
   metrics.setQueueDepth(embeddedQueueDepth(engine));
   undo.push(() => engine.shutdown());
   await engine.startScheduler();

@@ -45,8 +45,8 @@ let redis: Redis;
 let scratch: string;
 const procs: Proc[] = [];
 
-function spawnLeadflow(name: string, args: string[]): Proc {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+function spawnLeadflow(name: string, args: string[], extraEnv: Record<string, string> = {}): Proc {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (d) => (output += d));
   child.stderr!.on('data', (d) => (output += d));
@@ -73,8 +73,8 @@ function spawnLeadflow(name: string, args: string[]): Proc {
   return proc;
 }
 
-async function startServe(name: string): Promise<{ proc: Proc; url: string }> {
-  const proc = spawnLeadflow(name, ['serve']);
+async function startServe(name: string, extraEnv: Record<string, string> = {}): Promise<{ proc: Proc; url: string }> {
+  const proc = spawnLeadflow(name, ['serve'], extraEnv);
   const line = await proc.waitForLog(/listening on port \d+/);
   return { proc, url: `http://127.0.0.1:${/listening on port (\d+)/.exec(line)![1]}` };
 }
@@ -281,4 +281,31 @@ suite('queue mode across processes (serve + workers on PostgreSQL and Redis)', (
       ['agent', 'Olá! Como posso ajudar?'],
     ]);
   }, 90_000);
+
+  it('LEADFLOW_WEBHOOK_MODE=queue: the server only records and enqueues, a worker runs the executions, each burst answered once', async () => {
+    await killAll('SIGKILL');
+    const { url, proc: server } = await startServe('serve-queue', { LEADFLOW_WORKER_CONCURRENCY: '1', LEADFLOW_WEBHOOK_MODE: 'queue' });
+    expect(server.logs()).toMatch(/"webhooks":"queue"/);
+    await startWorker('worker-6');
+    openai.reset();
+    const leads = Array.from({ length: 3 }, nextPhone);
+    for (const phone of leads) await createLead(phone);
+    for (const phone of leads) {
+      expect(await post(url, event(phone, 'Oi'))).toEqual({ status: 200, json: { status: 'queued' } });
+      expect(await post(url, event(phone, 'quero saber das lentes'))).toEqual({ status: 200, json: { status: 'queued' } });
+    }
+    await until('a reply to every lead', () => leads.every((phone) => repliesTo(phone).length >= 1), 45_000);
+    await new Promise((r) => setTimeout(r, 2500));
+    for (const phone of leads) expect(repliesTo(phone)).toEqual(['Olá! Como posso ajudar?']);
+    expect(openai.chatRequests()).toHaveLength(leads.length);
+    const rows = await knex('wf_chat_histories').whereIn('session_id', leads).where('type', 'lead').select('content');
+    expect(rows.map((r) => r.content)).toEqual(leads.map(() => 'Oi\nquero saber das lentes'));
+  }, 90_000);
+
+  it('a wrong LEADFLOW_WEBHOOK_MODE stops serve at start with its message', async () => {
+    const proc = spawnLeadflow('serve-bad-mode', ['serve'], { LEADFLOW_WEBHOOK_MODE: 'sideways' });
+    const code = await proc.exited;
+    expect(code).not.toBe(0);
+    expect(proc.logs()).toContain('LEADFLOW_WEBHOOK_MODE must be "local" or "queue", got "sideways"');
+  }, 30_000);
 });
