@@ -397,6 +397,7 @@ export class Engine {
         },
         callFlow: (parent, stepKey, name, input, state) => this.callFlow(parent, stepKey, name, input, state),
         observer: this.observer,
+        saveResponses: this.queued,
         ...(this.store.listRunning && this.store.claim ? { interruptedPeersUntil: (r: ExecutionRecord) => this.interruptedPeersUntil(r) } : {}),
       },
       flow,

@@ -184,10 +184,10 @@ export interface NodeDefinition<P extends TSchema = TSchema> {
   /** True for nodes whose effect leaves the process: in dry-run they record instead of acting. */
   outbound?: boolean;
   /**
-   * True for nodes that change nothing outside the execution (they compute, branch or read): running
-   * one again after a crash is harmless, so the engine does not store the record right after it; it
-   * is stored with the next step that has an effect, a wait, or the end. Default false: stored
-   * before the next step starts.
+   * True for nodes that change nothing outside the execution (they compute, branch, read, or answer
+   * the webhook caller, who is gone after a crash): running one again after a crash is harmless, so
+   * the engine does not store the record right after it; it is stored with the next step that has
+   * an effect, a wait, or the end. Default false: stored before the next step starts.
    */
   readOnly?: boolean;
   run(params: Static<P>, ctx: NodeContext): Promise<unknown>;

@@ -102,18 +102,9 @@ export class DbExecutionStore implements ExecutionStore, PayloadEraser {
   }
 
   async insert(record: ExecutionRecord): Promise<void> {
-    const existing = await this.knex(TABLE).where({ id: record.id }).first('id');
-    if (existing) throw new Error(`execution ${record.id} already exists`);
-    try {
-      await this.knex(TABLE).insert(this.toRow(record));
-    } catch (err) {
-      // Lost a race with another insert of the same id.
-      if (await this.knex(TABLE).where({ id: record.id }).first('id')) throw new Error(`execution ${record.id} already exists`);
-      throw err;
-    }
+    await this.insertRow(this.toRow(record));
   }
 
-  /** Writes the record, inserting it when it is not stored yet. */
   /** Writes the record over its row (one UPDATE; the row is inserted when it is not there yet). */
   async update(record: ExecutionRecord): Promise<void> {
     const row = this.toRow(record);
@@ -123,8 +114,17 @@ export class DbExecutionStore implements ExecutionStore, PayloadEraser {
   }
 
   async insertLeased(record: ExecutionRecord, lease: Lease): Promise<void> {
-    await this.insert(record);
-    await this.knex(TABLE).where({ id: record.id }).update({ lease_owner: lease.owner, lease_until: lease.until });
+    await this.insertRow({ ...this.toRow(record), lease_owner: lease.owner, lease_until: lease.until });
+  }
+
+  /** One INSERT; an id already stored fails with "execution <id> already exists". */
+  private async insertRow(row: DbRow): Promise<void> {
+    try {
+      await this.knex(TABLE).insert(row);
+    } catch (err) {
+      if (await this.knex(TABLE).where({ id: row.id }).first('id')) throw new Error(`execution ${String(row.id)} already exists`);
+      throw err;
+    }
   }
 
   /** One conditional UPDATE, so two processes can never both take the same execution. */

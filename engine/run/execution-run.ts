@@ -73,6 +73,8 @@ export interface RunHost {
   callFlow(parent: ExecutionRecord, stepKey: string, flow: string, input: JsonValue, state: JsonObject | undefined): Promise<JsonValue>;
   /** Told when a step ends (metrics); its errors are ignored. */
   observer?: EngineObserver;
+  /** Store the record as soon as a respond step answers (queue mode, where the answer is read back from the store). Default false. */
+  saveResponses?: boolean;
   /** See NodeContext.interruptedPeersUntil; absent when the store has no leases. */
   interruptedPeersUntil?(record: ExecutionRecord): Promise<number | null>;
 }
@@ -369,6 +371,7 @@ export class ExecutionRun {
         if (run.record.response) throw new Error('the webhook was already answered by an earlier respond step');
         run.record.response = { status, body, ...(headers ? { headers } : {}) };
         host.respond(run.record);
+        if (host.saveResponses) void run.save();
       },
       setVars(values) {
         assignOwn(run.record.vars, values);

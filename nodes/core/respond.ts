@@ -3,6 +3,7 @@ import { defineNode, type JsonValue } from '../../engine/types.js';
 
 export default defineNode({
   type: 'respond',
+  readOnly: true,
   description: 'Answers the webhook caller now (trigger `respond.mode: step`); the flow goes on after it. At most once per execution.',
   params: Type.Object(
     {
