@@ -50,7 +50,12 @@ export interface PreparedTools {
   run(call: ToolCall, model: string, signal: AbortSignal, now: () => number, timeoutMs: number): Promise<{ message: ChatMessage; record: ToolCallRecord }>;
 }
 
-const validators = new WeakMap<object, ValidateFunction>();
+/**
+ * Compiled argument validators by the schema's JSON text: tools are often built per run with a
+ * fresh schema object, and ajv keeps every schema object it compiled; keyed by text, each distinct
+ * schema is compiled (and kept) once.
+ */
+const validators = new Map<string, ValidateFunction>();
 
 /** Checks names and compiles schemas once; throws on a bad tool definition (a programming error). */
 export function prepareTools(tools: AgentTool[]): PreparedTools {
@@ -58,10 +63,11 @@ export function prepareTools(tools: AgentTool[]): PreparedTools {
   for (const tool of tools) {
     if (!TOOL_NAME.test(tool.name)) throw new Error(`tool name "${tool.name}" must match ${TOOL_NAME}`);
     if (byName.has(tool.name)) throw new Error(`tool "${tool.name}" is declared twice`);
-    let validate = validators.get(tool.parameters);
+    const text = JSON.stringify(tool.parameters);
+    let validate = validators.get(text);
     if (!validate) {
-      validate = ajv.compile(tool.parameters);
-      validators.set(tool.parameters, validate);
+      validate = ajv.compile(JSON.parse(text) as object);
+      validators.set(text, validate);
     }
     byName.set(tool.name, { tool, validate });
   }

@@ -17,6 +17,7 @@
 //                with the next step instead, since running such a step again after a crash is harmless.
 // Suspension (wait) and stop are signals thrown through the walk to the engine.
 import { assignOwn } from '../assign-own.js';
+import { childSignal } from './child-signal.js';
 import { evaluateValue, isTruthy, toPlainJson } from '../expressions.js';
 import { StepFailedError } from '../errors/step-failed-error.js';
 import { StopSignal } from '../errors/stop-signal.js';
@@ -212,7 +213,14 @@ export class ExecutionRun {
         let output: unknown;
         if (mock?.error) throw Object.assign(new Error(mock.error.message), { name: mock.error.name ?? 'MockError', status: mock.error.status, body: mock.error.body, mocked: true });
         if (mock && 'output' in mock) output = mock.output;
-        else output = await def.run(structuredClone(params) as never, this.nodeContext(step, scope, record));
+        else {
+          const stepSignal = childSignal(this.host.signal);
+          try {
+            output = await def.run(structuredClone(params) as never, this.nodeContext(step, scope, record, stepSignal.signal));
+          } finally {
+            stepSignal.release();
+          }
+        }
         record.output = toPlainJson(output) ?? null;
         record.status = 'success';
         record.error = undefined;
@@ -323,7 +331,7 @@ export class ExecutionRun {
     return this.saving;
   }
 
-  private nodeContext(step: LoadedStep, scope: Scope, record: StepRecord): NodeContext {
+  private nodeContext(step: LoadedStep, scope: Scope, record: StepRecord, signal: AbortSignal): NodeContext {
     const run = this;
     const host = this.host;
     return {
@@ -332,7 +340,7 @@ export class ExecutionRun {
       stepId: step.id,
       attempt: record.attempt,
       dryRun: this.record.dry_run,
-      signal: host.signal,
+      signal,
       state: record.state,
       services: host.services,
       log(level, message, fields) {

@@ -27,6 +27,11 @@ export interface ToolEffects {
 }
 
 /** Accepts any arguments object; the model's values are ignored. */
+/** Arguments of `transferir`: one schema object for every run. */
+const TRANSFER_ARGS = {
+  type: 'object',
+  properties: { motivo: { type: 'string', maxLength: 2000, description: 'Motivo da transferência, em uma frase.' } },
+};
 const NO_ARGS = { type: 'object', properties: {}, description: 'No arguments: the tool always works on the current lead.' };
 
 const pick = (row: Record<string, JsonValue> | null, columns: string[]): JsonValue =>
@@ -71,10 +76,7 @@ export function agentTools(db: TableOperations, binding: AgentToolBinding, ctx: 
       name: 'transferir',
       description:
         'Transfere este lead para o especialista humano da clínica (o lead não é avisado por esta ferramenta). Use quando: o lead quer agendar; você não tem a informação para responder; o lead pede um humano; ou o lead já mandou 3 ou mais mensagens engajadas.',
-      parameters: {
-        type: 'object',
-        properties: { motivo: { type: 'string', maxLength: 2000, description: 'Motivo da transferência, em uma frase.' } },
-      },
+      parameters: TRANSFER_ARGS,
       handler: async (args: JsonObject) => {
         const motivo = typeof args.motivo === 'string' ? args.motivo.trim() : '';
         // Once per run: a failed call may be retried by the model; a successful one is not repeated.

@@ -1,0 +1,21 @@
+// A step's own abort signal. Calls made with a signal (fetch, AbortSignal.any, the AI SDKs) attach
+// listeners to it and many never remove them; on the engine's signal, which lives as long as the
+// process, those listeners (and what they hold) would pile up with every call. Each step gets a
+// child instead: aborted with the parent (same reason) while the step runs, and let go with it.
+
+export interface ChildSignal {
+  signal: AbortSignal;
+  /** Stops following the parent (removes the one listener on it). Call when the step ends. */
+  release(): void;
+}
+
+export function childSignal(parent: AbortSignal): ChildSignal {
+  const controller = new AbortController();
+  if (parent.aborted) {
+    controller.abort(parent.reason);
+    return { signal: controller.signal, release() {} };
+  }
+  const onAbort = () => controller.abort(parent.reason);
+  parent.addEventListener('abort', onAbort, { once: true });
+  return { signal: controller.signal, release: () => parent.removeEventListener('abort', onAbort) };
+}
