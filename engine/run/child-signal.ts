@@ -19,3 +19,18 @@ export function childSignal(parent: AbortSignal): ChildSignal {
   parent.addEventListener('abort', onAbort, { once: true });
   return { signal: controller.signal, release: () => parent.removeEventListener('abort', onAbort) };
 }
+
+/**
+ * childSignal made on first use of `signal`: most steps (set, if, switch ...) never look at their
+ * signal, and they then cost nothing. `release` is a no-op when it was never made.
+ */
+export function lazyChildSignal(parent: AbortSignal): ChildSignal {
+  let child: ChildSignal | undefined;
+  return {
+    get signal() {
+      child ??= childSignal(parent);
+      return child.signal;
+    },
+    release: () => child?.release(),
+  };
+}

@@ -17,7 +17,7 @@
 //                with the next step instead, since running such a step again after a crash is harmless.
 // Suspension (wait) and stop are signals thrown through the walk to the engine.
 import { assignOwn } from '../assign-own.js';
-import { childSignal } from './child-signal.js';
+import { lazyChildSignal, type ChildSignal } from './child-signal.js';
 import { evaluateValue, isTruthy, toPlainJson } from '../expressions.js';
 import { StepFailedError } from '../errors/step-failed-error.js';
 import { StopSignal } from '../errors/stop-signal.js';
@@ -214,9 +214,9 @@ export class ExecutionRun {
         if (mock?.error) throw Object.assign(new Error(mock.error.message), { name: mock.error.name ?? 'MockError', status: mock.error.status, body: mock.error.body, mocked: true });
         if (mock && 'output' in mock) output = mock.output;
         else {
-          const stepSignal = childSignal(this.host.signal);
+          const stepSignal = lazyChildSignal(this.host.signal);
           try {
-            output = await def.run(structuredClone(params) as never, this.nodeContext(step, scope, record, stepSignal.signal));
+            output = await def.run(structuredClone(params) as never, this.nodeContext(step, scope, record, stepSignal));
           } finally {
             stepSignal.release();
           }
@@ -331,7 +331,7 @@ export class ExecutionRun {
     return this.saving;
   }
 
-  private nodeContext(step: LoadedStep, scope: Scope, record: StepRecord, signal: AbortSignal): NodeContext {
+  private nodeContext(step: LoadedStep, scope: Scope, record: StepRecord, stepSignal: ChildSignal): NodeContext {
     const run = this;
     const host = this.host;
     return {
@@ -340,7 +340,9 @@ export class ExecutionRun {
       stepId: step.id,
       attempt: record.attempt,
       dryRun: this.record.dry_run,
-      signal,
+      get signal() {
+        return stepSignal.signal;
+      },
       state: record.state,
       services: host.services,
       log(level, message, fields) {

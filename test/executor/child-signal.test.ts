@@ -3,7 +3,7 @@
 // piled up with every call — seen as steady memory growth in bench/memory.ts).
 import { getEventListeners } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
-import { childSignal } from '../../engine/run/child-signal.js';
+import { childSignal, lazyChildSignal } from '../../engine/run/child-signal.js';
 import { Type } from '@sinclair/typebox';
 import { NodeRegistry } from '../../engine/registry.js';
 import { defineNode, type NodeDefinition } from '../../engine/types.js';
@@ -40,6 +40,23 @@ describe('childSignal', () => {
     expect(getEventListeners(parent.signal, 'abort')).toHaveLength(0);
     parent.abort();
     expect(children.every((c) => !c.signal.aborted)).toBe(true);
+  });
+});
+
+describe('lazyChildSignal', () => {
+  it('touches the parent only once its signal is used, and follows it from then on', () => {
+    const parent = new AbortController();
+    const unused = lazyChildSignal(parent.signal);
+    expect(getEventListeners(parent.signal, 'abort')).toHaveLength(0);
+    unused.release();
+    const used = lazyChildSignal(parent.signal);
+    const signal = used.signal;
+    expect(used.signal).toBe(signal);
+    expect(getEventListeners(parent.signal, 'abort')).toHaveLength(1);
+    parent.abort(new Error('stop'));
+    expect(signal.aborted).toBe(true);
+    used.release();
+    expect(getEventListeners(parent.signal, 'abort')).toHaveLength(0);
   });
 });
 

@@ -1,0 +1,206 @@
+// What every benchmark stands on: a fresh PostgreSQL schema and a flushed Redis database (db
+// BENCH_REDIS_DB, default 9, of BENCH_REDIS_URL) of its own, the fake gateway and OpenAI of test/fakes on 127.0.0.1, a seeded
+// clinic, and `leadflow serve` / `leadflow worker` processes spawned from dist/ (run `npm run build`
+// first; `npm run bench` does). Everything is loopback; `close()` kills the processes and removes
+// the schema and the Redis data.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import knexFactory, { type Knex } from 'knex';
+import { FakeGateway } from '../../test/fakes/fake-gateway.js';
+import { startFakeOpenAi, type FakeOpenAi } from '../../test/fakes/fake-openai.js';
+import { leadTextEvent } from '../../test/helpers/uazapi-events.js';
+
+export const ROOT = join(import.meta.dirname, '..', '..');
+export const BIN = join(ROOT, 'bin', 'leadflow.js');
+export const DATABASE_URL = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+const REDIS_BASE = process.env.BENCH_REDIS_URL || process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6379';
+export const TOKEN = 'bench-instance-token';
+export const CLINIC_PHONE = '5511900001111';
+
+/** The Redis database of a benchmark run: BENCH_REDIS_DB (default 9), flushed before and after — give concurrent runs different ones. */
+export function redisUrl(): string {
+  const u = new URL(REDIS_BASE);
+  u.pathname = `/${process.env.BENCH_REDIS_DB || '9'}`;
+  return u.toString();
+}
+
+export interface LeadflowProcess {
+  name: string;
+  child: ChildProcess;
+  /** Everything it wrote to stdout and stderr so far (the last 1 MB). */
+  logs(): string;
+  waitForLog(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  /** Resident set size of the process, MB (from /proc; NaN where there is none). */
+  rssMb(): Promise<number>;
+}
+
+export interface BenchServices {
+  knex: Knex;
+  redis: Redis;
+  gateway: FakeGateway;
+  openai: FakeOpenAi;
+  /** Environment of the spawned processes (DATABASE_URL on the fresh schema, REDIS_URL, fakes ...). */
+  env: Record<string, string>;
+  clinicId: number;
+  instanceId: number;
+  /** Spawns `leadflow serve` (PORT 0) and resolves with its URL once it listens. */
+  serve(name?: string, extraEnv?: Record<string, string>): Promise<{ proc: LeadflowProcess; url: string }>;
+  /** Spawns `leadflow worker` and resolves once it takes jobs. */
+  worker(name?: string, extraEnv?: Record<string, string>): Promise<LeadflowProcess>;
+  /** Inserts `count` leads of the seeded clinic; returns their phones. */
+  createLeads(count: number): Promise<string[]>;
+  /** The gateway's message event of a lead's text to the seeded instance. */
+  leadEvent(phone: string, text: string, messageid?: string): Record<string, unknown>;
+  close(): Promise<void>;
+}
+
+const schemaName = () => `bench_${process.pid}_${Date.now().toString(36)}`;
+
+export async function startServices(options: { env?: Record<string, string>; logLevel?: string } = {}): Promise<BenchServices> {
+  const schema = schemaName();
+  const admin = knexFactory({ client: 'pg', connection: DATABASE_URL, pool: { min: 0, max: 1 } });
+  await admin.raw(`create schema "${schema}"`);
+  await admin.destroy();
+  const url = new URL(DATABASE_URL);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  const databaseUrl = url.toString();
+  const redis = new Redis(redisUrl(), { maxRetriesPerRequest: 3 });
+  await redis.flushdb();
+  const gateway = await new FakeGateway({ tokens: { [TOKEN]: CLINIC_PHONE } }).start();
+  const openai = await startFakeOpenAi();
+  const scratch = mkdtempSync(join(tmpdir(), 'leadflow-bench-'));
+  const procs: LeadflowProcess[] = [];
+  const env: Record<string, string> = {
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: redisUrl(),
+    PORT: '0',
+    // info: serve() waits for the "listening on port" line, logged at info.
+    LOG_LEVEL: options.logLevel ?? 'info',
+    LEADFLOW_DATA_DIR: scratch,
+    LEADFLOW_WEBHOOK_SECRET: 'bench-secret',
+    OPENAI_API_KEY: 'bench-key',
+    OPENAI_BASE_URL: openai.baseURL,
+    ANTHROPIC_API_KEY: 'bench-key',
+    ANTHROPIC_BASE_URL: 'http://127.0.0.1:9',
+    LEADFLOW_INTAKE_DELAY_MS: '0',
+    LEADFLOW_TYPING_MIN_MS: '0',
+    LEADFLOW_TYPING_MAX_MS: '0',
+    ...options.env,
+  };
+
+  const spawnLeadflow = (name: string, args: string[], extraEnv: Record<string, string> = {}): LeadflowProcess => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    const keep = (d: Buffer) => {
+      output += d;
+      if (output.length > 1_000_000) output = output.slice(-1_000_000);
+    };
+    child.stdout!.on('data', keep);
+    child.stderr!.on('data', keep);
+    const proc: LeadflowProcess = {
+      name,
+      child,
+      logs: () => output,
+      waitForLog: (pattern, timeoutMs = 30_000) =>
+        new Promise((resolve, reject) => {
+          const started = Date.now();
+          const poll = () => {
+            const match = output.split('\n').find((line) => pattern.test(line));
+            if (match) return resolve(match);
+            if (child.exitCode !== null) return reject(new Error(`${name} exited (${child.exitCode}) before logging ${pattern}:\n${output.slice(-4000)}`));
+            if (Date.now() - started > timeoutMs) return reject(new Error(`${name}: no log line matching ${pattern} within ${timeoutMs} ms:\n${output.slice(-4000)}`));
+            setTimeout(poll, 25);
+          };
+          poll();
+        }),
+      rssMb: () => rssMb(child.pid),
+    };
+    procs.push(proc);
+    return proc;
+  };
+
+  // Schema and the seeded clinic, through the CLI as an operator would.
+  const seedFile = join(scratch, 'seed.yaml');
+  writeFileSync(
+    seedFile,
+    `clinicas:\n  - nome: Clínica Bench\n    hunter_nome: Ana\n    hunter_telefone: "5511987650001"\n    protocolos: [{ nome: Lentes, descricao: Lentes de porcelana }]\n    instancias: [{ nome: Recepção, server_url: "${gateway.url}", token: ${TOKEN} }]\n`,
+  );
+  const seeded = spawnLeadflow('seed', ['seed', seedFile], { LOG_LEVEL: 'warn' });
+  const code = await new Promise<number | null>((resolve) => seeded.child.once('exit', resolve));
+  if (code !== 0) throw new Error(`leadflow seed failed (${code}):\n${seeded.logs()}`);
+  procs.splice(procs.indexOf(seeded), 1);
+
+  const knex = knexFactory({ client: 'pg', connection: databaseUrl, pool: { min: 0, max: 4 } });
+  const clinic = (await knex('clinicas_com_atendentes').first('id')) as { id: number };
+  const instance = (await knex('instancias_whatsapp').first('id')) as { id: number };
+  let phoneSeq = 0;
+
+  return {
+    knex,
+    redis,
+    gateway,
+    openai,
+    env,
+    clinicId: Number(clinic.id),
+    instanceId: Number(instance.id),
+    async serve(name = 'serve', extraEnv = {}) {
+      const proc = spawnLeadflow(name, ['serve'], extraEnv);
+      const line = await proc.waitForLog(/listening on port \d+/);
+      return { proc, url: `http://127.0.0.1:${/listening on port (\d+)/.exec(line)![1]}` };
+    },
+    async worker(name = 'worker', extraEnv = {}) {
+      const proc = spawnLeadflow(name, ['worker'], extraEnv);
+      await proc.waitForLog(/worker started/);
+      return proc;
+    },
+    async createLeads(count) {
+      const phones = Array.from({ length: count }, () => `55119${String(10000000 + ++phoneSeq).padStart(8, '0')}`);
+      for (let i = 0; i < phones.length; i += 500) {
+        const rows = phones.slice(i, i + 500).map((phone) => ({ remotejid: phone, clinica_id: clinic.id, instancia_id: instance.id, nome: 'Lead Bench', telefone: phone, orcamento: 'Até R$ 3.000', transferido: false }));
+        await knex('leads').insert(rows);
+      }
+      return phones;
+    },
+    leadEvent: (phone, text, messageid) => leadTextEvent({ phone, text, token: TOKEN, owner: CLINIC_PHONE, ...(messageid ? { messageid } : {}) }),
+    async close() {
+      for (const p of procs) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
+      await Promise.all(procs.map((p) => (p.child.exitCode !== null || p.child.signalCode !== null ? undefined : new Promise((r) => p.child.once('exit', r)))));
+      await knex.destroy();
+      const dropper = knexFactory({ client: 'pg', connection: DATABASE_URL, pool: { min: 0, max: 1 } });
+      await dropper.raw(`drop schema if exists "${schema}" cascade`);
+      await dropper.destroy();
+      await redis.flushdb();
+      redis.disconnect();
+      await gateway.close();
+      await openai.close();
+      rmSync(scratch, { recursive: true, force: true });
+    },
+  };
+}
+
+async function rssMb(pid: number | undefined): Promise<number> {
+  if (pid === undefined) return Number.NaN;
+  try {
+    const status = await readFile(`/proc/${pid}/status`, 'utf8');
+    const kb = Number(/VmRSS:\s+(\d+)\s+kB/.exec(status)?.[1]);
+    return kb / 1024;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** Resolves after `ms`. */
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Polls `check` every 20 ms until true; rejects after `timeoutMs`. */
+export async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 60_000): Promise<void> {
+  const started = Date.now();
+  while (!(await check())) {
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(20);
+  }
+}
