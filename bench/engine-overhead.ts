@@ -38,6 +38,7 @@ import type { LoadedFlow } from '../engine/types.js';
 import { defaultRegistry } from '../nodes/index.js';
 import { saveResult } from './lib/results.js';
 import { mean, percentile, round, table, verdict } from './lib/stats.js';
+import { runMain } from './lib/main.js';
 
 const QUICK = process.env.BENCH_QUICK === '1';
 const RUNS = positiveInt('BENCH_ENGINE_RUNS', QUICK ? 1000 : 5000);
@@ -161,10 +162,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runMain(main);

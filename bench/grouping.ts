@@ -56,6 +56,7 @@ import type { AddressInfo } from 'node:net';
 import { saveResult } from './lib/results.js';
 import { sleep, startServices, type BenchServices, type LeadflowProcess } from './lib/services.js';
 import { percentile, round, table, verdict } from './lib/stats.js';
+import { runMain } from './lib/main.js';
 
 const intEnv = (name: string, fallback: number): number => {
   const raw = process.env[name];
@@ -140,7 +141,6 @@ async function main(): Promise<number> {
       },
     });
     const s = services;
-    closing = () => s.close();
     const { url, proc: serveProc } = await s.serve('serve');
     const metricsUrls: Array<{ name: string; url: string; proc?: LeadflowProcess }> = [{ name: 'serve', url: `${url}/metrics` }];
     const workers: LeadflowProcess[] = [];
@@ -353,19 +353,4 @@ async function main(): Promise<number> {
   }
 }
 
-// SIGINT / SIGTERM: close the services (kill the processes, drop the schema) before exiting.
-let closing: (() => Promise<void>) | undefined;
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    console.error(`\n${signal}: closing the services…`);
-    void (closing?.() ?? Promise.resolve()).finally(() => process.exit(130));
-  });
-}
-
-main().then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runMain(main);

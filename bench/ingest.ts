@@ -48,6 +48,7 @@ import { join } from 'node:path';
 import { round, table, verdict, type Row } from './lib/stats.js';
 import { saveResult } from './lib/results.js';
 import { BIN, ROOT, sleep, startServices, type BenchServices } from './lib/services.js';
+import { runMain } from './lib/main.js';
 
 const require = createRequire(import.meta.url);
 
@@ -387,10 +388,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runMain(main);

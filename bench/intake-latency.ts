@@ -60,6 +60,7 @@ import { normalizeFormPhone } from '../adapters/phones/normalize-form-phone.js';
 import { saveResult } from './lib/results.js';
 import { redisUrl, startServices, sleep, type BenchServices, type LeadflowProcess } from './lib/services.js';
 import { mean, percentile, round, table, verdict } from './lib/stats.js';
+import { runMain } from './lib/main.js';
 
 const QUICK = process.env.BENCH_QUICK === '1';
 const FORMS = intOption('BENCH_FORMS', QUICK ? 50 : 200, 1);
@@ -386,10 +387,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runMain(main);

@@ -57,6 +57,7 @@
 import { saveResult } from './lib/results.js';
 import { sleep, startServices, type BenchServices, type LeadflowProcess } from './lib/services.js';
 import { percentile, round, table, verdict } from './lib/stats.js';
+import { runMain } from './lib/main.js';
 
 const numEnv = (name: string, fallback: number): number => {
   const raw = process.env[name];
@@ -113,7 +114,6 @@ async function main(): Promise<number> {
       env: { LEADFLOW_DEBOUNCE_MS: String(DEBOUNCE_MS), LEADFLOW_DEBOUNCE_MAX_MS: '30000', LEADFLOW_TYPING_MIN_MS: '0', LEADFLOW_TYPING_MAX_MS: '0', LEADFLOW_INTAKE_DELAY_MS: '0' },
     });
     const s = services;
-    closing = () => s.close();
     const { proc: serve, url } = await s.serve('serve');
     const worker = await s.worker('worker');
     const procs: LeadflowProcess[] = [serve, worker];
@@ -307,19 +307,4 @@ async function main(): Promise<number> {
   }
 }
 
-// SIGINT / SIGTERM: close the services (kill the processes, drop the schema) before exiting.
-let closing: (() => Promise<void>) | undefined;
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    console.error(`\n${signal}: closing the services…`);
-    void (closing?.() ?? Promise.resolve()).finally(() => process.exit(130));
-  });
-}
-
-main().then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runMain(main);

@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { RESULTS_FILE } from './lib/results.js';
+import { runMain } from './lib/main.js';
 
 const BENCHMARKS = ['engine-overhead', 'intake-latency', 'ingest', 'grouping', 'memory'] as const;
 const HERE = import.meta.dirname;
@@ -50,10 +51,4 @@ async function main(): Promise<number> {
   return failed.length > 0 ? 1 : 0;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runMain(main);

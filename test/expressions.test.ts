@@ -343,7 +343,7 @@ describe('security', () => {
       expect(sourceFiles(join(root, 'engine')).map((f) => f.slice(root.length + 1))).toContain('engine/expressions.ts');
     });
 
-    for (const dir of ['engine', 'nodes', 'cli', 'adapters']) {
+    for (const dir of ['engine', 'nodes', 'cli', 'adapters', 'bench']) {
       it.skipIf(!existsSync(join(root, dir)))(`${dir}/ has no eval(, new Function( or vm import`, () => {
         const files = sourceFiles(join(root, dir));
         const hits = files.flatMap((file) =>

@@ -2,7 +2,7 @@
 // BENCH_REDIS_DB, default 9, of BENCH_REDIS_URL) of its own, the fake gateway and OpenAI of test/fakes on 127.0.0.1, a seeded
 // clinic, and `leadflow serve` / `leadflow worker` processes spawned from dist/ (run `npm run build`
 // first; `npm run bench` does). Everything is loopback; `close()` kills the processes and removes
-// the schema and the Redis data.
+// the schema and the Redis data; so does Ctrl-C (SIGINT) or SIGTERM of the benchmark (exit 130).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -135,6 +135,14 @@ export async function startServices(options: { env?: Record<string, string>; log
   procs.splice(procs.indexOf(seeded), 1);
 
   const knex = knexFactory({ client: 'pg', connection: databaseUrl, pool: { min: 0, max: 4 } });
+  // Ctrl-C or a kill of the benchmark: close everything (processes, schema, Redis data) first.
+  let closed: Promise<void> | undefined;
+  const onSignal = (signal: NodeJS.Signals) => {
+    console.error(`\n${signal}: closing the services…`);
+    void (closed ??= close()).finally(() => process.exit(130));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
   const clinic = (await knex('clinicas_com_atendentes').first('id')) as { id: number };
   const instance = (await knex('instancias_whatsapp').first('id')) as { id: number };
   let phoneSeq = 0;
@@ -166,20 +174,24 @@ export async function startServices(options: { env?: Record<string, string>; log
       return phones;
     },
     leadEvent: (phone, text, messageid) => leadTextEvent({ phone, text, token: TOKEN, owner: CLINIC_PHONE, ...(messageid ? { messageid } : {}) }),
-    async close() {
-      for (const p of procs) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
-      await Promise.all(procs.map((p) => (p.child.exitCode !== null || p.child.signalCode !== null ? undefined : new Promise((r) => p.child.once('exit', r)))));
-      await knex.destroy();
-      const dropper = knexFactory({ client: 'pg', connection: DATABASE_URL, pool: { min: 0, max: 1 } });
-      await dropper.raw(`drop schema if exists "${schema}" cascade`);
-      await dropper.destroy();
-      await redis.flushdb();
-      redis.disconnect();
-      await gateway.close();
-      await openai.close();
-      rmSync(scratch, { recursive: true, force: true });
-    },
+    close: () => (closed ??= close()),
   };
+
+  async function close(): Promise<void> {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    for (const p of procs) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
+    await Promise.all(procs.map((p) => (p.child.exitCode !== null || p.child.signalCode !== null ? undefined : new Promise((r) => p.child.once('exit', r)))));
+    await knex.destroy();
+    const dropper = knexFactory({ client: 'pg', connection: DATABASE_URL, pool: { min: 0, max: 1 } });
+    await dropper.raw(`drop schema if exists "${schema}" cascade`);
+    await dropper.destroy();
+    await redis.flushdb();
+    redis.disconnect();
+    await gateway.close();
+    await openai.close();
+    rmSync(scratch, { recursive: true, force: true });
+  }
 }
 
 async function rssMb(pid: number | undefined): Promise<number> {
