@@ -6,11 +6,11 @@ import { adminFromEnv } from '../admin-host.js';
 import { createEngine, flowsDirectory, loadValidFlows } from '../host.js';
 import { createLogger } from '../logger.js';
 import { leaseMsFromEnv, queueSchedulerFromEnv, SWEEP_EVERY_MS, webhooksQueuedFromEnv } from '../queue-mode.js';
-import { openRuntime, retentionDays } from '../runtime.js';
+import { startPruning } from '../pruning.js';
+import { openRuntime } from '../runtime.js';
 import { watchFlows } from '../watch-flows.js';
 
 /** How often finished executions past the retention are deleted, ms (1 hour). */
-const PRUNE_EVERY_MS = 60 * 60 * 1000;
 /** Longest a graceful shutdown waits for requests and steps in flight, ms. */
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -44,16 +44,7 @@ export function registerServe(program: Command): void {
         scheduler ? 'queue mode: waits and resumes go through the Redis queue' : 'embedded mode: executions run in this process',
       );
       const sweepTimer = setInterval(() => void engine.sweep().catch((err: Error) => logger.warn({ err: err.message }, 'sweeping waits failed')), SWEEP_EVERY_MS).unref();
-      const prune = async () => {
-        try {
-          const removed = await runtime.store.prune(retentionDays());
-          if (removed > 0) logger.info({ removed, retain_days: retentionDays() }, 'pruned old executions');
-        } catch (err) {
-          logger.error({ err: (err as Error).message }, 'pruning executions failed');
-        }
-      };
-      await prune();
-      const pruneTimer = setInterval(() => void prune(), PRUNE_EVERY_MS).unref();
+      const stopPruning = await startPruning(runtime.store, logger);
       const secret = process.env.LEADFLOW_WEBHOOK_SECRET || undefined;
       if (!secret) logger.warn({}, 'LEADFLOW_WEBHOOK_SECRET is not set: webhooks accept unauthenticated requests');
       const admin = adminFromEnv({ env: process.env, engine, runtime, logger });
@@ -78,7 +69,7 @@ export function registerServe(program: Command): void {
         stopWatching();
         const forced = setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS).unref();
         await new Promise<void>((resolve) => server.close(() => resolve()));
-        clearInterval(pruneTimer);
+        stopPruning();
         clearInterval(sweepTimer);
         await engine.shutdown();
         await scheduler?.close();

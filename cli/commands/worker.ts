@@ -5,6 +5,7 @@ import { createMetrics } from '../../adapters/metrics/metrics.js';
 import { opsRoutes } from '../../engine/triggers/ops-routes.js';
 import { createEngine, flowsDirectory, loadValidFlows, UsageError } from '../host.js';
 import { createLogger } from '../logger.js';
+import { startPruning } from '../pruning.js';
 import { leaseMsFromEnv, queueSchedulerFromEnv, SWEEP_EVERY_MS } from '../queue-mode.js';
 import { openRuntime } from '../runtime.js';
 
@@ -45,6 +46,9 @@ export function registerWorker(program: Command): void {
         logger.info({ port: typeof address === 'object' && address ? address.port : metricsPort }, 'worker metrics on /metrics, /readyz, /healthz');
       }
       await engine.startScheduler();
+      // Retention and the erasure ledger are kept by every process, so a deployment of workers
+      // behind a receiver that does not prune still prunes.
+      const stopPruning = await startPruning(runtime.store, logger);
       const sweepTimer = setInterval(() => void engine.sweep().catch((err: Error) => logger.warn({ err: err.message }, 'sweeping waits failed')), SWEEP_EVERY_MS).unref();
       logger.info({ flows: engine.listFlows().map((f) => f.name), owner: engine.owner }, 'worker started');
 
@@ -55,6 +59,7 @@ export function registerWorker(program: Command): void {
         logger.info({ signal }, 'shutting down');
         const forced = setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS).unref();
         clearInterval(sweepTimer);
+        stopPruning();
         opsServer?.close();
         await engine.shutdown();
         await scheduler.close();

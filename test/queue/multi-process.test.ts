@@ -302,6 +302,22 @@ suite('queue mode across processes (serve + workers on PostgreSQL and Redis)', (
     expect(rows.map((r) => r.content)).toEqual(leads.map(() => 'Oi\nquero saber das lentes'));
   }, 90_000);
 
+  it('a worker prunes finished executions older than LEADFLOW_EXECUTIONS_RETAIN_DAYS too', async () => {
+    await killAll('SIGKILL');
+    const old = new Date(Date.now() - 9 * 86_400_000).toISOString();
+    const row = { flow: 'agent', trigger: '{}', vars: '{}', steps: '[]', outbound: '[]', dry_run: false, created_at: old, updated_at: old };
+    await knex('executions').insert([
+      { ...row, id: 'old-finished', status: 'success', finished_at: old },
+      { ...row, id: 'old-waiting', status: 'waiting', wake_at: Date.now() + 3_600_000 },
+    ]);
+    const worker = spawnLeadflow('worker-prune', ['worker'], { LEADFLOW_EXECUTIONS_RETAIN_DAYS: '7' });
+    await worker.waitForLog(/worker started/);
+    expect(JSON.parse((await worker.waitForLog(/pruned old executions/)) ?? '{}')).toMatchObject({ retain_days: 7 });
+    expect(await knex('executions').where({ id: 'old-finished' }).first()).toBeUndefined();
+    expect(await knex('executions').where({ id: 'old-waiting' }).first()).toBeDefined();
+    await knex('executions').where({ id: 'old-waiting' }).del();
+  }, 30_000);
+
   it('a wrong LEADFLOW_WEBHOOK_MODE stops serve at start with its message', async () => {
     const proc = spawnLeadflow('serve-bad-mode', ['serve'], { LEADFLOW_WEBHOOK_MODE: 'sideways' });
     const code = await proc.exited;

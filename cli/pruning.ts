@@ -1,0 +1,29 @@
+// Execution retention, for `serve` and `worker`: prune finished executions older than
+// LEADFLOW_EXECUTIONS_RETAIN_DAYS (and settle the erasure ledger, engine/store/erasing-store.ts) at
+// start and every hour. Several processes may prune at once: each delete only takes what is still
+// there. A failed prune is logged and tried again at the next tick.
+import type { Logger } from '../engine/run/execution-run.js';
+import { retentionDays } from './runtime.js';
+
+/** Between two prunes, ms. */
+export const PRUNE_EVERY_MS = 60 * 60 * 1000;
+
+/** What is pruned: finished executions older than `olderThanDays`; resolves with how many went. */
+export interface Prunable {
+  prune(olderThanDays: number): Promise<number>;
+}
+
+/** Prunes now (awaited) and then every PRUNE_EVERY_MS; returns the function that stops it. */
+export async function startPruning(store: Prunable, logger: Logger): Promise<() => void> {
+  const prune = async () => {
+    try {
+      const removed = await store.prune(retentionDays());
+      if (removed > 0) logger.info({ removed, retain_days: retentionDays() }, 'pruned old executions');
+    } catch (err) {
+      logger.error({ err: (err as Error).message }, 'pruning executions failed');
+    }
+  };
+  await prune();
+  const timer = setInterval(() => void prune(), PRUNE_EVERY_MS).unref();
+  return () => clearInterval(timer);
+}
