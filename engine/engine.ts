@@ -14,6 +14,7 @@ import type { NodeRegistry } from './registry.js';
 import { ExecutionRun, type Logger, type StepMock } from './run/execution-run.js';
 import { flowEnv } from './run/flow-env.js';
 import { schemaProblems } from './run/param-validator.js';
+import { DEPENDENCY_RETRY_MS, isDependencyUnavailable } from './errors/dependency-unavailable.js';
 import { InProcessScheduler } from './scheduler/in-process-scheduler.js';
 import type { Scheduler } from './scheduler/scheduler.js';
 import type { ExecutionStore, Lease } from './store/execution-store.js';
@@ -280,6 +281,11 @@ export class Engine {
     let claimed;
     try {
       claimed = await this.store.claim(id, this.lease());
+    } catch (err) {
+      // The database is away: look again shortly (the same wake, later), whatever the scheduler.
+      if (!isDependencyUnavailable(err) || this.abort.signal.aborted) throw err;
+      this.scheduler.schedule(id, Date.now() + DEPENDENCY_RETRY_MS);
+      return undefined;
     } finally {
       this.claiming.delete(id);
     }
@@ -364,9 +370,13 @@ export class Engine {
       if (this.wakeRequested.delete(record.id) && !this.abort.signal.aborted) void this.resume(record.id);
     });
     this.active.set(record.id, promise);
-    // Storing the end failed (the database went away): the record stays `running` under this lease,
-    // and the next sweep or queue retry takes it back. Logged here so it never goes unhandled.
-    promise.catch((err: unknown) => this.logger.error({ execution: record.id, flow: record.flow, err: (err as Error).message }, 'could not store the state of an execution; it is taken back later'));
+    // Storing the end failed (the database went away): the record stays `running` under this lease.
+    // It is woken again shortly (resume re-claims it with this lease, and keeps trying while the
+    // database is away); the sweep is the backstop. Logged here so it never goes unhandled.
+    promise.catch((err: unknown) => {
+      this.logger.error({ execution: record.id, flow: record.flow, err: (err as Error).message }, 'could not store the state of an execution; it is taken back later');
+      if (!this.abort.signal.aborted) this.scheduler.schedule(record.id, Date.now() + DEPENDENCY_RETRY_MS);
+    });
     return promise;
   }
 
