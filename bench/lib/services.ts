@@ -3,7 +3,6 @@
 // clinic, and `leadflow serve` / `leadflow worker` processes spawned from dist/ (run `npm run build`
 // first; `npm run bench` does). Everything is loopback; `close()` kills the processes and removes
 // the schema and the Redis data; so does Ctrl-C (SIGINT) or SIGTERM of the benchmark (exit 130).
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -12,10 +11,10 @@ import { Redis } from 'ioredis';
 import knexFactory, { type Knex } from 'knex';
 import { FakeGateway } from '../../test/fakes/fake-gateway.js';
 import { startFakeOpenAi, type FakeOpenAi } from '../../test/fakes/fake-openai.js';
+import { spawnLeadflow as spawnProcess, type LeadflowProcess as SpawnedProcess } from '../../test/helpers/leadflow-process.js';
 import { leadTextEvent } from '../../test/helpers/uazapi-events.js';
 
-export const ROOT = join(import.meta.dirname, '..', '..');
-export const BIN = join(ROOT, 'bin', 'leadflow.js');
+export { BIN, ROOT } from '../../test/helpers/leadflow-process.js';
 export const DATABASE_URL = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS_BASE = process.env.BENCH_REDIS_URL || process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6379';
 export const TOKEN = 'bench-instance-token';
@@ -28,12 +27,8 @@ export function redisUrl(): string {
   return u.toString();
 }
 
-export interface LeadflowProcess {
-  name: string;
-  child: ChildProcess;
-  /** Everything it wrote to stdout and stderr so far (the last 1 MB). */
-  logs(): string;
-  waitForLog(pattern: RegExp, timeoutMs?: number): Promise<string>;
+/** A spawned `leadflow` process (test/helpers/cli.ts), with its resident memory. */
+export interface LeadflowProcess extends SpawnedProcess {
   /** Resident set size of the process, MB (from /proc; NaN where there is none). */
   rssMb(): Promise<number>;
 }
@@ -93,35 +88,12 @@ export async function startServices(options: { env?: Record<string, string>; log
   };
 
   const spawnLeadflow = (name: string, args: string[], extraEnv: Record<string, string> = {}): LeadflowProcess => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    const keep = (d: Buffer) => {
-      output += d;
-      if (output.length > 1_000_000) output = output.slice(-1_000_000);
-    };
-    child.stdout!.on('data', keep);
-    child.stderr!.on('data', keep);
-    const proc: LeadflowProcess = {
-      name,
-      child,
-      logs: () => output,
-      waitForLog: (pattern, timeoutMs = 30_000) =>
-        new Promise((resolve, reject) => {
-          const started = Date.now();
-          const poll = () => {
-            const match = output.split('\n').find((line) => pattern.test(line));
-            if (match) return resolve(match);
-            if (child.exitCode !== null) return reject(new Error(`${name} exited (${child.exitCode}) before logging ${pattern}:\n${output.slice(-4000)}`));
-            if (Date.now() - started > timeoutMs) return reject(new Error(`${name}: no log line matching ${pattern} within ${timeoutMs} ms:\n${output.slice(-4000)}`));
-            setTimeout(poll, 25);
-          };
-          poll();
-        }),
-      rssMb: () => rssMb(child.pid),
-    };
-    procs.push(proc);
-    return proc;
+    const proc = spawnProcess(name, args, { env: { ...env, ...extraEnv }, timeoutMs: 30_000, keepChars: 1_000_000 });
+    const benchProc: LeadflowProcess = { ...proc, rssMb: () => rssMb(proc.child.pid) };
+    procs.push(benchProc);
+    return benchProc;
   };
+
 
   // Schema and the seeded clinic, through the CLI as an operator would.
   const seedFile = join(scratch, 'seed.yaml');

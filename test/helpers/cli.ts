@@ -3,8 +3,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { BIN, ROOT, spawnLeadflow } from './leadflow-process.js';
 
-export const ROOT = join(import.meta.dirname, '../..');
+export { BIN, ROOT, spawnLeadflow, type LeadflowProcess } from './leadflow-process.js';
+
 /** Scratch root of the commands run by these tests: SQLite data (never the repository's ./data), temp files. */
 export const SCRATCH = mkdtempSync(join(tmpdir(), 'leadflow-cli-'));
 export const DATA_DIR = join(SCRATCH, 'data');
@@ -13,7 +15,6 @@ export const DATA_DIR = join(SCRATCH, 'data');
 export function removeScratch(): void {
   rmSync(SCRATCH, { recursive: true, force: true });
 }
-export const BIN = join(ROOT, 'bin/leadflow.js');
 
 export interface CliResult {
   code: number | null;
@@ -64,33 +65,18 @@ export interface ServeProcess {
 /** Starts `leadflow serve` on a free port and resolves once it listens. */
 export async function startServe(args: string[], env: Record<string, string> = {}): Promise<ServeProcess> {
   ensureBuilt();
-  const child = spawn(process.execPath, [BIN, 'serve', ...args], {
-    cwd: ROOT,
-    env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', LEADFLOW_DATA_DIR: mkdtempSync(join(SCRATCH, 'serve-data-')), DATABASE_URL: '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const proc = spawnLeadflow('serve', ['serve', ...args], {
+    env: { PORT: '0', LOG_LEVEL: 'info', LEADFLOW_DATA_DIR: mkdtempSync(join(SCRATCH, 'serve-data-')), DATABASE_URL: '', ...env },
+    timeoutMs: 10_000,
   });
-  let output = '';
-  child.stdout!.on('data', (d) => (output += d));
-  child.stderr!.on('data', (d) => (output += d));
-  const waitForLog = (pattern: RegExp, timeoutMs = 10_000) =>
-    new Promise<string>((resolve, reject) => {
-      const started = Date.now();
-      const poll = () => {
-        const match = output.split('\n').find((line) => pattern.test(line));
-        if (match) return resolve(match);
-        if (child.exitCode !== null) return reject(new Error(`serve exited (${child.exitCode}) before logging ${pattern}:\n${output}`));
-        if (Date.now() - started > timeoutMs) return reject(new Error(`no log line matching ${pattern} within ${timeoutMs} ms:\n${output}`));
-        setTimeout(poll, 25);
-      };
-      poll();
-    });
-  const line = await waitForLog(/listening on port \d+/);
+  const { child } = proc;
+  const line = await proc.waitForLog(/listening on port \d+/);
   const port = Number(/listening on port (\d+)/.exec(line)![1]);
   return {
     child,
     url: `http://127.0.0.1:${port}`,
-    logs: () => output,
-    waitForLog,
+    logs: proc.logs,
+    waitForLog: proc.waitForLog,
     stop: (signal = 'SIGTERM') =>
       new Promise((resolve) => {
         if (child.exitCode !== null) return resolve(child.exitCode);

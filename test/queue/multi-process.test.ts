@@ -2,7 +2,6 @@
 // PostgreSQL schema and one Redis database (db 7 of TEST_REDIS_URL, flushed before and after), the
 // real flows, and the fake gateway and OpenAI servers of this test process. Skipped by name, with the
 // reason, when PostgreSQL or Redis is absent.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,7 +10,7 @@ import knexFactory, { type Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeGateway } from '../fakes/fake-gateway.js';
 import { startFakeOpenAi, type FakeOpenAi } from '../fakes/fake-openai.js';
-import { BIN, ROOT, runCli } from '../helpers/cli.js';
+import { runCli, spawnLeadflow as spawnProcess, type LeadflowProcess } from '../helpers/cli.js';
 import { createTestSchema, dropTestSchema, postgresProblem, TEST_DATABASE_URL, withSearchPath } from '../helpers/databases.js';
 import { redisProblem, TEST_REDIS_URL } from '../helpers/key-values.js';
 import { leadTextEvent } from '../helpers/uazapi-events.js';
@@ -22,13 +21,7 @@ const problem = [postgresProblem, redisProblem].filter(Boolean).join('; ') || nu
 if (problem) console.warn(`skipping "queue mode across processes": ${problem}`);
 const suite = problem ? describe.skip : describe;
 
-interface Proc {
-  name: string;
-  child: ChildProcess;
-  logs(): string;
-  waitForLog(pattern: RegExp, timeoutMs?: number): Promise<string>;
-  exited: Promise<number | null>;
-}
+type Proc = LeadflowProcess;
 
 function redisUrl(): string {
   const u = new URL(TEST_REDIS_URL);
@@ -46,29 +39,7 @@ let scratch: string;
 const procs: Proc[] = [];
 
 function spawnLeadflow(name: string, args: string[], extraEnv: Record<string, string> = {}): Proc {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout!.on('data', (d) => (output += d));
-  child.stderr!.on('data', (d) => (output += d));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const proc: Proc = {
-    name,
-    child,
-    logs: () => output,
-    exited,
-    waitForLog: (pattern, timeoutMs = 15_000) =>
-      new Promise((resolve, reject) => {
-        const started = Date.now();
-        const poll = () => {
-          const match = output.split('\n').find((line) => pattern.test(line));
-          if (match) return resolve(match);
-          if (child.exitCode !== null) return reject(new Error(`${name} exited (${child.exitCode}) before logging ${pattern}:\n${output}`));
-          if (Date.now() - started > timeoutMs) return reject(new Error(`${name}: no log line matching ${pattern} within ${timeoutMs} ms:\n${output}`));
-          setTimeout(poll, 25);
-        };
-        poll();
-      }),
-  };
+  const proc = spawnProcess(name, args, { env: { ...env, ...extraEnv } });
   procs.push(proc);
   return proc;
 }
