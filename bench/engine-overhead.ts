@@ -51,7 +51,8 @@ function positiveInt(name: string, fallback: number, zeroOk = false): number {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < (zeroOk ? 0 : 1)) throw new Error(`${name} must be a ${zeroOk ? 'non-negative' : 'positive'} integer, got "${raw}"`);
+  if (!Number.isInteger(n) || n < (zeroOk ? 0 : 1))
+    throw new Error(`${name} must be a ${zeroOk ? 'non-negative' : 'positive'} integer, got "${raw}"`);
   return n;
 }
 
@@ -93,7 +94,9 @@ async function once(engine: Engine, flow: string, expectedSteps: number): Promis
   const record = await handle.settled;
   const us = (performance.now() - t0) * 1000;
   if (record.status !== 'success' || record.steps.length !== expectedSteps) {
-    throw new Error(`${flow}: execution ${record.id} ended ${record.status} with ${record.steps.length} step records (expected success with ${expectedSteps}): ${record.error?.message ?? ''}`);
+    throw new Error(
+      `${flow}: execution ${record.id} ended ${record.status} with ${record.steps.length} step records (expected success with ${expectedSteps}): ${record.error?.message ?? ''}`,
+    );
   }
   return us;
 }
@@ -129,20 +132,45 @@ async function main(): Promise<void> {
     const perStepP50 = (percentile(steps, 50) - percentile(empty, 50)) / STEPS;
     const met = perStepMean < TARGET_US_PER_STEP;
     const us = (v: number) => `${v.toFixed(1)} µs`;
-    console.log(`engine overhead: ${RUNS} measured + ${WARMUP} warm-up executions of each flow, ${STEPS} top-level steps (${recordsPerSteps} step records), ${wallS.toFixed(1)} s measured`);
+    console.log(
+      `engine overhead: ${RUNS} measured + ${WARMUP} warm-up executions of each flow, ${STEPS} top-level steps (${recordsPerSteps} step records), ${wallS.toFixed(1)} s measured`,
+    );
     console.log(
       table([
         { measure: 'empty flow, per execution (mean)', value: us(mean(empty)), against: '', verdict: '' },
-        { measure: 'empty flow, per execution (p50 / p99)', value: `${us(percentile(empty, 50))} / ${us(percentile(empty, 99))}`, against: '', verdict: '' },
+        {
+          measure: 'empty flow, per execution (p50 / p99)',
+          value: `${us(percentile(empty, 50))} / ${us(percentile(empty, 99))}`,
+          against: '',
+          verdict: '',
+        },
         { measure: `${STEPS}-step flow, per execution (mean)`, value: us(mean(steps)), against: '', verdict: '' },
-        { measure: `${STEPS}-step flow, per execution (p50 / p99)`, value: `${us(percentile(steps, 50))} / ${us(percentile(steps, 99))}`, against: '', verdict: '' },
+        {
+          measure: `${STEPS}-step flow, per execution (p50 / p99)`,
+          value: `${us(percentile(steps, 50))} / ${us(percentile(steps, 99))}`,
+          against: '',
+          verdict: '',
+        },
         { measure: 'per simple step (from means)', value: us(perStepMean), against: `< ${TARGET_US_PER_STEP} µs`, verdict: verdict(met) },
         { measure: 'per simple step (from p50s)', value: us(perStepP50), against: '', verdict: '' },
-        { measure: `heap used after the runs (${stored} records in the store)`, value: `${heapMb.toFixed(1)} MB`, against: '', verdict: '' },
+        {
+          measure: `heap used after the runs (${stored} records in the store)`,
+          value: `${heapMb.toFixed(1)} MB`,
+          against: '',
+          verdict: '',
+        },
       ]),
     );
     saveResult('engine-overhead', {
-      settings: { runs: RUNS, warmup: WARMUP, top_level_steps: STEPS, step_records_per_execution: recordsPerSteps, store: 'memory', scheduler: 'in-process', quick: QUICK },
+      settings: {
+        runs: RUNS,
+        warmup: WARMUP,
+        top_level_steps: STEPS,
+        step_records_per_execution: recordsPerSteps,
+        store: 'memory',
+        scheduler: 'in-process',
+        quick: QUICK,
+      },
       figures: {
         empty_mean_us: round(mean(empty), 1),
         empty_p50_us: round(percentile(empty, 50), 1),

@@ -110,7 +110,9 @@ function freePort(): Promise<number> {
 async function agentRunsFinished(metricsUrl: string): Promise<number> {
   try {
     const text = await (await fetch(metricsUrl, { signal: AbortSignal.timeout(5000) })).text();
-    const line = text.split('\n').find((l) => l.startsWith('leadflow_executions_total{') && l.includes('flow="agent"') && l.includes('status="success"'));
+    const line = text
+      .split('\n')
+      .find((l) => l.startsWith('leadflow_executions_total{') && l.includes('flow="agent"') && l.includes('status="success"'));
     return line ? Number(line.split(' ').at(-1)) : 0;
   } catch {
     return Number.NaN;
@@ -127,7 +129,9 @@ function runInput(chat: any): string[] {
 
 async function main(): Promise<number> {
   if (LEADS < 1 || MESSAGES < 1) throw new Error('BENCH_LEADS and BENCH_MESSAGES must be at least 1');
-  console.log(`grouping: ${LEADS} leads × ${MESSAGES} messages, ${CONCURRENCY} leads sending at once, serve + ${WORKERS} workers, debounce ${DEBOUNCE_MS} ms (max ${DEBOUNCE_MAX_MS} ms), timeout ${TIMEOUT_MS / 1000} s`);
+  console.log(
+    `grouping: ${LEADS} leads × ${MESSAGES} messages, ${CONCURRENCY} leads sending at once, serve + ${WORKERS} workers, debounce ${DEBOUNCE_MS} ms (max ${DEBOUNCE_MAX_MS} ms), timeout ${TIMEOUT_MS / 1000} s`,
+  );
   let services: BenchServices | undefined;
   try {
     // LOG_LEVEL info, the product's default (and the level at which serve and worker say they are up).
@@ -161,7 +165,9 @@ async function main(): Promise<number> {
     let nextLead = 0;
     let leadsDone = 0;
     const progress = setInterval(() => {
-      console.log(`  ${((Date.now() - started) / 1000).toFixed(0)} s: ${posts.length}/${LEADS * MESSAGES} webhooks answered, ${leadsDone}/${LEADS} leads sent, ${s.openai.chatRequests().length} agent runs, ${s.gateway.requests.length} gateway sends`);
+      console.log(
+        `  ${((Date.now() - started) / 1000).toFixed(0)} s: ${posts.length}/${LEADS * MESSAGES} webhooks answered, ${leadsDone}/${LEADS} leads sent, ${s.openai.chatRequests().length} agent runs, ${s.gateway.requests.length} gateway sends`,
+      );
     }, 10_000);
     try {
       const sender = async () => {
@@ -195,7 +201,8 @@ async function main(): Promise<number> {
       // --- waiting for the replies ---------------------------------------------------------------
       const repliedLeads = () => {
         const seen = new Set<number>();
-        for (const r of s.gateway.requests) if (r.path === '/send/text' && r.status === 200) seen.add(leadOfPhone.get(r.body?.number) ?? -1);
+        for (const r of s.gateway.requests)
+          if (r.path === '/send/text' && r.status === 200) seen.add(leadOfPhone.get(r.body?.number) ?? -1);
         seen.delete(-1);
         return seen.size;
       };
@@ -218,7 +225,8 @@ async function main(): Promise<number> {
 
       const badPosts = posts.filter((p) => p.status !== 200 || !/"status"\s*:\s*"queued"/.test(p.body));
       for (const p of badPosts) violate('webhook not answered 200 queued', `lead-${p.lead} m${p.k}: ${p.status} ${p.body.slice(0, 200)}`);
-      if (posts.length < LEADS * MESSAGES) violate('messages not sent (timeout while sending)', `${LEADS * MESSAGES - posts.length} of ${LEADS * MESSAGES}`);
+      if (posts.length < LEADS * MESSAGES)
+        violate('messages not sent (timeout while sending)', `${LEADS * MESSAGES - posts.length} of ${LEADS * MESSAGES}`);
 
       const chats = s.openai.chatRequests();
       const runsOf = new Map<number, number[][]>();
@@ -267,7 +275,8 @@ async function main(): Promise<number> {
         const missing = expected.filter((k) => !all.includes(k));
         const duplicated = expected.filter((k) => all.filter((x) => x === k).length > 1);
         if (missing.length > 0) violate('message lost (in no agent run)', `${describe()}; missing m${missing.join(', m')}`);
-        if (duplicated.length > 0) violate('message duplicated (in two agent runs or twice in one)', `${describe()}; twice: m${duplicated.join(', m')}`);
+        if (duplicated.length > 0)
+          violate('message duplicated (in two agent runs or twice in one)', `${describe()}; twice: m${duplicated.join(', m')}`);
         const inOrder = all.every((k, i) => i === 0 || k > all[i - 1]!);
         if (!inOrder) violate('messages out of order', describe());
         if (replies !== runs.length) violate(replies === 0 ? 'lead without a reply' : 'replies ≠ agent runs for a lead', describe());
@@ -275,7 +284,11 @@ async function main(): Promise<number> {
         if (runs.length > 1) {
           const answered = (answersOf.get(lead) ?? []).sort((a, b) => a - b);
           const maxGap = Math.max(0, ...answered.map((t, i) => (i === 0 ? 0 : t - answered[i - 1]!)));
-          if (maxGap < DEBOUNCE_MS / 2) violate('burst split although its messages came well within the quiet window', `${describe()}; largest gap between webhook answers ${maxGap} ms`);
+          if (maxGap < DEBOUNCE_MS / 2)
+            violate(
+              'burst split although its messages came well within the quiet window',
+              `${describe()}; largest gap between webhook answers ${maxGap} ms`,
+            );
           else {
             splitByLoad++;
             if (splitExamples.length < EXAMPLES) splitExamples.push(`${describe()}; largest gap between webhook answers ${maxGap} ms`);
@@ -318,30 +331,82 @@ async function main(): Promise<number> {
       const s1 = (ms: number) => (Number.isFinite(ms) ? `${(ms / 1000).toFixed(1)} s` : 'n/a');
       console.log(
         `\n${table([
-          { measure: 'agent runs (fake OpenAI chat requests)', value: String(chats.length), against: `exactly ${LEADS}`, verdict: verdict(runsTarget) },
-          { measure: `runs holding their lead's ${MESSAGES} messages in order`, value: `${runsExact} leads`, against: `all ${LEADS}`, verdict: verdict(contentTarget) },
-          { measure: 'leads with exactly 1 reply', value: String(leadsWithOneReply), against: `all ${LEADS}`, verdict: verdict(leadsWithOneReply === LEADS) },
-          { measure: 'bursts split by load (gap ≥ quiet/2)', value: String(splitByLoad), against: '0', verdict: splitByLoad === 0 ? 'ok' : 'see below' },
-          { measure: 'correctness violations', value: String(Object.values(violations).reduce((a, v) => a + v.length, 0)), against: '0', verdict: Object.keys(violations).length === 0 ? 'ok' : 'FAILED' },
+          {
+            measure: 'agent runs (fake OpenAI chat requests)',
+            value: String(chats.length),
+            against: `exactly ${LEADS}`,
+            verdict: verdict(runsTarget),
+          },
+          {
+            measure: `runs holding their lead's ${MESSAGES} messages in order`,
+            value: `${runsExact} leads`,
+            against: `all ${LEADS}`,
+            verdict: verdict(contentTarget),
+          },
+          {
+            measure: 'leads with exactly 1 reply',
+            value: String(leadsWithOneReply),
+            against: `all ${LEADS}`,
+            verdict: verdict(leadsWithOneReply === LEADS),
+          },
+          {
+            measure: 'bursts split by load (gap ≥ quiet/2)',
+            value: String(splitByLoad),
+            against: '0',
+            verdict: splitByLoad === 0 ? 'ok' : 'see below',
+          },
+          {
+            measure: 'correctness violations',
+            value: String(Object.values(violations).reduce((a, v) => a + v.length, 0)),
+            against: '0',
+            verdict: Object.keys(violations).length === 0 ? 'ok' : 'FAILED',
+          },
           { measure: `send ${posts.length} messages (first post → last answer)`, value: s1(sendMs), against: '', verdict: '' },
-          { measure: 'drain (last answer → last reply)', value: s1(drainMs), against: `floor ${s1(DEBOUNCE_MS)} (quiet window)`, verdict: '' },
+          {
+            measure: 'drain (last answer → last reply)',
+            value: s1(drainMs),
+            against: `floor ${s1(DEBOUNCE_MS)} (quiet window)`,
+            verdict: '',
+          },
           { measure: 'total (first post → last reply)', value: s1(totalMs), against: '', verdict: '' },
           { measure: 'messages accepted per second', value: String(figures.messages_per_s_accepted), against: '', verdict: '' },
-          { measure: 'webhook answer p50 / p99', value: `${figures.webhook_p50_ms} / ${figures.webhook_p99_ms} ms`, against: '', verdict: '' },
-          { measure: 'agent runs finished per process', value: perProcess.map((p) => `${p.name} ${p.runs}`).join(', '), against: '', verdict: '' },
+          {
+            measure: 'webhook answer p50 / p99',
+            value: `${figures.webhook_p50_ms} / ${figures.webhook_p99_ms} ms`,
+            against: '',
+            verdict: '',
+          },
+          {
+            measure: 'agent runs finished per process',
+            value: perProcess.map((p) => `${p.name} ${p.runs}`).join(', '),
+            against: '',
+            verdict: '',
+          },
         ])}`,
       );
       if (splitExamples.length > 0) console.log(`\nbursts split by load (${splitByLoad}), e.g.:\n  ${splitExamples.join('\n  ')}`);
 
       saveResult('grouping', {
-        settings: { leads: LEADS, messages_per_lead: MESSAGES, gap_ms: [GAP_MIN_MS, GAP_MAX_MS], leads_sending_at_once: CONCURRENCY, processes: `serve (webhooks + jobs) + ${WORKERS} workers`, debounce_ms: DEBOUNCE_MS, debounce_max_ms: DEBOUNCE_MAX_MS, typing_ms: 0, ai: 'fake OpenAI, instant', timeout_s: TIMEOUT_MS / 1000 },
+        settings: {
+          leads: LEADS,
+          messages_per_lead: MESSAGES,
+          gap_ms: [GAP_MIN_MS, GAP_MAX_MS],
+          leads_sending_at_once: CONCURRENCY,
+          processes: `serve (webhooks + jobs) + ${WORKERS} workers`,
+          debounce_ms: DEBOUNCE_MS,
+          debounce_max_ms: DEBOUNCE_MAX_MS,
+          typing_ms: 0,
+          ai: 'fake OpenAI, instant',
+          timeout_s: TIMEOUT_MS / 1000,
+        },
         figures,
         targets,
       });
 
       if (Object.keys(violations).length > 0) {
         console.error('\nCORRECTNESS FAILURES (exactly-once / ordering):');
-        for (const [kind, list] of Object.entries(violations)) console.error(`  ${kind}: ${list.length}\n    ${list.slice(0, EXAMPLES).join('\n    ')}`);
+        for (const [kind, list] of Object.entries(violations))
+          console.error(`  ${kind}: ${list.length}\n    ${list.slice(0, EXAMPLES).join('\n    ')}`);
         return 1;
       }
       return 0;

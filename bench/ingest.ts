@@ -221,7 +221,11 @@ function cpuMs(pid: number | undefined): number {
  * during the measured load per queued answer, ms (the database's and Redis's CPU not included):
  * steadier than the rates on a machine shared with other work.
  */
-async function measure(name: string, server: Server, nextBody: () => string): Promise<{ warmup: Load; load: Load; cpuMsPerQueued: number }> {
+async function measure(
+  name: string,
+  server: Server,
+  nextBody: () => string,
+): Promise<{ warmup: Load; load: Load; cpuMsPerQueued: number }> {
   const warmup = await fire(server.url, WARMUP_SECONDS, nextBody);
   console.log(`${name}: warm-up ${WARMUP_SECONDS} s, ${warmup.queued} queued, ${warmup.errors} errors; measuring ${SECONDS} s`);
   const cpuBefore = cpuMs(server.child.pid);
@@ -232,7 +236,8 @@ async function measure(name: string, server: Server, nextBody: () => string): Pr
 }
 
 /** 2xx answers of a load (each one is a recorded execution on LeadFlow). */
-const count2xx = (load: Load) => Object.entries(load.statuses).reduce((sum, [status, n]) => (Number(status) >= 200 && Number(status) < 300 ? sum + n : sum), 0);
+const count2xx = (load: Load) =>
+  Object.entries(load.statuses).reduce((sum, [status, n]) => (Number(status) >= 200 && Number(status) < 300 ? sum + n : sum), 0);
 
 // --- spawned servers ----------------------------------------------------------------------------
 interface Server {
@@ -266,7 +271,13 @@ const cpuProfFlags = (dir: string | undefined) => (dir ? ['--cpu-prof', `--cpu-p
 
 /** The floor, its own process, on the services' database schema and Redis database. */
 function startFloor(services: BenchServices): Promise<Server> {
-  const env = { ...process.env, DATABASE_URL: services.env.DATABASE_URL, REDIS_URL: services.env.REDIS_URL, LEADFLOW_DEBOUNCE_MAX_MS: DEBOUNCE_MS, PORT: '0' };
+  const env = {
+    ...process.env,
+    DATABASE_URL: services.env.DATABASE_URL,
+    REDIS_URL: services.env.REDIS_URL,
+    LEADFLOW_DEBOUNCE_MAX_MS: DEBOUNCE_MS,
+    PORT: '0',
+  };
   return spawnServer('the floor', ['--import', 'tsx', ...cpuProfFlags(PROFILE_DIR && join(PROFILE_DIR, 'floor')), FLOOR_FILE], env);
 }
 
@@ -298,7 +309,10 @@ const fmt = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) :
 async function main(): Promise<void> {
   console.log(`ingest: ${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up + ${SECONDS} s per target, ${LEADS} leads`);
   // LOG_LEVEL info: LeadFlow's default, one log line per execution drive (and the line `serve()` waits for).
-  const services = await startServices({ logLevel: 'info', env: { LEADFLOW_DEBOUNCE_MS: DEBOUNCE_MS, LEADFLOW_DEBOUNCE_MAX_MS: DEBOUNCE_MS } });
+  const services = await startServices({
+    logLevel: 'info',
+    env: { LEADFLOW_DEBOUNCE_MS: DEBOUNCE_MS, LEADFLOW_DEBOUNCE_MAX_MS: DEBOUNCE_MS },
+  });
   let floor: Server | undefined;
   let serveChild: ChildProcess | undefined;
   try {
@@ -315,7 +329,12 @@ async function main(): Promise<void> {
     const leadflowRun = await measure('leadflow', serve, nextBody);
 
     // Every accepted request was recorded: executions of the agent flow by status.
-    const counts = (await services.knex('executions').where({ flow: 'agent' }).groupBy('status').select('status').count({ n: '*' })) as Array<{ status: string; n: string | number }>;
+    const counts = (await services
+      .knex('executions')
+      .where({ flow: 'agent' })
+      .groupBy('status')
+      .select('status')
+      .count({ n: '*' })) as Array<{ status: string; n: string | number }>;
     const byStatus = Object.fromEntries(counts.map((r) => [r.status, Number(r.n)]));
     const executions = Object.values(byStatus).reduce((a, b) => a + b, 0);
     const answered2xx = count2xx(leadflowRun.warmup) + count2xx(leadflowRun.load);
@@ -330,18 +349,40 @@ async function main(): Promise<void> {
       { measure: 'throughput, queued answers/s', value: fmt(lf.rps), against: fmt(fl.rps), verdict: '' },
       { measure: 'latency p50, ms', value: fmt(lf.p50Ms, 2), against: fmt(fl.p50Ms, 2), verdict: '' },
       { measure: 'latency p99, ms', value: fmt(lf.p99Ms, 2), against: fmt(fl.p99Ms, 2), verdict: '' },
-      { measure: 'server CPU per queued answer, ms', value: fmt(leadflowRun.cpuMsPerQueued, 2), against: fmt(floorRun.cpuMsPerQueued, 2), verdict: '' },
-      { measure: 'errors (non-2xx, other body, conn.)', value: `${lf.errors} (${fmt(lf.errorShare * 100, 2)}%)`, against: `${fl.errors} (${fmt(fl.errorShare * 100, 2)}%)`, verdict: '' },
+      {
+        measure: 'server CPU per queued answer, ms',
+        value: fmt(leadflowRun.cpuMsPerQueued, 2),
+        against: fmt(floorRun.cpuMsPerQueued, 2),
+        verdict: '',
+      },
+      {
+        measure: 'errors (non-2xx, other body, conn.)',
+        value: `${lf.errors} (${fmt(lf.errorShare * 100, 2)}%)`,
+        against: `${fl.errors} (${fmt(fl.errorShare * 100, 2)}%)`,
+        verdict: '',
+      },
       { measure: 'throughput ratio leadflow/floor', value: fmt(ratio, 3), against: `>= ${TARGET_RATIO}`, verdict: verdict(met) },
-      { measure: 'agent executions recorded', value: String(executions), against: `>= ${answered2xx} (2xx answers)`, verdict: executions >= answered2xx ? 'ok' : 'LOST' },
+      {
+        measure: 'agent executions recorded',
+        value: String(executions),
+        against: `>= ${answered2xx} (2xx answers)`,
+        verdict: executions >= answered2xx ? 'ok' : 'LOST',
+      },
     ];
     console.log(`\n${table(rows)}`);
     console.log(`agent executions by status: ${JSON.stringify(byStatus)}`);
 
     const problems: string[] = [];
-    for (const [name, run] of [['floor', floorRun], ['leadflow', leadflowRun]] as const) {
-      if (run.load.errorShare > MAX_ERROR_SHARE) problems.push(`${name}: ${fmt(run.load.errorShare * 100, 2)}% errors (more than ${MAX_ERROR_SHARE * 100}%): ${JSON.stringify(run.load.statuses)}, ${run.load.connectionErrors} connection errors; e.g. ${run.load.samples.join(' | ')}`);
-      if (run.load.queued === 0) problems.push(`${name}: no "queued" answer during the ${SECONDS} s measured (no figures): a longer BENCH_INGEST_SECONDS may help`);
+    for (const [name, run] of [
+      ['floor', floorRun],
+      ['leadflow', leadflowRun],
+    ] as const) {
+      if (run.load.errorShare > MAX_ERROR_SHARE)
+        problems.push(
+          `${name}: ${fmt(run.load.errorShare * 100, 2)}% errors (more than ${MAX_ERROR_SHARE * 100}%): ${JSON.stringify(run.load.statuses)}, ${run.load.connectionErrors} connection errors; e.g. ${run.load.samples.join(' | ')}`,
+        );
+      if (run.load.queued === 0)
+        problems.push(`${name}: no "queued" answer during the ${SECONDS} s measured (no figures): a longer BENCH_INGEST_SECONDS may help`);
     }
     if (executions < answered2xx) problems.push(`leadflow answered 2xx ${answered2xx} times but recorded ${executions} agent executions`);
     if (problems.length > 0) throw new Error(`the run failed:\n  ${problems.join('\n  ')}`);
@@ -379,7 +420,9 @@ async function main(): Promise<void> {
         agent_executions_by_status: byStatus,
         leadflow_2xx_answers_incl_warmup: answered2xx,
       },
-      targets: [{ target: `LeadFlow >= ${TARGET_RATIO * 100}% of the floor's throughput (POST /leadagent, ${CONNECTIONS} connections)`, met }],
+      targets: [
+        { target: `LeadFlow >= ${TARGET_RATIO * 100}% of the floor's throughput (POST /leadagent, ${CONNECTIONS} connections)`, met },
+      ],
     });
   } finally {
     if (floor) await stopProcess(floor.child, 2_000).catch(() => undefined);

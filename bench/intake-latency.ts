@@ -101,7 +101,13 @@ function form(i: number, clinicId: number): Form {
     index: i,
     telefone,
     number,
-    body: { nome: `Lead Bench ${i}`, telefone, orcamento: 'Até R$ 3.000', clinica_id: String(clinicId), respostas: { interesse: 'Lentes de contato dental' } },
+    body: {
+      nome: `Lead Bench ${i}`,
+      telefone,
+      orcamento: 'Até R$ 3.000',
+      clinica_id: String(clinicId),
+      respostas: { interesse: 'Lentes de contato dental' },
+    },
   };
 }
 
@@ -133,7 +139,11 @@ interface Sample {
 /** Posts one form and resolves once its first message reached the gateway. */
 async function submit(url: string, f: Form, sends: FirstSends): Promise<Sample> {
   const postedAt = Date.now();
-  const res = await fetch(`${url}/form/intake`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-webhook-secret': SECRET }, body: JSON.stringify(f.body) });
+  const res = await fetch(`${url}/form/intake`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-webhook-secret': SECRET },
+    body: JSON.stringify(f.body),
+  });
   const acceptedMs = Date.now() - postedAt;
   const text = await res.text();
   if (res.status !== 202) throw new Error(`form ${f.index}: POST /form/intake answered ${res.status}: ${text}`);
@@ -141,7 +151,8 @@ async function submit(url: string, f: Form, sends: FirstSends): Promise<Sample> 
   for (;;) {
     const arrivedAt = sends.at(f.number);
     if (arrivedAt !== undefined) return { form: f, postedAt, acceptedMs, executionId, arrivedAt };
-    if (Date.now() - postedAt > TIMEOUT_MS) throw new Error(`form ${f.index} (${f.number}, execution ${executionId}): no message at the gateway within ${TIMEOUT_MS} ms`);
+    if (Date.now() - postedAt > TIMEOUT_MS)
+      throw new Error(`form ${f.index} (${f.number}, execution ${executionId}): no message at the gateway within ${TIMEOUT_MS} ms`);
     await sleep(2);
   }
 }
@@ -182,7 +193,20 @@ interface Breakdown {
 
 /** Splits each sample's latency using its stored execution record (see the file comment). */
 async function breakdowns(services: BenchServices, samples: Sample[]): Promise<Breakdown[]> {
-  const rows = (await services.knex('executions').whereIn('id', samples.map((s) => s.executionId)).select('id', 'created_at', 'steps', services.knex.raw('coalesce(octet_length(trigger), 0) + coalesce(octet_length(vars), 0) + coalesce(octet_length(steps), 0) + coalesce(octet_length(output), 0) as bytes'))) as Array<{ id: string; created_at: string | Date; steps: string; bytes: number | string }>;
+  const rows = (await services
+    .knex('executions')
+    .whereIn(
+      'id',
+      samples.map((s) => s.executionId),
+    )
+    .select(
+      'id',
+      'created_at',
+      'steps',
+      services.knex.raw(
+        'coalesce(octet_length(trigger), 0) + coalesce(octet_length(vars), 0) + coalesce(octet_length(steps), 0) + coalesce(octet_length(output), 0) as bytes',
+      ),
+    )) as Array<{ id: string; created_at: string | Date; steps: string; bytes: number | string }>;
   const byId = new Map(rows.map((r) => [r.id, r]));
   const out: Breakdown[] = [];
   for (const s of samples) {
@@ -236,7 +260,12 @@ async function tableStats(services: BenchServices): Promise<TableStats> {
     rowWrites: rows.reduce((sum, r) => sum + n(r.n_tup_ins) + n(r.n_tup_upd) + n(r.n_tup_del), 0),
     executionUpdates: n(rows.find((r) => r.relname === 'executions')?.n_tup_upd),
     scans: rows.reduce((sum, r) => sum + n(r.seq_scan) + n(r.idx_scan), 0),
-    byTable: Object.fromEntries(rows.map((r) => [String(r.relname), [n(r.n_tup_ins) + n(r.n_tup_upd) + n(r.n_tup_del), n(r.seq_scan) + n(r.idx_scan)] as [number, number]])),
+    byTable: Object.fromEntries(
+      rows.map((r) => [
+        String(r.relname),
+        [n(r.n_tup_ins) + n(r.n_tup_upd) + n(r.n_tup_del), n(r.seq_scan) + n(r.idx_scan)] as [number, number],
+      ]),
+    ),
   };
 }
 
@@ -320,7 +349,9 @@ async function main(): Promise<void> {
     const pair = (xs: number[]) => `${ms(p(xs, 50))} / ${ms(p(xs, 99))}`;
     const p99 = p(latencies, 99);
     const met = p99 < TARGET_P99_MS;
-    console.log(`intake latency: ${FORMS} forms (+${WARMUP} warm-up), ${CONCURRENCY} in flight, one serve (queue mode, PostgreSQL + Redis), ${wallS.toFixed(1)} s, ${chats} AI requests, serve RSS ${rssMb.toFixed(0)} MB`);
+    console.log(
+      `intake latency: ${FORMS} forms (+${WARMUP} warm-up), ${CONCURRENCY} in flight, one serve (queue mode, PostgreSQL + Redis), ${wallS.toFixed(1)} s, ${chats} AI requests, serve RSS ${rssMb.toFixed(0)} MB`,
+    );
     console.log(
       table([
         { measure: 'form → first message, p50', value: ms(p(latencies, 50)), against: '', verdict: '' },
@@ -330,18 +361,50 @@ async function main(): Promise<void> {
         { measure: 'POST → 202 answer, p50 / p99', value: pair(accepted), against: '', verdict: '' },
         { measure: '  accept (POST → record), p50 / p99', value: pair(pick((b) => b.accept)), against: '', verdict: '' },
         { measure: '  record → 1st step, p50 / p99', value: pair(pick((b) => b.queueHop)), against: '', verdict: '' },
-        { measure: `  walk (${p(pick((b) => b.stepsBeforeSend), 50)} steps before the send), p50 / p99`, value: pair(pick((b) => b.walk)), against: '', verdict: '' },
+        {
+          measure: `  walk (${p(
+            pick((b) => b.stepsBeforeSend),
+            50,
+          )} steps before the send), p50 / p99`,
+          value: pair(pick((b) => b.walk)),
+          against: '',
+          verdict: '',
+        },
         { measure: '    of which in nodes, p50 / p99', value: pair(pick((b) => b.nodeTime)), against: '', verdict: '' },
         { measure: '    of which engine (params, saves), p50 / p99', value: pair(pick((b) => b.engineTime)), against: '', verdict: '' },
         { measure: '  send (step start → gateway), p50 / p99', value: pair(pick((b) => b.send)), against: '', verdict: '' },
-        { measure: 'stored execution record, p50', value: `${p(pick((b) => b.recordKb), 50).toFixed(1)} KB`, against: '', verdict: '' },
-        { measure: 'DB row writes per execution (executions updates)', value: `${(stats.rowWrites / executions).toFixed(1)} (${(stats.executionUpdates / executions).toFixed(1)})`, against: '', verdict: '' },
+        {
+          measure: 'stored execution record, p50',
+          value: `${p(
+            pick((b) => b.recordKb),
+            50,
+          ).toFixed(1)} KB`,
+          against: '',
+          verdict: '',
+        },
+        {
+          measure: 'DB row writes per execution (executions updates)',
+          value: `${(stats.rowWrites / executions).toFixed(1)} (${(stats.executionUpdates / executions).toFixed(1)})`,
+          against: '',
+          verdict: '',
+        },
         { measure: 'DB scans (≈ reads) per execution', value: (stats.scans / executions).toFixed(1), against: '', verdict: '' },
       ]),
     );
     const fig = (xs: number[]) => ({ p50: round(p(xs, 50), 1), p99: round(p(xs, 99), 1) });
     saveResult('intake-latency', {
-      settings: { forms: FORMS, warmup: WARMUP, concurrency: CONCURRENCY, serve_processes: 1, mode: 'queue (PostgreSQL + Redis)', intake_delay_ms: 0, typing_delay_ms: 0, ai: 'fake OpenAI, instant', quick: QUICK, profiled: PROFILE_DIR !== '' },
+      settings: {
+        forms: FORMS,
+        warmup: WARMUP,
+        concurrency: CONCURRENCY,
+        serve_processes: 1,
+        mode: 'queue (PostgreSQL + Redis)',
+        intake_delay_ms: 0,
+        typing_delay_ms: 0,
+        ai: 'fake OpenAI, instant',
+        quick: QUICK,
+        profiled: PROFILE_DIR !== '',
+      },
       figures: {
         p50_ms: round(p(latencies, 50), 1),
         p99_ms: round(p99, 1),
@@ -355,9 +418,18 @@ async function main(): Promise<void> {
           walk_in_nodes: fig(pick((b) => b.nodeTime)),
           walk_in_engine: fig(pick((b) => b.engineTime)),
           send: fig(pick((b) => b.send)),
-          steps_before_send: p(pick((b) => b.stepsBeforeSend), 50),
+          steps_before_send: p(
+            pick((b) => b.stepsBeforeSend),
+            50,
+          ),
         },
-        record_kb_p50: round(p(pick((b) => b.recordKb), 50), 1),
+        record_kb_p50: round(
+          p(
+            pick((b) => b.recordKb),
+            50,
+          ),
+          1,
+        ),
         db_row_writes_per_execution: round(stats.rowWrites / executions, 1),
         db_execution_updates_per_execution: round(stats.executionUpdates / executions, 1),
         db_scans_per_execution: round(stats.scans / executions, 1),
@@ -374,7 +446,12 @@ async function main(): Promise<void> {
   } catch (err) {
     // What the server saw: its last log lines, and the executions that did not succeed.
     console.error(`serve log (tail):\n${serveProc?.logs().slice(-3000) ?? '(not started)'}`);
-    const bad = (await services.knex('executions').whereNot('status', 'success').select('id', 'status', 'error', 'stop_reason').limit(5).catch(() => [])) as unknown[];
+    const bad = (await services
+      .knex('executions')
+      .whereNot('status', 'success')
+      .select('id', 'status', 'error', 'stop_reason')
+      .limit(5)
+      .catch(() => [])) as unknown[];
     if (bad.length > 0) console.error('executions not succeeded (first 5):', JSON.stringify(bad, null, 1));
     throw err;
   } finally {

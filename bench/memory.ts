@@ -106,26 +106,48 @@ function slope(points: Array<[number, number]>): number {
 }
 
 async function main(): Promise<number> {
-  console.log(`memory: ${MINUTES} min at ${RPS} requests/s (1 in ${FORM_EVERY} an intake form), ${POOL} leads rotating, debounce ${DEBOUNCE_MS} ms, RSS every ${SAMPLE_MS / 1000} s`);
+  console.log(
+    `memory: ${MINUTES} min at ${RPS} requests/s (1 in ${FORM_EVERY} an intake form), ${POOL} leads rotating, debounce ${DEBOUNCE_MS} ms, RSS every ${SAMPLE_MS / 1000} s`,
+  );
   let services: BenchServices | undefined;
   try {
     services = await startServices({
       logLevel: 'info',
-      env: { LEADFLOW_DEBOUNCE_MS: String(DEBOUNCE_MS), LEADFLOW_DEBOUNCE_MAX_MS: '30000', LEADFLOW_TYPING_MIN_MS: '0', LEADFLOW_TYPING_MAX_MS: '0', LEADFLOW_INTAKE_DELAY_MS: '0' },
+      env: {
+        LEADFLOW_DEBOUNCE_MS: String(DEBOUNCE_MS),
+        LEADFLOW_DEBOUNCE_MAX_MS: '30000',
+        LEADFLOW_TYPING_MIN_MS: '0',
+        LEADFLOW_TYPING_MAX_MS: '0',
+        LEADFLOW_INTAKE_DELAY_MS: '0',
+      },
     });
     const s = services;
     const { proc: serve, url } = await s.serve('serve');
     const worker = await s.worker('worker');
     const procs: LeadflowProcess[] = [serve, worker];
     const pool = await s.createLeads(POOL);
-    const dead = () => procs.filter((p) => p.child.exitCode !== null || p.child.signalCode !== null).map((p) => `${p.name} (exit ${p.child.exitCode ?? p.child.signalCode})`);
+    const dead = () =>
+      procs
+        .filter((p) => p.child.exitCode !== null || p.child.signalCode !== null)
+        .map((p) => `${p.name} (exit ${p.child.exitCode ?? p.child.signalCode})`);
 
     await sleep(2000);
     const afterStart = { serve: await serve.rssMb(), worker: await worker.rssMb() };
     console.log(`after start: serve ${afterStart.serve.toFixed(1)} MB, worker ${afterStart.worker.toFixed(1)} MB; load starts`);
 
     // --- load ---------------------------------------------------------------------------------
-    const counts = { sent: 0, forms: 0, messages: 0, answered: 0, late: 0, failed: 0, replies: 0, hunterAlerts: 0, agentRuns: 0, intakeAi: 0 };
+    const counts = {
+      sent: 0,
+      forms: 0,
+      messages: 0,
+      answered: 0,
+      late: 0,
+      failed: 0,
+      replies: 0,
+      hunterAlerts: 0,
+      agentRuns: 0,
+      intakeAi: 0,
+    };
     const failures: string[] = [];
     const latencies: number[] = [];
     let inFlight = 0;
@@ -205,14 +227,18 @@ async function main(): Promise<number> {
           `  ${(elapsed / 1000).toFixed(0).padStart(4)} s: sent ${counts.sent} (${counts.forms} forms), answered ${counts.answered}, failed ${counts.failed}, in flight ${inFlight}, agent runs ${counts.agentRuns}, replies ${counts.replies}, RSS serve ${sample.serve.toFixed(1)} MB, worker ${sample.worker.toFixed(1)} MB`,
         );
         const gone = dead();
-        if (gone.length > 0) throw new Error(`leadflow process died: ${gone.join(', ')}\n${procs.map((p) => `--- ${p.name}\n${p.logs().slice(-3000)}`).join('\n')}`);
+        if (gone.length > 0)
+          throw new Error(
+            `leadflow process died: ${gone.join(', ')}\n${procs.map((p) => `--- ${p.name}\n${p.logs().slice(-3000)}`).join('\n')}`,
+          );
       }
       await sleep(20);
     }
     const loadMs = Date.now() - started;
     // The last sample at the end of the load, unless one was just taken.
     harvest();
-    if (samples.length === 0 || loadMs - samples.at(-1)!.t > SAMPLE_MS / 3) samples.push({ t: loadMs, serve: await serve.rssMb(), worker: await worker.rssMb() });
+    if (samples.length === 0 || loadMs - samples.at(-1)!.t > SAMPLE_MS / 3)
+      samples.push({ t: loadMs, serve: await serve.rssMb(), worker: await worker.rssMb() });
     const inFlightAtEnd = inFlight;
     const gone = dead();
 
@@ -261,7 +287,8 @@ async function main(): Promise<number> {
       webhook_p99_ms: percentile(latencies, 99),
       samples: samples.map((x) => ({ t_s: round(x.t / 1000, 0), serve_mb: round(x.serve, 1), worker_mb: round(x.worker, 1) })),
     };
-    const targetText = (name: string) => `${name} RSS does not grow without bound (second-half slope of the troughs < ${MAX_SLOPE_MB_PER_MIN} MB/min and end < ${MAX_END_OVER_WARM} × after warm-up)`;
+    const targetText = (name: string) =>
+      `${name} RSS does not grow without bound (second-half slope of the troughs < ${MAX_SLOPE_MB_PER_MIN} MB/min and end < ${MAX_END_OVER_WARM} × after warm-up)`;
     const targets = [
       { target: targetText('serve'), met: serveFig.met },
       { target: targetText('worker'), met: workerFig.met },
@@ -269,36 +296,97 @@ async function main(): Promise<number> {
     const mb = (v: number) => `${v.toFixed(1)} MB`;
     const rows = (name: string, f: typeof serveFig) => [
       { measure: `${name} RSS after start`, value: mb(f.after_start_mb), against: '', verdict: '' },
-      { measure: `${name} RSS after warm-up (${(warmSample.t / 1000).toFixed(0)} s)`, value: mb(f.after_warmup_mb), against: '', verdict: '' },
-      { measure: `${name} RSS at the end (${(endSample.t / 1000).toFixed(0)} s)`, value: mb(f.end_mb), against: `< ${mb(MAX_END_OVER_WARM * f.after_warmup_mb)} (${MAX_END_OVER_WARM} × warm)`, verdict: verdict(f.end_mb < MAX_END_OVER_WARM * f.after_warmup_mb) },
+      {
+        measure: `${name} RSS after warm-up (${(warmSample.t / 1000).toFixed(0)} s)`,
+        value: mb(f.after_warmup_mb),
+        against: '',
+        verdict: '',
+      },
+      {
+        measure: `${name} RSS at the end (${(endSample.t / 1000).toFixed(0)} s)`,
+        value: mb(f.end_mb),
+        against: `< ${mb(MAX_END_OVER_WARM * f.after_warmup_mb)} (${MAX_END_OVER_WARM} × warm)`,
+        verdict: verdict(f.end_mb < MAX_END_OVER_WARM * f.after_warmup_mb),
+      },
       { measure: `${name} RSS max`, value: mb(f.max_mb), against: '', verdict: '' },
-      { measure: `${name} growth, second half, troughs (${secondHalf.length} samples)`, value: `${f.second_half_slope_mb_per_min} MB/min`, against: `< ${MAX_SLOPE_MB_PER_MIN} MB/min`, verdict: verdict(f.second_half_slope_mb_per_min < MAX_SLOPE_MB_PER_MIN) },
-      { measure: `${name} growth, second half, raw samples`, value: `${f.second_half_raw_slope_mb_per_min} MB/min`, against: '(sawtooth of GC)', verdict: '' },
+      {
+        measure: `${name} growth, second half, troughs (${secondHalf.length} samples)`,
+        value: `${f.second_half_slope_mb_per_min} MB/min`,
+        against: `< ${MAX_SLOPE_MB_PER_MIN} MB/min`,
+        verdict: verdict(f.second_half_slope_mb_per_min < MAX_SLOPE_MB_PER_MIN),
+      },
+      {
+        measure: `${name} growth, second half, raw samples`,
+        value: `${f.second_half_raw_slope_mb_per_min} MB/min`,
+        against: '(sawtooth of GC)',
+        verdict: '',
+      },
       { measure: `${name}: does not grow without bound`, value: '', against: 'both above', verdict: verdict(f.met) },
     ];
     console.log(
       `\n${table([
         ...rows('serve', serveFig),
         ...rows('worker', workerFig),
-        { measure: 'requests sent (forms) / rate achieved', value: `${counts.sent} (${counts.forms}) / ${achievedRps.toFixed(1)} per s`, against: `${RPS} per s`, verdict: '' },
-        { measure: 'answered / 202 late / failed', value: `${counts.answered} / ${counts.late} / ${counts.failed}`, against: `failed ≤ ${MAX_ERROR_SHARE * 100} %`, verdict: errorShare <= MAX_ERROR_SHARE ? 'ok' : 'FAILED' },
-        { measure: 'agent runs / replies to leads seen', value: `${counts.agentRuns} / ${counts.replies}`, against: `${counts.messages} lead messages`, verdict: keptUp ? 'kept up' : 'BACKLOG' },
-        { measure: 'webhook answer p50 / p99', value: `${figures.webhook_p50_ms} / ${figures.webhook_p99_ms} ms`, against: '', verdict: '' },
+        {
+          measure: 'requests sent (forms) / rate achieved',
+          value: `${counts.sent} (${counts.forms}) / ${achievedRps.toFixed(1)} per s`,
+          against: `${RPS} per s`,
+          verdict: '',
+        },
+        {
+          measure: 'answered / 202 late / failed',
+          value: `${counts.answered} / ${counts.late} / ${counts.failed}`,
+          against: `failed ≤ ${MAX_ERROR_SHARE * 100} %`,
+          verdict: errorShare <= MAX_ERROR_SHARE ? 'ok' : 'FAILED',
+        },
+        {
+          measure: 'agent runs / replies to leads seen',
+          value: `${counts.agentRuns} / ${counts.replies}`,
+          against: `${counts.messages} lead messages`,
+          verdict: keptUp ? 'kept up' : 'BACKLOG',
+        },
+        {
+          measure: 'webhook answer p50 / p99',
+          value: `${figures.webhook_p50_ms} / ${figures.webhook_p99_ms} ms`,
+          against: '',
+          verdict: '',
+        },
       ])}`,
     );
-    if (!keptUp) console.log(`\nnote: the services answered ${counts.agentRuns} of ${counts.messages} lead messages during the run: they did not keep up with ${RPS} requests/s, and part of any growth may be the backlog.`);
-    if (DURATION_MS / 2 < 2 * ENVELOPE_MS) console.log(`note: a second half of ${(DURATION_MS / 120_000).toFixed(1)} min is shorter than 2 × the ${ENVELOPE_MS / 1000} s envelope: the slope cannot tell a leak from the GC sawtooth here (run ≥ ${Math.ceil((4 * ENVELOPE_MS) / 60_000)} min for that).`);
-    if (stalledMs > 1000) console.log(`note: the in-flight limit (${MAX_IN_FLIGHT}) held the schedule back for about ${(stalledMs / 1000).toFixed(0)} s.`);
+    if (!keptUp)
+      console.log(
+        `\nnote: the services answered ${counts.agentRuns} of ${counts.messages} lead messages during the run: they did not keep up with ${RPS} requests/s, and part of any growth may be the backlog.`,
+      );
+    if (DURATION_MS / 2 < 2 * ENVELOPE_MS)
+      console.log(
+        `note: a second half of ${(DURATION_MS / 120_000).toFixed(1)} min is shorter than 2 × the ${ENVELOPE_MS / 1000} s envelope: the slope cannot tell a leak from the GC sawtooth here (run ≥ ${Math.ceil((4 * ENVELOPE_MS) / 60_000)} min for that).`,
+      );
+    if (stalledMs > 1000)
+      console.log(`note: the in-flight limit (${MAX_IN_FLIGHT}) held the schedule back for about ${(stalledMs / 1000).toFixed(0)} s.`);
 
     saveResult('memory', {
-      settings: { minutes: MINUTES, rps: RPS, envelope_s: ENVELOPE_MS / 1000, form_every: FORM_EVERY, lead_pool: POOL, max_in_flight: MAX_IN_FLIGHT, sample_s: SAMPLE_MS / 1000, warmup_s: WARMUP_MS / 1000, debounce_ms: DEBOUNCE_MS, processes: 'serve (webhooks + jobs) + 1 worker', ai: 'fake OpenAI, instant', typing_ms: 0 },
+      settings: {
+        minutes: MINUTES,
+        rps: RPS,
+        envelope_s: ENVELOPE_MS / 1000,
+        form_every: FORM_EVERY,
+        lead_pool: POOL,
+        max_in_flight: MAX_IN_FLIGHT,
+        sample_s: SAMPLE_MS / 1000,
+        warmup_s: WARMUP_MS / 1000,
+        debounce_ms: DEBOUNCE_MS,
+        processes: 'serve (webhooks + jobs) + 1 worker',
+        ai: 'fake OpenAI, instant',
+        typing_ms: 0,
+      },
       figures,
       targets,
     });
 
     if (gone.length > 0 || errorShare > MAX_ERROR_SHARE) {
       if (gone.length > 0) console.error(`\nFAILED: leadflow process died: ${gone.join(', ')}`);
-      if (errorShare > MAX_ERROR_SHARE) console.error(`\nFAILED: ${counts.failed} of ${counts.sent} requests failed, e.g.:\n  ${failures.join('\n  ')}`);
+      if (errorShare > MAX_ERROR_SHARE)
+        console.error(`\nFAILED: ${counts.failed} of ${counts.sent} requests failed, e.g.:\n  ${failures.join('\n  ')}`);
       return 1;
     }
     return 0;

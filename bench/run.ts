@@ -41,7 +41,10 @@ async function main(): Promise<number> {
   const failed: string[] = [];
   for (const name of chosen) if ((await runOne(name)) !== 0) failed.push(name);
   if (existsSync(RESULTS_FILE)) {
-    const all = JSON.parse(readFileSync(RESULTS_FILE, 'utf8')) as Record<string, { ran_at: string; targets?: Array<{ target: string; met: boolean }> }>;
+    const all = JSON.parse(readFileSync(RESULTS_FILE, 'utf8')) as Record<
+      string,
+      { ran_at: string; targets?: Array<{ target: string; met: boolean }> }
+    >;
     console.log('\n== targets (bench/results.json) ==');
     for (const [name, result] of Object.entries(all)) {
       for (const t of result.targets ?? []) console.log(`${t.met ? 'met   ' : 'MISSED'}  ${name}: ${t.target}  (${result.ran_at})`);

@@ -61,7 +61,10 @@ function testTools(db: TableOperations, clinicaId: number, err: Writable): Agent
     {
       name: 'transferir',
       description: 'Transfere a conversa para o especialista humano da clínica. Nesta conversa de teste nada é enviado.',
-      parameters: { type: 'object', properties: { motivo: { type: 'string', maxLength: 2000, description: 'Motivo da transferência, em uma frase.' } } },
+      parameters: {
+        type: 'object',
+        properties: { motivo: { type: 'string', maxLength: 2000, description: 'Motivo da transferência, em uma frase.' } },
+      },
       handler: async (args: JsonObject) => {
         const motivo = typeof args.motivo === 'string' ? args.motivo.trim() : '';
         err.write(`[transferir] the agent handed this conversation to the Hunter; reason: ${motivo || '(none)'}\n`);
@@ -77,13 +80,17 @@ export async function runChatSession(options: ChatSessionOptions): Promise<ChatS
   if (!clinic) {
     const known = await db.find('clinicas_com_atendentes', { order_by: [{ column: 'id', direction: 'asc' }], limit: 20 });
     const list = known.map((c) => `${c.id} ${JSON.stringify(c.nome)}`).join(', ');
-    throw new UsageError(`clinic ${clinicaId} does not exist; ${list ? `clinics: ${list}` : 'there are no clinics yet (run `leadflow seed FILE`)'}`);
+    throw new UsageError(
+      `clinic ${clinicaId} does not exist; ${list ? `clinics: ${list}` : 'there are no clinics yet (run `leadflow seed FILE`)'}`,
+    );
   }
   const system = await buildSystemPrompt(db, clinicaId, options.promptFile);
   const tools = testTools(db, clinicaId, err);
   let history: ChatMessage[] = [];
   const summary: ChatSessionSummary = { answered: 0, failed: 0 };
-  err.write(`chatting with the agent of clinic ${clinicaId} ${JSON.stringify(clinic.nome)} on ${options.model}; memory lives in this process only. /reset forgets, /sair or Ctrl-D ends.\n`);
+  err.write(
+    `chatting with the agent of clinic ${clinicaId} ${JSON.stringify(clinic.nome)} on ${options.model}; memory lives in this process only. /reset forgets, /sair or Ctrl-D ends.\n`,
+  );
 
   for await (const raw of options.lines) {
     const line = raw.trim();

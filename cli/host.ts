@@ -72,6 +72,8 @@ export function createEngine(
     env: options.env,
     observer: options.observer,
     ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
-    ...(options.scheduler ? { scheduler: options.scheduler, queued: options.scheduler.durable === true && options.queueWebhooks === true } : {}),
+    ...(options.scheduler
+      ? { scheduler: options.scheduler, queued: options.scheduler.durable === true && options.queueWebhooks === true }
+      : {}),
   });
 }

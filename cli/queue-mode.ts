@@ -21,7 +21,11 @@ export function leaseMsFromEnv(env: Record<string, string | undefined>): number 
  * key-value namespace (default `leadflow:`); the queue's keys live under it too.
  * LEADFLOW_WORKER_CONCURRENCY: executions one process drives at once (default 16).
  */
-export function queueSchedulerFromEnv(env: Record<string, string | undefined>, logger: Logger, kvPrefix = 'leadflow:'): BullMqScheduler | undefined {
+export function queueSchedulerFromEnv(
+  env: Record<string, string | undefined>,
+  logger: Logger,
+  kvPrefix = 'leadflow:',
+): BullMqScheduler | undefined {
   const url = env.REDIS_URL?.trim();
   if (!url) return undefined;
   const concurrency = Number(env.LEADFLOW_WORKER_CONCURRENCY ?? 16);
@@ -44,6 +48,7 @@ export function queueSchedulerFromEnv(env: Record<string, string | undefined>, l
  */
 export function webhooksQueuedFromEnv(env: Record<string, string | undefined>): boolean {
   const mode = (env.LEADFLOW_WEBHOOK_MODE ?? '').trim().toLowerCase() || 'local';
-  if (mode !== 'local' && mode !== 'queue') throw new Error(`LEADFLOW_WEBHOOK_MODE must be "local" or "queue", got "${env.LEADFLOW_WEBHOOK_MODE}"`);
+  if (mode !== 'local' && mode !== 'queue')
+    throw new Error(`LEADFLOW_WEBHOOK_MODE must be "local" or "queue", got "${env.LEADFLOW_WEBHOOK_MODE}"`);
   return mode === 'queue';
 }

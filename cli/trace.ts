@@ -17,7 +17,16 @@ export function traceJson(record: ExecutionRecord): Record<string, JsonValue> {
     execution_id: record.id,
     flow: record.flow,
     status: record.status,
-    steps: record.steps.map((s) => ({ id: s.id, key: s.key, type: s.type, status: s.status, attempt: s.attempt, ms: s.ms, output: s.output ?? null, error: (s.error ?? null) as JsonValue })),
+    steps: record.steps.map((s) => ({
+      id: s.id,
+      key: s.key,
+      type: s.type,
+      status: s.status,
+      attempt: s.attempt,
+      ms: s.ms,
+      output: s.output ?? null,
+      error: (s.error ?? null) as JsonValue,
+    })),
     outbound: record.outbound as unknown as JsonValue,
   };
   if (record.stop_reason !== undefined) out.stop_reason = record.stop_reason;
@@ -33,7 +42,9 @@ export function printTrace(record: ExecutionRecord, out: NodeJS.WritableStream):
   for (const s of record.steps) {
     const detail = s.error ? `error: ${s.error.message}` : short(s.output);
     const attempt = s.attempt > 1 ? ` (attempt ${s.attempt})` : '';
-    out.write(`${MARK[s.status] ?? s.status} ${s.key.padEnd(keyWidth)}  ${s.type.padEnd(typeWidth)}  ${String(s.ms).padStart(6)} ms${attempt}  ${detail}\n`);
+    out.write(
+      `${MARK[s.status] ?? s.status} ${s.key.padEnd(keyWidth)}  ${s.type.padEnd(typeWidth)}  ${String(s.ms).padStart(6)} ms${attempt}  ${detail}\n`,
+    );
   }
   if (record.outbound.length > 0) {
     out.write(`outbound calls${record.dry_run ? ' (dry run: recorded, not performed)' : ''}:\n`);
@@ -42,6 +53,7 @@ export function printTrace(record: ExecutionRecord, out: NodeJS.WritableStream):
     }
   }
   if (record.response) out.write(`response: ${record.response.status} ${short(record.response.body)}\n`);
-  const reason = record.status === 'stopped' ? ` (${record.stop_reason})` : record.status === 'failed' ? `: ${record.error?.message ?? ''}` : '';
+  const reason =
+    record.status === 'stopped' ? ` (${record.stop_reason})` : record.status === 'failed' ? `: ${record.error?.message ?? ''}` : '';
   out.write(`status: ${record.status}${reason}\n`);
 }

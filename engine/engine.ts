@@ -175,7 +175,8 @@ export class Engine {
         if (running.lease_owner && isDeadLocalOwner(running.lease_owner)) takenOver.push(this.takeOver(running.id, running.lease_owner));
         else this.scheduler.schedule(running.id, running.lease_until ?? Date.now());
       }
-      if (takenOver.length > 0) await Promise.race([Promise.allSettled(takenOver), new Promise((r) => setTimeout(r, TAKE_OVER_HEAD_START_MS).unref())]);
+      if (takenOver.length > 0)
+        await Promise.race([Promise.allSettled(takenOver), new Promise((r) => setTimeout(r, TAKE_OVER_HEAD_START_MS).unref())]);
     }
     for (const wait of await this.store.listWaiting()) {
       if (wait.wake_at !== null) this.scheduler.schedule(wait.id, wait.wake_at);
@@ -240,7 +241,14 @@ export class Engine {
       ...(options.parentId ? { parent_id: options.parentId } : {}),
     };
     const env = this.flowEnv(flow);
-    const vars = await evaluateValue(flow.compiledVars, { trigger, env, execution: { id: record.id, flow: flow.name, started_at: now }, now, steps: {}, vars: {} });
+    const vars = await evaluateValue(flow.compiledVars, {
+      trigger,
+      env,
+      execution: { id: record.id, flow: flow.name, started_at: now },
+      now,
+      steps: {},
+      vars: {},
+    });
     record.vars = (vars && typeof vars === 'object' && !Array.isArray(vars) ? vars : {}) as JsonObject;
     if (this.queued && !options.parentId && !options.dryRun && !options.mocks) {
       // Queue mode: recorded as due now; the process that takes the job drives it.
@@ -312,14 +320,17 @@ export class Engine {
           this.store.get(id).then((record) => {
             const value = record ? pick(record) : undefined;
             if (value !== undefined) return resolve(value);
-            if (Date.now() - started > MAX_RESPONSE_POLL_MS || this.abort.signal.aborted) return reject(new Error(`execution ${id}: no answer within ${MAX_RESPONSE_POLL_MS} ms`));
+            if (Date.now() - started > MAX_RESPONSE_POLL_MS || this.abort.signal.aborted)
+              return reject(new Error(`execution ${id}: no answer within ${MAX_RESPONSE_POLL_MS} ms`));
             delay = Math.min(delay * 1.5, 200);
             setTimeout(look, delay).unref();
           }, reject);
         };
         look();
       });
-    const responded = poll<{ value: WebhookResponse | undefined }>((r) => (r.response ? { value: r.response } : FINAL.has(r.status) ? { value: undefined } : undefined)).then((r) => r.value);
+    const responded = poll<{ value: WebhookResponse | undefined }>((r) =>
+      r.response ? { value: r.response } : FINAL.has(r.status) ? { value: undefined } : undefined,
+    ).then((r) => r.value);
     const settled = poll((r) => (FINAL.has(r.status) || (r.status === 'waiting' && r.steps.length > 0) ? r : undefined));
     // Nobody may await one of them: keep an unanswered poll from being an unhandled rejection.
     responded.catch(() => undefined);
@@ -348,20 +359,33 @@ export class Engine {
   /** The body an `immediately` webhook answers with (its expressions see `execution.id` and `trigger`). */
   async immediateBody(flow: LoadedFlow, record: ExecutionRecord): Promise<JsonValue> {
     if (!flow.compiledRespondBody) return { execution_id: record.id };
-    return (await evaluateValue(flow.compiledRespondBody, { execution: { id: record.id, flow: flow.name }, trigger: record.trigger, env: this.flowEnv(flow) })) ?? null;
+    return (
+      (await evaluateValue(flow.compiledRespondBody, {
+        execution: { id: record.id, flow: flow.name },
+        trigger: record.trigger,
+        env: this.flowEnv(flow),
+      })) ?? null
+    );
   }
 
   private drive(record: ExecutionRecord): Promise<ExecutionRecord> {
     const renewLease = this.store.renewLease?.bind(this.store);
     const renewal = renewLease
-      ? setInterval(() => {
-          renewLease(record.id, this.lease()).then(
-            (kept) => {
-              if (!kept && this.active.has(record.id)) this.logger.warn({ execution: record.id, flow: record.flow }, 'lost the lease on a running execution (another process may take it over)');
-            },
-            (err: unknown) => this.logger.warn({ execution: record.id, err: (err as Error).message }, 'renewing the lease failed'),
-          );
-        }, Math.max(50, Math.floor(this.leaseMs / 3)))
+      ? setInterval(
+          () => {
+            renewLease(record.id, this.lease()).then(
+              (kept) => {
+                if (!kept && this.active.has(record.id))
+                  this.logger.warn(
+                    { execution: record.id, flow: record.flow },
+                    'lost the lease on a running execution (another process may take it over)',
+                  );
+              },
+              (err: unknown) => this.logger.warn({ execution: record.id, err: (err as Error).message }, 'renewing the lease failed'),
+            );
+          },
+          Math.max(50, Math.floor(this.leaseMs / 3)),
+        )
       : undefined;
     renewal?.unref();
     const promise = this.driveOnce(record).finally(() => {
@@ -374,7 +398,10 @@ export class Engine {
     // It is woken again shortly (resume re-claims it with this lease, and keeps trying while the
     // database is away); the sweep is the backstop. Logged here so it never goes unhandled.
     promise.catch((err: unknown) => {
-      this.logger.error({ execution: record.id, flow: record.flow, err: (err as Error).message }, 'could not store the state of an execution; it is taken back later');
+      this.logger.error(
+        { execution: record.id, flow: record.flow, err: (err as Error).message },
+        'could not store the state of an execution; it is taken back later',
+      );
       if (!this.abort.signal.aborted) this.scheduler.schedule(record.id, Date.now() + DEPENDENCY_RETRY_MS);
     });
     return promise;
@@ -386,7 +413,8 @@ export class Engine {
     record.status = 'running';
     const wakeAt = record.wake_at;
     // A wait resumed (not a queued start, which has no step yet): how late, for metrics.
-    if (wakeAt !== undefined && record.steps.length > 0) notifyObserver(this.observer, this.logger, (o) => o.waitResumed?.(Math.max(0, Date.now() - wakeAt), record));
+    if (wakeAt !== undefined && record.steps.length > 0)
+      notifyObserver(this.observer, this.logger, (o) => o.waitResumed?.(Math.max(0, Date.now() - wakeAt), record));
     delete record.wake_at;
     if (!flow) {
       record.status = 'failed';
@@ -408,7 +436,9 @@ export class Engine {
         callFlow: (parent, stepKey, name, input, state) => this.callFlow(parent, stepKey, name, input, state),
         observer: this.observer,
         saveResponses: this.queued,
-        ...(this.store.listRunning && this.store.claim ? { interruptedPeersUntil: (r: ExecutionRecord) => this.interruptedPeersUntil(r) } : {}),
+        ...(this.store.listRunning && this.store.claim
+          ? { interruptedPeersUntil: (r: ExecutionRecord) => this.interruptedPeersUntil(r) }
+          : {}),
       },
       flow,
       record,
@@ -444,13 +474,20 @@ export class Engine {
     record.updated_at = new Date().toISOString();
     if (FINAL.has(record.status)) record.finished_at = record.updated_at;
     await this.store.update(record);
-    const fields = { execution: record.id, flow: record.flow, status: record.status, ms: Math.round(performance.now() - startedAt), steps: record.steps.length };
+    const fields = {
+      execution: record.id,
+      flow: record.flow,
+      status: record.status,
+      ms: Math.round(performance.now() - startedAt),
+      steps: record.steps.length,
+    };
     if (record.status === 'failed') this.logger.warn({ ...fields, error: record.error?.message }, 'execution failed');
     else this.logger.info(fields, record.status === 'waiting' ? 'execution waiting' : 'execution finished');
     notifyObserver(this.observer, this.logger, (o) => o.executionEnded?.(record, fields.ms));
     if (record.status === 'waiting') {
       // Shutting down, a shared scheduler still takes the wait (another process resumes it).
-      if (record.wake_at !== undefined && (!this.abort.signal.aborted || this.scheduler.durable)) this.scheduler.schedule(record.id, record.wake_at);
+      if (record.wake_at !== undefined && (!this.abort.signal.aborted || this.scheduler.durable))
+        this.scheduler.schedule(record.id, record.wake_at);
       return record;
     }
     this.responders.get(record.id)?.(undefined);
@@ -478,7 +515,10 @@ export class Engine {
       const deadHere = running.lease_owner !== null && isDeadLocalOwner(running.lease_owner);
       if (!deadHere && running.lease_until >= now + this.leaseMs / 3) continue;
       const until = deadHere ? now : Math.max(now, running.lease_until);
-      if (deadHere) void this.takeOver(running.id, running.lease_owner!).catch((err: unknown) => this.logger.warn({ execution: running.id, err: (err as Error).message }, 'taking over an interrupted execution failed'));
+      if (deadHere)
+        void this.takeOver(running.id, running.lease_owner!).catch((err: unknown) =>
+          this.logger.warn({ execution: running.id, err: (err as Error).message }, 'taking over an interrupted execution failed'),
+        );
       else this.scheduler.schedule(running.id, until + 100);
       latest = Math.max(latest ?? 0, until);
     }
@@ -486,7 +526,13 @@ export class Engine {
   }
 
   /** `call-flow`: runs the child in this process; if it parks, the parent parks until the child wakes it. */
-  private async callFlow(parent: ExecutionRecord, stepKey: string, name: string, input: JsonValue, state: JsonObject | undefined): Promise<JsonValue> {
+  private async callFlow(
+    parent: ExecutionRecord,
+    stepKey: string,
+    name: string,
+    input: JsonValue,
+    state: JsonObject | undefined,
+  ): Promise<JsonValue> {
     let child: ExecutionRecord | undefined;
     if (state && typeof state.child_id === 'string') {
       child = await this.store.get(state.child_id);
@@ -496,7 +542,8 @@ export class Engine {
     }
     if (!child) throw new Error(`child execution of flow "${name}" is missing`);
     if (child.status === 'success' || child.status === 'stopped') return child.output ?? null;
-    if (child.status === 'failed') throw new Error(`flow "${name}" (execution ${child.id}) failed: ${child.error?.message ?? 'unknown error'}`);
+    if (child.status === 'failed')
+      throw new Error(`flow "${name}" (execution ${child.id}) failed: ${child.error?.message ?? 'unknown error'}`);
     throw new SuspendSignal(null, { child_id: child.id }, stepKey);
   }
 }

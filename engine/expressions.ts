@@ -231,7 +231,13 @@ export function toPlainJson(value: unknown): JsonValue | undefined {
   if (value === undefined || typeof value === 'function') return undefined;
   // JSONata function values are objects (builtins hold their implementation, lambdas their whole
   // environment, which is cyclic): functions as far as JSONata's own isFunction goes, so not data.
-  if (typeof value === 'object' && value !== null && ((value as { _jsonata_function?: unknown })._jsonata_function === true || (value as { _jsonata_lambda?: unknown })._jsonata_lambda === true)) return undefined;
+  if (
+    typeof value === 'object' &&
+    value !== null &&
+    ((value as { _jsonata_function?: unknown })._jsonata_function === true ||
+      (value as { _jsonata_lambda?: unknown })._jsonata_lambda === true)
+  )
+    return undefined;
   if (value === null || typeof value === 'boolean' || typeof value === 'string') return value;
   if (typeof value === 'number') return Number.isFinite(value) ? value : null;
   if (Array.isArray(value)) {

@@ -44,9 +44,7 @@ export function expressionTolerant(schema: Schema): Schema {
       if ((out.required as string[]).length === 0) delete out.required;
     }
     if (schema.properties && typeof schema.properties === 'object') {
-      out.properties = Object.fromEntries(
-        Object.entries(schema.properties as Record<string, Schema>).map(([k, v]) => [k, wrap(v)]),
-      );
+      out.properties = Object.fromEntries(Object.entries(schema.properties as Record<string, Schema>).map(([k, v]) => [k, wrap(v)]));
     }
     if (schema.additionalProperties && typeof schema.additionalProperties === 'object') {
       out.additionalProperties = wrap(schema.additionalProperties as Schema);
@@ -109,7 +107,8 @@ const retrySchema: Schema = {
 };
 
 const onErrorSchema: Schema = {
-  description: 'What a failure of this step (after retries) does: fail the execution (default), continue, or go to a step of the same list.',
+  description:
+    'What a failure of this step (after retries) does: fail the execution (default), continue, or go to a step of the same list.',
   anyOf: [
     { enum: ['fail', 'continue'] },
     {

@@ -33,7 +33,8 @@ export interface EngineObserver {
 /** Calls `notify` with the observer, if any; errors are logged at warn and swallowed. */
 export function notifyObserver(observer: EngineObserver | undefined, logger: Logger, notify: (o: EngineObserver) => unknown): void {
   if (!observer) return;
-  const report = (err: unknown) => logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'engine observer failed (ignored)');
+  const report = (err: unknown) =>
+    logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'engine observer failed (ignored)');
   try {
     const result = notify(observer);
     if (result && typeof (result as PromiseLike<unknown>).then === 'function') (result as Promise<unknown>).then(undefined, report);

@@ -18,10 +18,29 @@ import { messagingNodes } from './messaging/index.js';
 import { aiNodes } from './ai/index.js';
 import { leadNodes } from './lead/index.js';
 
-export const coreNodes: NodeDefinition[] = [set, ifNode, switchNode, foreach, parallel, wait, stop, respond, callFlow, httpRequest] as unknown as NodeDefinition[];
+export const coreNodes: NodeDefinition[] = [
+  set,
+  ifNode,
+  switchNode,
+  foreach,
+  parallel,
+  wait,
+  stop,
+  respond,
+  callFlow,
+  httpRequest,
+] as unknown as NodeDefinition[];
 
 /** Every shipped node type: control flow, then what each touches outside the process. */
-export const allNodes: NodeDefinition[] = [...coreNodes, ...dbNodes, executionsErase as unknown as NodeDefinition, ...kvNodes, ...messagingNodes, ...aiNodes, ...leadNodes];
+export const allNodes: NodeDefinition[] = [
+  ...coreNodes,
+  ...dbNodes,
+  executionsErase as unknown as NodeDefinition,
+  ...kvNodes,
+  ...messagingNodes,
+  ...aiNodes,
+  ...leadNodes,
+];
 
 /** The registry of every shipped node type. */
 export function defaultRegistry(): NodeRegistry {

@@ -60,7 +60,9 @@ describe('a whole-string expression keeps its JSON type', () => {
 
 describe('templates', () => {
   it('stringify each inserted value: strings as-is, others as JSON, null and missing as empty', async () => {
-    const value = compiled('s={{ trigger.body.name }} n={{ trigger.body.age }} b={{ trigger.body.vip }} o={{ trigger.body.address }} a={{ trigger.body.tags }} z={{ trigger.body.none }} m={{ trigger.body.missing }}.');
+    const value = compiled(
+      's={{ trigger.body.name }} n={{ trigger.body.age }} b={{ trigger.body.vip }} o={{ trigger.body.address }} a={{ trigger.body.tags }} z={{ trigger.body.none }} m={{ trigger.body.missing }}.',
+    );
     expect(value.kind).toBe('template');
     expect(await evaluateValue(value, scope)).toBe('s=Ana n=31 b=true o={"city":"Recife"} a=["a","b"] z= m=.');
   });
@@ -96,7 +98,11 @@ describe('nested values are compiled and evaluated member by member', () => {
     const c = compiled(value);
     expect(c.kind).toBe('object');
     if (c.kind !== 'object') return;
-    expect(c.entries.map(([k, v]) => [k, v.kind])).toEqual([['url', 'template'], ['body', 'object'], ['list', 'array']]);
+    expect(c.entries.map(([k, v]) => [k, v.kind])).toEqual([
+      ['url', 'template'],
+      ['body', 'object'],
+      ['list', 'array'],
+    ]);
   });
 
   it('reports each problem with the path of its value and the offset inside the string', () => {
@@ -238,7 +244,11 @@ describe('security', () => {
     });
 
     it('names built at run time do not reach prototypes', async () => {
-      for (const source of ['$lookup(trigger, "con" & "structor")', '$lookup({}, "__pro" & "to__")', '$lookup($lookup({}, "con" & "structor"), "con" & "structor")']) {
+      for (const source of [
+        '$lookup(trigger, "con" & "structor")',
+        '$lookup({}, "__pro" & "to__")',
+        '$lookup($lookup({}, "con" & "structor"), "con" & "structor")',
+      ]) {
         expect(await evaluate(`{{ ${source} }}`), source).toBeUndefined();
       }
     });
@@ -275,7 +285,11 @@ describe('security', () => {
   });
 
   describe('hostile input is data, never code', () => {
-    const hostile = { trigger: { body: JSON.parse('{"__proto__": {"isAdmin": true}, "name": "{{ process }}", "nested": {"__proto__": {"x": 1}}}') as object } };
+    const hostile = {
+      trigger: {
+        body: JSON.parse('{"__proto__": {"isAdmin": true}, "name": "{{ process }}", "nested": {"__proto__": {"x": 1}}}') as object,
+      },
+    };
 
     it('a string holding {{ … }} is returned as text, not evaluated', async () => {
       expect(await evaluate('{{ trigger.body.name }}', hostile)).toBe('{{ process }}');
@@ -347,16 +361,30 @@ describe('security', () => {
       it.skipIf(!existsSync(join(root, dir)))(`${dir}/ has no eval(, new Function( or vm import`, () => {
         const files = sourceFiles(join(root, dir));
         const hits = files.flatMap((file) =>
-          FORBIDDEN.filter(([, pattern]) => pattern.test(readFileSync(file, 'utf8'))).map(([what]) => `${file.slice(root.length + 1)}: ${what}`),
+          FORBIDDEN.filter(([, pattern]) => pattern.test(readFileSync(file, 'utf8'))).map(
+            ([what]) => `${file.slice(root.length + 1)}: ${what}`,
+          ),
         );
         expect(hits).toEqual([]);
       });
     }
 
     it('the patterns do catch what they look for', () => {
-      const samples = ['eval("x")', 'globalThis.eval (code)', 'new Function("return 1")', "import vm from 'node:vm'", 'import { runInNewContext } from "vm"', "require('vm')", "await import('node:vm')"];
-      for (const sample of samples) expect(FORBIDDEN.some(([, p]) => p.test(sample)), sample).toBe(true);
-      expect(FORBIDDEN.some(([, p]) => p.test('const FORBIDDEN_FUNCTIONS = new Set([\'eval\']); isFunction(x); retrieval(1)'))).toBe(false);
+      const samples = [
+        'eval("x")',
+        'globalThis.eval (code)',
+        'new Function("return 1")',
+        "import vm from 'node:vm'",
+        'import { runInNewContext } from "vm"',
+        "require('vm')",
+        "await import('node:vm')",
+      ];
+      for (const sample of samples)
+        expect(
+          FORBIDDEN.some(([, p]) => p.test(sample)),
+          sample,
+        ).toBe(true);
+      expect(FORBIDDEN.some(([, p]) => p.test("const FORBIDDEN_FUNCTIONS = new Set(['eval']); isFunction(x); retrieval(1)"))).toBe(false);
     });
   });
 });

@@ -47,7 +47,9 @@ function schemaValidator(pointer: string) {
 
 describe('node definition contract', () => {
   it('the registry holds the core node types', () => {
-    expect(registry.types()).toEqual(expect.arrayContaining(['call-flow', 'foreach', 'http.request', 'if', 'parallel', 'respond', 'set', 'stop', 'switch', 'wait']));
+    expect(registry.types()).toEqual(
+      expect.arrayContaining(['call-flow', 'foreach', 'http.request', 'if', 'parallel', 'respond', 'set', 'stop', 'switch', 'wait']),
+    );
   });
 
   it('checks parameter values against the parameter schema (expressions allowed)', () => {
@@ -72,7 +74,9 @@ describe('node definition contract', () => {
 
       it('describes every parameter with a description and examples', () => {
         for (const [name, prop] of properties) {
-          expect(typeof prop.description === 'string' && prop.description.trim() !== '', `${def.type}.${name} has no description`).toBe(true);
+          expect(typeof prop.description === 'string' && prop.description.trim() !== '', `${def.type}.${name} has no description`).toBe(
+            true,
+          );
           expect(Array.isArray(prop.examples) && prop.examples.length > 0, `${def.type}.${name} has no examples`).toBe(true);
         }
       });
@@ -87,14 +91,17 @@ describe('node definition contract', () => {
           }
           expect('default' in prop, `${def.type}.${name} is optional but has no default`).toBe(true);
         }
-        for (const name of Object.keys(exempt)) expect(params.properties?.[name], `${def.type}.${name} exempt but not a parameter`).toBeDefined();
+        for (const name of Object.keys(exempt))
+          expect(params.properties?.[name], `${def.type}.${name} exempt but not a parameter`).toBeDefined();
       });
 
       it('gives parameter examples that are valid values of their parameter', () => {
         for (const [name, prop] of properties) {
           const validate = schemaValidator(`#/$defs/step.${def.type}/properties/params/properties/${name}`);
           for (const example of (prop.examples as unknown[] | undefined) ?? []) {
-            expect(validate(example), `${def.type}.${name} example ${JSON.stringify(example)}: ${JSON.stringify(validate.errors)}`).toBe(true);
+            expect(validate(example), `${def.type}.${name} example ${JSON.stringify(example)}: ${JSON.stringify(validate.errors)}`).toBe(
+              true,
+            );
           }
         }
       });
@@ -127,7 +134,12 @@ const FULL_FLOW = {
   name: 'intake',
   description: 'Every top-level section and a step of each kind.',
   trigger: {
-    webhook: { method: 'POST', path: '/intake', auth: 'form-signature', respond: { mode: 'immediately', status: 202, body: { id: '{{ execution.id }}' } } },
+    webhook: {
+      method: 'POST',
+      path: '/intake',
+      auth: 'form-signature',
+      respond: { mode: 'immediately', status: 202, body: { id: '{{ execution.id }}' } },
+    },
     input: { type: 'object', required: ['nome'], properties: { nome: { type: 'string' } } },
   },
   env: { LEADFLOW_INTAKE_DELAY_MS: 0, LEADFLOW_GATEWAY_URL: 'https://gw.example', LEADFLOW_DRY: false },
@@ -139,7 +151,14 @@ const FULL_FLOW = {
     {
       id: 'notify',
       type: 'http.request',
-      params: { method: 'POST', url: '{{ env.LEADFLOW_GATEWAY_URL }}/send', headers: { token: 'abc' }, query: { page: 1 }, body: { text: 'Olá {{ steps.fields.nome }}' }, timeout_ms: 5000 },
+      params: {
+        method: 'POST',
+        url: '{{ env.LEADFLOW_GATEWAY_URL }}/send',
+        headers: { token: 'abc' },
+        query: { page: 1 },
+        body: { text: 'Olá {{ steps.fields.nome }}' },
+        timeout_ms: 5000,
+      },
       retry: { attempts: 3, delay_ms: 500, backoff: 2, max_delay_ms: 5000, jitter: 0.1, when: '{{ error.status >= 500 }}' },
       on_error: { goto: 'fallback' },
     },
@@ -148,10 +167,34 @@ const FULL_FLOW = {
       id: 'route',
       type: 'switch',
       params: { value: '{{ trigger.body.kind }}' },
-      cases: { form: [{ id: 'each', type: 'foreach', params: { items: '{{ trigger.body.items }}', concurrency: 2 }, do: [{ id: 'item_out', type: 'set', params: { values: { v: '{{ item }}' } } }] }] },
-      default: [{ id: 'both', type: 'parallel', branches: { a: [{ id: 'a1', type: 'set', params: { values: {} } }], b: [{ id: 'b1', type: 'call-flow', params: { flow: 'handoff' } }] } }],
+      cases: {
+        form: [
+          {
+            id: 'each',
+            type: 'foreach',
+            params: { items: '{{ trigger.body.items }}', concurrency: 2 },
+            do: [{ id: 'item_out', type: 'set', params: { values: { v: '{{ item }}' } } }],
+          },
+        ],
+      },
+      default: [
+        {
+          id: 'both',
+          type: 'parallel',
+          branches: {
+            a: [{ id: 'a1', type: 'set', params: { values: {} } }],
+            b: [{ id: 'b1', type: 'call-flow', params: { flow: 'handoff' } }],
+          },
+        },
+      ],
     },
-    { id: 'gate', type: 'if', params: { condition: '{{ vars.tries > 3 }}' }, then: [{ id: 'give_up', type: 'stop', params: { reason: 'too many tries' } }], else: [] },
+    {
+      id: 'gate',
+      type: 'if',
+      params: { condition: '{{ vars.tries > 3 }}' },
+      then: [{ id: 'give_up', type: 'stop', params: { reason: 'too many tries' } }],
+      else: [],
+    },
   ],
 };
 
@@ -180,15 +223,25 @@ describe('the schema as JSON Schema', () => {
 
   it('rejects an unknown parameter and a wrong-typed one, at their paths', () => {
     expect(validate({ name: 'x', steps: [{ id: 'a', type: 'wait', params: { ms: 'soon', extra: 1 } }] })).toBe(false);
-    expect(validate.errors).toContainEqual(expect.objectContaining({ instancePath: '/steps/0/params', keyword: 'additionalProperties', params: { additionalProperty: 'extra' } }));
+    expect(validate.errors).toContainEqual(
+      expect.objectContaining({
+        instancePath: '/steps/0/params',
+        keyword: 'additionalProperties',
+        params: { additionalProperty: 'extra' },
+      }),
+    );
     expect(validate.errors).toContainEqual(expect.objectContaining({ instancePath: '/steps/0/params/ms', keyword: 'type' }));
   });
 
   it('rejects a nested step of an unknown type and a missing required slot', () => {
-    expect(validate({ name: 'x', steps: [{ id: 'a', type: 'if', params: { condition: true }, then: [{ id: 'b', type: 'nope' }] }] })).toBe(false);
+    expect(validate({ name: 'x', steps: [{ id: 'a', type: 'if', params: { condition: true }, then: [{ id: 'b', type: 'nope' }] }] })).toBe(
+      false,
+    );
     expect(validate.errors).toContainEqual(expect.objectContaining({ instancePath: '/steps/0/then/0/type', keyword: 'enum' }));
     expect(validate({ name: 'x', steps: [{ id: 'a', type: 'if', params: { condition: true } }] })).toBe(false);
-    expect(validate.errors).toContainEqual(expect.objectContaining({ instancePath: '/steps/0', keyword: 'required', params: { missingProperty: 'then' } }));
+    expect(validate.errors).toContainEqual(
+      expect.objectContaining({ instancePath: '/steps/0', keyword: 'required', params: { missingProperty: 'then' } }),
+    );
   });
 
   it('accepts an expression wherever a typed value is due, but not plain text', () => {

@@ -40,20 +40,56 @@ interface Expected {
 /** Fixture file -> the problems it must produce, in order. Each single-code fixture has exactly one. */
 const FIXTURE_PROBLEMS: Record<string, Expected[]> = {
   'yaml-syntax.yaml': [{ code: 'yaml-syntax', line: 6, col: 15, at: 'Note: not a lead', message: /nested mappings are not allowed/i }],
-  'unknown-node-type.yaml': [{ code: 'unknown-node-type', line: 4, col: 11, at: 'sett', message: /unknown node type "sett" \(did you mean "set"\?\)/ }],
-  'unknown-field-top.yaml': [{ code: 'unknown-field', line: 2, col: 1, at: 'desciption:', message: /unknown field "desciption" in the flow \(did you mean "description"\?\)/ }],
-  'unknown-field-step.yaml': [{ code: 'unknown-field', line: 7, col: 5, at: 'retries:', message: /unknown field "retries" in steps\.0 .*allowed: id, type, name, params, retry, on_error/ }],
-  'unknown-field-param.yaml': [{ code: 'unknown-field', line: 7, col: 7, at: 'header:', message: /unknown field "header" in steps\.0\.params \(did you mean "headers"\?\)/ }],
-  'missing-field-param.yaml': [{ code: 'missing-field', line: 5, col: 5, at: 'params:', message: /missing required field "url" in steps\.0\.params/ }],
-  'missing-field-type.yaml': [{ code: 'missing-field', line: 6, col: 5, at: 'id: forgotten', message: /missing required field "type" in steps\.1/ }],
+  'unknown-node-type.yaml': [
+    { code: 'unknown-node-type', line: 4, col: 11, at: 'sett', message: /unknown node type "sett" \(did you mean "set"\?\)/ },
+  ],
+  'unknown-field-top.yaml': [
+    {
+      code: 'unknown-field',
+      line: 2,
+      col: 1,
+      at: 'desciption:',
+      message: /unknown field "desciption" in the flow \(did you mean "description"\?\)/,
+    },
+  ],
+  'unknown-field-step.yaml': [
+    {
+      code: 'unknown-field',
+      line: 7,
+      col: 5,
+      at: 'retries:',
+      message: /unknown field "retries" in steps\.0 .*allowed: id, type, name, params, retry, on_error/,
+    },
+  ],
+  'unknown-field-param.yaml': [
+    {
+      code: 'unknown-field',
+      line: 7,
+      col: 7,
+      at: 'header:',
+      message: /unknown field "header" in steps\.0\.params \(did you mean "headers"\?\)/,
+    },
+  ],
+  'missing-field-param.yaml': [
+    { code: 'missing-field', line: 5, col: 5, at: 'params:', message: /missing required field "url" in steps\.0\.params/ },
+  ],
+  'missing-field-type.yaml': [
+    { code: 'missing-field', line: 6, col: 5, at: 'id: forgotten', message: /missing required field "type" in steps\.1/ },
+  ],
   'wrong-type-param.yaml': [{ code: 'wrong-type', line: 5, col: 19, at: '"abc"', message: /steps\.0\.params\.ms must be integer/ }],
   'wrong-type-items.yaml': [{ code: 'wrong-type', line: 6, col: 14, at: '5', message: /steps\.0\.params\.items must be array/ }],
-  'invalid-value.yaml': [{ code: 'invalid-value', line: 6, col: 15, at: 'FETCH', message: /method must be one of: GET, POST, PUT, PATCH, DELETE/ }],
+  'invalid-value.yaml': [
+    { code: 'invalid-value', line: 6, col: 15, at: 'FETCH', message: /method must be one of: GET, POST, PUT, PATCH, DELETE/ },
+  ],
   'bad-expression-syntax.yaml': [{ code: 'bad-expression', line: 7, col: 43, at: '! }}', message: /unknown operator: "!"/i }],
   'bad-expression-unclosed.yaml': [{ code: 'bad-expression', line: 7, col: 21, at: '{{ trigger.body.name', message: /unclosed "\{\{"/ }],
-  'bad-expression-forbidden.yaml': [{ code: 'bad-expression', line: 7, col: 32, at: 'constructor }}', message: /"constructor" is not allowed/ }],
+  'bad-expression-forbidden.yaml': [
+    { code: 'bad-expression', line: 7, col: 32, at: 'constructor }}', message: /"constructor" is not allowed/ },
+  ],
   'unknown-step-expression.yaml': [{ code: 'unknown-step', line: 7, col: 28, at: 'nope.x }}', message: /unknown step "nope"/ }],
-  'unknown-step-goto.yaml': [{ code: 'unknown-step', line: 6, col: 23, at: 'nope }', message: /on_error\.goto "nope" is not a step of the same list/ }],
+  'unknown-step-goto.yaml': [
+    { code: 'unknown-step', line: 6, col: 23, at: 'nope }', message: /on_error\.goto "nope" is not a step of the same list/ },
+  ],
   'duplicate-step-id.yaml': [{ code: 'duplicate-step-id', line: 10, col: 13, at: 'reply', message: /duplicate step id "reply"/ }],
   'unreachable-step-stop.yaml': [{ code: 'unreachable-step', line: 6, col: 9, at: 'never', message: /step "never" can never run/ }],
   'unreachable-step-if.yaml': [{ code: 'unreachable-step', line: 14, col: 9, at: 'never', message: /step "never" can never run/ }],
@@ -84,7 +120,12 @@ describe('load-problem fixtures', () => {
     const files = readdirSync(FIXTURES).filter((f) => f.endsWith('.yaml'));
     expect(files.sort()).toEqual(Object.keys(FIXTURE_PROBLEMS).sort());
     // duplicate-route spans files: its fixture is the duplicate-route/ directory (below).
-    const covered = new Set<string>(['duplicate-route', ...Object.values(FIXTURE_PROBLEMS).flat().map((p) => p.code)]);
+    const covered = new Set<string>([
+      'duplicate-route',
+      ...Object.values(FIXTURE_PROBLEMS)
+        .flat()
+        .map((p) => p.code),
+    ]);
     expect([...covered].sort()).toEqual(Object.keys(ALL_CODES).sort());
   });
 
@@ -97,7 +138,10 @@ describe('load-problem fixtures', () => {
         const want = expected[i]!;
         expect(problem.file).toBe(file);
         expect(problem.message).toMatch(want.message);
-        expect(textAt(file, problem.line, problem.col).startsWith(want.at), `${file}:${problem.line}:${problem.col} points at "${textAt(file, problem.line, problem.col)}"`).toBe(true);
+        expect(
+          textAt(file, problem.line, problem.col).startsWith(want.at),
+          `${file}:${problem.line}:${problem.col} points at "${textAt(file, problem.line, problem.col)}"`,
+        ).toBe(true);
       });
     });
   }
@@ -162,7 +206,9 @@ describe('loadFlowDirectory', () => {
 describe('formatProblem', () => {
   it('prints FILE:LINE:COL message [code]', () => {
     const { problems } = loadFlowFile(join(FIXTURES, 'unknown-node-type.yaml'), registry, 'flows/intake.yaml');
-    expect(problems.map(formatProblem)).toEqual(['flows/intake.yaml:4:11 unknown node type "sett" (did you mean "set"?); see `leadflow nodes` [unknown-node-type]']);
+    expect(problems.map(formatProblem)).toEqual([
+      'flows/intake.yaml:4:11 unknown node type "sett" (did you mean "set"?); see `leadflow nodes` [unknown-node-type]',
+    ]);
   });
 });
 
@@ -186,7 +232,7 @@ describe('positions inside strings', () => {
   it.each([
     ['plain', '        t: ok {{ $lookup(trigger, "constructor") }}', 'constructor'],
     ['double-quoted', '        t: "ok {{ trigger.__proto__ }}"', '__proto__'],
-    ['single-quoted', "        t: '{{ $eval(\"1\") }}'", '$eval'],
+    ['single-quoted', '        t: \'{{ $eval("1") }}\'', '$eval'],
   ])('a forbidden name in a %s scalar points at the name', (_kind, values, needle) => {
     expect(positions(problemsOf(values))).toEqual([{ code: 'bad-expression', line: 7, col: colOf(values, needle) }]);
   });
@@ -203,12 +249,21 @@ describe('YAML that cannot become a flow', () => {
     expect(result.flow).toBeUndefined();
     expect(positions(result.problems)).toEqual([{ code: 'yaml-syntax', line: 4, col: 11 }]);
     expect(result.problems[0]!.message).toMatch(/\*missing/);
-    expect(loadFlowText('f.yaml', 'name: x\nsteps:\n  - id: a\n    type: &t stop\n  - id: b\n    type: *t\n', registry).problems.map((p) => p.code)).toEqual(['unreachable-step']);
+    expect(
+      loadFlowText('f.yaml', 'name: x\nsteps:\n  - id: a\n    type: &t stop\n  - id: b\n    type: *t\n', registry).problems.map(
+        (p) => p.code,
+      ),
+    ).toEqual(['unreachable-step']);
   });
 
   it('an alias bomb is refused as a problem', () => {
     const lines = ['name: x', 'a0: &a0 [x, x, x, x, x, x, x, x, x, x]'];
-    for (let i = 1; i < 8; i++) lines.push(`a${i}: &a${i} [${Array(10).fill(`*a${i - 1}`).join(', ')}]`);
+    for (let i = 1; i < 8; i++)
+      lines.push(
+        `a${i}: &a${i} [${Array(10)
+          .fill(`*a${i - 1}`)
+          .join(', ')}]`,
+      );
     lines.push('steps: []');
     const result = loadFlowText('f.yaml', lines.join('\n'), registry);
     expect(result.flow).toBeUndefined();
@@ -229,7 +284,9 @@ describe('YAML that cannot become a flow', () => {
   it('a file that cannot be read is a problem naming the file', () => {
     const result = loadFlowFile(join(FIXTURES, 'no-such-file.yaml'), registry, 'no-such-file.yaml');
     expect(result.flow).toBeUndefined();
-    expect(result.problems).toMatchObject([{ file: 'no-such-file.yaml', line: 1, col: 1, message: expect.stringMatching(/cannot read file/) }]);
+    expect(result.problems).toMatchObject([
+      { file: 'no-such-file.yaml', line: 1, col: 1, message: expect.stringMatching(/cannot read file/) },
+    ]);
   });
 });
 
@@ -330,12 +387,26 @@ steps:
 
 describe('a valid flow', () => {
   const { flow, problems } = loadFlowText('flows/intake.yaml', VALID, registry);
-  const scope = { trigger: { body: { nome: '  Ana ', source: 'form', vip: true, at: 't0' } }, env: { GREETING: 'Olá' }, steps: { fields: { name: 'Ana' } }, execution: { id: 'ex-1' } };
+  const scope = {
+    trigger: { body: { nome: '  Ana ', source: 'form', vip: true, at: 't0' } },
+    env: { GREETING: 'Olá' },
+    steps: { fields: { name: 'Ana' } },
+    execution: { id: 'ex-1' },
+  };
 
   it('loads without problems, with its steps and nested steps', () => {
     expect(problems).toEqual([]);
-    expect(flow).toMatchObject({ name: 'intake', description: 'Greets a lead and notifies the team.', file: 'flows/intake.yaml', env: { GREETING: 'Olá' } });
-    expect(flow!.steps.map((s) => [s.id, s.type])).toEqual([['fields', 'set'], ['notify', 'http.request'], ['vip', 'if']]);
+    expect(flow).toMatchObject({
+      name: 'intake',
+      description: 'Greets a lead and notifies the team.',
+      file: 'flows/intake.yaml',
+      env: { GREETING: 'Olá' },
+    });
+    expect(flow!.steps.map((s) => [s.id, s.type])).toEqual([
+      ['fields', 'set'],
+      ['notify', 'http.request'],
+      ['vip', 'if'],
+    ]);
     expect(flow!.steps[2]!.children.then!.map((s) => s.id)).toEqual(['flag']);
     expect(flow!.steps[2]!.children.then![0]!.sourcePath).toEqual(['steps', 2, 'then', 0]);
   });
@@ -348,7 +419,11 @@ describe('a valid flow', () => {
       body: { name: 'Ana', tags: ['lead', 'form'] },
     });
     expect(stepRefsOf(flow!.steps[1]!.compiledParams)).toEqual(['fields']);
-    expect(flow!.steps[1]!.params).toEqual({ method: 'POST', url: 'https://hooks.example/notify', body: { name: '{{ steps.fields.name }}', tags: ['lead', '{{ trigger.body.source }}'] } });
+    expect(flow!.steps[1]!.params).toEqual({
+      method: 'POST',
+      url: 'https://hooks.example/notify',
+      body: { name: '{{ steps.fields.name }}', tags: ['lead', '{{ trigger.body.source }}'] },
+    });
   });
 
   it('compiles vars and output', async () => {
@@ -363,7 +438,14 @@ describe('a valid flow', () => {
   it('fills retry defaults when retry is given, and compiles its condition', async () => {
     expect(flow!.steps[0]!.retry).toBeUndefined();
     expect(flow!.steps[0]!.compiledRetryWhen).toBeUndefined();
-    expect(flow!.steps[1]!.retry).toEqual({ attempts: 5, delay_ms: 1000, backoff: 2, max_delay_ms: 60000, jitter: 0, when: '{{ error.status >= 500 }}' });
+    expect(flow!.steps[1]!.retry).toEqual({
+      attempts: 5,
+      delay_ms: 1000,
+      backoff: 2,
+      max_delay_ms: 60000,
+      jitter: 0,
+      when: '{{ error.status >= 500 }}',
+    });
     expect(await evaluateValue(flow!.steps[1]!.compiledRetryWhen!, { error: { status: 503 } })).toBe(true);
     expect(await evaluateValue(flow!.steps[1]!.compiledRetryWhen!, { error: { status: 404 } })).toBe(false);
   });
@@ -382,7 +464,12 @@ describe('a valid flow', () => {
     const text = VALID.replace('    path: /intake\n', '    path: /intake\n    method: PUT\n    auth: none\n    respond: { mode: step }\n');
     const result = loadFlowText('f.yaml', text, registry);
     expect(result.problems).toEqual([]);
-    expect(result.flow!.trigger.webhook).toEqual({ method: 'PUT', path: '/intake', auth: 'none', respond: { mode: 'step', timeout_ms: 30000 } });
+    expect(result.flow!.trigger.webhook).toEqual({
+      method: 'PUT',
+      path: '/intake',
+      auth: 'none',
+      respond: { mode: 'step', timeout_ms: 30000 },
+    });
     expect(result.flow!.compiledRespondBody).toBeUndefined();
   });
 

@@ -164,7 +164,13 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentResult> {
       if (offerTools && !lastRound && result.tool_calls.length > 0) {
         messages.push({ role: 'assistant', content: result.text, tool_calls: result.tool_calls });
         for (const call of result.tool_calls) {
-          const { message, record } = await prepared.run(call, model, signal, () => clock.now(), Math.max(1, Math.min(remaining(), options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS)));
+          const { message, record } = await prepared.run(
+            call,
+            model,
+            signal,
+            () => clock.now(),
+            Math.max(1, Math.min(remaining(), options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS)),
+          );
           messages.push(message);
           toolCalls.push(record);
         }

@@ -71,12 +71,27 @@ export function createAiService(env: Record<string, string | undefined> = proces
     return value;
   };
   const openAi = (modelRef: string): OpenAiChat =>
-    (openai ??= createOpenAiChat({ apiKey: key('OPENAI_API_KEY', modelRef), baseURL: env.OPENAI_BASE_URL?.trim() || OPENAI_DEFAULT_BASE, timeoutMs, fetch: options.fetch }));
+    (openai ??= createOpenAiChat({
+      apiKey: key('OPENAI_API_KEY', modelRef),
+      baseURL: env.OPENAI_BASE_URL?.trim() || OPENAI_DEFAULT_BASE,
+      timeoutMs,
+      fetch: options.fetch,
+    }));
   const anthropicChat = (modelRef: string): ChatModel =>
-    (anthropic ??= createAnthropicChat({ apiKey: key('ANTHROPIC_API_KEY', modelRef), baseURL: env.ANTHROPIC_BASE_URL?.trim() || ANTHROPIC_DEFAULT_BASE, timeoutMs, fetch: options.fetch }));
+    (anthropic ??= createAnthropicChat({
+      apiKey: key('ANTHROPIC_API_KEY', modelRef),
+      baseURL: env.ANTHROPIC_BASE_URL?.trim() || ANTHROPIC_DEFAULT_BASE,
+      timeoutMs,
+      fetch: options.fetch,
+    }));
   const client = (provider: Provider, modelRef: string): ChatModel => (provider === 'openai' ? openAi(modelRef) : anthropicChat(modelRef));
 
-  async function measured<T>(model: string, kind: AiCallEvent['kind'], call: () => Promise<T>, usage?: (r: T) => Partial<AiCallEvent>): Promise<T> {
+  async function measured<T>(
+    model: string,
+    kind: AiCallEvent['kind'],
+    call: () => Promise<T>,
+    usage?: (r: T) => Partial<AiCallEvent>,
+  ): Promise<T> {
     const started = Date.now();
     try {
       const result = await call();
@@ -101,7 +116,8 @@ export function createAiService(env: Record<string, string | undefined> = proces
     },
     async transcribe(model, request) {
       const ref = parseModelRef(model);
-      if (ref.provider !== 'openai') throw new ModelRefError(`transcription needs an openai: model (only /audio/transcriptions transcribes), got "${model}"`);
+      if (ref.provider !== 'openai')
+        throw new ModelRefError(`transcription needs an openai: model (only /audio/transcriptions transcribes), got "${model}"`);
       return measured(model, 'transcribe', () => openAi(model).transcribe({ ...request, model: ref.model }));
     },
     reportAttempt(event) {

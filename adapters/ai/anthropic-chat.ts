@@ -1,7 +1,12 @@
 // Anthropic through the Messages API with tools, image and PDF document blocks:
 // POST {baseURL}/v1/messages. SDK retries are off (maxRetries 0) so a 429 reaches the agent runner.
 import Anthropic from '@anthropic-ai/sdk';
-import type { ContentBlockParam, MessageCreateParamsNonStreaming, MessageParam, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages/messages';
+import type {
+  ContentBlockParam,
+  MessageCreateParamsNonStreaming,
+  MessageParam,
+  ToolResultBlockParam,
+} from '@anthropic-ai/sdk/resources/messages/messages';
 import { DEFAULT_MAX_TOKENS, type ChatMessage, type ChatModel, type ChatRequest, type ChatResult, type ContentPart } from './chat-model.js';
 import { mapSdkError } from './sdk-error.js';
 
@@ -26,11 +31,16 @@ function toBlock(part: ContentPart): ContentBlockParam {
     case 'image': {
       const mediaType = part.mimetype.split(';')[0]!.trim().toLowerCase();
       // The API rejects other image types; say so here rather than as an opaque 400.
-      if (!(IMAGE_TYPES as readonly string[]).includes(mediaType)) return { type: 'text', text: `[imagem em formato não suportado: ${mediaType}]` };
+      if (!(IMAGE_TYPES as readonly string[]).includes(mediaType))
+        return { type: 'text', text: `[imagem em formato não suportado: ${mediaType}]` };
       return { type: 'image', source: { type: 'base64', media_type: mediaType as ImageType, data: base64(part.data) } };
     }
     case 'pdf':
-      return { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: base64(part.data) }, ...(part.filename ? { title: part.filename } : {}) };
+      return {
+        type: 'document',
+        source: { type: 'base64', media_type: 'application/pdf', data: base64(part.data) },
+        ...(part.filename ? { title: part.filename } : {}),
+      };
   }
 }
 
@@ -58,12 +68,19 @@ export const CONVERSATION_START = '[início da conversa]';
 function toMessages(messages: ChatMessage[]): MessageParam[] {
   const out: MessageParam[] = [];
   for (const m of messages) {
-    if (m.role !== 'tool' && typeof m.content === 'string' && !m.content.trim() && !(m.role === 'assistant' && m.tool_calls?.length)) continue;
+    if (m.role !== 'tool' && typeof m.content === 'string' && !m.content.trim() && !(m.role === 'assistant' && m.tool_calls?.length))
+      continue;
     if (out.length === 0 && m.role === 'assistant') out.push({ role: 'user', content: CONVERSATION_START });
     if (m.role === 'tool') {
-      const block: ToolResultBlockParam = { type: 'tool_result', tool_use_id: m.tool_call_id, content: m.content, ...(m.is_error ? { is_error: true } : {}) };
+      const block: ToolResultBlockParam = {
+        type: 'tool_result',
+        tool_use_id: m.tool_call_id,
+        content: m.content,
+        ...(m.is_error ? { is_error: true } : {}),
+      };
       const last = out.at(-1);
-      if (last?.role === 'user' && Array.isArray(last.content) && last.content.every((b) => b.type === 'tool_result')) last.content.push(block);
+      if (last?.role === 'user' && Array.isArray(last.content) && last.content.every((b) => b.type === 'tool_result'))
+        last.content.push(block);
       else out.push({ role: 'user', content: [block] });
     } else if (m.role === 'user') {
       out.push({ role: 'user', content: typeof m.content === 'string' ? m.content : m.content.map(toBlock) });
@@ -101,12 +118,20 @@ export function createAnthropicChat(options: AnthropicChatOptions): ChatModel {
         ...(request.system ? { system: request.system } : {}),
       };
       if (request.tools?.length) {
-        body.tools = request.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters as Anthropic.Tool.InputSchema }));
+        body.tools = request.tools.map((t) => ({
+          name: t.name,
+          description: t.description,
+          input_schema: t.parameters as Anthropic.Tool.InputSchema,
+        }));
         body.tool_choice = { type: request.tool_choice ?? 'auto' };
       }
       let message;
       try {
-        message = await client.messages.create(body, { signal: request.signal, timeout: request.timeout_ms ?? options.timeoutMs, maxRetries: 0 });
+        message = await client.messages.create(body, {
+          signal: request.signal,
+          timeout: request.timeout_ms ?? options.timeoutMs,
+          maxRetries: 0,
+        });
       } catch (err) {
         throw mapSdkError(err, `anthropic:${request.model}`, request.signal);
       }

@@ -69,11 +69,15 @@ export function readModelConfig(env: Record<string, string | undefined>): ModelC
     }
     out[role] = value;
   }
-  if (parseModelRef(out.transcribe).provider !== 'openai') throw new Error(`${MODEL_ENV.transcribe}: transcription needs an openai: model (only /audio/transcriptions transcribes), got "${out.transcribe}"`);
+  if (parseModelRef(out.transcribe).provider !== 'openai')
+    throw new Error(
+      `${MODEL_ENV.transcribe}: transcription needs an openai: model (only /audio/transcriptions transcribes), got "${out.transcribe}"`,
+    );
   const wait = env.LEADFLOW_RATE_LIMIT_WAIT_MS?.trim();
   if (wait) {
     const ms = Number(wait);
-    if (!Number.isInteger(ms) || ms < 0 || ms > 600_000) throw new Error(`LEADFLOW_RATE_LIMIT_WAIT_MS: expected whole milliseconds between 0 and 600000, got "${wait}"`);
+    if (!Number.isInteger(ms) || ms < 0 || ms > 600_000)
+      throw new Error(`LEADFLOW_RATE_LIMIT_WAIT_MS: expected whole milliseconds between 0 and 600000, got "${wait}"`);
     out.rateLimitWaitMs = ms;
   }
   return out;

@@ -2,7 +2,11 @@
 // POST {baseURL}/chat/completions, and speech to text through POST {baseURL}/audio/transcriptions.
 // No other endpoint is used. SDK retries are off (maxRetries 0) so a 429 reaches the agent runner.
 import OpenAI, { toFile } from 'openai';
-import type { ChatCompletionContentPart, ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions/completions';
+import type {
+  ChatCompletionContentPart,
+  ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionMessageParam,
+} from 'openai/resources/chat/completions/completions';
 import { DEFAULT_MAX_TOKENS, type ChatMessage, type ChatModel, type ChatRequest, type ChatResult, type ContentPart } from './chat-model.js';
 import { audioFilename } from './audio-filename.js';
 import { mapSdkError } from './sdk-error.js';
@@ -41,7 +45,10 @@ function toPart(part: ContentPart): ChatCompletionContentPart {
     case 'image':
       return { type: 'image_url', image_url: { url: `data:${part.mimetype};base64,${base64(part.data)}`, detail: 'auto' } };
     case 'pdf':
-      return { type: 'file', file: { filename: part.filename ?? 'document.pdf', file_data: `data:application/pdf;base64,${base64(part.data)}` } };
+      return {
+        type: 'file',
+        file: { filename: part.filename ?? 'document.pdf', file_data: `data:application/pdf;base64,${base64(part.data)}` },
+      };
   }
 }
 
@@ -83,12 +90,19 @@ export function createOpenAiChat(options: OpenAiChatOptions): OpenAiChat {
         max_completion_tokens: request.max_tokens ?? DEFAULT_MAX_TOKENS,
       };
       if (request.tools?.length) {
-        body.tools = request.tools.map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description, parameters: t.parameters } }));
+        body.tools = request.tools.map((t) => ({
+          type: 'function' as const,
+          function: { name: t.name, description: t.description, parameters: t.parameters },
+        }));
         body.tool_choice = request.tool_choice ?? 'auto';
       }
       let completion;
       try {
-        completion = await client.chat.completions.create(body, { signal: request.signal, timeout: request.timeout_ms ?? options.timeoutMs, maxRetries: 0 });
+        completion = await client.chat.completions.create(body, {
+          signal: request.signal,
+          timeout: request.timeout_ms ?? options.timeoutMs,
+          maxRetries: 0,
+        });
       } catch (err) {
         throw mapSdkError(err, ref(request.model), request.signal);
       }
@@ -107,9 +121,13 @@ export function createOpenAiChat(options: OpenAiChatOptions): OpenAiChat {
 
     async transcribe(request: TranscribeRequest): Promise<string> {
       try {
-        const file = await toFile(Buffer.from(request.bytes.buffer, request.bytes.byteOffset, request.bytes.byteLength), audioFilename(request.mimetype), {
-          type: request.mimetype.split(';')[0]!.trim(),
-        });
+        const file = await toFile(
+          Buffer.from(request.bytes.buffer, request.bytes.byteOffset, request.bytes.byteLength),
+          audioFilename(request.mimetype),
+          {
+            type: request.mimetype.split(';')[0]!.trim(),
+          },
+        );
         const result = await client.audio.transcriptions.create(
           { file, model: request.model, response_format: 'json', ...(request.language ? { language: request.language } : {}) },
           { signal: request.signal, timeout: request.timeout_ms ?? options.timeoutMs, maxRetries: 0 },

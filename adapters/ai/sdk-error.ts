@@ -10,7 +10,9 @@ const MAX_MESSAGE = 300;
 /** The provider's `retry-after-ms` or `retry-after` (seconds or HTTP date) in ms; undefined when absent or unparsable. */
 export function retryAfterMs(headers: unknown, now = Date.now()): number | undefined {
   const get = (name: string): string | null | undefined =>
-    headers && typeof (headers as Headers).get === 'function' ? (headers as Headers).get(name) : (headers as Record<string, string> | undefined)?.[name];
+    headers && typeof (headers as Headers).get === 'function'
+      ? (headers as Headers).get(name)
+      : (headers as Record<string, string> | undefined)?.[name];
   const ms = Number(get('retry-after-ms'));
   if (get('retry-after-ms') && Number.isFinite(ms) && ms >= 0) return ms;
   const raw = get('retry-after');
@@ -34,8 +36,10 @@ export function mapSdkError(err: unknown, modelRef: string, signal?: AbortSignal
   const name = e?.name ?? '';
   const text = (e?.message ?? String(err)).slice(0, MAX_MESSAGE);
   if (status !== undefined) return new ProviderError(modelRef, `HTTP ${status}: ${text}`, status, 'http', { cause: err });
-  if (name === 'APIConnectionTimeoutError' || /timed? ?out/i.test(text)) return new ProviderError(modelRef, `timed out: ${text}`, undefined, 'timeout', { cause: err });
+  if (name === 'APIConnectionTimeoutError' || /timed? ?out/i.test(text))
+    return new ProviderError(modelRef, `timed out: ${text}`, undefined, 'timeout', { cause: err });
   if (name === 'APIUserAbortError') return new ProviderError(modelRef, 'request aborted', undefined, 'aborted', { cause: err });
-  if (name === 'APIConnectionError') return new ProviderError(modelRef, `connection failed: ${text}`, undefined, 'connection', { cause: err });
+  if (name === 'APIConnectionError')
+    return new ProviderError(modelRef, `connection failed: ${text}`, undefined, 'connection', { cause: err });
   return new ProviderError(modelRef, text, undefined, 'unexpected', { cause: err });
 }

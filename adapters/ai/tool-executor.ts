@@ -47,7 +47,13 @@ export interface ToolCallRecord {
 export interface PreparedTools {
   specs: ToolSpec[];
   /** Runs one call; a handler still running after `timeoutMs` is abandoned (its signal aborts) and reported as timed out. */
-  run(call: ToolCall, model: string, signal: AbortSignal, now: () => number, timeoutMs: number): Promise<{ message: ChatMessage; record: ToolCallRecord }>;
+  run(
+    call: ToolCall,
+    model: string,
+    signal: AbortSignal,
+    now: () => number,
+    timeoutMs: number,
+  ): Promise<{ message: ChatMessage; record: ToolCallRecord }>;
 }
 
 /**
@@ -78,11 +84,23 @@ export function prepareTools(tools: AgentTool[]): PreparedTools {
     async run(call, model, signal, now, timeoutMs) {
       const started = now();
       const reply = (ok: boolean, content: JsonValue, args: JsonValue, error?: string) => ({
-        message: { role: 'tool' as const, tool_call_id: call.id, name: call.name, content: clip(JSON.stringify(content) ?? 'null'), ...(ok ? {} : { is_error: true }) },
+        message: {
+          role: 'tool' as const,
+          tool_call_id: call.id,
+          name: call.name,
+          content: clip(JSON.stringify(content) ?? 'null'),
+          ...(ok ? {} : { is_error: true }),
+        },
         record: { model, name: call.name, arguments: args, ok, ...(error ? { error } : {}), ms: now() - started },
       });
       const entry = byName.get(call.name);
-      if (!entry) return reply(false, { error: `unknown tool "${call.name}"; available: ${[...byName.keys()].join(', ') || 'none'}` }, call.arguments, 'unknown tool');
+      if (!entry)
+        return reply(
+          false,
+          { error: `unknown tool "${call.name}"; available: ${[...byName.keys()].join(', ') || 'none'}` },
+          call.arguments,
+          'unknown tool',
+        );
 
       let args: unknown;
       try {
@@ -90,16 +108,27 @@ export function prepareTools(tools: AgentTool[]): PreparedTools {
       } catch {
         return reply(false, { error: 'arguments are not valid JSON' }, call.arguments, 'invalid JSON');
       }
-      if (!args || typeof args !== 'object' || Array.isArray(args)) return reply(false, { error: 'arguments must be a JSON object' }, args as JsonValue, 'not an object');
+      if (!args || typeof args !== 'object' || Array.isArray(args))
+        return reply(false, { error: 'arguments must be a JSON object' }, args as JsonValue, 'not an object');
       if (!entry.validate(args)) {
-        const problems = (entry.validate.errors ?? []).map((e) => `${e.instancePath || '(arguments)'} ${e.message ?? 'is invalid'}${e.keyword === 'additionalProperties' ? `: ${(e.params as { additionalProperty: string }).additionalProperty}` : ''}`);
-        return reply(false, { error: `invalid arguments: ${problems.join('; ')}` }, args as JsonValue, `invalid arguments: ${problems.join('; ')}`);
+        const problems = (entry.validate.errors ?? []).map(
+          (e) =>
+            `${e.instancePath || '(arguments)'} ${e.message ?? 'is invalid'}${e.keyword === 'additionalProperties' ? `: ${(e.params as { additionalProperty: string }).additionalProperty}` : ''}`,
+        );
+        return reply(
+          false,
+          { error: `invalid arguments: ${problems.join('; ')}` },
+          args as JsonValue,
+          `invalid arguments: ${problems.join('; ')}`,
+        );
       }
       const timeout = new AbortController();
       const timer = setTimeout(() => timeout.abort(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs);
       const handlerSignal = AbortSignal.any([signal, timeout.signal]);
       try {
-        const aborted = new Promise<never>((_, reject) => handlerSignal.addEventListener('abort', () => reject(handlerSignal.reason), { once: true }));
+        const aborted = new Promise<never>((_, reject) =>
+          handlerSignal.addEventListener('abort', () => reject(handlerSignal.reason), { once: true }),
+        );
         const result = await Promise.race([entry.tool.handler(args as JsonObject, { signal: handlerSignal }), aborted]);
         return reply(true, result === undefined ? null : result, args as JsonValue);
       } catch (err) {

@@ -153,8 +153,12 @@ export class Database implements TableOperations {
 
   /** knex's own check-then-create of these tables races between processes; these statements do not. */
   private async ensureSqliteMigrationTables(): Promise<void> {
-    await this.knex.raw(`create table if not exists ${MIGRATIONS_TABLE} (id integer not null primary key autoincrement, name varchar(255), batch integer, migration_time datetime)`);
-    await this.knex.raw(`create table if not exists ${MIGRATIONS_TABLE}_lock (\`index\` integer not null primary key autoincrement, is_locked integer)`);
+    await this.knex.raw(
+      `create table if not exists ${MIGRATIONS_TABLE} (id integer not null primary key autoincrement, name varchar(255), batch integer, migration_time datetime)`,
+    );
+    await this.knex.raw(
+      `create table if not exists ${MIGRATIONS_TABLE}_lock (\`index\` integer not null primary key autoincrement, is_locked integer)`,
+    );
     await this.knex.raw(`insert or ignore into ${MIGRATIONS_TABLE}_lock (\`index\`, is_locked) values (1, 0)`);
   }
 

@@ -5,7 +5,14 @@
 import type { Knex } from 'knex';
 import type { ClaimResult, ExecutionStore, Lease, ListOptions, RunningExecution } from '../../engine/store/execution-store.js';
 import { isDependencyUnavailable } from '../../engine/errors/dependency-unavailable.js';
-import { CompiledErasure, type Erasure, type ErasureEntry, type PayloadEraser, type PayloadEraseResult, type RecordSummary } from '../../engine/store/erasure.js';
+import {
+  CompiledErasure,
+  type Erasure,
+  type ErasureEntry,
+  type PayloadEraser,
+  type PayloadEraseResult,
+  type RecordSummary,
+} from '../../engine/store/erasure.js';
 import type { ExecutionRecord, ExecutionStatus, JsonValue } from '../../engine/types.js';
 import type { Database } from './database.js';
 import { toIsoTimestamp } from './values.js';
@@ -93,7 +100,8 @@ export class DbExecutionStore implements ExecutionStore, PayloadEraser {
     };
     if (row.wake_at !== null && row.wake_at !== undefined) record.wake_at = Number(row.wake_at);
     if (row.parent_id !== null && row.parent_id !== undefined) record.parent_id = String(row.parent_id);
-    if (row.finished_at !== null && row.finished_at !== undefined) record.finished_at = toIsoTimestamp(row.finished_at) ?? String(row.finished_at);
+    if (row.finished_at !== null && row.finished_at !== undefined)
+      record.finished_at = toIsoTimestamp(row.finished_at) ?? String(row.finished_at);
     if (row.stop_reason !== null && row.stop_reason !== undefined) record.stop_reason = String(row.stop_reason);
     if (typeof row.response === 'string') record.response = JSON.parse(row.response) as ExecutionRecord['response'];
     if (typeof row.output === 'string') record.output = JSON.parse(row.output) as JsonValue;
@@ -133,14 +141,20 @@ export class DbExecutionStore implements ExecutionStore, PayloadEraser {
     const taken = await this.knex(TABLE)
       .where({ id })
       .andWhere((q) =>
-        q
-          .where('status', 'waiting')
-          .orWhere((r) => r.where('status', 'running').andWhere((l) => l.whereNull('lease_until').orWhere('lease_until', '<', now).orWhereIn('lease_owner', takeOverFrom ? [lease.owner, takeOverFrom] : [lease.owner]))),
+        q.where('status', 'waiting').orWhere((r) =>
+          r.where('status', 'running').andWhere((l) =>
+            l
+              .whereNull('lease_until')
+              .orWhere('lease_until', '<', now)
+              .orWhereIn('lease_owner', takeOverFrom ? [lease.owner, takeOverFrom] : [lease.owner]),
+          ),
+        ),
       )
       .update({ status: 'running', lease_owner: lease.owner, lease_until: lease.until });
     if (taken === 1) return { record: await this.get(id) };
     const row = (await this.knex(TABLE).where({ id }).first('status', 'lease_until')) as DbRow | undefined;
-    if (row?.status === 'running' && row.lease_until !== null && row.lease_until !== undefined) return { heldUntil: Number(row.lease_until) };
+    if (row?.status === 'running' && row.lease_until !== null && row.lease_until !== undefined)
+      return { heldUntil: Number(row.lease_until) };
     return {};
   }
 
@@ -150,7 +164,10 @@ export class DbExecutionStore implements ExecutionStore, PayloadEraser {
   }
 
   async listRunning(): Promise<RunningExecution[]> {
-    const rows = (await this.knex(TABLE).where('status', 'running').select('id', 'flow', 'lease_until', 'lease_owner').orderBy('seq')) as DbRow[];
+    const rows = (await this.knex(TABLE)
+      .where('status', 'running')
+      .select('id', 'flow', 'lease_until', 'lease_owner')
+      .orderBy('seq')) as DbRow[];
     return rows.map((r) => ({
       id: String(r.id),
       flow: String(r.flow),
@@ -167,10 +184,12 @@ export class DbExecutionStore implements ExecutionStore, PayloadEraser {
   /** Newest first (by created_at, then insertion order); default 20, at most 1000. */
   async list(options: ListOptions = {}): Promise<ExecutionRecord[]> {
     const limit = Math.min(Math.max(1, Math.floor(options.limit ?? DEFAULT_LIST_LIMIT)), MAX_LIST_LIMIT);
-    const query = this.knex(TABLE).select('*').orderBy([
-      { column: 'created_at', order: 'desc' },
-      { column: 'seq', order: 'desc' },
-    ]);
+    const query = this.knex(TABLE)
+      .select('*')
+      .orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'seq', order: 'desc' },
+      ]);
     if (options.flow) query.where('flow', options.flow);
     if (options.status) query.where('status', options.status);
     const rows = (await query.limit(limit)) as DbRow[];
@@ -200,12 +219,19 @@ export class DbExecutionStore implements ExecutionStore, PayloadEraser {
    * of the erasure ledger go too (`pruneErasures`).
    */
   async prune(olderThanDays: number, now: number = Date.now()): Promise<number> {
-    if (!Number.isFinite(olderThanDays) || olderThanDays < 0) throw new Error(`prune: olderThanDays must be a number >= 0, got ${olderThanDays}`);
+    if (!Number.isFinite(olderThanDays) || olderThanDays < 0)
+      throw new Error(`prune: olderThanDays must be a number >= 0, got ${olderThanDays}`);
     const cutoff = new Date(now - olderThanDays * DAY_MS).toISOString();
     const deleted = await this.knex(TABLE)
       .whereIn('status', FINAL)
       .where((q) => q.where('finished_at', '<', cutoff).orWhere((q2) => q2.whereNull('finished_at').where('updated_at', '<', cutoff)))
-      .whereNotExists((q) => q.select(this.knex.raw('1')).from(`${TABLE} as parent`).whereRaw('parent.id = executions.parent_id').whereIn('parent.status', ['running', 'waiting']))
+      .whereNotExists((q) =>
+        q
+          .select(this.knex.raw('1'))
+          .from(`${TABLE} as parent`)
+          .whereRaw('parent.id = executions.parent_id')
+          .whereIn('parent.status', ['running', 'waiting']),
+      )
       .del();
     await this.pruneErasures(now);
     return Number(deleted);
@@ -229,7 +255,8 @@ export class DbExecutionStore implements ExecutionStore, PayloadEraser {
     try {
       rows = (await this.knex(TABLE)
         .where((q) => {
-          for (const column of PAYLOAD_COLUMNS) for (const n of compiled.needles) q.orWhereRaw(`?? like ? escape '!'`, [column, `%${escape(n)}%`]);
+          for (const column of PAYLOAD_COLUMNS)
+            for (const n of compiled.needles) q.orWhereRaw(`?? like ? escape '!'`, [column, `%${escape(n)}%`]);
         })
         .orderBy('seq')
         .select('id', 'status', 'parent_id', ...PAYLOAD_COLUMNS)) as DbRow[];
@@ -248,7 +275,8 @@ export class DbExecutionStore implements ExecutionStore, PayloadEraser {
       for (const column of PAYLOAD_COLUMNS) {
         const text = row[column];
         if (typeof text !== 'string') continue;
-        const scrubbed = column === 'stop_reason' ? compiled.replaceText(text) : JSON.stringify(compiled.scrub(JSON.parse(text) as JsonValue));
+        const scrubbed =
+          column === 'stop_reason' ? compiled.replaceText(text) : JSON.stringify(compiled.scrub(JSON.parse(text) as JsonValue));
         if (scrubbed !== text) changes[column] = scrubbed;
       }
       if (Object.keys(changes).length === 0) continue;
@@ -277,7 +305,10 @@ export class DbExecutionStore implements ExecutionStore, PayloadEraser {
   }
 
   async liveErasures(now: number): Promise<ErasureEntry[]> {
-    const rows = (await this.knex(ERASURES).where('expires_at', '>', now).orderBy([{ column: 'created_at' }, { column: 'id' }]).select('*')) as DbRow[];
+    const rows = (await this.knex(ERASURES)
+      .where('expires_at', '>', now)
+      .orderBy([{ column: 'created_at' }, { column: 'id' }])
+      .select('*')) as DbRow[];
     return rows.map((row) => ({
       id: String(row.id),
       erasure: parse<Erasure>(row.erasure, { needles: [], replace: [] }),

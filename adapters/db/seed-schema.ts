@@ -100,9 +100,11 @@ export function seedProblems(data: unknown): SeedProblem[] {
       const path = ajvPath(e.instancePath);
       const params = e.params as { missingProperty?: string; additionalProperty?: string; type?: string | string[] };
       if (e.keyword === 'required') problems.push({ path: [...path, params.missingProperty!], message: 'is required' });
-      else if (e.keyword === 'additionalProperties') problems.push({ path: [...path, params.additionalProperty!], message: 'is not a known field' });
+      else if (e.keyword === 'additionalProperties')
+        problems.push({ path: [...path, params.additionalProperty!], message: 'is not a known field' });
       else if (e.keyword === 'type') problems.push({ path, message: `must be ${[params.type].flat().join(' or ')}` });
-      else if (e.keyword === 'pattern' && path.at(-1) === 'server_url') problems.push({ path, message: 'must be an http:// or https:// URL' });
+      else if (e.keyword === 'pattern' && path.at(-1) === 'server_url')
+        problems.push({ path, message: 'must be an http:// or https:// URL' });
       else if (e.keyword === 'pattern' || e.keyword === 'minLength') problems.push({ path, message: 'must not be empty' });
       else problems.push({ path, message: e.message ?? 'is invalid' });
     }
@@ -119,22 +121,44 @@ export function seedProblems(data: unknown): SeedProblem[] {
     if (Array.isArray(c.admin_telefones)) c.admin_telefones.forEach((p, j) => checkPhone(p, [...at, 'admin_telefones', j], problems));
     else if (typeof c.admin_telefones === 'string') {
       const bad = splitPhones(c.admin_telefones).filter((p) => !PHONE.test(p));
-      if (bad.length > 0) problems.push({ path: [...at, 'admin_telefones'], message: `phones must be digits only, country code first (10 to 15 digits); not: ${bad.join(', ')}` });
+      if (bad.length > 0)
+        problems.push({
+          path: [...at, 'admin_telefones'],
+          message: `phones must be digits only, country code first (10 to 15 digits); not: ${bad.join(', ')}`,
+        });
     }
     for (const kind of ['protocolos', 'instancias'] as const) {
       const list = c[kind];
       if (!Array.isArray(list)) continue;
       const names = new Map<string, number>();
       list.forEach((item: unknown, j) => {
-        if (item && typeof item === 'object') duplicate(names, (item as Raw).nome, j, [...at, kind, j, 'nome'], kind === 'protocolos' ? 'protocol' : 'instance', `clinicas[${i}].${kind}`, problems);
-        if (kind === 'instancias' && item && typeof item === 'object') checkUrl((item as Raw).server_url, [...at, kind, j, 'server_url'], problems);
+        if (item && typeof item === 'object')
+          duplicate(
+            names,
+            (item as Raw).nome,
+            j,
+            [...at, kind, j, 'nome'],
+            kind === 'protocolos' ? 'protocol' : 'instance',
+            `clinicas[${i}].${kind}`,
+            problems,
+          );
+        if (kind === 'instancias' && item && typeof item === 'object')
+          checkUrl((item as Raw).server_url, [...at, kind, j, 'server_url'], problems);
       });
     }
   });
   return problems;
 }
 
-function duplicate(seen: Map<string, number>, value: unknown, index: number, path: Array<string | number>, what: string, list: string, problems: SeedProblem[]): void {
+function duplicate(
+  seen: Map<string, number>,
+  value: unknown,
+  index: number,
+  path: Array<string | number>,
+  what: string,
+  list: string,
+  problems: SeedProblem[],
+): void {
   if (typeof value !== 'string' || value.trim() === '') return;
   const key = value.trim();
   const first = seen.get(key);
@@ -144,7 +168,10 @@ function duplicate(seen: Map<string, number>, value: unknown, index: number, pat
 
 function checkPhone(value: unknown, path: Array<string | number>, problems: SeedProblem[]): void {
   if ((typeof value === 'string' || typeof value === 'number') && !PHONE.test(String(value))) {
-    problems.push({ path, message: `must be digits only, country code first (10 to 15 digits, e.g. 5511987654321), got "${String(value)}"` });
+    problems.push({
+      path,
+      message: `must be digits only, country code first (10 to 15 digits, e.g. 5511987654321), got "${String(value)}"`,
+    });
   }
 }
 
@@ -177,9 +204,14 @@ export function normalizeSeed(data: unknown): SeedData {
           ...('descricao' in p ? { descricao: (p.descricao as string | null) ?? null } : {}),
           ...('preco' in p ? { preco: p.preco === null || p.preco === undefined ? null : String(p.preco) } : {}),
         })),
-        instancias: ((c.instancias as Raw[] | undefined) ?? []).map((n) => ({ nome: String(n.nome).trim(), server_url: String(n.server_url), token: String(n.token) })),
+        instancias: ((c.instancias as Raw[] | undefined) ?? []).map((n) => ({
+          nome: String(n.nome).trim(),
+          server_url: String(n.server_url),
+          token: String(n.token),
+        })),
       };
-      for (const key of ['endereco', 'posicionamento', 'hunter_nome'] as const) if (key in c) clinic[key] = (c[key] as string | null) ?? null;
+      for (const key of ['endereco', 'posicionamento', 'hunter_nome'] as const)
+        if (key in c) clinic[key] = (c[key] as string | null) ?? null;
       if (Array.isArray(c.admin_telefones)) clinic.admin_telefones = c.admin_telefones.map(String).join(',');
       else if (typeof c.admin_telefones === 'string') clinic.admin_telefones = splitPhones(c.admin_telefones).join(',');
       else if (c.admin_telefones === null) clinic.admin_telefones = '';

@@ -24,6 +24,8 @@ export class SeedValidationError extends Error {
   override name = 'SeedValidationError';
   readonly code = 'invalid-seed';
   constructor(readonly problems: SeedProblem[]) {
-    super(`invalid seed data (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n${problems.map((p) => `  ${formatSeedProblem(p)}`).join('\n')}`);
+    super(
+      `invalid seed data (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n${problems.map((p) => `  ${formatSeedProblem(p)}`).join('\n')}`,
+    );
   }
 }

@@ -53,7 +53,12 @@ export async function seedDatabase(db: Database, data: unknown): Promise<SeedRep
   return { items, inserted: count('inserted'), updated: count('updated'), unchanged: count('unchanged') };
 }
 
-async function upsertOne(tx: Database, table: string, values: Record<string, unknown>, conflict: string[]): Promise<{ row: Row; action: SeedAction }> {
+async function upsertOne(
+  tx: Database,
+  table: string,
+  values: Record<string, unknown>,
+  conflict: string[],
+): Promise<{ row: Row; action: SeedAction }> {
   const before = await tx.get(table, Object.fromEntries(conflict.map((c) => [c, values[c]])));
   const { row, inserted } = await tx.upsert(table, values, { conflict });
   if (inserted) return { row, action: 'inserted' };
@@ -74,7 +79,8 @@ export function readSeedFile(file: string): unknown {
   }
   const source = new YamlSource(file, text);
   const syntax = source.syntaxProblems();
-  if (syntax.length > 0) throw new SeedValidationError(syntax.map((p) => ({ path: [], message: p.message, file, line: p.line, col: p.col })));
+  if (syntax.length > 0)
+    throw new SeedValidationError(syntax.map((p) => ({ path: [], message: p.message, file, line: p.line, col: p.col })));
   let data: unknown;
   try {
     data = source.toJS();

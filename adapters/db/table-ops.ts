@@ -80,7 +80,8 @@ export class TableOps implements TableOperations {
   async find(table: string, options: FindOptions = {}): Promise<Row[]> {
     const spec = this.spec(table);
     const limit = options.limit ?? DEFAULT_FIND_LIMIT;
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_FIND_LIMIT) throw new DbQueryError(`limit must be an integer from 1 to ${MAX_FIND_LIMIT}, got ${limit}`);
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_FIND_LIMIT)
+      throw new DbQueryError(`limit must be an integer from 1 to ${MAX_FIND_LIMIT}, got ${limit}`);
     const applyWhere = this.whereClause(table, spec, options.where ?? {});
     const order = this.orderClause(table, spec, options.order_by ?? []);
     const rows = await this.run((knex) => {
@@ -104,7 +105,8 @@ export class TableOps implements TableOperations {
     const conflict = this.conflictKey(table, spec, options.conflict);
     const row = this.valuesIn(table, spec, values, 'insert');
     for (const column of conflict) {
-      if (row[column] === null || row[column] === undefined) throw new DbQueryError(`upsert into ${table}: conflict column ${column} needs a value`);
+      if (row[column] === null || row[column] === undefined)
+        throw new DbQueryError(`upsert into ${table}: conflict column ${column} needs a value`);
     }
     const match = Object.fromEntries(conflict.map((c) => [c, row[c]]));
     const changes = Object.fromEntries(Object.entries(this.valuesIn(table, spec, values, 'update')).filter(([c]) => !conflict.includes(c)));
@@ -114,7 +116,9 @@ export class TableOps implements TableOperations {
     for (let attempt = 1; attempt <= UPSERT_ATTEMPTS; attempt++) {
       const [created] = await this.run((knex) => knex(table).insert(row).onConflict(conflict).ignore().returning('*'));
       if (created) return { row: this.rowOut(spec, created as Record<string, unknown>), inserted: true };
-      const [existing] = await this.run((knex) => (keep ? knex(table).where(match).select('*') : knex(table).where(match).update(changes).returning('*')));
+      const [existing] = await this.run((knex) =>
+        keep ? knex(table).where(match).select('*') : knex(table).where(match).update(changes).returning('*'),
+      );
       if (existing) return { row: this.rowOut(spec, existing as Record<string, unknown>), inserted: false };
     }
     throw new Error(`upsert into ${table}: the matching row kept disappearing (${UPSERT_ATTEMPTS} attempts)`);
@@ -124,7 +128,8 @@ export class TableOps implements TableOperations {
     const spec = this.spec(table);
     const applyWhere = this.whereClause(table, spec, where, true);
     const changes = this.valuesIn(table, spec, values, 'update');
-    if (!Object.values(values).some((v) => v !== undefined)) throw new DbQueryError(`update of ${table}: values must name at least one column`);
+    if (!Object.values(values).some((v) => v !== undefined))
+      throw new DbQueryError(`update of ${table}: values must name at least one column`);
     const rows = await this.run((knex) => {
       const query = knex(table);
       applyWhere(query);
@@ -172,7 +177,8 @@ export class TableOps implements TableOperations {
   }
 
   private conflictKey(table: string, spec: TableSpec, conflict: string[]): string[] {
-    if (!Array.isArray(conflict) || conflict.length === 0) throw new DbQueryError(`upsert into ${table}: conflict must list the columns of a unique key`);
+    if (!Array.isArray(conflict) || conflict.length === 0)
+      throw new DbQueryError(`upsert into ${table}: conflict must list the columns of a unique key`);
     for (const column of conflict) this.columnType(table, spec, column);
     const wanted = [...new Set(conflict)].sort().join(',');
     const key = spec.uniqueKeys.find((k) => [...k].sort().join(',') === wanted);
@@ -186,7 +192,8 @@ export class TableOps implements TableOperations {
   /** Validates `where` now and returns what applies it to a query later. */
   private whereClause(table: string, spec: TableSpec, where: Where, required = false): (query: Knex.QueryBuilder) => void {
     if (!isPlainObject(where)) throw new DbQueryError(`where for ${table} must be an object of column -> condition`);
-    if (required && Object.keys(where).length === 0) throw new DbQueryError(`where for ${table} must name at least one column (refusing to touch every row)`);
+    if (required && Object.keys(where).length === 0)
+      throw new DbQueryError(`where for ${table} must name at least one column (refusing to touch every row)`);
     const parts: Array<(q: Knex.QueryBuilder) => void> = [];
     for (const [column, condition] of Object.entries(where)) {
       const type = this.columnType(table, spec, column);
@@ -201,11 +208,13 @@ export class TableOps implements TableOperations {
         const ops = Object.entries(condition);
         if (ops.length === 0) throw new DbQueryError(`where ${table}.${column}: empty condition object`);
         for (const [op, value] of ops) {
-          if (!OPERATORS.has(op)) throw new DbQueryError(`where ${table}.${column}: unknown operator "${op}" (operators: ${[...OPERATORS].join(', ')})`);
+          if (!OPERATORS.has(op))
+            throw new DbQueryError(`where ${table}.${column}: unknown operator "${op}" (operators: ${[...OPERATORS].join(', ')})`);
           if (op === 'in') {
             if (!Array.isArray(value)) throw new DbQueryError(`where ${table}.${column}: in needs a list of values`);
             if (value.length > MAX_IN_VALUES) throw new DbQueryError(`where ${table}.${column}: in takes at most ${MAX_IN_VALUES} values`);
-            if (value.some((v) => v === null || v === undefined)) throw new DbQueryError(`where ${table}.${column}: in cannot hold null; use { ${column}: null }`);
+            if (value.some((v) => v === null || v === undefined))
+              throw new DbQueryError(`where ${table}.${column}: in cannot hold null; use { ${column}: null }`);
             const bound = value.map(bind);
             parts.push((q) => q.whereIn(column, bound as Knex.Value[]));
           } else if (op === 'eq') {
@@ -213,7 +222,9 @@ export class TableOps implements TableOperations {
             parts.push((q) => (bound === null ? q.whereNull(column) : q.where(column, bound as Knex.Value)));
           } else if (op === 'ne') {
             const bound = bind(value);
-            parts.push((q) => (bound === null ? q.whereNotNull(column) : q.where((w) => w.where(column, '<>', bound as Knex.Value).orWhereNull(column))));
+            parts.push((q) =>
+              bound === null ? q.whereNotNull(column) : q.where((w) => w.where(column, '<>', bound as Knex.Value).orWhereNull(column)),
+            );
           } else {
             if (value === null || value === undefined) throw new DbQueryError(`where ${table}.${column}: ${op} needs a value`);
             const bound = bind(value);

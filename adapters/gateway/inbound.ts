@@ -61,7 +61,10 @@ function validate(body: unknown): void {
     .map((e) => {
       const base = e.instancePath.replace(/^\//, '').replace(/\//g, '.');
       const missing = e.keyword === 'required' ? (e.params as { missingProperty: string }).missingProperty : '';
-      return { path: [base, missing].filter(Boolean).join('.') || '(body)', message: e.keyword === 'required' ? 'is required' : (e.message ?? 'is invalid') };
+      return {
+        path: [base, missing].filter(Boolean).join('.') || '(body)',
+        message: e.keyword === 'required' ? 'is required' : (e.message ?? 'is invalid'),
+      };
     });
   throw new UazapiEventError(details);
 }
@@ -144,11 +147,16 @@ export function parseUazapiEvent(body: unknown, now: number = Date.now()): Norma
   const fromMe = message.fromMe === true;
   const isGroup = message.isGroup === true || jidKind(chatId) === 'group';
   const phone = phoneOf(message, chat, isGroup, fromMe);
-  if (!phone) return { ignored: isGroup ? 'group message without the participant\'s phone number' : 'no phone number in the event (LID only)' };
+  if (!phone)
+    return { ignored: isGroup ? "group message without the participant's phone number" : 'no phone number in the event (LID only)' };
 
   const content = asObj(message.content);
   // The lead's LID: the sender's when the lead wrote, the chat's when we did (in a group, the participant's).
-  const lidCandidates = fromMe ? (isGroup ? [] : [message.chatlid, chat?.wa_chatlid]) : [message.sender_lid, message.sender, ...(isGroup ? [] : [chat?.wa_chatlid])];
+  const lidCandidates = fromMe
+    ? isGroup
+      ? []
+      : [message.chatlid, chat?.wa_chatlid]
+    : [message.sender_lid, message.sender, ...(isGroup ? [] : [chat?.wa_chatlid])];
   const lid = lidCandidates.map(asStr).find((j) => jidKind(j) === 'lid');
   const out: NormalizedMessage = {
     instance_token: asStr(event.token),

@@ -56,7 +56,8 @@ export class MediaCache implements MediaStore {
   }
 
   put(bytes: Buffer, mimetype: string, filename?: string): string {
-    if (bytes.length > this.maxBytes) throw new RangeError(`media of ${bytes.length} bytes exceeds the media cache limit of ${this.maxBytes} bytes`);
+    if (bytes.length > this.maxBytes)
+      throw new RangeError(`media of ${bytes.length} bytes exceeds the media cache limit of ${this.maxBytes} bytes`);
     this.purgeExpired();
     // Map order is insertion order: the first entry is the oldest.
     for (const [ref, entry] of this.entries) {

@@ -16,7 +16,8 @@ export function redactValue<T>(value: T, secret: string): T {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
       const key = redactText(k, secret);
-      if (key === '__proto__') Object.defineProperty(out, key, { value: redactValue(v, secret), enumerable: true, writable: true, configurable: true });
+      if (key === '__proto__')
+        Object.defineProperty(out, key, { value: redactValue(v, secret), enumerable: true, writable: true, configurable: true });
       else out[key] = redactValue(v, secret);
     }
     return out as T;

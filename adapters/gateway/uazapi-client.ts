@@ -6,7 +6,14 @@
 // failures; timeouts only for downloads (a timed-out send may have been delivered, and resending
 // would duplicate it). The token lives in a private field: it is sent as a header and never appears
 // in an error, a log line or `JSON.stringify(client)`.
-import type { DownloadedMedia, GatewayCallOptions, GatewayClient, GatewayClientFactory, SendTextRequest, SendTextResult } from './gateway-client.js';
+import type {
+  DownloadedMedia,
+  GatewayCallOptions,
+  GatewayClient,
+  GatewayClientFactory,
+  SendTextRequest,
+  SendTextResult,
+} from './gateway-client.js';
 import { GatewayResponseError } from './errors/gateway-response-error.js';
 import { displayUrl, postJson, type GatewayLogger, type RetryPolicy } from './post-json.js';
 
@@ -128,7 +135,8 @@ export class UazapiClient implements GatewayClient {
       policy,
     );
     const body = answer.body;
-    if (!body || typeof body !== 'object' || Array.isArray(body)) throw new GatewayResponseError(displayUrl(url), answer.status, 'not a JSON object');
+    if (!body || typeof body !== 'object' || Array.isArray(body))
+      throw new GatewayResponseError(displayUrl(url), answer.status, 'not a JSON object');
     const record = body as Record<string, unknown>;
     return { messageid: messageIdOf(record), answer: record };
   }
@@ -156,8 +164,10 @@ export class UazapiClient implements GatewayClient {
       policy,
     );
     const body = answer.body as Record<string, unknown> | null;
-    if (!body || typeof body !== 'object' || Array.isArray(body)) throw new GatewayResponseError(target, answer.status, 'not a JSON object');
-    if (typeof body.base64Data !== 'string' || body.base64Data === '') throw new GatewayResponseError(target, answer.status, 'no base64Data in the answer');
+    if (!body || typeof body !== 'object' || Array.isArray(body))
+      throw new GatewayResponseError(target, answer.status, 'not a JSON object');
+    if (typeof body.base64Data !== 'string' || body.base64Data === '')
+      throw new GatewayResponseError(target, answer.status, 'no base64Data in the answer');
     const { data, mimetype: urlMime } = splitDataUrl(body.base64Data);
     const compact = data.replace(/\s+/g, '');
     if (!BASE64.test(compact)) throw new GatewayResponseError(target, answer.status, 'base64Data is not base64');

@@ -14,7 +14,11 @@ const TABLE = 'kv_slots';
 type StoredSlot = { expiresAt: number } & ({ buffer: { entries: BufferEntry[]; first_at: number; last_at: number } } | { value: string });
 
 function toStored(slot: Slot): StoredSlot {
-  if ('buffer' in slot) return { expiresAt: slot.expiresAt, buffer: { entries: slot.buffer.entries, first_at: slot.buffer.first_at, last_at: slot.buffer.last_at } };
+  if ('buffer' in slot)
+    return {
+      expiresAt: slot.expiresAt,
+      buffer: { entries: slot.buffer.entries, first_at: slot.buffer.first_at, last_at: slot.buffer.last_at },
+    };
   return { expiresAt: slot.expiresAt, value: slot.value };
 }
 
@@ -65,7 +69,11 @@ export class DurableKeyValueStorage extends MemoryKeyValueStorage {
       const batch = this.pending;
       this.pending = new Map();
       // Serialised now (the slot may change after), written in order after earlier flushes.
-      const writes = [...batch].map(([key, slot]) => ({ key, stored: slot ? JSON.stringify(toStored(slot)) : null, expiresAt: slot?.expiresAt ?? 0 }));
+      const writes = [...batch].map(([key, slot]) => ({
+        key,
+        stored: slot ? JSON.stringify(toStored(slot)) : null,
+        expiresAt: slot?.expiresAt ?? 0,
+      }));
       // A failed earlier batch was reported to its own caller; it does not block this one.
       this.writing = this.writing
         .catch(() => undefined)
@@ -73,7 +81,11 @@ export class DurableKeyValueStorage extends MemoryKeyValueStorage {
           this.knex.transaction(async (trx) => {
             for (const w of writes) {
               if (w.stored === null) await trx(TABLE).where({ key: w.key }).delete();
-              else await trx(TABLE).insert({ key: w.key, slot: w.stored, expires_at: w.expiresAt }).onConflict('key').merge(['slot', 'expires_at']);
+              else
+                await trx(TABLE)
+                  .insert({ key: w.key, slot: w.stored, expires_at: w.expiresAt })
+                  .onConflict('key')
+                  .merge(['slot', 'expires_at']);
             }
           }),
         );

@@ -22,10 +22,12 @@ export function checkKey(what: string, key: unknown): asserts key is string {
 
 /** A duration in ms: a positive integer (Redis PX refuses 0 and fractions). */
 export function checkTtl(what: string, ms: unknown): asserts ms is number {
-  if (typeof ms !== 'number' || !Number.isInteger(ms) || ms < 1) throw new RangeError(`${what} must be a positive integer of milliseconds, got ${String(ms)}`);
+  if (typeof ms !== 'number' || !Number.isInteger(ms) || ms < 1)
+    throw new RangeError(`${what} must be a positive integer of milliseconds, got ${String(ms)}`);
 }
 
 /** An instant or non-negative duration in ms. */
 export function checkMs(what: string, ms: unknown): asserts ms is number {
-  if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) throw new RangeError(`${what} must be a non-negative number of milliseconds, got ${String(ms)}`);
+  if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0)
+    throw new RangeError(`${what} must be a non-negative number of milliseconds, got ${String(ms)}`);
 }

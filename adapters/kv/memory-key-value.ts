@@ -94,7 +94,13 @@ export class MemoryKeyValue implements KeyValue {
     return slot && 'buffer' in slot ? slot.buffer : undefined;
   }
 
-  async bufferPush(key: string, id: string, payload: JsonValue, now: number, ttlMs: number = DEFAULT_BUFFER_TTL_MS): Promise<BufferSummary> {
+  async bufferPush(
+    key: string,
+    id: string,
+    payload: JsonValue,
+    now: number,
+    ttlMs: number = DEFAULT_BUFFER_TTL_MS,
+  ): Promise<BufferSummary> {
     checkKey('buffer key', key);
     checkKey('message id', id);
     checkMs('now', now);
@@ -135,7 +141,13 @@ export class MemoryKeyValue implements KeyValue {
     const buffer = this.buffer(key);
     if (!buffer) return null;
     const last = buffer.entries[buffer.entries.length - 1]!;
-    return { count: buffer.entries.length, first_at: buffer.first_at, last_at: buffer.last_at, last_id: last.id, entries: copy(buffer.entries) };
+    return {
+      count: buffer.entries.length,
+      first_at: buffer.first_at,
+      last_at: buffer.last_at,
+      last_id: last.id,
+      entries: copy(buffer.entries),
+    };
   }
 
   async dedupe(key: string, ttlMs: number): Promise<boolean> {
@@ -188,7 +200,8 @@ export class MemoryKeyValue implements KeyValue {
   async deleteByPrefix(prefix: string): Promise<number> {
     checkKey('prefix to erase', prefix);
     let deleted = 0;
-    for (const kind of KINDS) for (const full of this.storage.keysStartingWith(this.key(kind, prefix))) if (this.storage.delete(full)) deleted++;
+    for (const kind of KINDS)
+      for (const full of this.storage.keysStartingWith(this.key(kind, prefix))) if (this.storage.delete(full)) deleted++;
     await this.storage.flush();
     return deleted;
   }

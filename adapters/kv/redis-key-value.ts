@@ -38,14 +38,26 @@ export class RedisKeyValue implements KeyValue {
     return storeKey(this.prefix, kind, key);
   }
 
-  async bufferPush(key: string, id: string, payload: JsonValue, now: number, ttlMs: number = DEFAULT_BUFFER_TTL_MS): Promise<BufferSummary> {
+  async bufferPush(
+    key: string,
+    id: string,
+    payload: JsonValue,
+    now: number,
+    ttlMs: number = DEFAULT_BUFFER_TTL_MS,
+  ): Promise<BufferSummary> {
     checkKey('buffer key', key);
     checkKey('message id', id);
     checkMs('now', now);
     checkTtl('buffer ttl', ttlMs);
     const at = Math.floor(now);
     const entry = JSON.stringify({ id, at, payload: payload ?? null });
-    const reply = (await scripts.bufferPush.run(this.redis, [this.key('buf', key)], [id, entry, at, ttlMs])) as [string, string, string, string, number];
+    const reply = (await scripts.bufferPush.run(this.redis, [this.key('buf', key)], [id, entry, at, ttlMs])) as [
+      string,
+      string,
+      string,
+      string,
+      number,
+    ];
     return { count: Number(reply[0]), first_at: Number(reply[1]), last_at: Number(reply[2]), last_id: reply[3], added: reply[4] === 1 };
   }
 
@@ -54,7 +66,9 @@ export class RedisKeyValue implements KeyValue {
     checkKey('message id', id);
     checkMs('now', now);
     checkMs('max hold', maxHoldMs);
-    const reply = (await scripts.bufferDrainIfLast.run(this.redis, [this.key('buf', key)], [id, Math.floor(now), Math.floor(maxHoldMs)])) as string[] | null;
+    const reply = (await scripts.bufferDrainIfLast.run(this.redis, [this.key('buf', key)], [id, Math.floor(now), Math.floor(maxHoldMs)])) as
+      | string[]
+      | null;
     return reply ? reply.map((json) => JSON.parse(json) as BufferEntry) : null;
   }
 

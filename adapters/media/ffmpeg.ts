@@ -45,7 +45,13 @@ export function runFfmpeg(path: string, args: string[], options: { timeoutMs: nu
     });
     child.on('error', (err: NodeJS.ErrnoException) => {
       const code = err.code === 'ENOENT' || err.code === 'EACCES' ? 'missing' : 'failed';
-      finish(() => reject(new FfmpegError(code, code === 'missing' ? `ffmpeg not found at "${path}"` : `ffmpeg could not start: ${err.message}`, '', { cause: err })));
+      finish(() =>
+        reject(
+          new FfmpegError(code, code === 'missing' ? `ffmpeg not found at "${path}"` : `ffmpeg could not start: ${err.message}`, '', {
+            cause: err,
+          }),
+        ),
+      );
     });
     child.on('close', (code) => finish(() => resolve({ code, stderr })));
   });

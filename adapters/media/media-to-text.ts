@@ -88,7 +88,12 @@ export function createMediaConverter(options: MediaConverterOptions): MediaConve
   const timeout = options.requestTimeoutMs !== undefined ? { timeout_ms: options.requestTimeoutMs } : {};
 
   async function describe(model: string, prompt: string, parts: ContentPart[], maxTokens: number, signal?: AbortSignal): Promise<string> {
-    const result = await ai.chat(model, { messages: [{ role: 'user', content: [{ type: 'text', text: prompt }, ...parts] }], max_tokens: maxTokens, signal, ...timeout });
+    const result = await ai.chat(model, {
+      messages: [{ role: 'user', content: [{ type: 'text', text: prompt }, ...parts] }],
+      max_tokens: maxTokens,
+      signal,
+      ...timeout,
+    });
     const text = result.text.trim();
     if (!text) throw new EmptyOutputError(model);
     return text;
@@ -100,15 +105,24 @@ export function createMediaConverter(options: MediaConverterOptions): MediaConve
 
   async function image(input: MediaInput, signal?: AbortSignal): Promise<string> {
     const type = baseMimetype(input.mimetype);
-    if (!VISION_IMAGE_TYPES.has(type)) throw new UnconvertibleMediaError(MEDIA_MARKERS.image, `image type ${type} is not accepted by vision models`);
+    if (!VISION_IMAGE_TYPES.has(type))
+      throw new UnconvertibleMediaError(MEDIA_MARKERS.image, `image type ${type} is not accepted by vision models`);
     return describe(models.vision, IMAGE_PROMPT, [{ type: 'image', mimetype: type, data: input.bytes }], 400, signal);
   }
 
   async function document(input: MediaInput, signal?: AbortSignal): Promise<string> {
     const type = baseMimetype(input.mimetype);
     const isPdf = type === 'application/pdf' || Buffer.from(input.bytes.subarray(0, 5)).toString('latin1') === '%PDF-';
-    if (isPdf) return describe(models.document, DOCUMENT_PROMPT, [{ type: 'pdf', data: input.bytes, filename: input.filename ?? 'documento.pdf' }], 4000, signal);
-    if (type.startsWith('text/') || type === 'application/json') return new TextDecoder('utf-8').decode(input.bytes).slice(0, MAX_TEXT_DOCUMENT_CHARS).trim();
+    if (isPdf)
+      return describe(
+        models.document,
+        DOCUMENT_PROMPT,
+        [{ type: 'pdf', data: input.bytes, filename: input.filename ?? 'documento.pdf' }],
+        4000,
+        signal,
+      );
+    if (type.startsWith('text/') || type === 'application/json')
+      return new TextDecoder('utf-8').decode(input.bytes).slice(0, MAX_TEXT_DOCUMENT_CHARS).trim();
     if (type.startsWith('image/')) return image(input, signal);
     throw new UnconvertibleMediaError(UNSUPPORTED_DOCUMENT_MARKER, `document type ${type || '(none)'} cannot be read`);
   }
@@ -131,7 +145,13 @@ export function createMediaConverter(options: MediaConverterOptions): MediaConve
     }
     const [described, heard] = await Promise.allSettled([
       extracted.frames.length
-        ? describe(models.vision, VIDEO_FRAMES_PROMPT, extracted.frames.map((data) => ({ type: 'image' as const, mimetype: 'image/jpeg', data })), 500, signal)
+        ? describe(
+            models.vision,
+            VIDEO_FRAMES_PROMPT,
+            extracted.frames.map((data) => ({ type: 'image' as const, mimetype: 'image/jpeg', data })),
+            500,
+            signal,
+          )
         : Promise.resolve(undefined),
       extracted.audio ? transcribe(extracted.audio, 'audio/mp4', signal) : Promise.resolve(undefined),
     ]);
@@ -139,8 +159,12 @@ export function createMediaConverter(options: MediaConverterOptions): MediaConve
     if (described.status === 'rejected' && (heard.status === 'rejected' || !extracted.audio)) throw described.reason;
     if (heard.status === 'rejected' && !extracted.frames.length) throw heard.reason;
     const lines = [`[vídeo${extracted.durationSeconds ? ` de ${Math.round(extracted.durationSeconds)} s` : ''}]`];
-    if (extracted.frames.length) lines.push(`Descrição do vídeo: ${described.status === 'fulfilled' ? described.value : '[não foi possível descrever as imagens]'}`);
-    if (extracted.audio) lines.push(`Áudio do vídeo: ${heard.status === 'fulfilled' ? heard.value || 'sem fala reconhecível' : '[não foi possível transcrever]'}`);
+    if (extracted.frames.length)
+      lines.push(`Descrição do vídeo: ${described.status === 'fulfilled' ? described.value : '[não foi possível descrever as imagens]'}`);
+    if (extracted.audio)
+      lines.push(
+        `Áudio do vídeo: ${heard.status === 'fulfilled' ? heard.value || 'sem fala reconhecível' : '[não foi possível transcrever]'}`,
+      );
     return lines.join('\n');
   }
 

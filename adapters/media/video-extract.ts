@@ -55,15 +55,43 @@ export async function extractVideo(bytes: Uint8Array, options: VideoExtractOptio
     const input = join(dir, 'input');
     await writeFile(input, bytes, { mode: 0o600 });
     const base = ['-hide_banner', '-nostdin'];
-    const probe = parseProbe((await runFfmpeg(options.ffmpegPath, [...base, '-i', input], { timeoutMs: left(), signal: options.signal })).stderr);
+    const probe = parseProbe(
+      (await runFfmpeg(options.ffmpegPath, [...base, '-i', input], { timeoutMs: left(), signal: options.signal })).stderr,
+    );
     if (!probe.hasVideo && !probe.hasAudio) throw new FfmpegError('failed', 'ffmpeg found no video or audio stream in the file');
 
     const args = [...base, '-loglevel', 'error', '-y', '-i', input];
     if (probe.hasVideo) {
       const fps = probe.durationSeconds ? options.frames / probe.durationSeconds : 1;
-      args.push('-map', '0:v:0', '-vf', `fps=${fps.toFixed(6)},scale='min(${options.maxWidth},iw)':-2`, '-frames:v', String(options.frames), '-q:v', '5', join(dir, 'frame_%03d.jpg'));
+      args.push(
+        '-map',
+        '0:v:0',
+        '-vf',
+        `fps=${fps.toFixed(6)},scale='min(${options.maxWidth},iw)':-2`,
+        '-frames:v',
+        String(options.frames),
+        '-q:v',
+        '5',
+        join(dir, 'frame_%03d.jpg'),
+      );
     }
-    if (probe.hasAudio) args.push('-map', '0:a:0', '-vn', '-ac', '1', '-ar', '16000', '-c:a', 'aac', '-b:a', '48k', '-t', String(options.maxAudioSeconds), join(dir, 'audio.m4a'));
+    if (probe.hasAudio)
+      args.push(
+        '-map',
+        '0:a:0',
+        '-vn',
+        '-ac',
+        '1',
+        '-ar',
+        '16000',
+        '-c:a',
+        'aac',
+        '-b:a',
+        '48k',
+        '-t',
+        String(options.maxAudioSeconds),
+        join(dir, 'audio.m4a'),
+      );
     const run = await runFfmpeg(options.ffmpegPath, args, { timeoutMs: left(), signal: options.signal });
     if (run.code !== 0) throw new FfmpegError('failed', `ffmpeg exited with code ${run.code}`, run.stderr);
 

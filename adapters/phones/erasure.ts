@@ -70,7 +70,10 @@ export function phoneNeedles(phones: Array<string | number | null | undefined>):
 export function nameRule(names: Array<string | null | undefined>): ReplaceRule | null {
   const forms = new Set<string>();
   for (const name of names) {
-    const words = String(name ?? '').trim().split(/\s+/).filter(Boolean);
+    const words = String(name ?? '')
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean);
     if (words.length === 0) continue;
     forms.add(words.map(escapeRegExp).join('\\s+'));
     for (const word of words) if ([...word].length >= 3 && !NAME_PARTICLES.has(word.toLowerCase())) forms.add(escapeRegExp(word));

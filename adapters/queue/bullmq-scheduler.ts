@@ -65,8 +65,23 @@ export class BullMqScheduler implements Scheduler {
   schedule(executionId: string, wakeAt: number): void {
     const delay = Math.max(0, wakeAt - Date.now());
     this.queue
-      .add('wake', { id: executionId }, { jobId: `${executionId}_${Math.round(wakeAt)}`, delay, removeOnComplete: true, removeOnFail: { count: 1000 }, attempts: 5, backoff: { type: 'exponential', delay: 1000 } })
-      .catch((err: Error) => this.options.onError?.(Object.assign(err, { message: `queueing execution ${executionId} failed (the periodic sweep retries): ${err.message}` })));
+      .add(
+        'wake',
+        { id: executionId },
+        {
+          jobId: `${executionId}_${Math.round(wakeAt)}`,
+          delay,
+          removeOnComplete: true,
+          removeOnFail: { count: 1000 },
+          attempts: 5,
+          backoff: { type: 'exponential', delay: 1000 },
+        },
+      )
+      .catch((err: Error) =>
+        this.options.onError?.(
+          Object.assign(err, { message: `queueing execution ${executionId} failed (the periodic sweep retries): ${err.message}` }),
+        ),
+      );
   }
 
   /** Jobs are not removed: a wake that finds nothing to take is a no-op. */
@@ -114,7 +129,10 @@ export class BullMqScheduler implements Scheduler {
       await this.queue.close();
     })();
     let timer: NodeJS.Timeout | undefined;
-    const timedOut = await Promise.race([graceful.then(() => false), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), timeoutMs)))]);
+    const timedOut = await Promise.race([
+      graceful.then(() => false),
+      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), timeoutMs))),
+    ]);
     clearTimeout(timer);
     if (timedOut) {
       graceful.catch(() => undefined);

@@ -77,7 +77,10 @@ async function main(): Promise<void> {
       res.status(401).json({ error: 'unauthorized', details: [] });
       return;
     }
-    const instance = await pool.query<{ id: number; clinica_id: number }>('select id, clinica_id from instancias_whatsapp where token = $1 limit 1', [token]);
+    const instance = await pool.query<{ id: number; clinica_id: number }>(
+      'select id, clinica_id from instancias_whatsapp where token = $1 limit 1',
+      [token],
+    );
     const clinicId = instance.rows[0]?.clinica_id;
     if (clinicId === undefined) {
       res.status(401).json({ error: 'unauthorized', details: [] });
@@ -96,12 +99,23 @@ async function main(): Promise<void> {
     const lead =
       variants.length === 0
         ? undefined
-        : (await pool.query<{ clinica_id: number; remotejid: string }>(`select * from leads where clinica_id = $1 and remotejid in (${variants.map((_, i) => `$${i + 2}`).join(', ')}) limit 1`, [clinicId, ...variants])).rows[0];
+        : (
+            await pool.query<{ clinica_id: number; remotejid: string }>(
+              `select * from leads where clinica_id = $1 and remotejid in (${variants.map((_, i) => `$${i + 2}`).join(', ')}) limit 1`,
+              [clinicId, ...variants],
+            )
+          ).rows[0];
     if (!lead) {
       res.status(200).json({ status: 'ignored', reason: 'not a lead' });
       return;
     }
-    await kv.bufferPush(`${lead.clinica_id}:${lead.remotejid}`, message.messageid, { message_id: message.messageid, text: message.text ?? null }, Date.now(), ttlMs);
+    await kv.bufferPush(
+      `${lead.clinica_id}:${lead.remotejid}`,
+      message.messageid,
+      { message_id: message.messageid, text: message.text ?? null },
+      Date.now(),
+      ttlMs,
+    );
     res.status(200).json({ status: 'queued' });
   }
 

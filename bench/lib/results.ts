@@ -17,7 +17,13 @@ export interface Machine {
 
 export function machine(): Machine {
   const list = cpus();
-  return { cpu: list[0]?.model.trim() ?? 'unknown', cores: list.length, memory_gb: Math.round(totalmem() / 2 ** 30), os: `${osType()} ${release()}`, node: process.version };
+  return {
+    cpu: list[0]?.model.trim() ?? 'unknown',
+    cores: list.length,
+    memory_gb: Math.round(totalmem() / 2 ** 30),
+    os: `${osType()} ${release()}`,
+    node: process.version,
+  };
 }
 
 export interface BenchResult {
@@ -31,7 +37,9 @@ export interface BenchResult {
 
 /** Stores `result` under `name` in bench/results.json, with the machine and the time. */
 export function saveResult(name: string, result: BenchResult): void {
-  const all: Record<string, unknown> = existsSync(RESULTS_FILE) ? (JSON.parse(readFileSync(RESULTS_FILE, 'utf8')) as Record<string, unknown>) : {};
+  const all: Record<string, unknown> = existsSync(RESULTS_FILE)
+    ? (JSON.parse(readFileSync(RESULTS_FILE, 'utf8')) as Record<string, unknown>)
+    : {};
   all[name] = { ran_at: new Date().toISOString(), machine: machine(), ...result };
   const sorted = Object.fromEntries(Object.entries(all).sort(([a], [b]) => a.localeCompare(b)));
   const tmp = `${RESULTS_FILE}.${process.pid}.tmp`;

@@ -15,7 +15,8 @@ import { spawnLeadflow as spawnProcess, type LeadflowProcess as SpawnedProcess }
 import { leadTextEvent } from '../../test/helpers/uazapi-events.js';
 
 export { BIN, ROOT } from '../../test/helpers/leadflow-process.js';
-export const DATABASE_URL = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+export const DATABASE_URL =
+  process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS_BASE = process.env.BENCH_REDIS_URL || process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6379';
 export const TOKEN = 'bench-instance-token';
 export const CLINIC_PHONE = '5511900001111';
@@ -94,7 +95,6 @@ export async function startServices(options: { env?: Record<string, string>; log
     return benchProc;
   };
 
-
   // Schema and the seeded clinic, through the CLI as an operator would.
   const seedFile = join(scratch, 'seed.yaml');
   writeFileSync(
@@ -140,12 +140,23 @@ export async function startServices(options: { env?: Record<string, string>; log
     async createLeads(count) {
       const phones = Array.from({ length: count }, () => `55119${String(10000000 + ++phoneSeq).padStart(8, '0')}`);
       for (let i = 0; i < phones.length; i += 500) {
-        const rows = phones.slice(i, i + 500).map((phone) => ({ remotejid: phone, clinica_id: clinic.id, instancia_id: instance.id, nome: 'Lead Bench', telefone: phone, orcamento: 'Até R$ 3.000', transferido: false }));
+        const rows = phones
+          .slice(i, i + 500)
+          .map((phone) => ({
+            remotejid: phone,
+            clinica_id: clinic.id,
+            instancia_id: instance.id,
+            nome: 'Lead Bench',
+            telefone: phone,
+            orcamento: 'Até R$ 3.000',
+            transferido: false,
+          }));
         await knex('leads').insert(rows);
       }
       return phones;
     },
-    leadEvent: (phone, text, messageid) => leadTextEvent({ phone, text, token: TOKEN, owner: CLINIC_PHONE, ...(messageid ? { messageid } : {}) }),
+    leadEvent: (phone, text, messageid) =>
+      leadTextEvent({ phone, text, token: TOKEN, owner: CLINIC_PHONE, ...(messageid ? { messageid } : {}) }),
     close: () => (closed ??= close()),
   };
 
@@ -153,7 +164,11 @@ export async function startServices(options: { env?: Record<string, string>; log
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     for (const p of procs) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
-    await Promise.all(procs.map((p) => (p.child.exitCode !== null || p.child.signalCode !== null ? undefined : new Promise((r) => p.child.once('exit', r)))));
+    await Promise.all(
+      procs.map((p) =>
+        p.child.exitCode !== null || p.child.signalCode !== null ? undefined : new Promise((r) => p.child.once('exit', r)),
+      ),
+    );
     await knex.destroy();
     const dropper = knexFactory({ client: 'pg', connection: DATABASE_URL, pool: { min: 0, max: 1 } });
     await dropper.raw(`drop schema if exists "${schema}" cascade`);

@@ -31,7 +31,11 @@ export function table(rows: Row[]): string {
   const head: Row = { measure: 'measure', value: 'leadflow', against: 'floor / target', verdict: 'verdict' };
   const all = [head, ...rows];
   const widths = (['measure', 'value', 'against', 'verdict'] as const).map((k) => Math.max(...all.map((r) => r[k].length)));
-  const line = (r: Row) => [r.measure, r.value, r.against, r.verdict].map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (r: Row) =>
+    [r.measure, r.value, r.against, r.verdict]
+      .map((cell, i) => cell.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 

@@ -9,18 +9,24 @@ import { openMigratedDatabase } from './migrate.js';
 
 function clinicIdOf(value: string): number {
   const id = Number(value);
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(id) || id < 1) throw new UsageError(`--clinic expects a clinic id (a positive whole number), got "${value}"`);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(id) || id < 1)
+    throw new UsageError(`--clinic expects a clinic id (a positive whole number), got "${value}"`);
   return id;
 }
 
 export function registerChat(program: Command): void {
   program
     .command('chat')
-    .description("talk with one clinic's agent (the test path): same prompt and tools, the contingency model, memory kept only in this process; nothing is sent to anyone")
+    .description(
+      "talk with one clinic's agent (the test path): same prompt and tools, the contingency model, memory kept only in this process; nothing is sent to anyone",
+    )
     .requiredOption('--clinic <id>', 'clinic id (clinicas_com_atendentes.id)')
     .option('--model <provider:model>', 'model answering (default: $LEADFLOW_MODEL_CONTINGENCY)')
     .option('--flows <dir>', 'flows directory holding prompts/agent-system.md (default: $LEADFLOW_FLOWS_DIR or ./flows)')
-    .addHelpText('after', '\nOne message per line; /reset forgets the conversation, /sair or Ctrl-D ends it.\nReplies go to stdout as "agente> ..." lines; notes and tool effects to stderr.')
+    .addHelpText(
+      'after',
+      '\nOne message per line; /reset forgets the conversation, /sair or Ctrl-D ends it.\nReplies go to stdout as "agente> ..." lines; notes and tool effects to stderr.',
+    )
     .action(async (opts: { clinic: string; model?: string; flows?: string }) => {
       const clinicaId = clinicIdOf(opts.clinic);
       const ai = createAiService(process.env);
@@ -51,7 +57,18 @@ export function registerChat(program: Command): void {
         }
       }
       try {
-        const summary = await runChatSession({ db, ai, clinicaId, model, promptFile, lines: lines(), out: process.stdout, err: process.stderr, rateLimitWaitMs: ai.models.rateLimitWaitMs, signal: abort.signal });
+        const summary = await runChatSession({
+          db,
+          ai,
+          clinicaId,
+          model,
+          promptFile,
+          lines: lines(),
+          out: process.stdout,
+          err: process.stderr,
+          rateLimitWaitMs: ai.models.rateLimitWaitMs,
+          signal: abort.signal,
+        });
         if (summary.failed > 0 && summary.answered === 0) process.exitCode = 1;
       } finally {
         rl.close();

@@ -32,7 +32,14 @@ function durationMs(r: ExecutionRecord): number {
 /** A table of executions, newest first: id, created, flow, status, steps, duration. */
 export function formatExecutionList(records: ExecutionRecord[]): string {
   if (records.length === 0) return 'no executions\n';
-  const rows = records.map((r) => [r.id, r.created_at, r.flow, `${r.status}${r.dry_run ? ' (dry run)' : ''}`, String(r.steps.length), `${durationMs(r)} ms`]);
+  const rows = records.map((r) => [
+    r.id,
+    r.created_at,
+    r.flow,
+    `${r.status}${r.dry_run ? ' (dry run)' : ''}`,
+    String(r.steps.length),
+    `${durationMs(r)} ms`,
+  ]);
   const header = ['ID', 'CREATED', 'FLOW', 'STATUS', 'STEPS', 'DURATION'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   return `${[header, ...rows].map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')).join('\n')}\n`;
@@ -60,12 +67,18 @@ export function formatExecutionDetail(r: ExecutionRecord): string {
     lines.push(`  ${s.key}  ${s.type}  ${s.status}  ${s.ms} ms  attempt ${s.attempt}  started ${s.started_at}`);
     lines.push(`    input:  ${json(s.params)}`);
     if (s.output !== undefined) lines.push(`    output: ${json(s.output)}`);
-    if (s.error) lines.push(`    error:  ${s.error.name}: ${s.error.message}${s.error.status !== undefined ? ` (status ${s.error.status})` : ''}${s.error.body !== undefined ? ` ${json(s.error.body)}` : ''}`);
+    if (s.error)
+      lines.push(
+        `    error:  ${s.error.name}: ${s.error.message}${s.error.status !== undefined ? ` (status ${s.error.status})` : ''}${s.error.body !== undefined ? ` ${json(s.error.body)}` : ''}`,
+      );
     if (s.state) lines.push(`    state:  ${json(s.state)}`);
   }
   if (r.outbound.length > 0) {
     lines.push(`outbound calls (${r.outbound.length}):`);
-    for (const c of r.outbound) lines.push(`  [${c.step}] ${c.kind} ${c.method ?? ''} ${c.url ?? ''}${c.status !== undefined ? ` -> ${c.status}` : ''}${c.performed ? '' : ' (not performed)'}${c.body !== undefined ? ` ${json(c.body)}` : ''}`);
+    for (const c of r.outbound)
+      lines.push(
+        `  [${c.step}] ${c.kind} ${c.method ?? ''} ${c.url ?? ''}${c.status !== undefined ? ` -> ${c.status}` : ''}${c.performed ? '' : ' (not performed)'}${c.body !== undefined ? ` ${json(c.body)}` : ''}`,
+      );
   }
   if (r.response) lines.push(`response  ${r.response.status} ${json(r.response.body)}`);
   if (r.output !== undefined) lines.push(`output    ${json(r.output)}`);
@@ -110,7 +123,10 @@ export interface ReplayOptions {
  */
 export async function replayExecution(options: ReplayOptions): Promise<ExecutionRecord> {
   const { record, flows, dryRun } = options;
-  if (!flows.has(record.flow)) throw new UsageError(`flow "${record.flow}" of execution ${record.id} is not loaded (flows: ${[...flows.keys()].join(', ') || 'none'})`);
+  if (!flows.has(record.flow))
+    throw new UsageError(
+      `flow "${record.flow}" of execution ${record.id} is not loaded (flows: ${[...flows.keys()].join(', ') || 'none'})`,
+    );
   const scope = dryRun ? await options.db.rollbackScope() : undefined;
   const engine = new Engine({
     registry: options.registry ?? defaultRegistry(),
@@ -133,7 +149,9 @@ export async function replayExecution(options: ReplayOptions): Promise<Execution
       handle = await engine.start(record.flow, recordedTriggerInput(record), { dryRun });
     } catch (err) {
       if (err instanceof InputValidationError) {
-        throw new UsageError(`the recorded payload no longer matches the input of flow "${record.flow}":\n${err.details.map((d) => `  ${d.path}: ${d.message}`).join('\n')}`);
+        throw new UsageError(
+          `the recorded payload no longer matches the input of flow "${record.flow}":\n${err.details.map((d) => `  ${d.path}: ${d.message}`).join('\n')}`,
+        );
       }
       throw err;
     }
@@ -170,8 +188,11 @@ export function registerExecutions(program: Command): void {
     .option('--status <status>', `only executions in this status (${STATUSES.join(', ')})`)
     .option('--json', 'print the records as one JSON array')
     .action(async (opts: { limit: number; flow?: string; status?: string; json?: boolean }) => {
-      if (opts.status !== undefined && !STATUSES.includes(opts.status as ExecutionStatus)) throw new UsageError(`--status must be one of ${STATUSES.join(', ')}`);
-      const records = await withStore((store) => store.list({ limit: opts.limit, flow: opts.flow, status: opts.status as ExecutionStatus | undefined }));
+      if (opts.status !== undefined && !STATUSES.includes(opts.status as ExecutionStatus))
+        throw new UsageError(`--status must be one of ${STATUSES.join(', ')}`);
+      const records = await withStore((store) =>
+        store.list({ limit: opts.limit, flow: opts.flow, status: opts.status as ExecutionStatus | undefined }),
+      );
       process.stdout.write(opts.json ? `${JSON.stringify(records)}\n` : formatExecutionList(records));
     });
 

@@ -5,7 +5,10 @@ import { databaseFromEnv, type Database } from '../../adapters/db/database.js';
  * The database of DATABASE_URL (else SQLite under LEADFLOW_DATA_DIR, default ./data), migrated to
  * the latest schema. Applied migrations are reported on stderr.
  */
-export async function openMigratedDatabase(env: Record<string, string | undefined> = process.env, err: NodeJS.WritableStream = process.stderr): Promise<Database> {
+export async function openMigratedDatabase(
+  env: Record<string, string | undefined> = process.env,
+  err: NodeJS.WritableStream = process.stderr,
+): Promise<Database> {
   const db = databaseFromEnv(env);
   try {
     const applied = await db.migrate();

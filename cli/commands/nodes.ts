@@ -24,7 +24,9 @@ export function describeNode(def: NodeDefinition): string {
     lines.push(`    ${name}: ${typeName(prop)}${required}${fallback} - ${prop.description ?? ''}`);
   }
   for (const [slot, decl] of Object.entries(def.children ?? {})) {
-    lines.push(`  ${slot}: ${decl.shape === 'list' ? 'steps' : 'name -> steps'}${decl.required ? ' (required)' : ''} - ${decl.description}`);
+    lines.push(
+      `  ${slot}: ${decl.shape === 'list' ? 'steps' : 'name -> steps'}${decl.required ? ' (required)' : ''} - ${decl.description}`,
+    );
   }
   lines.push(`  output: ${def.output.description}`);
   return lines.join('\n');
@@ -38,7 +40,14 @@ export function registerNodes(program: Command): void {
     .action((opts: { json?: boolean }) => {
       const defs = defaultRegistry().all();
       if (opts.json) {
-        const out = defs.map((d) => ({ type: d.type, description: d.description, params: d.params, children: d.children ?? {}, output: d.output.description, examples: d.examples }));
+        const out = defs.map((d) => ({
+          type: d.type,
+          description: d.description,
+          params: d.params,
+          children: d.children ?? {},
+          output: d.output.description,
+          examples: d.examples,
+        }));
         process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
         return;
       }

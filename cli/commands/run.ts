@@ -55,7 +55,9 @@ export function registerRun(program: Command): void {
         });
         if (!grant) {
           await runtime.close();
-          throw new UsageError(`the payload's "token" is not the token of a registered instance (POST ${flow.trigger.webhook.path} would answer 401)`);
+          throw new UsageError(
+            `the payload's "token" is not the token of a registered instance (POST ${flow.trigger.webhook.path} would answer 401)`,
+          );
         }
         input = { body: grant.body, auth: grant.auth };
       }
@@ -65,7 +67,10 @@ export function registerRun(program: Command): void {
         // The instance directory must read through the same transaction: on SQLite the open
         // transaction holds the only connection, so a lookup outside it would wait forever.
         // A dry run's buffers, dedupe marks, locks and erasures stay in a scratch store of its own.
-        services: { ...runtime.services, ...(scope ? { db: scope.db, instances: { get: (id: number) => scope.db.instanceById(id) }, kv: new MemoryKeyValue() } : {}) },
+        services: {
+          ...runtime.services,
+          ...(scope ? { db: scope.db, instances: { get: (id: number) => scope.db.instanceById(id) }, kv: new MemoryKeyValue() } : {}),
+        },
         store: scope ? new MemoryExecutionStore() : runtime.store,
       });
       await engine.startScheduler();
@@ -75,7 +80,9 @@ export function registerRun(program: Command): void {
           handle = await engine.start(flow.name, input, { dryRun: opts.dryRun ?? false });
         } catch (err) {
           if (err instanceof InputValidationError) {
-            throw new UsageError(`payload does not match the input of flow "${flow.name}":\n${err.details.map((d) => `  ${d.path}: ${d.message}`).join('\n')}`);
+            throw new UsageError(
+              `payload does not match the input of flow "${flow.name}":\n${err.details.map((d) => `  ${d.path}: ${d.message}`).join('\n')}`,
+            );
           }
           throw err;
         }

@@ -19,7 +19,10 @@ export function registerSeed(program: Command): void {
   program
     .command('seed')
     .description('upsert clinics, protocols and instances from a YAML or JSON file, in one transaction; a bad file changes nothing')
-    .argument('<file>', 'seed file: clinicas: [{nome, endereco, posicionamento, hunter_nome, hunter_telefone, admin_telefones, protocolos, instancias}]')
+    .argument(
+      '<file>',
+      'seed file: clinicas: [{nome, endereco, posicionamento, hunter_nome, hunter_telefone, admin_telefones, protocolos, instancias}]',
+    )
     .action(async (file: string) => {
       let data: unknown;
       try {

@@ -17,7 +17,7 @@ const SHUTDOWN_GRACE_MS = 10_000;
 export function registerServe(program: Command): void {
   program
     .command('serve')
-    .description('serve every flow\'s webhook on $PORT (default 3000) and run executions in this process')
+    .description("serve every flow's webhook on $PORT (default 3000) and run executions in this process")
     .option('--watch', 'reload flows when a file changes; an invalid edit is refused and the old flows keep serving')
     .option('--flows <dir>', 'flows directory (default: $LEADFLOW_FLOWS_DIR or ./flows)')
     .action(async (opts: { watch?: boolean; flows?: string }) => {
@@ -26,7 +26,9 @@ export function registerServe(program: Command): void {
       const queueWebhooks = webhooksQueuedFromEnv(process.env);
       const dir = flowsDirectory(opts.flows);
       const loaded = loadValidFlows(dir);
-      const metrics = createMetrics({ onError: (err, where) => logger.warn({ metric: where, err: (err as Error).message }, 'metrics hook failed') });
+      const metrics = createMetrics({
+        onError: (err, where) => logger.warn({ metric: where, err: (err as Error).message }, 'metrics hook failed'),
+      });
       const runtime = await openRuntime({ logger, migrate: true, metrics, durableKeyValue: true });
       // REDIS_URL: queue mode (this process serves and also works the shared queue); else embedded.
       const scheduler = queueSchedulerFromEnv(process.env, logger);
@@ -43,13 +45,24 @@ export function registerServe(program: Command): void {
         { mode: scheduler ? 'queue' : 'embedded', ...(scheduler ? { webhooks: queueWebhooks ? 'queue' : 'local' } : {}) },
         scheduler ? 'queue mode: waits and resumes go through the Redis queue' : 'embedded mode: executions run in this process',
       );
-      const sweepTimer = setInterval(() => void engine.sweep().catch((err: Error) => logger.warn({ err: err.message }, 'sweeping waits failed')), SWEEP_EVERY_MS).unref();
+      const sweepTimer = setInterval(
+        () => void engine.sweep().catch((err: Error) => logger.warn({ err: err.message }, 'sweeping waits failed')),
+        SWEEP_EVERY_MS,
+      ).unref();
       const stopPruning = await startPruning(runtime.store, logger);
       const secret = process.env.LEADFLOW_WEBHOOK_SECRET || undefined;
       if (!secret) logger.warn({}, 'LEADFLOW_WEBHOOK_SECRET is not set: webhooks accept unauthenticated requests');
       const admin = adminFromEnv({ env: process.env, engine, runtime, logger });
       if (admin) logger.info({}, 'admin HTTP surface on: /admin/executions (bearer LEADFLOW_ADMIN_TOKEN)');
-      const app = buildWebhookApp({ engine, logger, secret, instanceTokens: runtime.instanceByToken, ...(admin ? { admin } : {}), metrics, ready: () => runtime.ready() });
+      const app = buildWebhookApp({
+        engine,
+        logger,
+        secret,
+        instanceTokens: runtime.instanceByToken,
+        ...(admin ? { admin } : {}),
+        metrics,
+        ready: () => runtime.ready(),
+      });
       const port = Number(process.env.PORT ?? 3000);
       const server: Server = await new Promise((resolve, reject) => {
         const s = app.listen(port, () => resolve(s));
@@ -57,7 +70,10 @@ export function registerServe(program: Command): void {
       });
       const address = server.address();
       const bound = typeof address === 'object' && address ? address.port : port;
-      const routes = engine.listFlows().filter((f) => f.trigger.webhook).map((f) => `${f.trigger.webhook!.method} ${f.trigger.webhook!.path}`);
+      const routes = engine
+        .listFlows()
+        .filter((f) => f.trigger.webhook)
+        .map((f) => `${f.trigger.webhook!.method} ${f.trigger.webhook!.path}`);
       logger.info({ port: bound, flows: engine.listFlows().map((f) => f.name), routes }, `listening on port ${bound}`);
       const stopWatching = opts.watch ? watchFlows(dir, engine, logger) : () => undefined;
 

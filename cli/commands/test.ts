@@ -18,7 +18,9 @@ export function registerTest(program: Command): void {
       const run = await runFlowTests({ testsDir, flowsDir, registry: defaultRegistry(), filter: opts.filter });
       for (const problem of run.problems) process.stdout.write(`${formatProblem(problem)}\n`);
       for (const r of run.results) {
-        process.stdout.write(`${r.passed ? 'ok  ' : 'FAIL'} ${relative(process.cwd(), r.file) || r.file} > ${r.name} (${Math.round(r.ms)} ms)\n`);
+        process.stdout.write(
+          `${r.passed ? 'ok  ' : 'FAIL'} ${relative(process.cwd(), r.file) || r.file} > ${r.name} (${Math.round(r.ms)} ms)\n`,
+        );
         for (const failure of r.failures) process.stdout.write(`       ${failure}\n`);
       }
       const passed = run.results.filter((r) => r.passed).length;

@@ -17,19 +17,35 @@ export function registerWorker(program: Command): void {
     .command('worker')
     .description('take executions from the shared Redis queue (needs REDIS_URL); run any number of these beside any number of `serve`')
     .option('--flows <dir>', 'flows directory (default: $LEADFLOW_FLOWS_DIR or ./flows)')
-    .option('--metrics-port <port>', 'serve GET /healthz, /readyz and /metrics of this worker on this port (default: $LEADFLOW_METRICS_PORT; unset: none)')
-    .addHelpText('after', '\nSIGTERM or SIGINT: stops taking jobs, hands what runs back to the queue as due waits, exits.\nLEADFLOW_WORKER_CONCURRENCY: executions driven at once (default 16).')
+    .option(
+      '--metrics-port <port>',
+      'serve GET /healthz, /readyz and /metrics of this worker on this port (default: $LEADFLOW_METRICS_PORT; unset: none)',
+    )
+    .addHelpText(
+      'after',
+      '\nSIGTERM or SIGINT: stops taking jobs, hands what runs back to the queue as due waits, exits.\nLEADFLOW_WORKER_CONCURRENCY: executions driven at once (default 16).',
+    )
     .action(async (opts: { flows?: string; metricsPort?: string }) => {
       const logger = createLogger();
-      if (!process.env.REDIS_URL?.trim()) throw new UsageError('worker needs REDIS_URL (the queue lives in Redis); without it, `leadflow serve` runs executions itself');
+      if (!process.env.REDIS_URL?.trim())
+        throw new UsageError('worker needs REDIS_URL (the queue lives in Redis); without it, `leadflow serve` runs executions itself');
       const loaded = loadValidFlows(flowsDirectory(opts.flows));
       const metricsPortText = opts.metricsPort ?? process.env.LEADFLOW_METRICS_PORT;
       const metricsPort = metricsPortText === undefined || metricsPortText === '' ? undefined : Number(metricsPortText);
-      if (metricsPort !== undefined && (!Number.isInteger(metricsPort) || metricsPort < 0 || metricsPort > 65535)) throw new UsageError(`--metrics-port expects a port number, got "${metricsPortText}"`);
-      const metrics = createMetrics({ onError: (err, where) => logger.warn({ metric: where, err: (err as Error).message }, 'metrics hook failed') });
+      if (metricsPort !== undefined && (!Number.isInteger(metricsPort) || metricsPort < 0 || metricsPort > 65535))
+        throw new UsageError(`--metrics-port expects a port number, got "${metricsPortText}"`);
+      const metrics = createMetrics({
+        onError: (err, where) => logger.warn({ metric: where, err: (err as Error).message }, 'metrics hook failed'),
+      });
       const runtime = await openRuntime({ logger, migrate: true, metrics });
       const scheduler = queueSchedulerFromEnv(process.env, logger)!;
-      const engine = createEngine(loaded.flows, logger, { services: runtime.services, store: runtime.store, scheduler, leaseMs: leaseMsFromEnv(process.env), observer: metrics.observer });
+      const engine = createEngine(loaded.flows, logger, {
+        services: runtime.services,
+        store: runtime.store,
+        scheduler,
+        leaseMs: leaseMsFromEnv(process.env),
+        observer: metrics.observer,
+      });
       metrics.setQueueDepth(() => scheduler.dueOrRunning());
       let opsServer: Server | undefined;
       if (metricsPort !== undefined) {
@@ -43,13 +59,19 @@ export function registerWorker(program: Command): void {
           s.once('error', reject);
         });
         const address = opsServer.address();
-        logger.info({ port: typeof address === 'object' && address ? address.port : metricsPort }, 'worker metrics on /metrics, /readyz, /healthz');
+        logger.info(
+          { port: typeof address === 'object' && address ? address.port : metricsPort },
+          'worker metrics on /metrics, /readyz, /healthz',
+        );
       }
       await engine.startScheduler();
       // Retention and the erasure ledger are kept by every process, so a deployment of workers
       // behind a receiver that does not prune still prunes.
       const stopPruning = await startPruning(runtime.store, logger);
-      const sweepTimer = setInterval(() => void engine.sweep().catch((err: Error) => logger.warn({ err: err.message }, 'sweeping waits failed')), SWEEP_EVERY_MS).unref();
+      const sweepTimer = setInterval(
+        () => void engine.sweep().catch((err: Error) => logger.warn({ err: err.message }, 'sweeping waits failed')),
+        SWEEP_EVERY_MS,
+      ).unref();
       logger.info({ flows: engine.listFlows().map((f) => f.name), owner: engine.owner }, 'worker started');
 
       let closing = false;

@@ -9,7 +9,8 @@ const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE
 /** PostgreSQL SQLSTATEs: class 08 (connection exception), 57P01-57P03 (shutdown, cannot connect now). */
 const PG_STATES = /^(08\d{3}|57P0[123])$/;
 /** Messages of pg, knex and ioredis when the connection is gone. */
-const MESSAGES = /Connection terminated|connection is closed|Timeout acquiring a connection|Client has encountered a connection error|the database system is (starting up|shutting down)/i;
+const MESSAGES =
+  /Connection terminated|connection is closed|Timeout acquiring a connection|Client has encountered a connection error|the database system is (starting up|shutting down)/i;
 
 /** How long a step parked for an unreachable dependency waits before it runs again, ms. */
 export const DEPENDENCY_RETRY_MS = 2_000;
@@ -23,7 +24,8 @@ export const DEPENDENCY_RETRY_MS = 2_000;
 export function isDependencyUnavailable(err: unknown): boolean {
   if (!err || typeof err !== 'object' || err instanceof TypeError) return false;
   const e = err as { name?: string; code?: unknown; message?: unknown };
-  if (typeof e.name === 'string' && /^(Gateway|Provider|RateLimit|AgentFailed|EmptyOutput|APIConnection|HttpStatus|Timeout)/.test(e.name)) return false;
+  if (typeof e.name === 'string' && /^(Gateway|Provider|RateLimit|AgentFailed|EmptyOutput|APIConnection|HttpStatus|Timeout)/.test(e.name))
+    return false;
   if (e.name === 'KnexTimeoutError' || e.name === 'MaxRetriesPerRequestError') return true;
   if (typeof e.code === 'string' && (NETWORK_CODES.has(e.code) || PG_STATES.test(e.code))) return true;
   return typeof e.message === 'string' && MESSAGES.test(e.message);

@@ -68,7 +68,8 @@ export function loadFlowText(file: string, text: string, registry: NodeRegistry)
   const trigger = (raw.trigger ?? {}) as Raw;
   const webhookRaw = trigger.webhook as Raw | undefined;
   const respondRaw = (webhookRaw?.respond ?? {}) as Raw;
-  const compiledRespondBody = respondRaw.body === undefined ? undefined : compile(respondRaw.body, ['trigger', 'webhook', 'respond', 'body']);
+  const compiledRespondBody =
+    respondRaw.body === undefined ? undefined : compile(respondRaw.body, ['trigger', 'webhook', 'respond', 'body']);
 
   for (const p of expressionProblems) {
     problems.push(source.problem(p.path, 'bad-expression', `bad expression: ${p.message}`, { charOffset: p.offset }));
@@ -79,7 +80,9 @@ export function loadFlowText(file: string, text: string, registry: NodeRegistry)
     try {
       inputSchemaAjv.compile(trigger.input as object);
     } catch (err) {
-      problems.push(source.problem(['trigger', 'input'], 'invalid-value', `trigger.input is not a valid JSON Schema: ${(err as Error).message}`));
+      problems.push(
+        source.problem(['trigger', 'input'], 'invalid-value', `trigger.input is not a valid JSON Schema: ${(err as Error).message}`),
+      );
     }
   }
   if (problems.length > 0) return { problems: sortProblems(problems) };
@@ -92,7 +95,11 @@ export function loadFlowText(file: string, text: string, registry: NodeRegistry)
         respond:
           respondRaw.mode === 'step'
             ? { mode: 'step', timeout_ms: Number(respondRaw.timeout_ms ?? 30000) }
-            : { mode: 'immediately', status: Number(respondRaw.status ?? 202), body: respondRaw.body ?? { execution_id: '{{ execution.id }}' } },
+            : {
+                mode: 'immediately',
+                status: Number(respondRaw.status ?? 202),
+                body: respondRaw.body ?? { execution_id: '{{ execution.id }}' },
+              },
       }
     : undefined;
   const flow: LoadedFlow = {
@@ -106,7 +113,8 @@ export function loadFlowText(file: string, text: string, registry: NodeRegistry)
     steps,
     compiledVars,
     compiledOutput,
-    compiledRespondBody: compiledRespondBody ?? (webhook?.respond.mode === 'immediately' ? compile({ execution_id: '{{ execution.id }}' }, []) : undefined),
+    compiledRespondBody:
+      compiledRespondBody ?? (webhook?.respond.mode === 'immediately' ? compile({ execution_id: '{{ execution.id }}' }, []) : undefined),
     sourceHash: createHash('sha256').update(text).digest('hex'),
   };
   return { flow, problems: [] };
@@ -166,7 +174,11 @@ export function loadFlowFile(file: string, registry: NodeRegistry, displayName =
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    return { problems: [{ file: displayName, line: 1, col: 1, path: [], code: 'yaml-syntax', message: `cannot read file: ${(err as Error).message}` }] };
+    return {
+      problems: [
+        { file: displayName, line: 1, col: 1, path: [], code: 'yaml-syntax', message: `cannot read file: ${(err as Error).message}` },
+      ],
+    };
   }
   return loadFlowText(displayName, text, registry);
 }
@@ -200,7 +212,9 @@ export function loadFlowDirectory(dir: string, registry: NodeRegistry, cwd = pro
     if (!flow) continue;
     if (flows.has(flow.name)) {
       const source = new YamlSource(display, readFileSync(file, 'utf8'));
-      problems.push(source.problem(['name'], 'duplicate-route', `flow name "${flow.name}" is already used by ${flows.get(flow.name)!.file}`));
+      problems.push(
+        source.problem(['name'], 'duplicate-route', `flow name "${flow.name}" is already used by ${flows.get(flow.name)!.file}`),
+      );
       continue;
     }
     if (flow.trigger.webhook) {
@@ -228,7 +242,13 @@ function callFlowProblems(flows: Map<string, LoadedFlow>, cwd: string): LoadProb
         const target = step.compiledParams.entries.find(([k]) => k === 'flow')?.[1];
         if (target?.kind === 'literal' && typeof target.value === 'string' && !flows.has(target.value)) {
           const source = new YamlSource(flow.file, readFileSync(join(cwd, flow.file), 'utf8'));
-          problems.push(source.problem([...step.sourcePath, 'params', 'flow'], 'unknown-step', `call-flow target "${target.value}" is not a loaded flow`));
+          problems.push(
+            source.problem(
+              [...step.sourcePath, 'params', 'flow'],
+              'unknown-step',
+              `call-flow target "${target.value}" is not a loaded flow`,
+            ),
+          );
         }
       }
       for (const list of Object.values(step.children)) visit(flow, list);
@@ -237,4 +257,3 @@ function callFlowProblems(flows: Map<string, LoadedFlow>, cwd: string): LoadProb
   for (const flow of flows.values()) visit(flow, flow.steps);
   return problems;
 }
-

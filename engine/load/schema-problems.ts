@@ -58,7 +58,9 @@ function describe(path: Path): string {
 
 /** Maps ajv errors (allErrors, verbose) to problems; noise from if/then and expression alternatives is dropped. */
 export function schemaProblems(errors: ErrorObject[], data: unknown, source: YamlSource, stepTypes: string[]): LoadProblem[] {
-  const relevant = errors.filter((e) => e.keyword !== 'if' && !e.schemaPath.includes('/$defs/expression') && !e.schemaPath.startsWith('#/$defs/expression'));
+  const relevant = errors.filter(
+    (e) => e.keyword !== 'if' && !e.schemaPath.includes('/$defs/expression') && !e.schemaPath.startsWith('#/$defs/expression'),
+  );
   const pathsWithSpecificErrors = new Set(relevant.filter((e) => e.keyword !== 'anyOf').map((e) => e.instancePath));
   const seen = new Set<string>();
   const problems: LoadProblem[] = [];
@@ -71,7 +73,12 @@ export function schemaProblems(errors: ErrorObject[], data: unknown, source: Yam
         const field = String((e.params as { additionalProperty: string }).additionalProperty);
         const allowed = Object.keys(((e.parentSchema ?? {}) as { properties?: object }).properties ?? {});
         const hint = closest(field, allowed);
-        problem = source.problem([...path, field], 'unknown-field', `unknown field "${field}" in ${describe(path)}${hint ? ` (did you mean "${hint}"?)` : allowed.length ? ` (allowed: ${allowed.join(', ')})` : ''}`, { atKey: true });
+        problem = source.problem(
+          [...path, field],
+          'unknown-field',
+          `unknown field "${field}" in ${describe(path)}${hint ? ` (did you mean "${hint}"?)` : allowed.length ? ` (allowed: ${allowed.join(', ')})` : ''}`,
+          { atKey: true },
+        );
         break;
       }
       case 'required': {
@@ -87,7 +94,11 @@ export function schemaProblems(errors: ErrorObject[], data: unknown, source: Yam
         const value = String(e.data);
         if (isStepTypePath(path)) {
           const hint = closest(value, stepTypes);
-          problem = source.problem(path, 'unknown-node-type', `unknown node type "${value}"${hint ? ` (did you mean "${hint}"?)` : ''}; see \`leadflow nodes\``);
+          problem = source.problem(
+            path,
+            'unknown-node-type',
+            `unknown node type "${value}"${hint ? ` (did you mean "${hint}"?)` : ''}; see \`leadflow nodes\``,
+          );
         } else {
           problem = source.problem(path, 'invalid-value', `${describe(path)} must be one of: ${allowed.join(', ')}`);
         }
@@ -95,8 +106,14 @@ export function schemaProblems(errors: ErrorObject[], data: unknown, source: Yam
       }
       case 'const': {
         // A union of literals fails once per literal: list them all, as for an enum.
-        const allowed = relevant.filter((o) => o.keyword === 'const' && o.instancePath === e.instancePath).map((o) => String((o.params as { allowedValue: unknown }).allowedValue));
-        problem = source.problem(path, 'invalid-value', `${describe(path)} must be ${allowed.length > 1 ? `one of: ${allowed.join(', ')}` : allowed.join('')}`);
+        const allowed = relevant
+          .filter((o) => o.keyword === 'const' && o.instancePath === e.instancePath)
+          .map((o) => String((o.params as { allowedValue: unknown }).allowedValue));
+        problem = source.problem(
+          path,
+          'invalid-value',
+          `${describe(path)} must be ${allowed.length > 1 ? `one of: ${allowed.join(', ')}` : allowed.join('')}`,
+        );
         break;
       }
       case 'anyOf':

@@ -5,7 +5,11 @@ import type { LoadedStep, LoadProblem } from '../types.js';
 import type { Path, YamlSource } from './yaml-source.js';
 
 /** Every compiled expression with the path of the YAML value holding it and its offset in that string. */
-function expressionsWithPaths(value: CompiledValue | undefined, path: Path, out: Array<{ refs: string[]; path: Path; source: string; offset: number }>): void {
+function expressionsWithPaths(
+  value: CompiledValue | undefined,
+  path: Path,
+  out: Array<{ refs: string[]; path: Path; source: string; offset: number }>,
+): void {
   if (!value) return;
   switch (value.kind) {
     case 'literal':
@@ -71,7 +75,12 @@ export interface FlowLevelValues {
   compiledRespondBody?: CompiledValue;
 }
 
-export function structuralProblems(steps: LoadedStep[], source: YamlSource, flowValues: FlowLevelValues, termination: TerminationRule): LoadProblem[] {
+export function structuralProblems(
+  steps: LoadedStep[],
+  source: YamlSource,
+  flowValues: FlowLevelValues,
+  termination: TerminationRule,
+): LoadProblem[] {
   const problems: LoadProblem[] = [];
   const everyStep = allSteps(steps);
   const ids = new Set<string>();
@@ -94,7 +103,11 @@ export function structuralProblems(steps: LoadedStep[], source: YamlSource, flow
       if (ids.has(ref)) continue;
       const qualified = text.indexOf(`steps.${ref}`);
       const offset = qualified >= 0 ? qualified + 'steps.'.length : text.indexOf(ref);
-      problems.push(source.problem(path, 'unknown-step', `expression refers to unknown step "${ref}"`, { charOffset: exprOffset + Math.max(0, offset) }));
+      problems.push(
+        source.problem(path, 'unknown-step', `expression refers to unknown step "${ref}"`, {
+          charOffset: exprOffset + Math.max(0, offset),
+        }),
+      );
     }
   }
 
@@ -104,14 +117,27 @@ export function structuralProblems(steps: LoadedStep[], source: YamlSource, flow
       if (typeof step.on_error === 'object') {
         const target = step.on_error.goto;
         if (!list.some((s) => s.id === target)) {
-          problems.push(source.problem([...step.sourcePath, 'on_error', 'goto'], 'unknown-step', `on_error.goto "${target}" is not a step of the same list`));
+          problems.push(
+            source.problem(
+              [...step.sourcePath, 'on_error', 'goto'],
+              'unknown-step',
+              `on_error.goto "${target}" is not a step of the same list`,
+            ),
+          );
         } else gotoTargets.add(target);
       }
     }
     let reachable = true;
     for (const step of list) {
       if (gotoTargets.has(step.id)) reachable = true;
-      if (!reachable) problems.push(source.problem([...step.sourcePath, 'id'], 'unreachable-step', `step "${step.id}" can never run: every path before it ends the flow`));
+      if (!reachable)
+        problems.push(
+          source.problem(
+            [...step.sourcePath, 'id'],
+            'unreachable-step',
+            `step "${step.id}" can never run: every path before it ends the flow`,
+          ),
+        );
       if (stepTerminates(step, termination)) reachable = false;
       for (const child of Object.values(step.children)) checkList(child);
     }

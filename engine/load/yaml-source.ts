@@ -27,7 +27,14 @@ export class YamlSource {
       Alias: (_key, node) => {
         if (node.resolve(this.doc)) return;
         const pos = this.lines.linePos(node.range?.[0] ?? 0);
-        problems.push({ file: this.file, line: pos.line, col: pos.col, path: [], code: 'yaml-syntax', message: `alias *${node.source} has no anchor &${node.source} before it` });
+        problems.push({
+          file: this.file,
+          line: pos.line,
+          col: pos.col,
+          path: [],
+          code: 'yaml-syntax',
+          message: `alias *${node.source} has no anchor &${node.source} before it`,
+        });
       },
     });
     return problems;
@@ -71,7 +78,8 @@ export class YamlSource {
     let at = offset;
     if (opts.charOffset !== undefined && node && isScalar(node)) {
       if (node.type === 'PLAIN') at += opts.charOffset;
-      else if (node.type === 'QUOTE_DOUBLE' || node.type === 'QUOTE_SINGLE') at += 1 + rawLength(this.text.slice(offset + 1), opts.charOffset, node.type);
+      else if (node.type === 'QUOTE_DOUBLE' || node.type === 'QUOTE_SINGLE')
+        at += 1 + rawLength(this.text.slice(offset + 1), opts.charOffset, node.type);
     }
     return this.lines.linePos(at);
   }

@@ -211,7 +211,13 @@ export class ExecutionRun {
         record.params = maskSecrets(params);
         // 3. mock, 4. run
         let output: unknown;
-        if (mock?.error) throw Object.assign(new Error(mock.error.message), { name: mock.error.name ?? 'MockError', status: mock.error.status, body: mock.error.body, mocked: true });
+        if (mock?.error)
+          throw Object.assign(new Error(mock.error.message), {
+            name: mock.error.name ?? 'MockError',
+            status: mock.error.status,
+            body: mock.error.body,
+            mocked: true,
+          });
         if (mock && 'output' in mock) output = mock.output;
         else {
           const stepSignal = lazyChildSignal(this.host.signal);
@@ -251,7 +257,13 @@ export class ExecutionRun {
           // run the step again later (its retries and on_error are kept for real failures).
           record.status = 'waiting';
           this.host.logger.warn(
-            { execution: this.record.id, flow: this.flow.name, step: step.id, error: toStepError(err).message, retry_in_ms: DEPENDENCY_RETRY_MS },
+            {
+              execution: this.record.id,
+              flow: this.flow.name,
+              step: step.id,
+              error: toStepError(err).message,
+              retry_in_ms: DEPENDENCY_RETRY_MS,
+            },
             'a dependency is unreachable; the step runs again later',
           );
           throw new SuspendSignal(Date.now() + DEPENDENCY_RETRY_MS, {});
@@ -268,9 +280,24 @@ export class ExecutionRun {
         const error = toStepError(err);
         record.error = error;
         // 5. retry
-        if (step.retry && record.attempt < step.retry.attempts && !(err as { mocked?: boolean }).mocked && (await this.retryAllowed(step, scope, error))) {
+        if (
+          step.retry &&
+          record.attempt < step.retry.attempts &&
+          !(err as { mocked?: boolean }).mocked &&
+          (await this.retryAllowed(step, scope, error))
+        ) {
           const delay = retryDelay(step.retry, record.attempt);
-          this.host.logger.debug({ execution: this.record.id, flow: this.flow.name, step: step.id, attempt: record.attempt, delay_ms: delay, error: error.message }, 'step failed, retrying');
+          this.host.logger.debug(
+            {
+              execution: this.record.id,
+              flow: this.flow.name,
+              step: step.id,
+              attempt: record.attempt,
+              delay_ms: delay,
+              error: error.message,
+            },
+            'step failed, retrying',
+          );
           record.attempt++;
           record.params = undefined;
           this.liveParams.delete(key);
@@ -305,14 +332,31 @@ export class ExecutionRun {
 
   private logStep(record: StepRecord): void {
     this.host.logger.debug(
-      { execution: this.record.id, flow: this.flow.name, step: record.id, type: record.type, status: record.status, attempt: record.attempt, ms: record.ms, ...(record.error ? { error: record.error.message } : {}) },
+      {
+        execution: this.record.id,
+        flow: this.flow.name,
+        step: record.id,
+        type: record.type,
+        status: record.status,
+        attempt: record.attempt,
+        ms: record.ms,
+        ...(record.error ? { error: record.error.message } : {}),
+      },
       'step',
     );
     // Called where a step ends (success, error after its last attempt, stopped).
     const status = record.status;
     if (status === 'success' || status === 'error' || status === 'stopped') {
       notifyObserver(this.host.observer, this.host.logger, (o) =>
-        o.stepEnded?.({ flow: this.flow.name, execution: this.record.id, step: record.id, node_type: record.type, status, ms: record.ms, attempt: record.attempt }),
+        o.stepEnded?.({
+          flow: this.flow.name,
+          execution: this.record.id,
+          step: record.id,
+          node_type: record.type,
+          status,
+          ms: record.ms,
+          attempt: record.attempt,
+        }),
       );
     }
   }
@@ -325,9 +369,11 @@ export class ExecutionRun {
   private save(): Promise<void> {
     const snapshot = structuredClone(this.record);
     snapshot.updated_at = new Date().toISOString();
-    this.saving = this.saving.then(() => this.host.save(snapshot)).catch((err) => {
-      this.host.logger.error({ execution: this.record.id, err: (err as Error).message }, 'saving execution failed');
-    });
+    this.saving = this.saving
+      .then(() => this.host.save(snapshot))
+      .catch((err) => {
+        this.host.logger.error({ execution: this.record.id, err: (err as Error).message }, 'saving execution failed');
+      });
     return this.saving;
   }
 

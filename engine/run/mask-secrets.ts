@@ -22,6 +22,7 @@ export function maskSecrets(value: JsonValue): JsonValue {
 /** True when a recorded value had credentials masked (it cannot be reused as-is on resume). */
 export function containsMasked(value: JsonValue): boolean {
   if (Array.isArray(value)) return value.some(containsMasked);
-  if (value && typeof value === 'object') return Object.entries(value).some(([k, v]) => (SECRET_KEY.test(k) && v === MASK) || containsMasked(v));
+  if (value && typeof value === 'object')
+    return Object.entries(value).some(([k, v]) => (SECRET_KEY.test(k) && v === MASK) || containsMasked(v));
   return false;
 }

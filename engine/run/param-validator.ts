@@ -5,13 +5,20 @@ import { ParamValidationError } from '../errors/param-validation-error.js';
 import type { JsonValue, NodeDefinition } from '../types.js';
 
 const Ajv = AjvModule.default ?? AjvModule;
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as unknown as (a: InstanceType<typeof Ajv>) => void;
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as unknown as (
+  a: InstanceType<typeof Ajv>,
+) => void;
 const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: true });
 addFormats(ajv);
 const cache = new WeakMap<NodeDefinition, ValidateFunction>();
 
 /** Returns the params with defaults applied; throws ParamValidationError listing each problem. */
-export function validateParams(def: NodeDefinition, params: JsonValue | undefined, stepId: string, written: string[] = []): Record<string, JsonValue> {
+export function validateParams(
+  def: NodeDefinition,
+  params: JsonValue | undefined,
+  stepId: string,
+  written: string[] = [],
+): Record<string, JsonValue> {
   let validate = cache.get(def);
   if (!validate) {
     validate = ajv.compile(JSON.parse(JSON.stringify(def.params)));

@@ -22,11 +22,14 @@ export class InProcessScheduler implements Scheduler {
       return;
     }
     const delay = Math.max(0, wakeAt - Date.now());
-    const timer = setTimeout(() => {
-      this.timers.delete(executionId);
-      if (wakeAt > Date.now()) return this.schedule(executionId, wakeAt);
-      this.handler?.(executionId).catch(() => undefined);
-    }, Math.min(delay, MAX_TIMER_MS));
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(executionId);
+        if (wakeAt > Date.now()) return this.schedule(executionId, wakeAt);
+        this.handler?.(executionId).catch(() => undefined);
+      },
+      Math.min(delay, MAX_TIMER_MS),
+    );
     this.timers.set(executionId, timer);
   }
 

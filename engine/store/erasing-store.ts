@@ -146,7 +146,12 @@ class Erasures {
   /** `parentId` and its ancestors, nearest first, read from the store. */
   private async ancestors(parentId: string): Promise<string[]> {
     const out: string[] = [];
-    for (let id: string | undefined = parentId; id !== undefined && out.length < MAX_DEPTH && !out.includes(id); id = (await this.inner.get(id))?.parent_id) out.push(id);
+    for (
+      let id: string | undefined = parentId;
+      id !== undefined && out.length < MAX_DEPTH && !out.includes(id);
+      id = (await this.inner.get(id))?.parent_id
+    )
+      out.push(id);
     return out;
   }
 
@@ -194,7 +199,14 @@ class Erasures {
     };
     const { erased, spared } = await this.inner.erasePayloads(erasure, spare);
     // Then in the ledger, for the writes of every process (also after a restart of this one).
-    const entry: ErasureEntry = { id: randomUUID(), erasure, eraser_id: executionId, execution_ids: [executionId, ...spared], created_at: now, expires_at: armed.expiresAt };
+    const entry: ErasureEntry = {
+      id: randomUUID(),
+      erasure,
+      eraser_id: executionId,
+      execution_ids: [executionId, ...spared],
+      created_at: now,
+      expires_at: armed.expiresAt,
+    };
     if (this.ledger) await this.ledger.recordErasure(entry);
     // A spared execution may have ended between the pass reading it and the erasure being armed and
     // recorded: look again.
@@ -232,7 +244,8 @@ export function withErasure<S extends ExecutionStore & PayloadEraser>(inner: S, 
   type Write = (record: ExecutionRecord, ...rest: unknown[]) => Promise<unknown>;
   for (const name of RECORD_WRITES) {
     if (typeof Reflect.get(inner, name, inner) !== 'function') continue;
-    own[name] = (record: ExecutionRecord, ...rest: unknown[]) => erasures.write(record, (out) => (Reflect.get(inner, name, inner) as Write).call(inner, out, ...rest));
+    own[name] = (record: ExecutionRecord, ...rest: unknown[]) =>
+      erasures.write(record, (out) => (Reflect.get(inner, name, inner) as Write).call(inner, out, ...rest));
   }
   // Pruning (serve, hourly): also ends the ledger entries whose executions have all ended.
   if (typeof Reflect.get(inner, 'prune', inner) === 'function') {

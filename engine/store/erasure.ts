@@ -115,7 +115,9 @@ export class CompiledErasure {
   /** True when any payload part of the record holds a needle. */
   matches(record: Partial<Pick<ExecutionRecord, PayloadPart>>): boolean {
     if (this.needles.length === 0) return false;
-    return PAYLOAD_PARTS.some((part) => record[part] !== undefined && this.hits(typeof record[part] === 'string' ? record[part] : JSON.stringify(record[part])));
+    return PAYLOAD_PARTS.some(
+      (part) => record[part] !== undefined && this.hits(typeof record[part] === 'string' ? record[part] : JSON.stringify(record[part])),
+    );
   }
 
   /** `text` with every replace rule applied. */

@@ -1,6 +1,13 @@
 import type { ExecutionRecord } from '../types.js';
 import type { ClaimResult, ExecutionStore, Lease, ListOptions, RunningExecution } from './execution-store.js';
-import { CompiledErasure, type Erasure, type ErasureEntry, type PayloadEraser, type PayloadEraseResult, type RecordSummary } from './erasure.js';
+import {
+  CompiledErasure,
+  type Erasure,
+  type ErasureEntry,
+  type PayloadEraser,
+  type PayloadEraseResult,
+  type RecordSummary,
+} from './erasure.js';
 
 /** In-process execution store; records are deep-copied in and out, as a database would. Lost on exit. */
 export class MemoryExecutionStore implements ExecutionStore, PayloadEraser {
@@ -47,7 +54,8 @@ export class MemoryExecutionStore implements ExecutionStore, PayloadEraser {
     const record = this.records.get(id);
     if (!record) return {};
     const held = this.leases.get(id);
-    if (record.status === 'running' && held && held.until > Date.now() && held.owner !== lease.owner && held.owner !== takeOverFrom) return { heldUntil: held.until };
+    if (record.status === 'running' && held && held.until > Date.now() && held.owner !== lease.owner && held.owner !== takeOverFrom)
+      return { heldUntil: held.until };
     if (record.status !== 'waiting' && record.status !== 'running') return {};
     record.status = 'running';
     this.leases.set(id, { ...lease });
@@ -62,7 +70,14 @@ export class MemoryExecutionStore implements ExecutionStore, PayloadEraser {
   }
 
   async listRunning(): Promise<RunningExecution[]> {
-    return [...this.records.values()].filter((r) => r.status === 'running').map((r) => ({ id: r.id, flow: r.flow, lease_until: this.leases.get(r.id)?.until ?? null, lease_owner: this.leases.get(r.id)?.owner ?? null }));
+    return [...this.records.values()]
+      .filter((r) => r.status === 'running')
+      .map((r) => ({
+        id: r.id,
+        flow: r.flow,
+        lease_until: this.leases.get(r.id)?.until ?? null,
+        lease_owner: this.leases.get(r.id)?.owner ?? null,
+      }));
   }
 
   /** Rewrites the person's records (erasure.ts), except those `spare` keeps. */

@@ -11,7 +11,8 @@ export function observedStatus(record: ExecutionRecord, finished: boolean): stri
 
 function statusDetail(record: ExecutionRecord, finished: boolean, timeoutMs: number): string {
   if (!finished) return ` (not finished within ${timeoutMs} ms${record.status === 'running' ? ', a step was still running' : ''})`;
-  if (record.status === 'failed' && record.error) return ` (${record.error.step ? `step "${record.error.step}": ` : ''}${record.error.message})`;
+  if (record.status === 'failed' && record.error)
+    return ` (${record.error.step ? `step "${record.error.step}": ` : ''}${record.error.message})`;
   if (record.status === 'stopped' && record.stop_reason) return ` (reason ${showValue(record.stop_reason)})`;
   return '';
 }
@@ -24,7 +25,8 @@ function stepFailures(id: string, expected: StepExpectation, record: ExecutionRe
   if (expected.ran !== undefined && expected.ran !== runs.length > 0) {
     failures.push(`${path}.ran: expected ${expected.ran} got ${runs.length > 0}${last ? ` (status "${last.status}")` : ''}`);
   }
-  if (expected.times !== undefined && expected.times !== runs.length) failures.push(`${path}.times: expected ${expected.times} got ${runs.length}`);
+  if (expected.times !== undefined && expected.times !== runs.length)
+    failures.push(`${path}.times: expected ${expected.times} got ${runs.length}`);
   const wantsRun = expected.status !== undefined || expected.output !== undefined || expected.error !== undefined;
   if (wantsRun && !last) return [...failures, `${path}: expected it to run, it never ran`];
   if (!last) return failures;
@@ -39,7 +41,10 @@ function stepFailures(id: string, expected: StepExpectation, record: ExecutionRe
 function outboundFailures(expected: NonNullable<Expectation['outbound']>, calls: OutboundCall[]): string[] {
   if (Array.isArray(expected)) {
     const failures: string[] = [];
-    if (expected.length !== calls.length) failures.push(`outbound: expected ${expected.length} call(s) got ${calls.length}${calls.length ? ` (${calls.map((c) => `${c.method ?? c.kind} ${c.url ?? ''}`.trim()).join(', ')})` : ''}`);
+    if (expected.length !== calls.length)
+      failures.push(
+        `outbound: expected ${expected.length} call(s) got ${calls.length}${calls.length ? ` (${calls.map((c) => `${c.method ?? c.kind} ${c.url ?? ''}`.trim()).join(', ')})` : ''}`,
+      );
     expected.forEach((want, i) => {
       const call = calls[i];
       if (call === undefined) failures.push(`outbound[${i}]: expected ${showValue(want)} got nothing`);
@@ -48,12 +53,16 @@ function outboundFailures(expected: NonNullable<Expectation['outbound']>, calls:
     return failures;
   }
   const failures: string[] = [];
-  if (expected.count !== undefined && expected.count !== calls.length) failures.push(`outbound.count: expected ${expected.count} got ${calls.length}`);
+  if (expected.count !== undefined && expected.count !== calls.length)
+    failures.push(`outbound.count: expected ${expected.count} got ${calls.length}`);
   // In-order containment: each expected call is looked for after the previous match.
   let from = 0;
   (expected.contains ?? []).forEach((want, i) => {
     const found = calls.findIndex((call, j) => j >= from && subsetMatches(want, call));
-    if (found < 0) failures.push(`outbound.contains[${i}]: expected a call matching ${showValue(want)}${from > 0 ? ` after call ${from - 1}` : ''} got none among ${calls.length} call(s)`);
+    if (found < 0)
+      failures.push(
+        `outbound.contains[${i}]: expected a call matching ${showValue(want)}${from > 0 ? ` after call ${from - 1}` : ''} got none among ${calls.length} call(s)`,
+      );
     else from = found + 1;
   });
   return failures;
@@ -63,7 +72,8 @@ function outboundFailures(expected: NonNullable<Expectation['outbound']>, calls:
 export function expectationFailures(expected: Expectation, record: ExecutionRecord, finished: boolean, timeoutMs: number): string[] {
   const failures: string[] = [];
   const status = observedStatus(record, finished);
-  if (status !== expected.status) failures.push(`status: expected "${expected.status}" got "${status}"${statusDetail(record, finished, timeoutMs)}`);
+  if (status !== expected.status)
+    failures.push(`status: expected "${expected.status}" got "${status}"${statusDetail(record, finished, timeoutMs)}`);
   if (expected.stop_reason !== undefined && expected.stop_reason !== record.stop_reason) {
     failures.push(`stop_reason: expected ${showValue(expected.stop_reason)} got ${showValue(record.stop_reason)}`);
   }

@@ -59,7 +59,14 @@ export async function runFlowTests(options: FlowTestOptions): Promise<FlowTestRu
   try {
     files = listTestFiles(options.testsDir);
   } catch (err) {
-    problems.push({ file: display(options.testsDir), line: 1, col: 1, path: [], code: 'yaml-syntax', message: `cannot read the tests directory: ${(err as Error).message}` });
+    problems.push({
+      file: display(options.testsDir),
+      line: 1,
+      col: 1,
+      path: [],
+      code: 'yaml-syntax',
+      message: `cannot read the tests directory: ${(err as Error).message}`,
+    });
     return { results, problems };
   }
   for (const path of files) {

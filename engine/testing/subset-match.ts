@@ -34,13 +34,16 @@ function kindOf(value: unknown): string {
 /** Mismatches of `actual` against `expected` under `path`; empty when it matches. */
 export function subsetMismatches(expected: unknown, actual: unknown, path: string): string[] {
   if (isPlainObject(expected)) {
-    if (!isPlainObject(actual)) return [`${path}: expected an object got ${kindOf(actual)} ${actual === undefined ? '' : showValue(actual)}`.trimEnd()];
+    if (!isPlainObject(actual))
+      return [`${path}: expected an object got ${kindOf(actual)} ${actual === undefined ? '' : showValue(actual)}`.trimEnd()];
     return Object.entries(expected).flatMap(([key, value]) => subsetMismatches(value, actual[key], childPath(path, key)));
   }
   if (Array.isArray(expected)) {
-    if (!Array.isArray(actual)) return [`${path}: expected an array got ${kindOf(actual)} ${actual === undefined ? '' : showValue(actual)}`.trimEnd()];
+    if (!Array.isArray(actual))
+      return [`${path}: expected an array got ${kindOf(actual)} ${actual === undefined ? '' : showValue(actual)}`.trimEnd()];
     const out: string[] = [];
-    if (expected.length !== actual.length) out.push(`${path}: expected ${expected.length} item(s) got ${actual.length} ${showValue(actual)}`);
+    if (expected.length !== actual.length)
+      out.push(`${path}: expected ${expected.length} item(s) got ${actual.length} ${showValue(actual)}`);
     const common = Math.min(expected.length, actual.length);
     for (let i = 0; i < common; i++) out.push(...subsetMismatches(expected[i], actual[i], childPath(path, i)));
     return out;

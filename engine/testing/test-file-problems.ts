@@ -25,7 +25,13 @@ export function testFileProblems(errors: ErrorObject[], data: unknown, source: Y
     const mock = MOCK_PATH.exec(e.instancePath);
     if (mock && (e.keyword === 'minProperties' || e.keyword === 'maxProperties')) {
       const id = unescapePointer(mock[2]!);
-      problems.push(source.problem(['cases', Number(mock[1]), 'mocks', id], 'invalid-value', `cases.${mock[1]}.mocks.${id} must have exactly one of "output" or "error"`));
+      problems.push(
+        source.problem(
+          ['cases', Number(mock[1]), 'mocks', id],
+          'invalid-value',
+          `cases.${mock[1]}.mocks.${id} must have exactly one of "output" or "error"`,
+        ),
+      );
       continue;
     }
     const outbound = OUTBOUND_PATH.exec(e.instancePath);
@@ -38,7 +44,13 @@ export function testFileProblems(errors: ErrorObject[], data: unknown, source: Y
       else if (isObject && e.schemaPath.includes(OUTBOUND_COUNT_BRANCH)) rest.push(e);
       else if (!isList && !isObject && !reportedOutbound.has(index)) {
         reportedOutbound.add(index);
-        problems.push(source.problem(['cases', index, 'expect', 'outbound'], 'wrong-type', `cases.${index}.expect.outbound must be a list of calls or an object {count, contains}`));
+        problems.push(
+          source.problem(
+            ['cases', index, 'expect', 'outbound'],
+            'wrong-type',
+            `cases.${index}.expect.outbound must be a list of calls or an object {count, contains}`,
+          ),
+        );
       }
       continue;
     }

@@ -48,7 +48,12 @@ export const StepExpectationSchema = Type.Object(
   {
     ran: Type.Optional(Type.Boolean({ description: 'Whether the step ran at all.' })),
     times: Type.Optional(Type.Integer({ minimum: 0, description: 'How many times it ran (foreach bodies run once per item).' })),
-    status: Type.Optional(Type.Union([Type.Literal('success'), Type.Literal('error'), Type.Literal('stopped'), Type.Literal('waiting'), Type.Literal('running')], { description: 'Status of its last run.' })),
+    status: Type.Optional(
+      Type.Union(
+        [Type.Literal('success'), Type.Literal('error'), Type.Literal('stopped'), Type.Literal('waiting'), Type.Literal('running')],
+        { description: 'Status of its last run.' },
+      ),
+    ),
     output: Type.Optional(AnyJson('Subset of the output of its last run.')),
     error: Type.Optional(AnyJson('Subset of the error of its last run ({name, message, status, body}).')),
   },
@@ -58,14 +63,18 @@ export const StepExpectationSchema = Type.Object(
 export const OutboundCountSchema = Type.Object(
   {
     count: Type.Optional(Type.Integer({ minimum: 0, description: 'Number of recorded outbound calls.' })),
-    contains: Type.Optional(Type.Array(AnyJson('Subset of one call.'), { description: 'Calls found in this order, others may sit between.' })),
+    contains: Type.Optional(
+      Type.Array(AnyJson('Subset of one call.'), { description: 'Calls found in this order, others may sit between.' }),
+    ),
   },
   { additionalProperties: false, minProperties: 1 },
 );
 
 export const ExpectationSchema = Type.Object(
   {
-    status: Type.Union([Type.Literal('success'), Type.Literal('failed'), Type.Literal('stopped'), Type.Literal('waiting')], { description: 'How the execution ended.' }),
+    status: Type.Union([Type.Literal('success'), Type.Literal('failed'), Type.Literal('stopped'), Type.Literal('waiting')], {
+      description: 'How the execution ended.',
+    }),
     stop_reason: Type.Optional(Type.String()),
     error: Type.Optional(AnyJson("Subset of the execution's error ({step, name, message, status, body}).")),
     output: Type.Optional(AnyJson("Subset of the execution's output.")),
@@ -73,7 +82,12 @@ export const ExpectationSchema = Type.Object(
     vars: Type.Optional(AnyJson("Subset of the execution's vars at the end.")),
     steps: Type.Optional(Type.Record(Type.String(), StepExpectationSchema, { description: 'Step id -> expectations.' })),
     outbound: Type.Optional(
-      Type.Union([Type.Array(AnyJson('Subset of one call ({kind, method, url, headers, body, step}).'), { description: 'Exactly these calls in order.' }), OutboundCountSchema]),
+      Type.Union([
+        Type.Array(AnyJson('Subset of one call ({kind, method, url, headers, body, step}).'), {
+          description: 'Exactly these calls in order.',
+        }),
+        OutboundCountSchema,
+      ]),
     ),
   },
   { additionalProperties: false },
@@ -85,7 +99,8 @@ export const TestCaseSchema = Type.Object(
     payload: Type.Optional(AnyJson('Trigger body; default {}.')),
     auth: Type.Optional(
       Type.Record(Type.String(), Type.Unknown(), {
-        description: 'What the webhook\'s authentication established, seen as `trigger.auth` (e.g. `{instance_id, clinica_id}` for `auth: instance-token`); default none.',
+        description:
+          "What the webhook's authentication established, seen as `trigger.auth` (e.g. `{instance_id, clinica_id}` for `auth: instance-token`); default none.",
       }),
     ),
     env: Type.Optional(
@@ -94,7 +109,9 @@ export const TestCaseSchema = Type.Object(
       }),
     ),
     mocks: Type.Optional(Type.Record(Type.String(), StepMockSchema, { description: 'Step id -> replaced output or error.' })),
-    timeout_ms: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_CASE_TIMEOUT_MS, description: 'Longest wait for the execution to end; default 10000.' })),
+    timeout_ms: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: MAX_CASE_TIMEOUT_MS, description: 'Longest wait for the execution to end; default 10000.' }),
+    ),
     expect: ExpectationSchema,
   },
   { additionalProperties: false },

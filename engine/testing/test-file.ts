@@ -57,7 +57,9 @@ export function readTestFile(path: string, display: string, flows: Map<string, L
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    return { problems: [{ file: display, line: 1, col: 1, path: [], code: 'yaml-syntax', message: `cannot read file: ${(err as Error).message}` }] };
+    return {
+      problems: [{ file: display, line: 1, col: 1, path: [], code: 'yaml-syntax', message: `cannot read file: ${(err as Error).message}` }],
+    };
   }
   return parseTestFile(display, text, flows);
 }
@@ -87,15 +89,30 @@ export function parseTestFile(file: string, text: string, flows: Map<string, Loa
     if (names.has(c.name)) problems.push(source.problem(['cases', i, 'name'], 'invalid-value', `duplicate case name "${c.name}"`));
     names.add(c.name);
     for (const id of Object.keys(c.mocks ?? {})) {
-      if (!ids.has(id)) problems.push(source.problem(['cases', i, 'mocks', id], 'unknown-step', `mocks: flow "${flow.name}" has no step "${id}"`, { atKey: true }));
+      if (!ids.has(id))
+        problems.push(
+          source.problem(['cases', i, 'mocks', id], 'unknown-step', `mocks: flow "${flow.name}" has no step "${id}"`, { atKey: true }),
+        );
     }
     for (const id of Object.keys(c.expect.steps ?? {})) {
-      if (!ids.has(id)) problems.push(source.problem(['cases', i, 'expect', 'steps', id], 'unknown-step', `expect.steps: flow "${flow.name}" has no step "${id}"`, { atKey: true }));
+      if (!ids.has(id))
+        problems.push(
+          source.problem(['cases', i, 'expect', 'steps', id], 'unknown-step', `expect.steps: flow "${flow.name}" has no step "${id}"`, {
+            atKey: true,
+          }),
+        );
     }
     for (const name of Object.keys(c.env ?? {})) {
       if (!env.has(name)) {
         const declared = [...env].sort().join(', ') || 'none';
-        problems.push(source.problem(['cases', i, 'env', name], 'invalid-value', `env: "${name}" is not declared by flow "${flow.name}" or the flows it calls, so it would change nothing (declared: ${declared})`, { atKey: true }));
+        problems.push(
+          source.problem(
+            ['cases', i, 'env', name],
+            'invalid-value',
+            `env: "${name}" is not declared by flow "${flow.name}" or the flows it calls, so it would change nothing (declared: ${declared})`,
+            { atKey: true },
+          ),
+        );
       }
     }
   });

@@ -49,7 +49,9 @@ const MAX_LIMIT = 1000;
 /** Constant-time bearer check: digests make the comparison independent of both lengths. */
 function bearerMatches(header: string | undefined, token: string): boolean {
   const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header ?? '');
-  const given = createHash('sha256').update(match?.[1] ?? '').digest();
+  const given = createHash('sha256')
+    .update(match?.[1] ?? '')
+    .digest();
   const expected = createHash('sha256').update(token).digest();
   return timingSafeEqual(given, expected) && match !== null;
 }
@@ -104,9 +106,11 @@ export function adminRouter(ctx: AdminRouteContext): Router {
     const status = single(req.query.status);
     const limitText = single(req.query.limit);
     if (flow === null) problems.push({ path: 'flow', message: 'must be given once' });
-    if (status === null || (status !== undefined && !STATUSES.includes(status as ExecutionStatus))) problems.push({ path: 'status', message: `must be one of ${STATUSES.join(', ')}` });
+    if (status === null || (status !== undefined && !STATUSES.includes(status as ExecutionStatus)))
+      problems.push({ path: 'status', message: `must be one of ${STATUSES.join(', ')}` });
     const limit = limitText === undefined ? DEFAULT_LIMIT : Number(limitText);
-    if (limitText === null || !Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) problems.push({ path: 'limit', message: `must be an integer from 1 to ${MAX_LIMIT}` });
+    if (limitText === null || !Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT)
+      problems.push({ path: 'limit', message: `must be an integer from 1 to ${MAX_LIMIT}` });
     if (problems.length > 0) return sendError(res, 422, 'invalid query', problems);
     const records = await engine.store.list({ limit, ...(flow ? { flow } : {}), ...(status ? { status: status as ExecutionStatus } : {}) });
     res.json({ executions: records.map(executionSummary) });
@@ -134,7 +138,9 @@ export function adminRouter(ctx: AdminRouteContext): Router {
           body = JSON.parse(raw.toString('utf8')) as JsonValue;
         } catch (err) {
           const at = /position (\d+)/.exec((err as Error).message)?.[1];
-          return sendError(res, 400, 'invalid JSON', [{ path: '(body)', message: at ? `not valid JSON at position ${at}` : 'not valid JSON' }]);
+          return sendError(res, 400, 'invalid JSON', [
+            { path: '(body)', message: at ? `not valid JSON at position ${at}` : 'not valid JSON' },
+          ]);
         }
       }
       const problems: Array<{ path: string; message: string }> = [];
@@ -143,7 +149,8 @@ export function adminRouter(ctx: AdminRouteContext): Router {
       if (bodyDryRun !== undefined && typeof bodyDryRun !== 'boolean') problems.push({ path: 'dry_run', message: 'must be a boolean' });
       const queryText = single(req.query.dry_run);
       const queryDryRun = typeof queryText === 'string' ? parseBoolean(queryText) : undefined;
-      if (queryText === null || (typeof queryText === 'string' && queryDryRun === undefined)) problems.push({ path: 'dry_run', message: 'must be true or false' });
+      if (queryText === null || (typeof queryText === 'string' && queryDryRun === undefined))
+        problems.push({ path: 'dry_run', message: 'must be true or false' });
       if (problems.length > 0) return sendError(res, 422, 'invalid input', problems);
       const dryRun = queryDryRun === true || bodyDryRun === true;
 
@@ -157,7 +164,10 @@ export function adminRouter(ctx: AdminRouteContext): Router {
       if (dryRun) {
         if (!admin.dryRun) return sendError(res, 501, 'dry-run replay is not available');
         const record = await admin.dryRun(original);
-        logger.info({ execution: record.id, flow: record.flow, replay_of: original.id, dry_run: true, status: record.status }, 'execution replayed (dry run)');
+        logger.info(
+          { execution: record.id, flow: record.flow, replay_of: original.id, dry_run: true, status: record.status },
+          'execution replayed (dry run)',
+        );
         res.status(200).json({ replay_of: original.id, execution: record as unknown as JsonValue });
         return;
       }
@@ -165,7 +175,8 @@ export function adminRouter(ctx: AdminRouteContext): Router {
       try {
         handle = await engine.start(original.flow, input);
       } catch (err) {
-        if (err instanceof InputValidationError) return sendError(res, 422, 'the recorded trigger no longer matches the flow input', err.details);
+        if (err instanceof InputValidationError)
+          return sendError(res, 422, 'the recorded trigger no longer matches the flow input', err.details);
         throw err;
       }
       logger.info({ execution: handle.id, flow: original.flow, replay_of: original.id, dry_run: false }, 'execution replayed');

@@ -70,7 +70,9 @@ export function buildWebhookApp(options: WebhookAppOptions): express.Express {
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
-  app.use(opsRoutes({ logger, ...(options.metrics ? { metrics: options.metrics } : {}), ...(options.ready ? { ready: options.ready } : {}) }));
+  app.use(
+    opsRoutes({ logger, ...(options.metrics ? { metrics: options.metrics } : {}), ...(options.ready ? { ready: options.ready } : {}) }),
+  );
   options.extend?.(app);
   if (options.admin?.token) {
     app.use('/admin', adminRouter({ engine, logger, admin: options.admin, bodyLimit: BODY_LIMIT_BYTES, sendError, isJson }));
@@ -118,9 +120,17 @@ export function buildWebhookApp(options: WebhookAppOptions): express.Express {
   });
 
   /** `instance-token`: 401 (and a log line without the token) unless the body's token is a registered instance's. */
-  async function authenticateInstance(flow: LoadedFlow, req: Request, res: Response, body: JsonValue): Promise<{ body: JsonValue; auth: JsonObject } | undefined> {
+  async function authenticateInstance(
+    flow: LoadedFlow,
+    req: Request,
+    res: Response,
+    body: JsonValue,
+  ): Promise<{ body: JsonValue; auth: JsonObject } | undefined> {
     if (!options.instanceTokens) {
-      logger.error({ flow: flow.name, path: req.path }, 'webhook rejected: auth instance-token needs an instance lookup, and none is configured');
+      logger.error(
+        { flow: flow.name, path: req.path },
+        'webhook rejected: auth instance-token needs an instance lookup, and none is configured',
+      );
       sendError(res, 500, 'internal error');
       return undefined;
     }

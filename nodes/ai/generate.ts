@@ -12,17 +12,50 @@ export default defineNode({
     {
       model: modelRefParam('First model to try.', '{{ env.LEADFLOW_MODEL_PRIMARY }}'),
       fallback_models: fallbackModelsParam,
-      contingency_model: optionalModelRefParam('Model used after a 429, after waiting `rate_limit_wait_ms`.', 'a 429 counts as an ordinary failure', '{{ env.LEADFLOW_MODEL_CONTINGENCY }}'),
-      system: Type.String({ default: '', maxLength: 100_000, description: 'System prompt; empty for none. Not a secret: keep credentials and rules enforced by code out of it.', examples: ['Você é a assistente da {{ steps.clinic.nome }}.'] }),
-      prompt: Type.String({ minLength: 1, maxLength: 200_000, description: 'The user message to answer.', examples: ['Escreva a primeira mensagem para {{ trigger.body.nome }}.'] }),
-      max_tokens: Type.Integer({ minimum: 1, maximum: 32_000, default: 2048, description: 'Most output tokens per call (reasoning models count their reasoning here too).', examples: [600] }),
-      rate_limit_wait_ms: Type.Integer({ minimum: 0, maximum: 600_000, default: 15_000, description: 'Wait after a 429 before the contingency model, milliseconds.', examples: ['{{ env.LEADFLOW_RATE_LIMIT_WAIT_MS }}', 15000] }),
-      deadline_ms: Type.Integer({ minimum: 1000, maximum: 900_000, default: 60_000, description: 'Total time for every attempt and wait, milliseconds.', examples: [90000] }),
+      contingency_model: optionalModelRefParam(
+        'Model used after a 429, after waiting `rate_limit_wait_ms`.',
+        'a 429 counts as an ordinary failure',
+        '{{ env.LEADFLOW_MODEL_CONTINGENCY }}',
+      ),
+      system: Type.String({
+        default: '',
+        maxLength: 100_000,
+        description: 'System prompt; empty for none. Not a secret: keep credentials and rules enforced by code out of it.',
+        examples: ['Você é a assistente da {{ steps.clinic.nome }}.'],
+      }),
+      prompt: Type.String({
+        minLength: 1,
+        maxLength: 200_000,
+        description: 'The user message to answer.',
+        examples: ['Escreva a primeira mensagem para {{ trigger.body.nome }}.'],
+      }),
+      max_tokens: Type.Integer({
+        minimum: 1,
+        maximum: 32_000,
+        default: 2048,
+        description: 'Most output tokens per call (reasoning models count their reasoning here too).',
+        examples: [600],
+      }),
+      rate_limit_wait_ms: Type.Integer({
+        minimum: 0,
+        maximum: 600_000,
+        default: 15_000,
+        description: 'Wait after a 429 before the contingency model, milliseconds.',
+        examples: ['{{ env.LEADFLOW_RATE_LIMIT_WAIT_MS }}', 15000],
+      }),
+      deadline_ms: Type.Integer({
+        minimum: 1000,
+        maximum: 900_000,
+        default: 60_000,
+        description: 'Total time for every attempt and wait, milliseconds.',
+        examples: [90000],
+      }),
     },
     { additionalProperties: false },
   ),
   output: {
-    description: '`{text, model_used, attempts}`: the trimmed, non-empty answer; the `provider:model` that wrote it; every attempt as `{model, outcome: ok|error|rate_limited|empty, ms, error?}`.',
+    description:
+      '`{text, model_used, attempts}`: the trimmed, non-empty answer; the `provider:model` that wrote it; every attempt as `{model, outcome: ok|error|rate_limited|empty, ms, error?}`.',
   },
   examples: [
     {
@@ -46,7 +79,11 @@ export default defineNode({
     const ai = aiServiceOf(ctx, 'ai.generate');
     const result = await runAgent({
       ai,
-      models: { primary: params.model, fallbacks: params.fallback_models, ...(params.contingency_model ? { contingency: params.contingency_model } : {}) },
+      models: {
+        primary: params.model,
+        fallbacks: params.fallback_models,
+        ...(params.contingency_model ? { contingency: params.contingency_model } : {}),
+      },
       ...(params.system ? { system: params.system } : {}),
       input: params.prompt,
       maxTokens: params.max_tokens,

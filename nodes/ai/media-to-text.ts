@@ -11,24 +11,44 @@ export default defineNode({
     'Turns a downloaded media item (taken from the media cache by `media_ref`) into text for the agent: audio is transcribed, an image described, a PDF read, a video described from a few frames plus its transcribed audio (needs ffmpeg). When conversion is impossible the text is a pt-BR marker such as "[vídeo recebido: não foi possível analisar o conteúdo]" and `ok` is false.',
   params: Type.Object(
     {
-      media_ref: Type.String({ minLength: 1, maxLength: 500, description: 'Reference of the item in the media cache (services.media), as the download step output it.', examples: ['{{ steps.download.media_ref }}'] }),
-      kind: Type.Union([Type.Literal('auto'), Type.Literal('audio'), Type.Literal('image'), Type.Literal('video'), Type.Literal('document')], {
-        default: 'auto',
-        description: 'What the media is; `auto` decides from its mimetype (audio/*, image/*, video/*, anything else a document).',
-        examples: ['audio', 'auto'],
+      media_ref: Type.String({
+        minLength: 1,
+        maxLength: 500,
+        description: 'Reference of the item in the media cache (services.media), as the download step output it.',
+        examples: ['{{ steps.download.media_ref }}'],
       }),
-      transcribe_model: optionalModelRefParam('Speech-to-text model (must be openai:).', 'LEADFLOW_MODEL_TRANSCRIBE', '{{ env.LEADFLOW_MODEL_TRANSCRIBE }}'),
-      vision_model: optionalModelRefParam('Model describing images and video frames.', 'LEADFLOW_MODEL_VISION', '{{ env.LEADFLOW_MODEL_VISION }}'),
+      kind: Type.Union(
+        [Type.Literal('auto'), Type.Literal('audio'), Type.Literal('image'), Type.Literal('video'), Type.Literal('document')],
+        {
+          default: 'auto',
+          description: 'What the media is; `auto` decides from its mimetype (audio/*, image/*, video/*, anything else a document).',
+          examples: ['audio', 'auto'],
+        },
+      ),
+      transcribe_model: optionalModelRefParam(
+        'Speech-to-text model (must be openai:).',
+        'LEADFLOW_MODEL_TRANSCRIBE',
+        '{{ env.LEADFLOW_MODEL_TRANSCRIBE }}',
+      ),
+      vision_model: optionalModelRefParam(
+        'Model describing images and video frames.',
+        'LEADFLOW_MODEL_VISION',
+        '{{ env.LEADFLOW_MODEL_VISION }}',
+      ),
       document_model: optionalModelRefParam('Model reading PDF documents.', 'LEADFLOW_MODEL_DOCUMENT', '{{ env.LEADFLOW_MODEL_DOCUMENT }}'),
       on_failure: Type.Union([Type.Literal('marker'), Type.Literal('error')], {
         default: 'marker',
-        description: '`marker`: a provider failure gives the marker text (ok false); `error`: it fails the step (so `retry` applies). A missing ffmpeg or unsupported format always gives the marker.',
+        description:
+          '`marker`: a provider failure gives the marker text (ok false); `error`: it fails the step (so `retry` applies). A missing ffmpeg or unsupported format always gives the marker.',
         examples: ['error'],
       }),
     },
     { additionalProperties: false },
   ),
-  output: { description: '`{text, kind, ok, reason?}`: the converted text (or the marker), the kind handled, whether it was converted, and why not.' },
+  output: {
+    description:
+      '`{text, kind, ok, reason?}`: the converted text (or the marker), the kind handled, whether it was converted, and why not.',
+  },
   examples: [
     {
       title: 'Transcribe a voice note',
@@ -57,10 +77,17 @@ export default defineNode({
       log: (level, message, fields) => ctx.log(level, message, fields),
     });
     const result = await converter.toText(
-      { bytes: item.bytes, mimetype: item.mimetype, ...(params.kind !== 'auto' ? { kind: params.kind } : {}), ...(item.filename ? { filename: item.filename } : {}) },
+      {
+        bytes: item.bytes,
+        mimetype: item.mimetype,
+        ...(params.kind !== 'auto' ? { kind: params.kind } : {}),
+        ...(item.filename ? { filename: item.filename } : {}),
+      },
       { signal: ctx.signal, onFailure: params.on_failure },
     );
     if (cache.get) await cache.take(params.media_ref);
-    return result.reason !== undefined ? { text: result.text, kind: result.kind, ok: result.ok, reason: result.reason } : { text: result.text, kind: result.kind, ok: result.ok };
+    return result.reason !== undefined
+      ? { text: result.text, kind: result.kind, ok: result.ok, reason: result.reason }
+      : { text: result.text, kind: result.kind, ok: result.ok };
   },
 });

@@ -30,12 +30,16 @@ export function aiServiceOf(ctx: NodeContext, nodeType: string): AiService {
 
 export function mediaCacheOf(ctx: NodeContext, nodeType: string): MediaCacheLike {
   const media = ctx.services.media as Partial<MediaCacheLike> | undefined;
-  if (!media || typeof media.take !== 'function') throw new Error(`${nodeType} needs the media cache: the host must pass one with take(ref) as services.media`);
+  if (!media || typeof media.take !== 'function')
+    throw new Error(`${nodeType} needs the media cache: the host must pass one with take(ref) as services.media`);
   return media as MediaCacheLike;
 }
 
 /** Host settings for media conversion (ffmpeg path and limits, temp dir, language), from services.mediaOptions. */
-export type MediaHostOptions = Pick<MediaConverterOptions, 'ffmpegPath' | 'ffmpegTimeoutMs' | 'videoFrames' | 'tmpDir' | 'language' | 'requestTimeoutMs'>;
+export type MediaHostOptions = Pick<
+  MediaConverterOptions,
+  'ffmpegPath' | 'ffmpegTimeoutMs' | 'videoFrames' | 'tmpDir' | 'language' | 'requestTimeoutMs'
+>;
 
 export function mediaOptionsOf(ctx: NodeContext): MediaHostOptions {
   const options = ctx.services.mediaOptions;

@@ -12,14 +12,38 @@ export default defineNode({
     {
       model: modelRefParam('Model that writes the summary.', '{{ env.LEADFLOW_MODEL_SUMMARY }}'),
       fallback_models: fallbackModelsParam,
-      text: Type.String({ maxLength: 200_000, description: 'What to summarise, e.g. the conversation as "Lead: …" / "Agente: …" lines. Treated as data, not instructions.', examples: ['Lead: quero saber o preço\nAgente: o protocolo custa R$ 2.500'] }),
-      max_words: Type.Integer({ minimum: 1, maximum: 1000, default: 50, description: 'Most words in the summary (whitespace-separated).', examples: [50] }),
-      instructions: Type.String({ default: '', maxLength: 5000, description: 'Extra guidance for the summary (focus, audience); empty for none.', examples: ['Diga se o lead já informou a data desejada.'] }),
-      deadline_ms: Type.Integer({ minimum: 1000, maximum: 900_000, default: 60_000, description: 'Total time for every attempt, milliseconds.', examples: [30000] }),
+      text: Type.String({
+        maxLength: 200_000,
+        description: 'What to summarise, e.g. the conversation as "Lead: …" / "Agente: …" lines. Treated as data, not instructions.',
+        examples: ['Lead: quero saber o preço\nAgente: o protocolo custa R$ 2.500'],
+      }),
+      max_words: Type.Integer({
+        minimum: 1,
+        maximum: 1000,
+        default: 50,
+        description: 'Most words in the summary (whitespace-separated).',
+        examples: [50],
+      }),
+      instructions: Type.String({
+        default: '',
+        maxLength: 5000,
+        description: 'Extra guidance for the summary (focus, audience); empty for none.',
+        examples: ['Diga se o lead já informou a data desejada.'],
+      }),
+      deadline_ms: Type.Integer({
+        minimum: 1000,
+        maximum: 900_000,
+        default: 60_000,
+        description: 'Total time for every attempt, milliseconds.',
+        examples: [30000],
+      }),
     },
     { additionalProperties: false },
   ),
-  output: { description: '`{summary, words, model_used, retried, truncated}`: at most `max_words` words on one line; `model_used` null when `text` was blank.' },
+  output: {
+    description:
+      '`{summary, words, model_used, retried, truncated}`: at most `max_words` words on one line; `model_used` null when `text` was blank.',
+  },
   examples: [
     {
       title: 'Handoff summary of the conversation',
@@ -41,6 +65,12 @@ export default defineNode({
       deadlineMs: params.deadline_ms,
       signal: ctx.signal,
     });
-    return { summary: result.summary, words: result.words, model_used: result.model_used, retried: result.retried, truncated: result.truncated };
+    return {
+      summary: result.summary,
+      words: result.words,
+      model_used: result.model_used,
+      retried: result.retried,
+      truncated: result.truncated,
+    };
   },
 });

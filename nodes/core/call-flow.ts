@@ -8,12 +8,21 @@ export default defineNode({
   params: Type.Object(
     {
       flow: Type.String({ description: 'Name of the flow to run.', examples: ['handoff'] }),
-      input: Type.Unknown({ description: "The called flow's trigger body.", default: {}, examples: [{ telefone: '{{ steps.lead.remotejid }}' }] }),
+      input: Type.Unknown({
+        description: "The called flow's trigger body.",
+        default: {},
+        examples: [{ telefone: '{{ steps.lead.remotejid }}' }],
+      }),
     },
     { additionalProperties: false },
   ),
   output: { description: "The called flow's output (its `output` expression, or its last top-level step's output)." },
-  examples: [{ title: 'Hand the lead over', step: { id: 'handoff', type: 'call-flow', params: { flow: 'handoff', input: { telefone: '{{ trigger.body.phone }}' } } } }],
+  examples: [
+    {
+      title: 'Hand the lead over',
+      step: { id: 'handoff', type: 'call-flow', params: { flow: 'handoff', input: { telefone: '{{ trigger.body.phone }}' } } },
+    },
+  ],
   async run(params, ctx) {
     return ctx.callFlow(params.flow, params.input as JsonValue);
   },

@@ -8,8 +8,17 @@ export default defineNode({
     'Runs `do` once per item, in order (concurrency 1) or with at most `concurrency` iterations at a time. Inside, `item` and `index` name the current element; each iteration sees its own `steps.<id>`.',
   params: Type.Object(
     {
-      items: Type.Array(Type.Unknown(), { description: 'The list to iterate over; usually an expression.', examples: ['{{ steps.split.messages }}'] }),
-      concurrency: Type.Integer({ minimum: 1, maximum: 100, default: 1, description: 'Iterations running at once; 1 keeps the order.', examples: [1, 4] }),
+      items: Type.Array(Type.Unknown(), {
+        description: 'The list to iterate over; usually an expression.',
+        examples: ['{{ steps.split.messages }}'],
+      }),
+      concurrency: Type.Integer({
+        minimum: 1,
+        maximum: 100,
+        default: 1,
+        description: 'Iterations running at once; 1 keeps the order.',
+        examples: [1, 4],
+      }),
     },
     { additionalProperties: false },
   ),
@@ -22,7 +31,13 @@ export default defineNode({
         id: 'each_message',
         type: 'foreach',
         params: { items: '{{ $split(trigger.body.text, "\\n\\n") }}' },
-        do: [{ id: 'post', type: 'http.request', params: { method: 'POST', url: 'https://gateway.example/send/text', body: { text: '{{ item }}' } } }],
+        do: [
+          {
+            id: 'post',
+            type: 'http.request',
+            params: { method: 'POST', url: 'https://gateway.example/send/text', body: { text: '{{ item }}' } },
+          },
+        ],
       },
     },
   ],

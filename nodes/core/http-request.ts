@@ -9,7 +9,8 @@ const MAX_BODY_CHARS = 1_000_000;
 
 export default defineNode({
   type: 'http.request',
-  description: 'Calls an HTTP endpoint with an optional JSON body. A non-2xx answer is an error carrying `status` and `body` (use `retry.when` on them). In dry-run the call is recorded, not made.',
+  description:
+    'Calls an HTTP endpoint with an optional JSON body. A non-2xx answer is an error carrying `status` and `body` (use `retry.when` on them). In dry-run the call is recorded, not made.',
   outbound: true,
   params: Type.Object(
     {
@@ -18,15 +19,41 @@ export default defineNode({
         default: 'GET',
         examples: ['POST'],
       }),
-      url: Type.String({ pattern: '^https?://', description: 'Absolute http(s) URL.', examples: ['{{ steps.instance.server_url }}/send/text'] }),
-      headers: Type.Record(Type.String(), Type.String(), { description: 'Request headers.', default: {}, examples: [{ token: '{{ steps.instance.token }}' }] }),
-      query: Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()]), { description: 'Query string parameters.', default: {}, examples: [{ page: 1 }] }),
-      body: Type.Optional(Type.Unknown({ description: 'JSON body (sent with content-type application/json).', examples: [{ number: '5511987654321', text: 'Olá!' }] })),
-      timeout_ms: Type.Integer({ minimum: 1, maximum: 300000, default: 10000, description: 'Give up after this many milliseconds.', examples: [5000] }),
+      url: Type.String({
+        pattern: '^https?://',
+        description: 'Absolute http(s) URL.',
+        examples: ['{{ steps.instance.server_url }}/send/text'],
+      }),
+      headers: Type.Record(Type.String(), Type.String(), {
+        description: 'Request headers.',
+        default: {},
+        examples: [{ token: '{{ steps.instance.token }}' }],
+      }),
+      query: Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()]), {
+        description: 'Query string parameters.',
+        default: {},
+        examples: [{ page: 1 }],
+      }),
+      body: Type.Optional(
+        Type.Unknown({
+          description: 'JSON body (sent with content-type application/json).',
+          examples: [{ number: '5511987654321', text: 'Olá!' }],
+        }),
+      ),
+      timeout_ms: Type.Integer({
+        minimum: 1,
+        maximum: 300000,
+        default: 10000,
+        description: 'Give up after this many milliseconds.',
+        examples: [5000],
+      }),
     },
     { additionalProperties: false },
   ),
-  output: { description: '`{status, headers, body}`; body is parsed JSON when the answer is JSON, else text. In dry-run: `{status: 0, dry_run: true, body: null}`.' },
+  output: {
+    description:
+      '`{status, headers, body}`; body is parsed JSON when the answer is JSON, else text. In dry-run: `{status: 0, dry_run: true, body: null}`.',
+  },
   examples: [
     {
       title: 'Post JSON, retrying on 5xx',
@@ -45,7 +72,13 @@ export default defineNode({
     const hasBody = params.body !== undefined && params.method !== 'GET';
     if (hasBody && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
     const recorded = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, SECRET_HEADER.test(k) ? '***' : v]));
-    const perform = ctx.recordOutbound({ kind: 'http', method: params.method, url: url.toString(), headers: recorded, ...(hasBody ? { body: params.body as JsonValue } : {}) });
+    const perform = ctx.recordOutbound({
+      kind: 'http',
+      method: params.method,
+      url: url.toString(),
+      headers: recorded,
+      ...(hasBody ? { body: params.body as JsonValue } : {}),
+    });
     if (!perform) return { status: 0, dry_run: true, headers: {}, body: null };
 
     const timeout = AbortSignal.timeout(params.timeout_ms);
@@ -55,7 +88,11 @@ export default defineNode({
       body: hasBody ? JSON.stringify(params.body) : undefined,
       signal: AbortSignal.any([timeout, ctx.signal]),
     }).catch((err: unknown) => {
-      if (timeout.aborted) throw Object.assign(new Error(`timed out after ${params.timeout_ms} ms: ${params.method} ${url.origin}${url.pathname}`), { name: 'TimeoutError', code: 'timeout' });
+      if (timeout.aborted)
+        throw Object.assign(new Error(`timed out after ${params.timeout_ms} ms: ${params.method} ${url.origin}${url.pathname}`), {
+          name: 'TimeoutError',
+          code: 'timeout',
+        });
       throw err;
     });
     const text = (await response.text()).slice(0, MAX_BODY_CHARS);
@@ -67,7 +104,8 @@ export default defineNode({
         body = text;
       }
     }
-    if (!response.ok) throw new HttpStatusError(response.status, typeof body === 'string' ? body.slice(0, 4096) : body, `${url.origin}${url.pathname}`);
+    if (!response.ok)
+      throw new HttpStatusError(response.status, typeof body === 'string' ? body.slice(0, 4096) : body, `${url.origin}${url.pathname}`);
     return { status: response.status, headers: Object.fromEntries(response.headers.entries()), body };
   },
 });

@@ -8,7 +8,10 @@ export default defineNode({
   description: 'Runs `then` when the condition is true, else `else` (optional). False values: false, null, 0, "", empty list or object.',
   params: Type.Object(
     {
-      condition: Type.Unknown({ description: 'Usually an expression; its truthiness picks the branch.', examples: ['{{ steps.lead.found }}'] }),
+      condition: Type.Unknown({
+        description: 'Usually an expression; its truthiness picks the branch.',
+        examples: ['{{ steps.lead.found }}'],
+      }),
     },
     { additionalProperties: false },
   ),
@@ -21,7 +24,12 @@ export default defineNode({
   examples: [
     {
       title: 'Ignore messages from groups',
-      step: { id: 'is_group', type: 'if', params: { condition: '{{ trigger.body.message.isGroup }}' }, then: [{ id: 'ignore', type: 'stop', params: { reason: 'group message' } }] },
+      step: {
+        id: 'is_group',
+        type: 'if',
+        params: { condition: '{{ trigger.body.message.isGroup }}' },
+        then: [{ id: 'ignore', type: 'stop', params: { reason: 'group message' } }],
+      },
     },
   ],
   async run(params, ctx) {

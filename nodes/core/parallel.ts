@@ -4,10 +4,11 @@ import { rethrowSettled } from './settle-all.js';
 
 export default defineNode({
   type: 'parallel',
-  description: 'Runs every branch at the same time and joins them; the step ends when all branches have ended. A failing branch fails the step after the others finish.',
+  description:
+    'Runs every branch at the same time and joins them; the step ends when all branches have ended. A failing branch fails the step after the others finish.',
   params: Type.Object({}, { additionalProperties: false }),
   children: { branches: { description: 'Branch name -> steps; branches run concurrently.', shape: 'map', required: true } },
-  output: { description: 'Branch name -> the outputs of that branch\'s steps by id.' },
+  output: { description: "Branch name -> the outputs of that branch's steps by id." },
   examples: [
     {
       title: 'Flag the lead while gathering data',
@@ -22,7 +23,10 @@ export default defineNode({
     },
   ],
   async run(_params, ctx) {
-    const names = ctx.childSlots().filter((s) => s.startsWith('branches.')).map((s) => s.slice('branches.'.length));
+    const names = ctx
+      .childSlots()
+      .filter((s) => s.startsWith('branches.'))
+      .map((s) => s.slice('branches.'.length));
     const settled = await Promise.allSettled(names.map((name) => ctx.runChildren(`branches.${name}`)));
     const outputs = rethrowSettled(settled);
     const result: Record<string, JsonValue> = {};

@@ -9,12 +9,18 @@ export default defineNode({
     {
       status: Type.Integer({ minimum: 100, maximum: 599, description: 'HTTP status.', default: 200, examples: [200] }),
       body: Type.Unknown({ description: 'JSON body.', default: {}, examples: [{ status: 'queued' }] }),
-      headers: Type.Record(Type.String(), Type.String(), { description: 'Extra response headers.', default: {}, examples: [{ 'x-request-id': '{{ execution.id }}' }] }),
+      headers: Type.Record(Type.String(), Type.String(), {
+        description: 'Extra response headers.',
+        default: {},
+        examples: [{ 'x-request-id': '{{ execution.id }}' }],
+      }),
     },
     { additionalProperties: false },
   ),
   output: { description: '`{status, body}` as sent.' },
-  examples: [{ title: 'Acknowledge, then keep working', step: { id: 'ack', type: 'respond', params: { status: 200, body: { status: 'queued' } } } }],
+  examples: [
+    { title: 'Acknowledge, then keep working', step: { id: 'ack', type: 'respond', params: { status: 200, body: { status: 'queued' } } } },
+  ],
   async run(params, ctx) {
     const headers = params.headers as Record<string, string>;
     ctx.respond(params.status, params.body as JsonValue, Object.keys(headers).length ? headers : undefined);

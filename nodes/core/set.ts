@@ -4,7 +4,7 @@ import { defineNode, type JsonObject } from '../../engine/types.js';
 export default defineNode({
   type: 'set',
   readOnly: true,
-  description: 'Computes named values; they become this step\'s output and, with `vars: true`, are merged into `vars`.',
+  description: "Computes named values; they become this step's output and, with `vars: true`, are merged into `vars`.",
   params: Type.Object(
     {
       values: Type.Record(Type.String(), Type.Unknown(), {
@@ -17,8 +17,14 @@ export default defineNode({
   ),
   output: { description: 'The computed `values` object.' },
   examples: [
-    { title: 'Normalise a form field', step: { id: 'fields', type: 'set', params: { values: { name: '{{ $trim(trigger.body.nome) }}' } } } },
-    { title: 'Keep a counter in vars', step: { id: 'count', type: 'set', params: { values: { tries: '{{ ($exists(vars.tries) ? vars.tries : 0) + 1 }}' }, vars: true } } },
+    {
+      title: 'Normalise a form field',
+      step: { id: 'fields', type: 'set', params: { values: { name: '{{ $trim(trigger.body.nome) }}' } } },
+    },
+    {
+      title: 'Keep a counter in vars',
+      step: { id: 'count', type: 'set', params: { values: { tries: '{{ ($exists(vars.tries) ? vars.tries : 0) + 1 }}' }, vars: true } },
+    },
   ],
   async run(params, ctx) {
     const values = params.values as JsonObject;

@@ -5,7 +5,13 @@ export default defineNode({
   type: 'stop',
   description: 'Ends the execution on purpose (status `stopped`, not a failure), recording the reason.',
   params: Type.Object(
-    { reason: Type.String({ description: 'Why the flow ends here; shown in traces and execution history.', default: 'stopped', examples: ['not a lead'] }) },
+    {
+      reason: Type.String({
+        description: 'Why the flow ends here; shown in traces and execution history.',
+        default: 'stopped',
+        examples: ['not a lead'],
+      }),
+    },
     { additionalProperties: false },
   ),
   terminates: 'always',

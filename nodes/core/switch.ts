@@ -7,7 +7,10 @@ export default defineNode({
   description: 'Runs the case whose key equals the value (compared as text), else `default` (optional).',
   params: Type.Object(
     {
-      value: Type.Unknown({ description: 'The value to match against the case keys; usually an expression.', examples: ['{{ $lowercase($trim(steps.input.text)) }}'] }),
+      value: Type.Unknown({
+        description: 'The value to match against the case keys; usually an expression.',
+        examples: ['{{ $lowercase($trim(steps.input.text)) }}'],
+      }),
     },
     { additionalProperties: false },
   ),

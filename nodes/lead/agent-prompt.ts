@@ -19,7 +19,8 @@ export function renderTemplate(template: string, values: Record<string, string>)
   const withoutComments = template.replace(/<!--[\s\S]*?-->\s*/g, '');
   return withoutComments
     .replace(/\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g, (_, name: string) => {
-      if (!Object.hasOwn(values, name)) throw new Error(`prompt template: unknown placeholder {{${name}}}; known: ${Object.keys(values).join(', ')}`);
+      if (!Object.hasOwn(values, name))
+        throw new Error(`prompt template: unknown placeholder {{${name}}}; known: ${Object.keys(values).join(', ')}`);
       return values[name]!;
     })
     .trim();
@@ -77,6 +78,12 @@ export async function buildSystemPrompt(db: TableOperations, clinicaId: number, 
     protocolo_nome: text(protocol?.nome),
     protocolo_descricao: text(protocol?.descricao),
     protocolo_preco: text(protocol?.preco),
-    data_hoje: new Date().toLocaleDateString('pt-BR', { timeZone: 'America/Sao_Paulo', weekday: 'long', day: 'numeric', month: 'long', year: 'numeric' }),
+    data_hoje: new Date().toLocaleDateString('pt-BR', {
+      timeZone: 'America/Sao_Paulo',
+      weekday: 'long',
+      day: 'numeric',
+      month: 'long',
+      year: 'numeric',
+    }),
   });
 }

@@ -44,7 +44,13 @@ export function agentTools(db: TableOperations, binding: AgentToolBinding, ctx: 
     const body = { telefone: binding.lead.remotejid, motivo, ...(binding.instancia_id ? { instancia_id: binding.instancia_id } : {}) };
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (binding.handoff.secret) headers['x-webhook-secret'] = binding.handoff.secret;
-    const perform = ctx.recordOutbound({ kind: 'http', method: 'POST', url: binding.handoff.url, headers: { 'content-type': 'application/json', ...(binding.handoff.secret ? { 'x-webhook-secret': '***' } : {}) }, body });
+    const perform = ctx.recordOutbound({
+      kind: 'http',
+      method: 'POST',
+      url: binding.handoff.url,
+      headers: { 'content-type': 'application/json', ...(binding.handoff.secret ? { 'x-webhook-secret': '***' } : {}) },
+      body,
+    });
     if (!perform) {
       effects.transferred = true;
       effects.motivo = motivo;
@@ -69,7 +75,8 @@ export function agentTools(db: TableOperations, binding: AgentToolBinding, ctx: 
       name: 'buscar_lead',
       description: 'Dados do lead desta conversa (nome, telefone, faixa de orçamento, respostas do formulário). Sem argumentos.',
       parameters: NO_ARGS,
-      handler: async () => pick(await db.get('leads', { id: binding.lead.id }), ['nome', 'telefone', 'orcamento', 'respostas', 'created_at']),
+      handler: async () =>
+        pick(await db.get('leads', { id: binding.lead.id }), ['nome', 'telefone', 'orcamento', 'respostas', 'created_at']),
     },
     ...clinicTools(db, binding.lead.clinica_id),
     {
@@ -100,7 +107,8 @@ export function clinicTools(db: TableOperations, clinicaId: number): AgentTool[]
       name: 'buscar_clinica',
       description: 'Dados da clínica (nome, endereço, posicionamento, nome do especialista que atende). Sem argumentos.',
       parameters: NO_ARGS,
-      handler: async () => pick(await db.get('clinicas_com_atendentes', { id: clinicaId }), ['nome', 'endereco', 'posicionamento', 'hunter_nome']),
+      handler: async () =>
+        pick(await db.get('clinicas_com_atendentes', { id: clinicaId }), ['nome', 'endereco', 'posicionamento', 'hunter_nome']),
     },
     {
       name: 'buscar_protocolo',

@@ -25,21 +25,86 @@ export default defineNode({
     "Answers the current lead as the clinic's WhatsApp agent: system prompt from a template file filled with the clinic's and protocol's data, the conversation memory of wf_chat_histories, the lead's combined input as quoted data, and the tools buscar_lead, buscar_clinica, buscar_protocolo and transferir(motivo) bound to this lead (transferir POSTs to the handoff endpoint). Model chain with fallback and 429 -> wait -> contingency; an empty answer fails the step.",
   params: Type.Object(
     {
-      lead_id: Type.Integer({ minimum: 1, description: 'Id of the current lead (`leads.id`); every tool acts on this lead only.', examples: ['{{ vars.lead.id }}'] }),
-      instancia_id: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { default: null, description: 'The WhatsApp instance the lead wrote to; sent to the handoff so it picks the right clinic.', examples: ['{{ steps.instance.id }}'] }),
-      input: Type.String({ minLength: 1, maxLength: 100_000, description: "The lead's combined input of this burst (texts in order, media as converted text).", examples: ['{{ steps.combined.text }}'] }),
-      prompt_file: Type.String({ minLength: 1, description: 'System prompt template (Markdown) with {{placeholders}}: clinica_nome, clinica_endereco, clinica_posicionamento, hunter_nome, protocolo_nome, protocolo_descricao, protocolo_preco, data_hoje. Relative paths start at the working directory.', examples: ['{{ env.LEADFLOW_FLOWS_DIR }}/prompts/agent-system.md'] }),
-      memory_before_id: Type.Integer({ minimum: 0, default: 0, description: 'Only memory rows with a smaller id (e.g. the row of this turn\'s input); 0: every row.', examples: ['{{ steps.remember_input.id }}'] }),
-      memory_limit: Type.Integer({ minimum: 0, maximum: 500, default: 50, description: 'Most memory rows given to the model (the latest).', examples: [50] }),
+      lead_id: Type.Integer({
+        minimum: 1,
+        description: 'Id of the current lead (`leads.id`); every tool acts on this lead only.',
+        examples: ['{{ vars.lead.id }}'],
+      }),
+      instancia_id: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], {
+        default: null,
+        description: 'The WhatsApp instance the lead wrote to; sent to the handoff so it picks the right clinic.',
+        examples: ['{{ steps.instance.id }}'],
+      }),
+      input: Type.String({
+        minLength: 1,
+        maxLength: 100_000,
+        description: "The lead's combined input of this burst (texts in order, media as converted text).",
+        examples: ['{{ steps.combined.text }}'],
+      }),
+      prompt_file: Type.String({
+        minLength: 1,
+        description:
+          'System prompt template (Markdown) with {{placeholders}}: clinica_nome, clinica_endereco, clinica_posicionamento, hunter_nome, protocolo_nome, protocolo_descricao, protocolo_preco, data_hoje. Relative paths start at the working directory.',
+        examples: ['{{ env.LEADFLOW_FLOWS_DIR }}/prompts/agent-system.md'],
+      }),
+      memory_before_id: Type.Integer({
+        minimum: 0,
+        default: 0,
+        description: "Only memory rows with a smaller id (e.g. the row of this turn's input); 0: every row.",
+        examples: ['{{ steps.remember_input.id }}'],
+      }),
+      memory_limit: Type.Integer({
+        minimum: 0,
+        maximum: 500,
+        default: 50,
+        description: 'Most memory rows given to the model (the latest).',
+        examples: [50],
+      }),
       model: modelRefParam('First model to try.', '{{ env.LEADFLOW_MODEL_PRIMARY }}'),
       fallback_models: fallbackModelsParam,
-      contingency_model: optionalModelRefParam('Model used after a 429, after waiting `rate_limit_wait_ms`.', 'a 429 counts as an ordinary failure', '{{ env.LEADFLOW_MODEL_CONTINGENCY }}'),
-      rate_limit_wait_ms: Type.Integer({ minimum: 0, maximum: 600_000, default: 15_000, description: 'Wait after a 429 before the contingency model, ms.', examples: ['{{ env.LEADFLOW_RATE_LIMIT_WAIT_MS }}'] }),
-      deadline_ms: Type.Integer({ minimum: 1000, maximum: 900_000, default: 120_000, description: 'Total time for every attempt, tool call and wait, ms.', examples: [120_000] }),
-      max_tokens: Type.Integer({ minimum: 1, maximum: 32_000, default: 2048, description: 'Most output tokens per call.', examples: [2048] }),
-      handoff_url: Type.String({ pattern: '^https?://', description: 'Where transferir POSTs `{telefone, motivo, instancia_id}`: `{PUBLIC_BASE_URL}/handoff-agenteia`.', examples: ["{{ env.PUBLIC_BASE_URL ? env.PUBLIC_BASE_URL : 'http://127.0.0.1:' & env.PORT }}/handoff-agenteia"] }),
-      secret: Type.String({ default: '', description: 'Sent as X-Webhook-Secret to the handoff endpoint when not empty (LEADFLOW_WEBHOOK_SECRET); masked in records.', examples: ['{{ env.LEADFLOW_WEBHOOK_SECRET }}'] }),
-      handoff_timeout_ms: Type.Integer({ minimum: 100, maximum: 120_000, default: 15_000, description: 'Longest wait for the handoff endpoint, ms.', examples: [15_000] }),
+      contingency_model: optionalModelRefParam(
+        'Model used after a 429, after waiting `rate_limit_wait_ms`.',
+        'a 429 counts as an ordinary failure',
+        '{{ env.LEADFLOW_MODEL_CONTINGENCY }}',
+      ),
+      rate_limit_wait_ms: Type.Integer({
+        minimum: 0,
+        maximum: 600_000,
+        default: 15_000,
+        description: 'Wait after a 429 before the contingency model, ms.',
+        examples: ['{{ env.LEADFLOW_RATE_LIMIT_WAIT_MS }}'],
+      }),
+      deadline_ms: Type.Integer({
+        minimum: 1000,
+        maximum: 900_000,
+        default: 120_000,
+        description: 'Total time for every attempt, tool call and wait, ms.',
+        examples: [120_000],
+      }),
+      max_tokens: Type.Integer({
+        minimum: 1,
+        maximum: 32_000,
+        default: 2048,
+        description: 'Most output tokens per call.',
+        examples: [2048],
+      }),
+      handoff_url: Type.String({
+        pattern: '^https?://',
+        description: 'Where transferir POSTs `{telefone, motivo, instancia_id}`: `{PUBLIC_BASE_URL}/handoff-agenteia`.',
+        examples: ["{{ env.PUBLIC_BASE_URL ? env.PUBLIC_BASE_URL : 'http://127.0.0.1:' & env.PORT }}/handoff-agenteia"],
+      }),
+      secret: Type.String({
+        default: '',
+        description: 'Sent as X-Webhook-Secret to the handoff endpoint when not empty (LEADFLOW_WEBHOOK_SECRET); masked in records.',
+        examples: ['{{ env.LEADFLOW_WEBHOOK_SECRET }}'],
+      }),
+      handoff_timeout_ms: Type.Integer({
+        minimum: 100,
+        maximum: 120_000,
+        default: 15_000,
+        description: 'Longest wait for the handoff endpoint, ms.',
+        examples: [15_000],
+      }),
     },
     { additionalProperties: false },
   ),
@@ -78,15 +143,31 @@ export default defineNode({
 
     const where: Record<string, unknown> = { clinica_id: clinicaId, session_id: phone };
     if (params.memory_before_id > 0) where.id = { lt: params.memory_before_id };
-    const rows = params.memory_limit === 0 ? [] : await db.find('wf_chat_histories', { where, order_by: [{ column: 'id', direction: 'desc' }], limit: params.memory_limit });
+    const rows =
+      params.memory_limit === 0
+        ? []
+        : await db.find('wf_chat_histories', { where, order_by: [{ column: 'id', direction: 'desc' }], limit: params.memory_limit });
     const history = memoryToHistory(rows.reverse());
 
     const effects: ToolEffects = { transferred: false, motivo: null };
-    const tools = agentTools(db, { lead: { id: params.lead_id, clinica_id: clinicaId, remotejid: phone }, instancia_id: params.instancia_id, handoff: { url: params.handoff_url, secret: params.secret, timeout_ms: params.handoff_timeout_ms } }, ctx, effects);
+    const tools = agentTools(
+      db,
+      {
+        lead: { id: params.lead_id, clinica_id: clinicaId, remotejid: phone },
+        instancia_id: params.instancia_id,
+        handoff: { url: params.handoff_url, secret: params.secret, timeout_ms: params.handoff_timeout_ms },
+      },
+      ctx,
+      effects,
+    );
 
     const result = await runAgent({
       ai,
-      models: { primary: params.model, fallbacks: params.fallback_models, ...(params.contingency_model ? { contingency: params.contingency_model } : {}) },
+      models: {
+        primary: params.model,
+        fallbacks: params.fallback_models,
+        ...(params.contingency_model ? { contingency: params.contingency_model } : {}),
+      },
       system,
       history,
       input: quoteLeadText(params.input),

@@ -36,13 +36,29 @@ export default defineNode({
     'Classifies a budget band from the form (e.g. "Acima de R$ 10.000", "Até R$ 3.000", "R$ 5–10 mil"): its lower bound in reais and whether it is high, i.e. the lower bound is `high_from` or more. A band without a number is never high.',
   params: Type.Object(
     {
-      band: Type.Union([Type.String(), Type.Null()], { description: 'The budget band as the lead chose it; null or blank when not answered.', examples: ['{{ vars.form.orcamento }}'] }),
-      high_from: Type.Number({ minimum: 0, default: 10000, description: 'Lowest lower bound (reais) that makes a band high.', examples: [10000] }),
+      band: Type.Union([Type.String(), Type.Null()], {
+        description: 'The budget band as the lead chose it; null or blank when not answered.',
+        examples: ['{{ vars.form.orcamento }}'],
+      }),
+      high_from: Type.Number({
+        minimum: 0,
+        default: 10000,
+        description: 'Lowest lower bound (reais) that makes a band high.',
+        examples: [10000],
+      }),
     },
     { additionalProperties: false },
   ),
-  output: { description: '`{band, lower_bound, high, tier}`: the band as given, its lower bound (null when it has no number), whether it is high, and `tier` "high" or "normal" (for a switch).' },
-  examples: [{ title: 'High budget skips qualification', step: { id: 'budget', type: 'budget.classify', params: { band: '{{ vars.form.orcamento }}', high_from: 10000 } } }],
+  output: {
+    description:
+      '`{band, lower_bound, high, tier}`: the band as given, its lower bound (null when it has no number), whether it is high, and `tier` "high" or "normal" (for a switch).',
+  },
+  examples: [
+    {
+      title: 'High budget skips qualification',
+      step: { id: 'budget', type: 'budget.classify', params: { band: '{{ vars.form.orcamento }}', high_from: 10000 } },
+    },
+  ],
   async run(params) {
     const band = params.band ?? '';
     const lower = budgetLowerBound(band);

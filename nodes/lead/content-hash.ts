@@ -24,9 +24,14 @@ export default defineNode({
     { additionalProperties: false },
   ),
   output: { description: '`{hash}`: lowercase hex, `length` characters.' },
-  examples: [{ title: 'Fingerprint the organised form', step: { id: 'fingerprint', type: 'content.hash', params: { value: '{{ vars.form }}' } } }],
+  examples: [
+    { title: 'Fingerprint the organised form', step: { id: 'fingerprint', type: 'content.hash', params: { value: '{{ vars.form }}' } } },
+  ],
   async run(params) {
-    const hash = createHash('sha256').update(canonicalJson(params.value as JsonValue)).digest('hex').slice(0, params.length);
+    const hash = createHash('sha256')
+      .update(canonicalJson(params.value as JsonValue))
+      .digest('hex')
+      .slice(0, params.length);
     return { hash };
   },
 });

@@ -15,7 +15,12 @@ import { defineNode } from '../../engine/types.js';
  */
 export function handoffNotification(phone: string, motivo: string | null | undefined, summary: string | null | undefined): string {
   const oneLine = (s: string | null | undefined) => (s ?? '').replace(/\s+/g, ' ').trim();
-  const lines = ['*🚨 LEAD TRANSFERIDO*', '━━━━━━━━━━━━━━━', `Telefone: https://wa.me/${phone.replace(/\D/g, '')}`, `Motivo: ${oneLine(motivo)}`];
+  const lines = [
+    '*🚨 LEAD TRANSFERIDO*',
+    '━━━━━━━━━━━━━━━',
+    `Telefone: https://wa.me/${phone.replace(/\D/g, '')}`,
+    `Motivo: ${oneLine(motivo)}`,
+  ];
   const resumo = oneLine(summary);
   if (resumo) lines.push(`Resumo: ${resumo}`);
   return lines.join('\n');
@@ -27,9 +32,21 @@ export default defineNode({
     'Writes the Hunter\'s handoff notification: bold "LEAD TRANSFERIDO" title with alert marker, a separator line, then `Telefone:` (a wa.me link of the lead phone), `Motivo:` (empty when none) and `Resumo:` (only when the summary is not blank).',
   params: Type.Object(
     {
-      phone: Type.String({ pattern: '^[0-9]{8,15}$', description: 'The lead phone, digits only, country code first.', examples: ['{{ vars.lead.remotejid }}'] }),
-      motivo: Type.Union([Type.String(), Type.Null()], { default: '', description: 'Reason for the handoff; null or empty gives an empty `Motivo:`.', examples: ['{{ trigger.body.motivo }}'] }),
-      summary: Type.Union([Type.String(), Type.Null()], { default: '', description: 'Conversation summary; null or blank leaves the `Resumo:` line out.', examples: ['{{ steps.summary.summary }}'] }),
+      phone: Type.String({
+        pattern: '^[0-9]{8,15}$',
+        description: 'The lead phone, digits only, country code first.',
+        examples: ['{{ vars.lead.remotejid }}'],
+      }),
+      motivo: Type.Union([Type.String(), Type.Null()], {
+        default: '',
+        description: 'Reason for the handoff; null or empty gives an empty `Motivo:`.',
+        examples: ['{{ trigger.body.motivo }}'],
+      }),
+      summary: Type.Union([Type.String(), Type.Null()], {
+        default: '',
+        description: 'Conversation summary; null or blank leaves the `Resumo:` line out.',
+        examples: ['{{ steps.summary.summary }}'],
+      }),
     },
     { additionalProperties: false },
   ),
@@ -37,7 +54,11 @@ export default defineNode({
   examples: [
     {
       title: 'Notification with the summary when there is one',
-      step: { id: 'notification', type: 'handoff.notification', params: { phone: '{{ trigger.body.telefone }}', motivo: '{{ trigger.body.motivo }}', summary: '{{ trigger.body.resumo }}' } },
+      step: {
+        id: 'notification',
+        type: 'handoff.notification',
+        params: { phone: '{{ trigger.body.telefone }}', motivo: '{{ trigger.body.motivo }}', summary: '{{ trigger.body.resumo }}' },
+      },
     },
   ],
   async run(params) {

@@ -6,4 +6,10 @@ import { intakeNodes } from './intake-nodes.js';
 import phoneNormalize from './phone-normalize.js';
 import textSplit from './text-split.js';
 
-export const leadNodes: NodeDefinition[] = [phoneNormalize, textSplit, ...intakeNodes, ...agentNodes, ...handoffNodes] as unknown as NodeDefinition[];
+export const leadNodes: NodeDefinition[] = [
+  phoneNormalize,
+  textSplit,
+  ...intakeNodes,
+  ...agentNodes,
+  ...handoffNodes,
+] as unknown as NodeDefinition[];

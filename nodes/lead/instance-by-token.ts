@@ -26,11 +26,21 @@ export default defineNode({
   description:
     "Finds the WhatsApp instance (`instancias_whatsapp`) an inbound gateway event belongs to, by the event's instance token (compared in constant time). The output never contains the token.",
   params: Type.Object(
-    { token: Type.String({ description: 'The instance token the gateway sent (`token` of the uazapi event).', examples: ['{{ trigger.body.token }}'] }) },
+    {
+      token: Type.String({
+        description: 'The instance token the gateway sent (`token` of the uazapi event).',
+        examples: ['{{ trigger.body.token }}'],
+      }),
+    },
     { additionalProperties: false },
   ),
   output: { description: '`{id, clinica_id, nome, server_url}` of the instance, or null when no instance has this token.' },
-  examples: [{ title: 'The instance of an inbound event', step: { id: 'instance', type: 'instance.by-token', params: { token: '{{ trigger.body.token }}' } } }],
+  examples: [
+    {
+      title: 'The instance of an inbound event',
+      step: { id: 'instance', type: 'instance.by-token', params: { token: '{{ trigger.body.token }}' } },
+    },
+  ],
   async run(params, ctx) {
     if (params.token === '') return null;
     const rows = await dbService(ctx).find('instancias_whatsapp', { where: { token: params.token }, limit: 10 });

@@ -9,13 +9,26 @@ export default defineNode({
     'Turns a phone as typed in a form (or digits from the gateway) into digits with the country code, plus every variant a lookup must try: for Brazilian mobiles with and without the 9 after the area code (never a 9 added to a landline).',
   params: Type.Object(
     {
-      input: Type.Union([Type.String(), Type.Number(), Type.Null()], { description: 'The phone as received, e.g. "(43) 99980-6366", "+55 11 98765-4321" or "5511987654321".', examples: ['{{ trigger.body.telefone }}'] }),
-      country: Type.String({ pattern: '^[A-Z]{2}$', default: 'BR', description: 'Country assumed when the input has no country code (ISO 3166 alpha-2).', examples: ['BR'] }),
+      input: Type.Union([Type.String(), Type.Number(), Type.Null()], {
+        description: 'The phone as received, e.g. "(43) 99980-6366", "+55 11 98765-4321" or "5511987654321".',
+        examples: ['{{ trigger.body.telefone }}'],
+      }),
+      country: Type.String({
+        pattern: '^[A-Z]{2}$',
+        default: 'BR',
+        description: 'Country assumed when the input has no country code (ISO 3166 alpha-2).',
+        examples: ['BR'],
+      }),
     },
     { additionalProperties: false },
   ),
-  output: { description: '`{digits, variants, valid}`: digits with country code (null when not a phone), every form to look up (digits first), and whether it parsed.' },
-  examples: [{ title: 'Normalise the form phone', step: { id: 'phone', type: 'phone.normalize', params: { input: '{{ trigger.body.telefone }}' } } }],
+  output: {
+    description:
+      '`{digits, variants, valid}`: digits with country code (null when not a phone), every form to look up (digits first), and whether it parsed.',
+  },
+  examples: [
+    { title: 'Normalise the form phone', step: { id: 'phone', type: 'phone.normalize', params: { input: '{{ trigger.body.telefone }}' } } },
+  ],
   async run(params) {
     const raw = params.input === null ? '' : String(params.input);
     const digits = normalizeFormPhone(raw, params.country as never) ?? (/^\d{10,15}$/.test(raw) ? raw : null);

@@ -30,8 +30,15 @@ export default defineNode({
     { text: Type.String({ description: 'The generated text.', examples: ['{{ steps.reply.text }}'] }) },
     { additionalProperties: false },
   ),
-  output: { description: '`{text, messages}`: the cleaned whole text (paragraphs joined by a blank line) and the messages to send, in order.' },
-  examples: [{ title: 'Split a reply into messages', step: { id: 'split', type: 'text.split', params: { text: 'Olá, Ana!\\n\\nComo posso ajudar?' } } }],
+  output: {
+    description: '`{text, messages}`: the cleaned whole text (paragraphs joined by a blank line) and the messages to send, in order.',
+  },
+  examples: [
+    {
+      title: 'Split a reply into messages',
+      step: { id: 'split', type: 'text.split', params: { text: 'Olá, Ana!\\n\\nComo posso ajudar?' } },
+    },
+  ],
   async run(params) {
     return formatReply(params.text);
   },

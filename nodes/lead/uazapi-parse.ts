@@ -17,7 +17,7 @@ export default defineNode({
   type: 'uazapi.parse',
   readOnly: true,
   description:
-    'Organises a uazapi webhook event (the gateway of the clinics\' WhatsApp): the lead\'s phone (digits, never a LID), the message id, who sent it (from_me, sent_by_api), whether it is a group, the kind (text, audio, image, video, document, sticker, other) and its text or caption. Events that are not messages come out as `{ignored: true, reason}`. The instance token is never part of the output.',
+    "Organises a uazapi webhook event (the gateway of the clinics' WhatsApp): the lead's phone (digits, never a LID), the message id, who sent it (from_me, sent_by_api), whether it is a group, the kind (text, audio, image, video, document, sticker, other) and its text or caption. Events that are not messages come out as `{ignored: true, reason}`. The instance token is never part of the output.",
   params: Type.Object(
     { event: Type.Unknown({ description: 'The webhook body as the gateway sent it.', examples: ['{{ trigger.body }}'] }) },
     { additionalProperties: false },

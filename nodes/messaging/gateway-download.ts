@@ -11,20 +11,21 @@ import { instanceClient, mediaStore } from './services.js';
 export default defineNode({
   type: 'gateway.download',
   description:
-    'Downloads the media (audio, image, video, document) of a received WhatsApp message through the instance\'s uazapi gateway (POST {server_url}/message/download) and keeps the bytes in the in-process media cache. The output holds a `media_ref` handle, never the bytes. In dry-run the call is recorded and nothing is downloaded.',
+    "Downloads the media (audio, image, video, document) of a received WhatsApp message through the instance's uazapi gateway (POST {server_url}/message/download) and keeps the bytes in the in-process media cache. The output holds a `media_ref` handle, never the bytes. In dry-run the call is recorded and nothing is downloaded.",
   outbound: true,
   params: Type.Object(
     {
       instance_id: instanceIdParam(),
       message_id: Type.String({
         minLength: 1,
-        description: 'The message\'s bare WhatsApp id (`messageid` of the inbound event).',
+        description: "The message's bare WhatsApp id (`messageid` of the inbound event).",
         examples: ['{{ vars.message.message_id }}', '3EB0A1B2C3D4E5F6A7B8'],
       }),
       file_name: Type.String({
         maxLength: 255,
         default: '',
-        description: 'Original file name of a document (`file_name` of the inbound message), kept with the bytes for the converter; empty: none.',
+        description:
+          'Original file name of a document (`file_name` of the inbound message), kept with the bytes for the converter; empty: none.',
         examples: ['{{ vars.message.file_name }}', 'exame.pdf'],
       }),
     },
@@ -37,7 +38,11 @@ export default defineNode({
   examples: [
     {
       title: 'Fetch a voice note for transcription',
-      step: { id: 'audio', type: 'gateway.download', params: { instance_id: '{{ vars.lead.instancia_id }}', message_id: '{{ vars.message.message_id }}' } },
+      step: {
+        id: 'audio',
+        type: 'gateway.download',
+        params: { instance_id: '{{ vars.lead.instancia_id }}', message_id: '{{ vars.message.message_id }}' },
+      },
     },
   ],
   async run(params, ctx) {

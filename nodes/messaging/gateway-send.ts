@@ -26,7 +26,10 @@ export default defineNode({
       number: phoneParam('Recipient.'),
       messages: Type.Union([Type.String(), Type.Array(Type.String(), { maxItems: MAX_MESSAGES })], {
         description: `The text, or a list of texts sent as separate messages in list order (at most ${MAX_MESSAGES}).`,
-        examples: [['Olá, Maria! Aqui é a Ana da Clínica Sorriso.', 'Vi que você tem interesse no protocolo de clareamento.'], '{{ vars.reply_parts }}'],
+        examples: [
+          ['Olá, Maria! Aqui é a Ana da Clínica Sorriso.', 'Vi que você tem interesse no protocolo de clareamento.'],
+          '{{ vars.reply_parts }}',
+        ],
       }),
       typing_min_ms: Type.Integer({
         minimum: 0,
@@ -47,7 +50,7 @@ export default defineNode({
   ),
   output: {
     description:
-      '`{sent, results: [{messageid, delay}]}`: messages sent, and per message the gateway\'s message id (null when it gave none) and the delay used (ms). In dry-run: `{sent: 0, dry_run: true, results: [{messageid: null, delay}]}`.',
+      "`{sent, results: [{messageid, delay}]}`: messages sent, and per message the gateway's message id (null when it gave none) and the delay used (ms). In dry-run: `{sent: 0, dry_run: true, results: [{messageid: null, delay}]}`.",
   },
   examples: [
     {
@@ -66,7 +69,11 @@ export default defineNode({
     },
     {
       title: 'Confirm a command with one fixed text',
-      step: { id: 'confirm', type: 'gateway.send', params: { instance_id: 1, number: '5543999806366', messages: 'Conversa redefinida ✅', typing_min_ms: 0, typing_max_ms: 0 } },
+      step: {
+        id: 'confirm',
+        type: 'gateway.send',
+        params: { instance_id: 1, number: '5543999806366', messages: 'Conversa redefinida ✅', typing_min_ms: 0, typing_max_ms: 0 },
+      },
     },
   ],
   async run(params, ctx) {
@@ -77,12 +84,21 @@ export default defineNode({
     // Messages this step already delivered in an earlier run (a retry, or a resume after a crash):
     // skipped, so the lead never gets one twice. Recorded after each delivery (ctx.checkpoint).
     const done = typeof ctx.state?.delivered === 'number' && !ctx.dryRun ? Math.min(ctx.state.delivered, texts.length) : 0;
-    const results: Array<{ messageid: string | null; delay: number }> = Array.isArray(ctx.state?.results) && done > 0 ? (ctx.state.results as Array<{ messageid: string | null; delay: number }>).slice(0, done) : [];
+    const results: Array<{ messageid: string | null; delay: number }> =
+      Array.isArray(ctx.state?.results) && done > 0
+        ? (ctx.state.results as Array<{ messageid: string | null; delay: number }>).slice(0, done)
+        : [];
     let sent = done;
     for (const text of texts.slice(done)) {
       const delay = typingDelay(params.typing_min_ms, params.typing_max_ms);
       const body = { number: params.number, text, delay };
-      const perform = ctx.recordOutbound({ kind: 'gateway', method: 'POST', url, headers: { token: '***', 'content-type': 'application/json' }, body: body as JsonValue });
+      const perform = ctx.recordOutbound({
+        kind: 'gateway',
+        method: 'POST',
+        url,
+        headers: { token: '***', 'content-type': 'application/json' },
+        body: body as JsonValue,
+      });
       if (!perform) {
         results.push({ messageid: null, delay });
         continue;
@@ -94,7 +110,13 @@ export default defineNode({
         if (sent < texts.length) await ctx.checkpoint?.({ delivered: sent, results });
       } catch (err) {
         // A retry of this step sends only the messages after the last delivered one.
-        ctx.log('warn', 'gateway send failed', { to: maskPhone(params.number), instance_id: params.instance_id, sent_before_failure: sent, of: texts.length, error: (err as Error).message });
+        ctx.log('warn', 'gateway send failed', {
+          to: maskPhone(params.number),
+          instance_id: params.instance_id,
+          sent_before_failure: sent,
+          of: texts.length,
+          error: (err as Error).message,
+        });
         throw err;
       }
     }

@@ -5,7 +5,8 @@ import { Type } from '@sinclair/typebox';
 export function instanceIdParam() {
   return Type.Integer({
     minimum: 1,
-    description: 'Id of the WhatsApp instance (`instancias_whatsapp.id`) to use; its server_url and token are looked up when the step runs, so the token never appears in the execution.',
+    description:
+      'Id of the WhatsApp instance (`instancias_whatsapp.id`) to use; its server_url and token are looked up when the step runs, so the token never appears in the execution.',
     examples: ['{{ vars.lead.instancia_id }}', 1],
   });
 }

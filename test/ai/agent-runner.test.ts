@@ -12,7 +12,12 @@ let anthropic: FakeAnthropic;
 let ai: AiService;
 beforeAll(async () => {
   [openai, anthropic] = await Promise.all([startFakeOpenAi(), startFakeAnthropic()]);
-  ai = createAiService({ OPENAI_API_KEY: 'sk-o', OPENAI_BASE_URL: openai.baseURL, ANTHROPIC_API_KEY: 'sk-a', ANTHROPIC_BASE_URL: anthropic.baseURL });
+  ai = createAiService({
+    OPENAI_API_KEY: 'sk-o',
+    OPENAI_BASE_URL: openai.baseURL,
+    ANTHROPIC_API_KEY: 'sk-a',
+    ANTHROPIC_BASE_URL: anthropic.baseURL,
+  });
 });
 afterAll(async () => {
   await Promise.all([openai.close(), anthropic.close()]);
@@ -65,7 +70,10 @@ function leadTools() {
 describe('runAgent: memory and tool loop', () => {
   it('sends system and prior turns, runs a tool call, threads its result back and returns the final text', async () => {
     const { tools, calls } = leadTools();
-    openai.queueChat({ tool_calls: [{ id: 'call_1', name: 'buscar_lead', arguments: {} }] }, { text: '  Oi Ana! Posso ajudar com o agendamento.  ' });
+    openai.queueChat(
+      { tool_calls: [{ id: 'call_1', name: 'buscar_lead', arguments: {} }] },
+      { text: '  Oi Ana! Posso ajudar com o agendamento.  ' },
+    );
     const result = await runAgent({
       ai,
       models,
@@ -93,7 +101,11 @@ describe('runAgent: memory and tool loop', () => {
     ]);
     expect(first.tools.map((t: any) => t.function.name)).toEqual(['buscar_lead', 'transferir', 'buscar_protocolo']);
     expect(second.messages.slice(4)).toEqual([
-      { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'buscar_lead', arguments: '{}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'buscar_lead', arguments: '{}' } }],
+      },
       { role: 'tool', tool_call_id: 'call_1', content: JSON.stringify({ nome: 'Ana', orcamento: 'Até R$ 3.000' }) },
     ]);
     expect(anthropic.requests).toHaveLength(0);
@@ -130,12 +142,18 @@ describe('runAgent: memory and tool loop', () => {
 
   it('turns a handler error into an error tool result (is_error on Anthropic) and goes on', async () => {
     const { tools } = leadTools();
-    anthropic.queue({ tool_use: [{ id: 'toolu_9', name: 'buscar_protocolo', input: {} }] }, { text: 'Vou confirmar o valor e te retorno.' });
+    anthropic.queue(
+      { tool_use: [{ id: 'toolu_9', name: 'buscar_protocolo', input: {} }] },
+      { text: 'Vou confirmar o valor e te retorno.' },
+    );
     const result = await runAgent({ ai, models: { primary: FALLBACK }, input: 'quanto custa?', tools, clock: fakeClock() });
     expect(result.text).toBe('Vou confirmar o valor e te retorno.');
     expect(result.tool_calls[0]).toMatchObject({ name: 'buscar_protocolo', ok: false, error: 'database unavailable' });
     const last = anthropic.messageRequests()[1].messages.at(-1);
-    expect(last).toEqual({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_9', content: '{"error":"tool failed: database unavailable"}', is_error: true }] });
+    expect(last).toEqual({
+      role: 'user',
+      content: [{ type: 'tool_result', tool_use_id: 'toolu_9', content: '{"error":"tool failed: database unavailable"}', is_error: true }],
+    });
   });
 
   it('bounds tool rounds: after maxToolRounds the model is asked for text with tool_choice none; tools past the bound never run', async () => {
@@ -143,7 +161,14 @@ describe('runAgent: memory and tool loop', () => {
     const toolTurn = { tool_calls: [{ name: 'buscar_lead', arguments: {} }] };
     openai.queueChat(toolTurn, toolTurn, toolTurn, toolTurn);
     anthropic.queue({ text: 'Resposta do fallback.' });
-    const result = await runAgent({ ai, models: { primary: PRIMARY, fallbacks: [FALLBACK] }, input: 'oi', tools, maxToolRounds: 2, clock: fakeClock() });
+    const result = await runAgent({
+      ai,
+      models: { primary: PRIMARY, fallbacks: [FALLBACK] },
+      input: 'oi',
+      tools,
+      maxToolRounds: 2,
+      clock: fakeClock(),
+    });
     const bodies = openai.chatRequests();
     expect(bodies).toHaveLength(3);
     expect(bodies.map((b) => b.tool_choice)).toEqual(['auto', 'auto', 'none']);
@@ -240,7 +265,9 @@ describe('runAgent: model chain', () => {
   it('repeated 429 stops at the deadline with a clear error', async () => {
     const clock = fakeClock();
     openai.queueChat(...Array.from({ length: 20 }, () => ({ status: 429 })));
-    const err = (await runAgent({ ai, models, input: 'oi', rateLimitWaitMs: 15_000, deadlineMs: 60_000, clock }).catch((e: unknown) => e)) as AgentFailedError;
+    const err = (await runAgent({ ai, models, input: 'oi', rateLimitWaitMs: 15_000, deadlineMs: 60_000, clock }).catch(
+      (e: unknown) => e,
+    )) as AgentFailedError;
     expect(err).toBeInstanceOf(AgentFailedError);
     expect(err.code).toBe('deadline');
     expect(err.status).toBe(429);
@@ -254,7 +281,9 @@ describe('runAgent: model chain', () => {
 
   it('with a zero wait the cycle still stops after MAX_CONTINGENCY_ATTEMPTS', async () => {
     openai.queueChat(...Array.from({ length: MAX_CONTINGENCY_ATTEMPTS + 5 }, () => ({ status: 429 })));
-    const err = (await runAgent({ ai, models, input: 'oi', rateLimitWaitMs: 0, clock: fakeClock() }).catch((e: unknown) => e)) as AgentFailedError;
+    const err = (await runAgent({ ai, models, input: 'oi', rateLimitWaitMs: 0, clock: fakeClock() }).catch(
+      (e: unknown) => e,
+    )) as AgentFailedError;
     expect(err).toBeInstanceOf(AgentFailedError);
     expect(openai.chatRequests()).toHaveLength(1 + MAX_CONTINGENCY_ATTEMPTS);
   });

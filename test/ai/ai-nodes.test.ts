@@ -15,7 +15,12 @@ let anthropic: FakeAnthropic;
 let ai: AiService;
 beforeAll(async () => {
   [openai, anthropic] = await Promise.all([startFakeOpenAi(), startFakeAnthropic()]);
-  ai = createAiService({ OPENAI_API_KEY: 'sk-o', OPENAI_BASE_URL: openai.baseURL, ANTHROPIC_API_KEY: 'sk-a', ANTHROPIC_BASE_URL: anthropic.baseURL });
+  ai = createAiService({
+    OPENAI_API_KEY: 'sk-o',
+    OPENAI_BASE_URL: openai.baseURL,
+    ANTHROPIC_API_KEY: 'sk-a',
+    ANTHROPIC_BASE_URL: anthropic.baseURL,
+  });
 });
 afterAll(async () => {
   await Promise.all([openai.close(), anthropic.close()]);
@@ -26,7 +31,8 @@ beforeEach(() => {
 });
 afterEach(() => shutdownEngines());
 
-const run = (yaml: string, services: Record<string, unknown> = { ai }, body: JsonObject = {}) => runFlow(yaml, { body, engine: { registry, services } });
+const run = (yaml: string, services: Record<string, unknown> = { ai }, body: JsonObject = {}) =>
+  runFlow(yaml, { body, engine: { registry, services } });
 const words = (n: number) => Array.from({ length: n }, (_, i) => `palavra${i + 1}`).join(' ');
 
 const generateFlow = `
@@ -83,8 +89,14 @@ describe('ai.generate', () => {
 
   it('rejects a model without provider: at load when literal, at run time when an expression', async () => {
     const literal = loadFlowText('bad.yaml', generateFlow.replace('model: openai:gpt-4.1-mini', 'model: gpt-4.1-mini'), registry);
-    expect(literal.problems.map((p) => `${p.line} ${p.message}`)).toEqual([expect.stringMatching(/^7 steps\.0\.params\.model must match pattern/)]);
-    const { record } = await run(generateFlow.replace('model: openai:gpt-4.1-mini', 'model: "{{ trigger.body.model }}"'), { ai }, { nome: 'Ana', model: 'gpt-4.1-mini' });
+    expect(literal.problems.map((p) => `${p.line} ${p.message}`)).toEqual([
+      expect.stringMatching(/^7 steps\.0\.params\.model must match pattern/),
+    ]);
+    const { record } = await run(
+      generateFlow.replace('model: openai:gpt-4.1-mini', 'model: "{{ trigger.body.model }}"'),
+      { ai },
+      { nome: 'Ana', model: 'gpt-4.1-mini' },
+    );
     expect(record.status).toBe('failed');
     expect(stepRecord(record, 'gen').error!.message).toMatch(/params\.model/);
     expect(openai.requests).toHaveLength(0);
@@ -120,7 +132,12 @@ describe('ai.summarize', () => {
   it('uses the shortened answer when the retry fits, and does not retry a summary within the limit', async () => {
     openai.queueChat({ text: words(120) }, { text: `Lead  quer\nagendar ${words(28)}` });
     const { record } = await run(summarizeFlow, { ai }, { text: 'conversa' });
-    expect(stepOutput(record, 'sum')).toMatchObject({ summary: `Lead quer agendar ${words(28)}`, words: 31, retried: true, truncated: false });
+    expect(stepOutput(record, 'sum')).toMatchObject({
+      summary: `Lead quer agendar ${words(28)}`,
+      words: 31,
+      retried: true,
+      truncated: false,
+    });
 
     openai.reset();
     openai.queueChat({ text: words(50) });
@@ -131,7 +148,11 @@ describe('ai.summarize', () => {
 
   it('honours max_words and cuts even when the shortening call fails', async () => {
     openai.queueChat({ text: words(30) }, { status: 500 });
-    const { record } = await run(summarizeFlow.replace('text: "{{ trigger.body.text }}"', 'text: "{{ trigger.body.text }}"\n      max_words: 10'), { ai }, { text: 'conversa' });
+    const { record } = await run(
+      summarizeFlow.replace('text: "{{ trigger.body.text }}"', 'text: "{{ trigger.body.text }}"\n      max_words: 10'),
+      { ai },
+      { text: 'conversa' },
+    );
     expect(record.status).toBe('success');
     expect(stepOutput(record, 'sum')).toMatchObject({ summary: words(10), words: 10, retried: true, truncated: true });
   });
@@ -157,7 +178,9 @@ describe('media.to-text', () => {
   it('takes the bytes from services.media and transcribes them', async () => {
     const audio = Buffer.from('OggS voice note bytes');
     const taken: string[] = [];
-    const media = { take: (ref: string) => (taken.push(ref), ref === 'm1' ? { bytes: audio, mimetype: 'audio/ogg; codecs=opus' } : undefined) };
+    const media = {
+      take: (ref: string) => (taken.push(ref), ref === 'm1' ? { bytes: audio, mimetype: 'audio/ogg; codecs=opus' } : undefined),
+    };
     openai.queueTranscription({ transcript: 'Oi, tudo bem?' });
     const { record } = await run(mediaFlow, { ai, media }, { ref: 'm1' });
     expect(stepOutput(record, 'conv')).toEqual({ text: 'Oi, tudo bem?', kind: 'audio', ok: true });
@@ -190,7 +213,11 @@ describe('media.to-text', () => {
   it('uses the configured vision model when none is given, and services.mediaOptions for ffmpeg', async () => {
     const media = { take: async () => ({ bytes: Buffer.from('video bytes'), mimetype: 'video/mp4' }) };
     const { record } = await run(mediaFlow, { ai, media, mediaOptions: { ffmpegPath: '/nonexistent/ffmpeg' } }, { ref: 'v1' });
-    expect(stepOutput(record, 'conv')).toMatchObject({ text: '[vídeo recebido: não foi possível analisar o conteúdo]', kind: 'video', ok: false });
+    expect(stepOutput(record, 'conv')).toMatchObject({
+      text: '[vídeo recebido: não foi possível analisar o conteúdo]',
+      kind: 'video',
+      ok: false,
+    });
     expect(openai.requests).toHaveLength(0);
   });
 

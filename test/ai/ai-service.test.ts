@@ -18,7 +18,12 @@ beforeEach(() => {
   anthropic.reset();
 });
 
-const env = () => ({ OPENAI_API_KEY: 'sk-o', OPENAI_BASE_URL: openai.baseURL, ANTHROPIC_API_KEY: 'sk-a', ANTHROPIC_BASE_URL: anthropic.baseURL });
+const env = () => ({
+  OPENAI_API_KEY: 'sk-o',
+  OPENAI_BASE_URL: openai.baseURL,
+  ANTHROPIC_API_KEY: 'sk-a',
+  ANTHROPIC_BASE_URL: anthropic.baseURL,
+});
 
 describe('createAiService', () => {
   it('routes each provider:model to its provider with the bare model id, and reports calls', async () => {
@@ -44,19 +49,29 @@ describe('createAiService', () => {
   });
 
   it('fails only the provider whose key is missing, naming the variable but no key', async () => {
-    const ai = createAiService({ OPENAI_API_KEY: 'sk-secret-value', OPENAI_BASE_URL: openai.baseURL, ANTHROPIC_BASE_URL: anthropic.baseURL });
-    const err = (await ai.chat('anthropic:claude-sonnet-4-6', { messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e)) as ProviderError;
+    const ai = createAiService({
+      OPENAI_API_KEY: 'sk-secret-value',
+      OPENAI_BASE_URL: openai.baseURL,
+      ANTHROPIC_BASE_URL: anthropic.baseURL,
+    });
+    const err = (await ai
+      .chat('anthropic:claude-sonnet-4-6', { messages: [{ role: 'user', content: 'x' }] })
+      .catch((e: unknown) => e)) as ProviderError;
     expect(err).toBeInstanceOf(ProviderError);
     expect(err.code).toBe('config');
     expect(err.message).toContain('ANTHROPIC_API_KEY is not set');
     expect(anthropic.requests).toHaveLength(0);
-    await expect(ai.chat('openai:gpt-4.1-mini', { messages: [{ role: 'user', content: 'x' }] })).resolves.toMatchObject({ text: expect.any(String) });
+    await expect(ai.chat('openai:gpt-4.1-mini', { messages: [{ role: 'user', content: 'x' }] })).resolves.toMatchObject({
+      text: expect.any(String),
+    });
   });
 
   it('rejects a bad model reference and transcription with a non-openai model before any request', async () => {
     const ai = createAiService(env());
     await expect(ai.chat('gpt-4.1-mini', { messages: [] })).rejects.toBeInstanceOf(ModelRefError);
-    await expect(ai.transcribe('anthropic:claude-sonnet-4-6', { bytes: Buffer.from('x'), mimetype: 'audio/ogg' })).rejects.toBeInstanceOf(ModelRefError);
+    await expect(ai.transcribe('anthropic:claude-sonnet-4-6', { bytes: Buffer.from('x'), mimetype: 'audio/ogg' })).rejects.toBeInstanceOf(
+      ModelRefError,
+    );
     expect(openai.requests.length + anthropic.requests.length).toBe(0);
   });
 

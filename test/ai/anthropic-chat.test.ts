@@ -13,7 +13,11 @@ beforeEach(() => fake.reset());
 
 const KEY = 'sk-ant-test-key-456';
 const chat = () => createAnthropicChat({ apiKey: KEY, baseURL: fake.baseURL, timeoutMs: 5000 });
-const tool = { name: 'transferir', description: 'Transfere para humano', parameters: { type: 'object', properties: { motivo: { type: 'string' } }, additionalProperties: false } };
+const tool = {
+  name: 'transferir',
+  description: 'Transfere para humano',
+  parameters: { type: 'object', properties: { motivo: { type: 'string' } }, additionalProperties: false },
+};
 
 describe('anthropic chat adapter (real SDK against the fake)', () => {
   it('sends model, system, max_tokens and tools as input_schema; returns text and usage', async () => {
@@ -25,10 +29,21 @@ describe('anthropic chat adapter (real SDK against the fake)', () => {
       tools: [tool],
       max_tokens: 512,
     });
-    expect(result).toEqual({ text: 'Olá! Sou da clínica.', tool_calls: [], usage: { input_tokens: 13, output_tokens: 5 }, model: 'claude-sonnet-4-6', stop_reason: 'end_turn' });
+    expect(result).toEqual({
+      text: 'Olá! Sou da clínica.',
+      tool_calls: [],
+      usage: { input_tokens: 13, output_tokens: 5 },
+      model: 'claude-sonnet-4-6',
+      stop_reason: 'end_turn',
+    });
     expect(fake.requests.map((r) => r.path)).toEqual(['/v1/messages']);
     const [body] = fake.messageRequests();
-    expect(body).toMatchObject({ model: 'claude-sonnet-4-6', system: 'Você é a assistente.', max_tokens: 512, messages: [{ role: 'user', content: 'oi' }] });
+    expect(body).toMatchObject({
+      model: 'claude-sonnet-4-6',
+      system: 'Você é a assistente.',
+      max_tokens: 512,
+      messages: [{ role: 'user', content: 'oi' }],
+    });
     expect(body.tools).toEqual([{ name: 'transferir', description: 'Transfere para humano', input_schema: tool.parameters }]);
     expect(body.tool_choice).toEqual({ type: 'auto' });
     const headers = fake.requests[0]!.headers;
@@ -37,7 +52,13 @@ describe('anthropic chat adapter (real SDK against the fake)', () => {
   });
 
   it('returns tool_use blocks as tool calls; threads tool_use and grouped tool_result blocks back', async () => {
-    fake.queue({ text: 'Vou verificar.', tool_use: [{ id: 'toolu_1', name: 'transferir', input: { motivo: 'quer agendar' } }, { id: 'toolu_2', name: 'transferir', input: {} }] });
+    fake.queue({
+      text: 'Vou verificar.',
+      tool_use: [
+        { id: 'toolu_1', name: 'transferir', input: { motivo: 'quer agendar' } },
+        { id: 'toolu_2', name: 'transferir', input: {} },
+      ],
+    });
     const first = await chat().chat({ model: 'claude-sonnet-4-6', messages: [{ role: 'user', content: 'quero agendar' }], tools: [tool] });
     expect(first.stop_reason).toBe('tool_use');
     expect(first.text).toBe('Vou verificar.');

@@ -47,12 +47,24 @@ describe('readModelConfig', () => {
       LEADFLOW_MODEL_DOCUMENT: 'anthropic:h',
       LEADFLOW_RATE_LIMIT_WAIT_MS: '250',
     });
-    expect(config).toEqual({ primary: 'anthropic:a', fallback: 'openai:b', contingency: 'anthropic:c', handoff: 'openai:d', summary: 'openai:e', transcribe: 'openai:f', vision: 'anthropic:g', document: 'anthropic:h', rateLimitWaitMs: 250 });
+    expect(config).toEqual({
+      primary: 'anthropic:a',
+      fallback: 'openai:b',
+      contingency: 'anthropic:c',
+      handoff: 'openai:d',
+      summary: 'openai:e',
+      transcribe: 'openai:f',
+      vision: 'anthropic:g',
+      document: 'anthropic:h',
+      rateLimitWaitMs: 250,
+    });
   });
 
   it('names the variable of a malformed value', () => {
     expect(() => readModelConfig({ LEADFLOW_MODEL_FALLBACK: 'claude' })).toThrow(/^LEADFLOW_MODEL_FALLBACK: .*no provider/);
-    expect(() => readModelConfig({ LEADFLOW_MODEL_TRANSCRIBE: 'anthropic:x' })).toThrow(/LEADFLOW_MODEL_TRANSCRIBE: transcription needs an openai/);
+    expect(() => readModelConfig({ LEADFLOW_MODEL_TRANSCRIBE: 'anthropic:x' })).toThrow(
+      /LEADFLOW_MODEL_TRANSCRIBE: transcription needs an openai/,
+    );
     expect(() => readModelConfig({ LEADFLOW_RATE_LIMIT_WAIT_MS: '15s' })).toThrow(/LEADFLOW_RATE_LIMIT_WAIT_MS/);
   });
 });

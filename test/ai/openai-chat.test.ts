@@ -13,7 +13,11 @@ beforeEach(() => fake.reset());
 
 const KEY = 'sk-test-openai-key-123';
 const chat = () => createOpenAiChat({ apiKey: KEY, baseURL: fake.baseURL, timeoutMs: 5000 });
-const tool = { name: 'buscar_lead', description: 'Dados do lead atual', parameters: { type: 'object', properties: {}, additionalProperties: false } };
+const tool = {
+  name: 'buscar_lead',
+  description: 'Dados do lead atual',
+  parameters: { type: 'object', properties: {}, additionalProperties: false },
+};
 
 describe('openai chat adapter (real SDK against the fake)', () => {
   it('sends model, system, messages, function tools and max_completion_tokens; returns text and usage', async () => {
@@ -29,7 +33,13 @@ describe('openai chat adapter (real SDK against the fake)', () => {
       tools: [tool],
       max_tokens: 300,
     });
-    expect(result).toEqual({ text: 'Olá, tudo bem?', tool_calls: [], usage: { input_tokens: 20, output_tokens: 4 }, model: 'gpt-4.1-mini', stop_reason: 'stop' });
+    expect(result).toEqual({
+      text: 'Olá, tudo bem?',
+      tool_calls: [],
+      usage: { input_tokens: 20, output_tokens: 4 },
+      model: 'gpt-4.1-mini',
+      stop_reason: 'stop',
+    });
     expect(fake.requests.map((r) => r.path)).toEqual(['/v1/chat/completions']);
     const [body] = fake.chatRequests();
     expect(body.model).toBe('gpt-4.1-mini');
@@ -66,14 +76,24 @@ describe('openai chat adapter (real SDK against the fake)', () => {
     const second = fake.chatRequests()[1];
     expect(second.tool_choice).toBe('none');
     expect(second.messages.slice(1)).toEqual([
-      { role: 'assistant', content: null, tool_calls: [{ id: 'call_a', type: 'function', function: { name: 'buscar_lead', arguments: '{"x":1}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'call_a', type: 'function', function: { name: 'buscar_lead', arguments: '{"x":1}' } }],
+      },
       { role: 'tool', tool_call_id: 'call_a', content: '{"nome":"Ana"}' },
     ]);
   });
 
   it('the fake answers 400 like the API to tool results that answer no tool call', async () => {
     const err = await chat()
-      .chat({ model: 'gpt-4.1-mini', messages: [{ role: 'user', content: 'oi' }, { role: 'tool', tool_call_id: 'nope', name: 'x', content: '{}' }] })
+      .chat({
+        model: 'gpt-4.1-mini',
+        messages: [
+          { role: 'user', content: 'oi' },
+          { role: 'tool', tool_call_id: 'nope', name: 'x', content: '{}' },
+        ],
+      })
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ProviderError);
     expect((err as ProviderError).status).toBe(400);
@@ -140,7 +160,12 @@ describe('openai chat adapter (real SDK against the fake)', () => {
   it('transcribes: multipart with the audio bytes as audio.ogg, model and language', async () => {
     fake.queueTranscription({ transcript: 'Oi, queria saber o preço' });
     const audio = Buffer.from('OggS fake opus bytes');
-    const text = await chat().transcribe({ model: 'gpt-4o-mini-transcribe', bytes: audio, mimetype: 'audio/ogg; codecs=opus', language: 'pt' });
+    const text = await chat().transcribe({
+      model: 'gpt-4o-mini-transcribe',
+      bytes: audio,
+      mimetype: 'audio/ogg; codecs=opus',
+      language: 'pt',
+    });
     expect(text).toBe('Oi, queria saber o preço');
     const [req] = fake.transcriptionRequests();
     expect(req!.headers['content-type']).toMatch(/^multipart\/form-data/);

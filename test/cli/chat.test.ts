@@ -38,7 +38,11 @@ beforeEach(() => openai.reset());
 const chat = (input: string, args: string[] = ['--clinic', '1']) => runCli(['chat', ...args], { env, input, timeoutMs: 20_000 });
 
 /** Reply lines of stdout, without the prefix. */
-const replies = (stdout: string) => stdout.split('\n').filter((l) => l.startsWith('agente> ')).map((l) => l.slice('agente> '.length));
+const replies = (stdout: string) =>
+  stdout
+    .split('\n')
+    .filter((l) => l.startsWith('agente> '))
+    .map((l) => l.slice('agente> '.length));
 
 describe('leadflow chat', () => {
   it('answers with the contingency model and the clinic prompt, splitting paragraphs as the lead would get them', async () => {
@@ -52,7 +56,12 @@ describe('leadflow chat', () => {
     expect(system).toContain('Clínica Sorriso Paulista');
     expect(system).toContain('Lentes de contato dental');
     expect(request.messages.at(-1)).toEqual({ role: 'user', content: expect.stringContaining('Oi, tudo bem?') });
-    expect(request.tools.map((t: { function: { name: string } }) => t.function.name).sort()).toEqual(['buscar_clinica', 'buscar_lead', 'buscar_protocolo', 'transferir']);
+    expect(request.tools.map((t: { function: { name: string } }) => t.function.name).sort()).toEqual([
+      'buscar_clinica',
+      'buscar_lead',
+      'buscar_protocolo',
+      'transferir',
+    ]);
   });
 
   it('keeps the conversation in the process: the second turn sees the first; /reset forgets; nothing is stored', async () => {
@@ -61,7 +70,10 @@ describe('leadflow chat', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(replies(result.stdout)).toEqual(['Primeira resposta.', 'Segunda resposta.', 'Depois do reset.']);
     const [first, second, third] = openai.chatRequests();
-    const turns = (r: { messages: Array<{ role: string; content: string }> }) => r.messages.filter((m) => m.role === 'user' || m.role === 'assistant').map((m) => `${m.role}:${m.content.includes('Ana') ? 'Ana' : m.content.replace(/<\/?mensagem_do_lead>|\n/g, '')}`);
+    const turns = (r: { messages: Array<{ role: string; content: string }> }) =>
+      r.messages
+        .filter((m) => m.role === 'user' || m.role === 'assistant')
+        .map((m) => `${m.role}:${m.content.includes('Ana') ? 'Ana' : m.content.replace(/<\/?mensagem_do_lead>|\n/g, '')}`);
     expect(turns(first)).toEqual(['user:Ana']);
     expect(turns(second)).toEqual(['user:Ana', 'assistant:Primeira resposta.', 'user:Você lembra meu nome?']);
     expect(turns(third)).toEqual(['user:E agora?']);
@@ -78,7 +90,12 @@ describe('leadflow chat', () => {
 
   it('binds the tools to the clinic; transferir only reports on stderr; /sair ends the session', async () => {
     openai.queueChat(
-      { tool_calls: [{ name: 'buscar_protocolo', arguments: { clinica_id: 99 } }, { name: 'transferir', arguments: { motivo: 'quer agendar', telefone: '5511999999999' } }] },
+      {
+        tool_calls: [
+          { name: 'buscar_protocolo', arguments: { clinica_id: 99 } },
+          { name: 'transferir', arguments: { motivo: 'quer agendar', telefone: '5511999999999' } },
+        ],
+      },
       { text: 'Vou te passar para a especialista.' },
     );
     const result = await chat('Quero agendar\n/sair\nnunca lida\n');
@@ -87,7 +104,9 @@ describe('leadflow chat', () => {
     expect(result.stderr).toMatch(/\[transferir\].*quer agendar/);
     const requests = openai.chatRequests();
     expect(requests).toHaveLength(2);
-    const toolResults = requests[1].messages.filter((m: { role: string }) => m.role === 'tool').map((m: { content: string }) => JSON.parse(m.content));
+    const toolResults = requests[1].messages
+      .filter((m: { role: string }) => m.role === 'tool')
+      .map((m: { content: string }) => JSON.parse(m.content));
     expect(toolResults[0]).toMatchObject({ nome: 'Lentes de contato dental' });
     expect(toolResults[0]).not.toHaveProperty('clinica_id');
     expect(toolResults[1]).toEqual({ transferido: true, teste: true });

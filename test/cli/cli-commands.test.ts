@@ -45,7 +45,8 @@ describe('leadflow --help', () => {
   it('lists the commands', async () => {
     const { code, stdout } = await runCli(['--help']);
     expect(code).toBe(0);
-    for (const command of ['serve', 'validate', 'run', 'graph', 'nodes', 'test']) expect(stdout).toMatch(new RegExp(`^\\s+${command}\\b`, 'm'));
+    for (const command of ['serve', 'validate', 'run', 'graph', 'nodes', 'test'])
+      expect(stdout).toMatch(new RegExp(`^\\s+${command}\\b`, 'm'));
   });
 
   it('exits 2 with help on an unknown command', async () => {
@@ -102,7 +103,8 @@ describe('leadflow run', () => {
     expect(result).toMatchObject({ flow: 'greet', status: 'success', outbound: [] });
     expect(result.execution_id).toMatch(/^[0-9a-f-]{36}$/);
     expect(result.steps.map((s: { id: string }) => s.id)).toEqual(['hello', 'maybe_notify', 'vip']);
-    for (const step of result.steps) expect(Object.keys(step)).toEqual(expect.arrayContaining(['id', 'type', 'status', 'ms', 'output', 'error']));
+    for (const step of result.steps)
+      expect(Object.keys(step)).toEqual(expect.arrayContaining(['id', 'type', 'status', 'ms', 'output', 'error']));
     expect(stderr).not.toContain('{"execution_id"');
   });
 
@@ -114,7 +116,15 @@ describe('leadflow run', () => {
     const dryResult = JSON.parse(dry.stdout);
     expect(hits).toHaveLength(0);
     expect(dryResult.outbound).toEqual([
-      { step: 'notify', kind: 'http', method: 'POST', url: hookUrl, headers: { token: '***', 'content-type': 'application/json' }, body: { text: 'Olá, Bia!' }, performed: false },
+      {
+        step: 'notify',
+        kind: 'http',
+        method: 'POST',
+        url: hookUrl,
+        headers: { token: '***', 'content-type': 'application/json' },
+        body: { text: 'Olá, Bia!' },
+        performed: false,
+      },
     ]);
 
     const real = await runCli(['run', 'greet', '--payload', file, '--flows', FLOWS, '--json']);

@@ -50,12 +50,18 @@ suite('dry runs leave Redis alone', () => {
   it('marks and erasures of a dry run stay in a scratch store; the same run for real changes Redis', async () => {
     await redis.set('leadflow:dedupe:7:5511900000002:old', '1');
     const env = { REDIS_URL: url, LEADFLOW_DATA_DIR: join(dir, 'data') };
-    const dry = await runCli(['run', 'marks', '--payload', join(dir, 'payload.json'), '--flows', dir, '--dry-run', '--json'], { env, timeoutMs: 30_000 });
+    const dry = await runCli(['run', 'marks', '--payload', join(dir, 'payload.json'), '--flows', dir, '--dry-run', '--json'], {
+      env,
+      timeoutMs: 30_000,
+    });
     expect(dry.code, dry.stderr).toBe(0);
     expect(JSON.parse(dry.stdout).status).toBe('success');
     expect((await redis.keys('*')).sort()).toEqual(['leadflow:dedupe:7:5511900000002:old']);
 
-    const real = await runCli(['run', 'marks', '--payload', join(dir, 'payload.json'), '--flows', dir, '--json'], { env, timeoutMs: 30_000 });
+    const real = await runCli(['run', 'marks', '--payload', join(dir, 'payload.json'), '--flows', dir, '--json'], {
+      env,
+      timeoutMs: 30_000,
+    });
     expect(real.code, real.stderr).toBe(0);
     expect((await redis.keys('*')).sort()).toEqual(['leadflow:dedupe:7:5511900000001:msg']);
   }, 60_000);

@@ -9,7 +9,9 @@ import { createDatabase } from '../../adapters/db/database.js';
 import { removeScratch, ROOT, runCli, SCRATCH } from '../helpers/cli.js';
 
 const SAMPLES = join(ROOT, 'flows/samples');
-const samples = readdirSync(SAMPLES).filter((f) => f.endsWith('.json')).sort();
+const samples = readdirSync(SAMPLES)
+  .filter((f) => f.endsWith('.json'))
+  .sort();
 const flowOf = (file: string) => file.replace(/\.json$/, '').split('-')[0]!;
 
 let env: Record<string, string>;
@@ -20,7 +22,9 @@ async function snapshot(): Promise<Record<string, unknown[]>> {
   const db = createDatabase({ dataDir });
   try {
     const tables = ['leads', 'wf_chat_histories', 'clinicas_com_atendentes', 'protocolos', 'instancias_whatsapp'];
-    return Object.fromEntries(await Promise.all(tables.map(async (t) => [t, await db.find(t, { order_by: [{ column: 'id', direction: 'asc' }] })])));
+    return Object.fromEntries(
+      await Promise.all(tables.map(async (t) => [t, await db.find(t, { order_by: [{ column: 'id', direction: 'asc' }] })])),
+    );
   } finally {
     await db.close();
   }
@@ -38,16 +42,26 @@ afterAll(() => removeScratch());
 
 describe('flows/samples', () => {
   it('has a sample for every flow of flows/', () => {
-    const flows = readdirSync(join(ROOT, 'flows')).filter((f) => f.endsWith('.yaml')).map((f) => f.replace(/\.yaml$/, ''));
+    const flows = readdirSync(join(ROOT, 'flows'))
+      .filter((f) => f.endsWith('.yaml'))
+      .map((f) => f.replace(/\.yaml$/, ''));
     expect(flows.length).toBeGreaterThan(0);
     for (const flow of flows) expect(samples.map(flowOf), `no sample for ${flow}`).toContain(flow);
   });
 
   it.each(samples)('%s runs with --dry-run after the example seed and changes nothing', async (file) => {
     const before = await snapshot();
-    const run = await runCli(['run', flowOf(file), '--payload', `flows/samples/${file}`, '--dry-run', '--json'], { env, timeoutMs: 30_000 });
+    const run = await runCli(['run', flowOf(file), '--payload', `flows/samples/${file}`, '--dry-run', '--json'], {
+      env,
+      timeoutMs: 30_000,
+    });
     expect(run.code, run.stderr).toBe(0);
-    const result = JSON.parse(run.stdout) as { flow: string; status: string; stop_reason?: string; outbound: Array<{ step: string; url: string; body: any; performed: boolean }> };
+    const result = JSON.parse(run.stdout) as {
+      flow: string;
+      status: string;
+      stop_reason?: string;
+      outbound: Array<{ step: string; url: string; body: any; performed: boolean }>;
+    };
     expect(result.flow).toBe(flowOf(file));
     if (result.flow === 'intake') {
       // A new lead of the example clinic: the first message (template: no AI keys) and the Hunter's alert.

@@ -36,7 +36,11 @@ describe('leadflow serve: admin surface', () => {
 
   it('with LEADFLOW_ADMIN_TOKEN: bearer required, lists executions, never logs the token', async () => {
     serve = await startServe(['--flows', 'test/fixtures/http-flows'], { LEADFLOW_ADMIN_TOKEN: ADMIN });
-    const started = await fetch(`${serve.url}/lead`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ nome: 'Ana', telefone: '5511987654321' }) });
+    const started = await fetch(`${serve.url}/lead`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ nome: 'Ana', telefone: '5511987654321' }),
+    });
     const { execution_id } = (await started.json()) as { execution_id: string };
     expect((await fetch(`${serve.url}/admin/executions`, { headers: { authorization: 'Bearer nope' } })).status).toBe(401);
     const list = await fetch(`${serve.url}/admin/executions?flow=lead`, { headers: { authorization: `Bearer ${ADMIN}` } });

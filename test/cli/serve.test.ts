@@ -112,7 +112,10 @@ describe('leadflow serve', () => {
     }
     serve = await startServe(['--flows', 'test/fixtures/http-flows'], { LEADFLOW_DATA_DIR: dataDir, LEADFLOW_EXECUTIONS_RETAIN_DAYS: '7' });
     // The first pruning runs before the server listens.
-    const line = serve.logs().split('\n').find((l) => l.includes('pruned old executions'));
+    const line = serve
+      .logs()
+      .split('\n')
+      .find((l) => l.includes('pruned old executions'));
     expect(JSON.parse(line ?? '{}')).toMatchObject({ removed: 2, retain_days: 7 });
     const after = createDatabase({ dataDir });
     try {

@@ -7,7 +7,13 @@ import { Writable } from 'node:stream';
 import { Command } from 'commander';
 import { afterAll, afterEach, expect, it, vi } from 'vitest';
 import { DbExecutionStore } from '../../adapters/db/execution-store.js';
-import { registerExecutions, formatExecutionDetail, formatExecutionList, replayExecution, findExecution } from '../../cli/commands/executions.js';
+import {
+  registerExecutions,
+  formatExecutionDetail,
+  formatExecutionList,
+  replayExecution,
+  findExecution,
+} from '../../cli/commands/executions.js';
 import { openMigratedDatabase, registerMigrate, runMigrate } from '../../cli/commands/migrate.js';
 import { formatSeedReport, registerSeed } from '../../cli/commands/seed.js';
 import { silentLogger } from '../../engine/engine.js';
@@ -33,7 +39,11 @@ function sink(): { stream: Writable; text: () => string } {
 }
 
 /** Runs `leadflow <args>` in-process with `env`; returns stdout, stderr and the exit code set. */
-async function cli(register: (p: Command) => void, args: string[], env: Record<string, string>): Promise<{ stdout: string; stderr: string; code: number }> {
+async function cli(
+  register: (p: Command) => void,
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ stdout: string; stderr: string; code: number }> {
   const program = new Command().exitOverride();
   register(program);
   let stdout = '';
@@ -87,7 +97,19 @@ function rec(id: string, extra: Partial<ExecutionRecord> = {}): ExecutionRecord 
     status: 'success',
     trigger: { body: { nome: 'Ana' } },
     vars: {},
-    steps: [{ key: 'fields', id: 'fields', type: 'set', status: 'success', params: { values: { a: 1 } }, output: { a: 1 }, attempt: 1, started_at: '2025-01-01T00:00:00.000Z', ms: 4 }],
+    steps: [
+      {
+        key: 'fields',
+        id: 'fields',
+        type: 'set',
+        status: 'success',
+        params: { values: { a: 1 } },
+        output: { a: 1 },
+        attempt: 1,
+        started_at: '2025-01-01T00:00:00.000Z',
+        ms: 4,
+      },
+    ],
     outbound: [],
     dry_run: false,
     created_at: '2025-01-01T00:00:00.000Z',
@@ -104,9 +126,17 @@ forEachDatabase('cli: migrate, seed, executions', (open) => {
     const fresh = await open({ migrate: false });
     try {
       const out = sink();
-      expect(await runMigrate(fresh.db, out.stream)).toEqual(['001_contract_tables', '002_executions', '003_execution_leases', '004_kv_slots', '005_execution_erasures']);
+      expect(await runMigrate(fresh.db, out.stream)).toEqual([
+        '001_contract_tables',
+        '002_executions',
+        '003_execution_leases',
+        '004_kv_slots',
+        '005_execution_erasures',
+      ]);
       expect(await runMigrate(fresh.db, out.stream)).toEqual([]);
-      expect(out.text()).toMatch(/^applied 001_contract_tables\napplied 002_executions\napplied 003_execution_leases\napplied 004_kv_slots\napplied 005_execution_erasures\ndatabase is up to date \((sqlite|postgres): .+\)\n$/);
+      expect(out.text()).toMatch(
+        /^applied 001_contract_tables\napplied 002_executions\napplied 003_execution_leases\napplied 004_kv_slots\napplied 005_execution_erasures\ndatabase is up to date \((sqlite|postgres): .+\)\n$/,
+      );
     } finally {
       await fresh.cleanup();
     }
@@ -121,7 +151,9 @@ forEachDatabase('cli: migrate, seed, executions', (open) => {
         expect(db.dialect).toBe(fresh.dialect);
         await db.insert('clinicas_com_atendentes', { nome: 'via env' });
         expect((await fresh.db.get('clinicas_com_atendentes', { nome: 'via env' }))?.nome).toBe('via env');
-        expect(err.text()).toBe('applied migration 001_contract_tables\napplied migration 002_executions\napplied migration 003_execution_leases\napplied migration 004_kv_slots\napplied migration 005_execution_erasures\n');
+        expect(err.text()).toBe(
+          'applied migration 001_contract_tables\napplied migration 002_executions\napplied migration 003_execution_leases\napplied migration 004_kv_slots\napplied migration 005_execution_erasures\n',
+        );
       } finally {
         await db.close();
       }
@@ -134,16 +166,32 @@ forEachDatabase('cli: migrate, seed, executions', (open) => {
     const fresh = await open({ migrate: false });
     try {
       const migrate = await cli(registerMigrate, ['migrate'], fresh.env);
-      expect(migrate).toMatchObject({ code: 0, stdout: 'applied 001_contract_tables\napplied 002_executions\napplied 003_execution_leases\napplied 004_kv_slots\napplied 005_execution_erasures\n' });
+      expect(migrate).toMatchObject({
+        code: 0,
+        stdout:
+          'applied 001_contract_tables\napplied 002_executions\napplied 003_execution_leases\napplied 004_kv_slots\napplied 005_execution_erasures\n',
+      });
       const good = join(tmp, `good-${fresh.dialect}.yaml`);
-      writeFileSync(good, 'clinicas:\n  - nome: Clínica Um\n    hunter_telefone: "5511987654321"\n    protocolos: [{ nome: Lentes, preco: R$ 1.000 }]\n');
+      writeFileSync(
+        good,
+        'clinicas:\n  - nome: Clínica Um\n    hunter_telefone: "5511987654321"\n    protocolos: [{ nome: Lentes, preco: R$ 1.000 }]\n',
+      );
       const seeded = await cli(registerSeed, ['seed', good], fresh.env);
       expect(seeded.code).toBe(0);
-      expect(seeded.stdout).toMatch(/^clinic +"Clínica Um" id \d+: inserted\nprotocol "Lentes" id \d+ \(clinic \d+\): inserted\n2 inserted, 0 updated, 0 unchanged\n$/);
+      expect(seeded.stdout).toMatch(
+        /^clinic +"Clínica Um" id \d+: inserted\nprotocol "Lentes" id \d+ \(clinic \d+\): inserted\n2 inserted, 0 updated, 0 unchanged\n$/,
+      );
       const bad = join(tmp, `bad-${fresh.dialect}.yaml`);
-      writeFileSync(bad, 'clinicas:\n  - nome: Clínica Um\n    hunter_telefone: "5511987654321"\n    hunter_nome: Novo\n  - nome: Sem telefone\n');
+      writeFileSync(
+        bad,
+        'clinicas:\n  - nome: Clínica Um\n    hunter_telefone: "5511987654321"\n    hunter_nome: Novo\n  - nome: Sem telefone\n',
+      );
       const refused = await cli(registerSeed, ['seed', bad], fresh.env);
-      expect(refused).toMatchObject({ code: 1, stdout: `${bad}:5:5 clinicas[1].hunter_telefone: is required\n`, stderr: '1 problem(s); nothing was changed\n' });
+      expect(refused).toMatchObject({
+        code: 1,
+        stdout: `${bad}:5:5 clinicas[1].hunter_telefone: is required\n`,
+        stderr: '1 problem(s); nothing was changed\n',
+      });
       expect((await fresh.db.get('clinicas_com_atendentes', { nome: 'Clínica Um' }))!.hunter_nome).toBeNull();
     } finally {
       await fresh.cleanup();
@@ -174,9 +222,23 @@ forEachDatabase('cli: migrate, seed, executions', (open) => {
         created_at: '2025-01-02T00:00:00.000Z',
         updated_at: '2025-01-02T00:00:00.500Z',
         finished_at: '2025-01-02T00:00:00.500Z',
-        steps: [{ key: 'send', id: 'send', type: 'http.request', status: 'error', params: { url: 'http://gw/send/text' }, error: { name: 'HttpStatusError', message: 'HTTP 500', status: 500 }, attempt: 2, started_at: '2025-01-02T00:00:00.010Z', ms: 120 }],
+        steps: [
+          {
+            key: 'send',
+            id: 'send',
+            type: 'http.request',
+            status: 'error',
+            params: { url: 'http://gw/send/text' },
+            error: { name: 'HttpStatusError', message: 'HTTP 500', status: 500 },
+            attempt: 2,
+            started_at: '2025-01-02T00:00:00.010Z',
+            ms: 120,
+          },
+        ],
         error: { name: 'StepFailedError', message: 'step send failed', step: 'send' },
-        outbound: [{ step: 'send', kind: 'http', method: 'POST', url: 'http://gw/send/text', body: { text: 'oi' }, performed: true, status: 500 }],
+        outbound: [
+          { step: 'send', kind: 'http', method: 'POST', url: 'http://gw/send/text', body: { text: 'oi' }, performed: true, status: 500 },
+        ],
       }),
     );
     const table = formatExecutionList(await store.list());
@@ -188,7 +250,9 @@ forEachDatabase('cli: migrate, seed, executions', (open) => {
     expect(formatExecutionList([])).toBe('no executions\n');
     const detail = formatExecutionDetail(await findExecution(store, 'bbbb'));
     expect(detail).toContain('status    failed: step send failed [step send]');
-    expect(detail).toContain('  send  http.request  error  120 ms  attempt 2  started 2025-01-02T00:00:00.010Z\n    input:  {"url":"http://gw/send/text"}\n    error:  HttpStatusError: HTTP 500 (status 500)');
+    expect(detail).toContain(
+      '  send  http.request  error  120 ms  attempt 2  started 2025-01-02T00:00:00.010Z\n    input:  {"url":"http://gw/send/text"}\n    error:  HttpStatusError: HTTP 500 (status 500)',
+    );
     expect(detail).toContain('  [send] http POST http://gw/send/text -> 500 {"text":"oi"}');
     await expect(findExecution(store, 'cccc')).rejects.toThrow(/no execution cccc/);
 
@@ -211,7 +275,10 @@ forEachDatabase('cli: migrate, seed, executions', (open) => {
     const flow = loadFlow(LEAD_FLOW, registry);
     const flows = new Map([[flow.name, flow]]);
     const store = new DbExecutionStore(db);
-    const original = rec('orig-0001', { flow: 'save-lead', trigger: { body: { clinica_id: clinicaId, telefone: '5511987654321', nome: 'Bia' }, headers: {}, query: {} } });
+    const original = rec('orig-0001', {
+      flow: 'save-lead',
+      trigger: { body: { clinica_id: clinicaId, telefone: '5511987654321', nome: 'Bia' }, headers: {}, query: {} },
+    });
     await store.insert(original);
 
     const dry = await replayExecution({ record: original, flows, db, dryRun: true, logger: silentLogger, registry });
@@ -228,20 +295,37 @@ forEachDatabase('cli: migrate, seed, executions', (open) => {
     expect(await db.find('leads')).toEqual([expect.objectContaining({ remotejid: '5511987654321', nome: 'Bia' })]);
     expect(await store.get(real.id)).toMatchObject({ status: 'success', flow: 'save-lead' });
 
-    await expect(replayExecution({ record: { ...original, flow: 'gone' }, flows, db, dryRun: true, logger: silentLogger, registry })).rejects.toThrow(/flow "gone" of execution orig-0001 is not loaded/);
-    await expect(replayExecution({ record: { ...original, trigger: { body: { nome: 'sem telefone' } } }, flows, db, dryRun: true, logger: silentLogger, registry })).rejects.toThrow(
-      /no longer matches the input of flow "save-lead"/,
-    );
+    await expect(
+      replayExecution({ record: { ...original, flow: 'gone' }, flows, db, dryRun: true, logger: silentLogger, registry }),
+    ).rejects.toThrow(/flow "gone" of execution orig-0001 is not loaded/);
+    await expect(
+      replayExecution({
+        record: { ...original, trigger: { body: { nome: 'sem telefone' } } },
+        flows,
+        db,
+        dryRun: true,
+        logger: silentLogger,
+        registry,
+      }),
+    ).rejects.toThrow(/no longer matches the input of flow "save-lead"/);
   });
 
-  it('leadflow executions replay prints the trace and exits by the new execution\'s status', async () => {
+  it("leadflow executions replay prints the trace and exits by the new execution's status", async () => {
     const flowsDir = mkdtempSync(join(tmp, 'flows-'));
-    writeFileSync(join(flowsDir, 'greet.yaml'), 'name: greet\nsteps:\n  - id: hello\n    type: set\n    params: { values: { text: "Olá, {{ trigger.body.nome }}" } }\n');
+    writeFileSync(
+      join(flowsDir, 'greet.yaml'),
+      'name: greet\nsteps:\n  - id: hello\n    type: set\n    params: { values: { text: "Olá, {{ trigger.body.nome }}" } }\n',
+    );
     const store = new DbExecutionStore(t.current.db);
     await store.insert(rec('greet-0001', { flow: 'greet', trigger: { body: { nome: 'Caio' } } }));
     const replayed = await cli(registerExecutions, ['executions', 'replay', 'greet-0001', '--flows', flowsDir, '--json'], t.current.env);
     expect(replayed.code).toBe(0);
-    const trace = JSON.parse(replayed.stdout) as { replay_of: string; status: string; steps: Array<{ id: string; output: unknown }>; execution_id: string };
+    const trace = JSON.parse(replayed.stdout) as {
+      replay_of: string;
+      status: string;
+      steps: Array<{ id: string; output: unknown }>;
+      execution_id: string;
+    };
     expect(trace).toMatchObject({ replay_of: 'greet-0001', status: 'success', steps: [{ id: 'hello', output: { text: 'Olá, Caio' } }] });
     expect((await store.get(trace.execution_id))?.flow).toBe('greet');
     const text = await cli(registerExecutions, ['executions', 'replay', 'greet', '--flows', flowsDir, '--dry-run'], t.current.env);

@@ -64,8 +64,14 @@ forEachDatabase('db.* nodes in flows', (open) => {
     const body = { clinica_id: String(clinicaId), telefone: '+55 (11) 98765-4321', nome: 'Maria', respostas: { procedimento: 'Lentes' } };
     const { record } = await runFlow(LEAD_FLOW, { body, engine: { registry, services: { db } } });
     expect(record.status, JSON.stringify(record.error)).toBe('success');
-    expect(stepOutput(record, 'save')).toMatchObject({ inserted: true, row: { clinica_id: clinicaId, remotejid: '5511987654321', nome: 'Maria', respostas: { procedimento: 'Lentes' }, transferido: false } });
-    expect(stepOutput(record, 'history')).toEqual({ count: 1, rows: [expect.objectContaining({ type: 'agent', content: 'Olá, Maria!', clinica_id: clinicaId })] });
+    expect(stepOutput(record, 'save')).toMatchObject({
+      inserted: true,
+      row: { clinica_id: clinicaId, remotejid: '5511987654321', nome: 'Maria', respostas: { procedimento: 'Lentes' }, transferido: false },
+    });
+    expect(stepOutput(record, 'history')).toEqual({
+      count: 1,
+      rows: [expect.objectContaining({ type: 'agent', content: 'Olá, Maria!', clinica_id: clinicaId })],
+    });
     expect(stepOutput(record, 'transfer')).toMatchObject({ count: 1, rows: [{ transferido: true }] });
     expect(stepOutput(record, 'lead')).toMatchObject({ transferido: true, handoff_at: expect.stringMatching(/Z$/) });
     expect(stepOutput(record, 'forget')).toEqual({ count: 1 });
@@ -81,7 +87,11 @@ forEachDatabase('db.* nodes in flows', (open) => {
     const { db } = t.current;
     const { clinicaId } = await clinicWithInstance(db);
     const scope = await db.rollbackScope();
-    const { record } = await runFlow(LEAD_FLOW, { body: { clinica_id: clinicaId, telefone: '5511987654321', nome: 'Ana', respostas: {} }, engine: { registry, services: { db: scope.db } }, start: { dryRun: true } });
+    const { record } = await runFlow(LEAD_FLOW, {
+      body: { clinica_id: clinicaId, telefone: '5511987654321', nome: 'Ana', respostas: {} },
+      engine: { registry, services: { db: scope.db } },
+      start: { dryRun: true },
+    });
     await scope.rollback();
     expect(record.status).toBe('success');
     expect(stepOutput(record, 'save').inserted).toBe(true);
@@ -103,36 +113,58 @@ steps:
     type: db.find
     params: { table: leads, where: { clinica_id: "{{ trigger.body.clinica }}" } }
 `,
-      { body: { clinica: "1 or 1=1" }, engine: { registry, services: { db } } },
+      { body: { clinica: '1 or 1=1' }, engine: { registry, services: { db } } },
     );
     expect(record.status).toBe('failed');
-    expect(stepRecord(record, 'column').error).toMatchObject({ name: 'DbQueryError', code: 'bad-query', message: 'unknown column "nome; drop table leads" in leads (columns: id, remotejid, clinica_id, instancia_id, nome, telefone, orcamento, respostas, transferido, handoff_enviado, handoff_at, ultima_mensagem, ultima_mensagem_at, created_at, updated_at)' });
-    expect(stepRecord(record, 'value').error).toMatchObject({ name: 'DbQueryError', code: 'bad-query', message: 'leads.clinica_id expects an integer, got "1 or 1=1"' });
+    expect(stepRecord(record, 'column').error).toMatchObject({
+      name: 'DbQueryError',
+      code: 'bad-query',
+      message:
+        'unknown column "nome; drop table leads" in leads (columns: id, remotejid, clinica_id, instancia_id, nome, telefone, orcamento, respostas, transferido, handoff_enviado, handoff_at, ultima_mensagem, ultima_mensagem_at, created_at, updated_at)',
+    });
+    expect(stepRecord(record, 'value').error).toMatchObject({
+      name: 'DbQueryError',
+      code: 'bad-query',
+      message: 'leads.clinica_id expects an integer, got "1 or 1=1"',
+    });
     expect(await db.find('leads')).toEqual([]);
   });
 });
 
 describe('db.* node definitions', () => {
   it('fail clearly when the host gives no database', async () => {
-    const { record } = await runFlow(`name: no-db\nsteps:\n  - id: q\n    type: db.get\n    params: { table: leads, where: { id: 1 } }\n`, { engine: { registry } });
+    const { record } = await runFlow(`name: no-db\nsteps:\n  - id: q\n    type: db.get\n    params: { table: leads, where: { id: 1 } }\n`, {
+      engine: { registry },
+    });
     expect(record.status).toBe('failed');
     expect(stepRecord(record, 'q').error?.message).toMatch(/step "q" needs a database, but none is configured/);
   });
 
   it('refuse tables outside the allow-list and missing where on update/delete when the flow loads', () => {
-    const load = (step: object) => loadFlowText('x.yaml', stringify({ name: 'x', steps: [{ id: 's', ...step }] }), registry).problems.map(formatProblem);
+    const load = (step: object) =>
+      loadFlowText('x.yaml', stringify({ name: 'x', steps: [{ id: 's', ...step }] }), registry).problems.map(formatProblem);
     expect(load({ type: 'db.find', params: { table: 'executions' } })).toEqual([
       'x.yaml:6:14 steps.0.params.table must be one of: clinicas_com_atendentes, protocolos, instancias_whatsapp, leads, wf_chat_histories [invalid-value]',
     ]);
-    expect(load({ type: 'db.delete', params: { table: 'leads' } })).toEqual(['x.yaml:5:5 missing required field "where" in steps.0.params [missing-field]']);
-    expect(load({ type: 'db.delete', params: { table: 'leads', where: {} } })).toEqual(['x.yaml:7:14 steps.0.params.where must NOT have fewer than 1 properties [invalid-value]']);
-    expect(load({ type: 'db.upsert', params: { table: 'leads', values: { nome: 'x' } } })).toEqual(['x.yaml:5:5 missing required field "conflict" in steps.0.params [missing-field]']);
+    expect(load({ type: 'db.delete', params: { table: 'leads' } })).toEqual([
+      'x.yaml:5:5 missing required field "where" in steps.0.params [missing-field]',
+    ]);
+    expect(load({ type: 'db.delete', params: { table: 'leads', where: {} } })).toEqual([
+      'x.yaml:7:14 steps.0.params.where must NOT have fewer than 1 properties [invalid-value]',
+    ]);
+    expect(load({ type: 'db.upsert', params: { table: 'leads', values: { nome: 'x' } } })).toEqual([
+      'x.yaml:5:5 missing required field "conflict" in steps.0.params [missing-field]',
+    ]);
     expect(load({ type: 'db.get', params: { table: 'leads' } })).toEqual([]);
   });
 
   for (const def of dbNodes) {
     it(`${def.type}: every parameter described with examples, optional ones defaulted; examples load`, () => {
-      const params = JSON.parse(JSON.stringify(def.params)) as { properties: Record<string, { description?: string; examples?: unknown[]; default?: unknown }>; required?: string[]; additionalProperties?: boolean };
+      const params = JSON.parse(JSON.stringify(def.params)) as {
+        properties: Record<string, { description?: string; examples?: unknown[]; default?: unknown }>;
+        required?: string[];
+        additionalProperties?: boolean;
+      };
       expect(params.additionalProperties).toBe(false);
       for (const [name, prop] of Object.entries(params.properties)) {
         expect(prop.description?.trim(), `${def.type}.${name}`).toBeTruthy();
@@ -141,7 +173,11 @@ describe('db.* node definitions', () => {
       }
       expect(def.examples.length).toBeGreaterThan(0);
       for (const example of def.examples) {
-        const { problems } = loadFlowText(`${def.type}.yaml`, stringify({ name: 'x', steps: [{ id: 'example', ...example.step }] }), registry);
+        const { problems } = loadFlowText(
+          `${def.type}.yaml`,
+          stringify({ name: 'x', steps: [{ id: 'example', ...example.step }] }),
+          registry,
+        );
         expect(problems.map(formatProblem), example.title).toEqual([]);
       }
     });

@@ -10,7 +10,19 @@ const BASE = Date.UTC(2025, 0, 1);
 
 function rec(id: string, flow: string, status: ExecutionStatus, createdMs: number, extra: Partial<ExecutionRecord> = {}): ExecutionRecord {
   const at = new Date(BASE + createdMs).toISOString();
-  return { id, flow, status, trigger: { body: { n: 1 } }, vars: {}, steps: [], outbound: [], dry_run: false, created_at: at, updated_at: at, ...extra };
+  return {
+    id,
+    flow,
+    status,
+    trigger: { body: { n: 1 } },
+    vars: {},
+    steps: [],
+    outbound: [],
+    dry_run: false,
+    created_at: at,
+    updated_at: at,
+    ...extra,
+  };
 }
 
 /** A record using every field, with awkward values (JSON null output, unicode, nested arrays). */
@@ -19,10 +31,24 @@ function fullRecord(): ExecutionRecord {
     id: '0b9f3c1e-8a43-4c3e-9d1e-6f1a2b3c4d5e',
     flow: 'intake',
     status: 'failed',
-    trigger: { body: { nome: 'Ção ✅', telefone: '+55 (11) 98765-4321', respostas: { a: [1, 2.5, null, true, { b: '' }] } }, headers: { 'user-agent': 'x' }, query: {} },
+    trigger: {
+      body: { nome: 'Ção ✅', telefone: '+55 (11) 98765-4321', respostas: { a: [1, 2.5, null, true, { b: '' }] } },
+      headers: { 'user-agent': 'x' },
+      query: {},
+    },
     vars: { phone: '5511987654321', tries: 2, flag: false, nothing: null },
     steps: [
-      { key: 'fields', id: 'fields', type: 'set', status: 'success', params: { values: { x: 1 } }, output: { x: 1 }, attempt: 1, started_at: '2025-01-01T00:00:00.001Z', ms: 3 },
+      {
+        key: 'fields',
+        id: 'fields',
+        type: 'set',
+        status: 'success',
+        params: { values: { x: 1 } },
+        output: { x: 1 },
+        attempt: 1,
+        started_at: '2025-01-01T00:00:00.001Z',
+        ms: 3,
+      },
       {
         key: 'notify',
         id: 'notify',
@@ -36,7 +62,18 @@ function fullRecord(): ExecutionRecord {
         state: { wake: 1 },
       },
     ],
-    outbound: [{ step: 'notify', kind: 'http', method: 'POST', url: 'http://x', headers: { token: '***' }, body: { text: 'oi' }, performed: true, status: 500 }],
+    outbound: [
+      {
+        step: 'notify',
+        kind: 'http',
+        method: 'POST',
+        url: 'http://x',
+        headers: { token: '***' },
+        body: { text: 'oi' },
+        performed: true,
+        status: 500,
+      },
+    ],
     wake_at: 1_735_689_600_123,
     dry_run: true,
     parent_id: 'parent-1',
@@ -75,7 +112,14 @@ forEachDatabase('DbExecutionStore', (open) => {
     await s.insert(r);
     await expect(s.insert(rec('a', 'f', 'running', 1))).rejects.toThrow(/already exists/);
     const { wake_at: _, ...rest } = r;
-    const done: ExecutionRecord = { ...rest, status: 'success', output: { ok: true }, finished_at: '2025-01-01T00:00:09.000Z', updated_at: '2025-01-01T00:00:09.000Z', steps: [{ key: 's', id: 's', type: 'set', status: 'success', output: 1, attempt: 1, started_at: r.created_at, ms: 1 }] };
+    const done: ExecutionRecord = {
+      ...rest,
+      status: 'success',
+      output: { ok: true },
+      finished_at: '2025-01-01T00:00:09.000Z',
+      updated_at: '2025-01-01T00:00:09.000Z',
+      steps: [{ key: 's', id: 's', type: 'set', status: 'success', output: 1, attempt: 1, started_at: r.created_at, ms: 1 }],
+    };
     await s.update(done);
     expect(await s.get('a')).toStrictEqual(done);
     // update of an unknown record stores it, as the memory store does.
@@ -119,7 +163,10 @@ forEachDatabase('DbExecutionStore', (open) => {
   it('prune deletes finished executions older than the retention, keeping recent, unfinished ones and children of waiting parents', async () => {
     const s = store();
     const now = BASE + 30 * 86_400_000;
-    const finishedAt = (daysAgo: number) => ({ finished_at: new Date(now - daysAgo * 86_400_000).toISOString(), updated_at: new Date(now - daysAgo * 86_400_000).toISOString() });
+    const finishedAt = (daysAgo: number) => ({
+      finished_at: new Date(now - daysAgo * 86_400_000).toISOString(),
+      updated_at: new Date(now - daysAgo * 86_400_000).toISOString(),
+    });
     await s.insert(rec('old-success', 'f', 'success', 0, finishedAt(10)));
     await s.insert(rec('old-failed', 'f', 'failed', 0, finishedAt(8)));
     await s.insert(rec('old-stopped', 'f', 'stopped', 0, finishedAt(7.5)));

@@ -12,8 +12,21 @@ const CONTRACT_COLUMNS: Record<string, string[]> = {
   protocolos: ['id', 'clinica_id', 'nome', 'descricao', 'preco'],
   instancias_whatsapp: ['id', 'clinica_id', 'nome', 'server_url', 'token'],
   leads: [
-    'id', 'remotejid', 'clinica_id', 'instancia_id', 'nome', 'telefone', 'orcamento', 'respostas', 'transferido', 'handoff_enviado',
-    'handoff_at', 'ultima_mensagem', 'ultima_mensagem_at', 'created_at', 'updated_at',
+    'id',
+    'remotejid',
+    'clinica_id',
+    'instancia_id',
+    'nome',
+    'telefone',
+    'orcamento',
+    'respostas',
+    'transferido',
+    'handoff_enviado',
+    'handoff_at',
+    'ultima_mensagem',
+    'ultima_mensagem_at',
+    'created_at',
+    'updated_at',
   ],
   wf_chat_histories: ['id', 'session_id', 'clinica_id', 'type', 'content', 'created_at'],
 };
@@ -22,16 +35,39 @@ const CONTRACT_COLUMNS: Record<string, string[]> = {
 function migrateInChild(options: DatabaseOptions): Promise<string[]> {
   const script = join(import.meta.dirname, 'fixtures/migrate-child.ts');
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['--import', 'tsx', script], { env: { ...process.env, LEADFLOW_TEST_DB: JSON.stringify(options) }, timeout: 20_000 }, (err, stdout, stderr) => {
-      if (err) reject(new Error(`${err.message}\n${stderr}`));
-      else resolve(JSON.parse(stdout) as string[]);
-    });
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', script],
+      { env: { ...process.env, LEADFLOW_TEST_DB: JSON.stringify(options) }, timeout: 20_000 },
+      (err, stdout, stderr) => {
+        if (err) reject(new Error(`${err.message}\n${stderr}`));
+        else resolve(JSON.parse(stdout) as string[]);
+      },
+    );
   });
 }
 
 const EXECUTION_COLUMNS = [
-  'seq', 'id', 'flow', 'status', 'wake_at', 'parent_id', 'dry_run', 'created_at', 'updated_at', 'finished_at',
-  'trigger', 'vars', 'steps', 'outbound', 'response', 'output', 'error', 'stop_reason', 'lease_owner', 'lease_until',
+  'seq',
+  'id',
+  'flow',
+  'status',
+  'wake_at',
+  'parent_id',
+  'dry_run',
+  'created_at',
+  'updated_at',
+  'finished_at',
+  'trigger',
+  'vars',
+  'steps',
+  'outbound',
+  'response',
+  'output',
+  'error',
+  'stop_reason',
+  'lease_owner',
+  'lease_until',
 ];
 
 forEachDatabase('migrations', (open) => {
@@ -50,7 +86,13 @@ forEachDatabase('migrations', (open) => {
     expect(await t.current.db.migrate()).toEqual([]);
     const fresh = await open({ migrate: false });
     try {
-      expect(await fresh.db.migrate()).toEqual(['001_contract_tables', '002_executions', '003_execution_leases', '004_kv_slots', '005_execution_erasures']);
+      expect(await fresh.db.migrate()).toEqual([
+        '001_contract_tables',
+        '002_executions',
+        '003_execution_leases',
+        '004_kv_slots',
+        '005_execution_erasures',
+      ]);
     } finally {
       await fresh.cleanup();
     }
@@ -60,7 +102,13 @@ forEachDatabase('migrations', (open) => {
     const fresh = await open({ migrate: false });
     try {
       const outputs = await Promise.all([1, 2, 3].map(() => migrateInChild(fresh.options)));
-      expect(outputs.flat().sort()).toEqual(['001_contract_tables', '002_executions', '003_execution_leases', '004_kv_slots', '005_execution_erasures']);
+      expect(outputs.flat().sort()).toEqual([
+        '001_contract_tables',
+        '002_executions',
+        '003_execution_leases',
+        '004_kv_slots',
+        '005_execution_erasures',
+      ]);
       expect(await columnsOf(fresh.db, 'leads')).toEqual(CONTRACT_COLUMNS.leads);
       expect(await fresh.db.migrate()).toEqual([]);
     } finally {
@@ -92,7 +140,9 @@ forEachDatabase('migrations', (open) => {
   it('enforces foreign keys: no protocol, instance or lead of a missing clinic; deleting a clinic removes its rows', async () => {
     const { db } = t.current;
     await expect(db.knex('protocolos').insert({ clinica_id: 999, nome: 'x' })).rejects.toThrow(/foreign key/i);
-    await expect(db.knex('instancias_whatsapp').insert({ clinica_id: 999, nome: 'x', server_url: 'http://x', token: 't' })).rejects.toThrow(/foreign key/i);
+    await expect(db.knex('instancias_whatsapp').insert({ clinica_id: 999, nome: 'x', server_url: 'http://x', token: 't' })).rejects.toThrow(
+      /foreign key/i,
+    );
     await expect(db.knex('leads').insert({ clinica_id: 999, remotejid: '5511' })).rejects.toThrow(/foreign key/i);
     const { clinicaId, instanciaId } = await clinicWithInstance(db);
     await db.knex('leads').insert({ clinica_id: clinicaId, instancia_id: instanciaId, remotejid: '5511987654321' });

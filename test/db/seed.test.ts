@@ -42,7 +42,12 @@ const SEED: SeedInput = {
       protocolos: [{ nome: 'Lentes', descricao: 'Lentes de porcelana', preco: 'R$ 1.200' }],
       instancias: [{ nome: 'Recepção', server_url: 'http://127.0.0.1:8081', token: 'tok-1' }],
     },
-    { nome: 'Clínica Dois', hunter_telefone: 5521999998888, admin_telefones: ' 5521911112222 , 5521933334444 ', protocolos: [{ nome: 'Botox', preco: 900 }] },
+    {
+      nome: 'Clínica Dois',
+      hunter_telefone: 5521999998888,
+      admin_telefones: ' 5521911112222 , 5521933334444 ',
+      protocolos: [{ nome: 'Botox', preco: 900 }],
+    },
   ],
 };
 
@@ -92,13 +97,17 @@ describe('seed validation', () => {
 
   it('reports YAML syntax errors and a missing clinicas list with positions; JSON files are read too', () => {
     const syntax = file('syntax.yaml', 'clinicas:\n  - nome: "aberto\n');
-    expect(problemsOf(() => readSeedFile(syntax))[0]).toMatch(new RegExp(`^${syntax.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+:\\d+ \\(file\\): `));
+    expect(problemsOf(() => readSeedFile(syntax))[0]).toMatch(
+      new RegExp(`^${syntax.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+:\\d+ \\(file\\): `),
+    );
     expect(problemsOf(() => readSeedFile(file('empty.yaml', 'clinics: []\n')))).toEqual([
       expect.stringMatching(/empty\.yaml:1:1 clinicas: is required$/),
       expect.stringMatching(/empty\.yaml:1:1 clinics: is not a known field$/),
     ]);
     const json = file('seed.json', JSON.stringify({ clinicas: [{ nome: 'X', hunter_telefone: 'abc' }] }, null, 2));
-    expect(problemsOf(() => readSeedFile(json))).toEqual([expect.stringMatching(/seed\.json:5:26 clinicas\[0\]\.hunter_telefone: must be digits only/)]);
+    expect(problemsOf(() => readSeedFile(json))).toEqual([
+      expect.stringMatching(/seed\.json:5:26 clinicas\[0\]\.hunter_telefone: must be digits only/),
+    ]);
     expect(readSeedFile(file('ok.json', JSON.stringify(SEED)))).toEqual(SEED);
   });
 
@@ -124,14 +133,32 @@ forEachDatabase('seedDatabase', (open) => {
     expect(report).toMatchObject({ inserted: 5, updated: 0, unchanged: 0 });
     const clinics = await db.find('clinicas_com_atendentes');
     expect(clinics).toEqual([
-      { id: report.items[0]!.id, nome: 'Clínica Sorriso', endereco: 'Rua A, 1', posicionamento: 'Implantes', hunter_nome: 'Mariana', hunter_telefone: '5511987654321', admin_telefones: '5511912345678,5511912345679' },
-      { id: report.items[3]!.id, nome: 'Clínica Dois', endereco: null, posicionamento: null, hunter_nome: null, hunter_telefone: '5521999998888', admin_telefones: '5521911112222,5521933334444' },
+      {
+        id: report.items[0]!.id,
+        nome: 'Clínica Sorriso',
+        endereco: 'Rua A, 1',
+        posicionamento: 'Implantes',
+        hunter_nome: 'Mariana',
+        hunter_telefone: '5511987654321',
+        admin_telefones: '5511912345678,5511912345679',
+      },
+      {
+        id: report.items[3]!.id,
+        nome: 'Clínica Dois',
+        endereco: null,
+        posicionamento: null,
+        hunter_nome: null,
+        hunter_telefone: '5521999998888',
+        admin_telefones: '5521911112222,5521933334444',
+      },
     ]);
     expect(await db.find('protocolos')).toEqual([
       { id: expect.any(Number), clinica_id: clinics[0]!.id, nome: 'Lentes', descricao: 'Lentes de porcelana', preco: 'R$ 1.200' },
       { id: expect.any(Number), clinica_id: clinics[1]!.id, nome: 'Botox', descricao: null, preco: '900' },
     ]);
-    expect(await db.find('instancias_whatsapp')).toEqual([{ id: expect.any(Number), clinica_id: clinics[0]!.id, nome: 'Recepção', server_url: 'http://127.0.0.1:8081', token: 'tok-1' }]);
+    expect(await db.find('instancias_whatsapp')).toEqual([
+      { id: expect.any(Number), clinica_id: clinics[0]!.id, nome: 'Recepção', server_url: 'http://127.0.0.1:8081', token: 'tok-1' },
+    ]);
   });
 
   it('re-seeding updates changed rows by name, leaves the rest, adds new ones and never duplicates', async () => {
@@ -167,7 +194,10 @@ forEachDatabase('seedDatabase', (open) => {
     bad.clinicas[0]!.hunter_nome = 'Mudou';
     bad.clinicas[1]!.hunter_telefone = '123';
     bad.clinicas.push({ nome: '  ' });
-    const err = await seedDatabase(db, bad).then(() => undefined, (e: unknown) => e);
+    const err = await seedDatabase(db, bad).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(SeedValidationError);
     expect((err as SeedValidationError).problems.map(formatSeedProblem)).toEqual([
       'clinicas[2].hunter_telefone: is required',

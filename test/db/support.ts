@@ -7,7 +7,10 @@ export async function columnsOf(db: Database, table: string): Promise<string[]> 
     const rows = (await db.knex.raw(`pragma table_info(??)`, [table])) as Array<{ name: string }>;
     return rows.map((r) => r.name);
   }
-  const result = (await db.knex.raw('select column_name from information_schema.columns where table_schema = current_schema() and table_name = ? order by ordinal_position', [table])) as {
+  const result = (await db.knex.raw(
+    'select column_name from information_schema.columns where table_schema = current_schema() and table_name = ? order by ordinal_position',
+    [table],
+  )) as {
     rows: Array<{ column_name: string }>;
   };
   return result.rows.map((r) => r.column_name);
@@ -16,17 +19,26 @@ export async function columnsOf(db: Database, table: string): Promise<string[]> 
 /** Inserts a clinic with an instance; returns their ids. */
 export async function clinicWithInstance(db: Database, nome = 'Clínica Teste'): Promise<{ clinicaId: number; instanciaId: number }> {
   const clinic = await db.insert('clinicas_com_atendentes', { nome, hunter_nome: 'Ana', hunter_telefone: '5511900000001' });
-  const instance = await db.insert('instancias_whatsapp', { clinica_id: clinic.id, nome: 'principal', server_url: 'http://127.0.0.1:8081', token: `tok-${nome}` });
+  const instance = await db.insert('instancias_whatsapp', {
+    clinica_id: clinic.id,
+    nome: 'principal',
+    server_url: 'http://127.0.0.1:8081',
+    token: `tok-${nome}`,
+  });
   return { clinicaId: clinic.id as number, instanciaId: instance.id as number };
 }
 
 /** Names of every table of the database (the migrations' bookkeeping tables too). */
 export async function tablesOf(db: Database): Promise<string[]> {
   if (db.dialect === 'sqlite') {
-    const rows = (await db.knex.raw("select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name")) as Array<{ name: string }>;
+    const rows = (await db.knex.raw(
+      "select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name",
+    )) as Array<{ name: string }>;
     return rows.map((r) => r.name);
   }
-  const result = (await db.knex.raw("select table_name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE' order by table_name")) as {
+  const result = (await db.knex.raw(
+    "select table_name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE' order by table_name",
+  )) as {
     rows: Array<{ table_name: string }>;
   };
   return result.rows.map((r) => r.table_name);

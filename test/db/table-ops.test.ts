@@ -13,7 +13,12 @@ forEachDatabase('table operations', (open) => {
   it('round-trips booleans, JSON, integers and timestamps to the same values', async () => {
     const { db } = t.current;
     const { clinicaId, instanciaId } = await clinicWithInstance(db);
-    const respostas = { procedimento: 'Lentes', nested: { list: [1, 'dois', null, true], vazio: {} }, texto: 'aspas " e \\ barra', unicode: 'Ção ✅' };
+    const respostas = {
+      procedimento: 'Lentes',
+      nested: { list: [1, 'dois', null, true], vazio: {} },
+      texto: 'aspas " e \\ barra',
+      unicode: 'Ção ✅',
+    };
     const inserted = await db.insert('leads', {
       clinica_id: String(clinicaId), // numeric strings are accepted for integer columns
       instancia_id: instanciaId,
@@ -55,7 +60,13 @@ forEachDatabase('table operations', (open) => {
     const { clinicaId } = await clinicWithInstance(db);
     const at = (day: number) => `2025-01-${String(day).padStart(2, '0')}T12:00:00.000Z`;
     for (const [i, nome] of ['Ana', 'Bruno', 'Carla', 'Davi'].entries()) {
-      await db.insert('leads', { clinica_id: clinicaId, remotejid: `551190000000${i}`, nome, transferido: i % 2 === 1, handoff_at: i === 3 ? null : at(i + 1) });
+      await db.insert('leads', {
+        clinica_id: clinicaId,
+        remotejid: `551190000000${i}`,
+        nome,
+        transferido: i % 2 === 1,
+        handoff_at: i === 3 ? null : at(i + 1),
+      });
     }
     const names = async (where: Record<string, unknown>) => (await db.find('leads', { where })).map((r) => r.nome);
     expect(await names({ transferido: true })).toEqual(['Bruno', 'Davi']);
@@ -76,8 +87,10 @@ forEachDatabase('table operations', (open) => {
   it('orders text byte-wise and NULLs last ascending / first descending, ties by id; limit caps rows', async () => {
     const { db } = t.current;
     const { clinicaId } = await clinicWithInstance(db);
-    for (const [i, nome] of ['beta', 'Alfa', null, 'alfa', 'Beta'].entries()) await db.insert('leads', { clinica_id: clinicaId, remotejid: `55119000000${i}0`, nome });
-    const order = async (direction: 'asc' | 'desc', limit?: number) => (await db.find('leads', { order_by: [{ column: 'nome', direction }], limit })).map((r) => r.nome);
+    for (const [i, nome] of ['beta', 'Alfa', null, 'alfa', 'Beta'].entries())
+      await db.insert('leads', { clinica_id: clinicaId, remotejid: `55119000000${i}0`, nome });
+    const order = async (direction: 'asc' | 'desc', limit?: number) =>
+      (await db.find('leads', { order_by: [{ column: 'nome', direction }], limit })).map((r) => r.nome);
     expect(await order('asc')).toEqual(['Alfa', 'Beta', 'alfa', 'beta', null]);
     expect(await order('desc')).toEqual([null, 'beta', 'alfa', 'Beta', 'Alfa']);
     expect(await order('asc', 2)).toEqual(['Alfa', 'Beta']);
@@ -90,7 +103,12 @@ forEachDatabase('table operations', (open) => {
     const { db } = t.current;
     const { clinicaId } = await clinicWithInstance(db);
     const evil = "x'); DROP TABLE leads; --";
-    const lead = await db.insert('leads', { clinica_id: clinicaId, remotejid: '5511987654321', nome: evil, ultima_mensagem: '" OR 1=1 --' });
+    const lead = await db.insert('leads', {
+      clinica_id: clinicaId,
+      remotejid: '5511987654321',
+      nome: evil,
+      ultima_mensagem: '" OR 1=1 --',
+    });
     expect(lead.nome).toBe(evil);
     expect((await db.get('leads', { nome: evil }))!.id).toBe(lead.id);
     expect(await db.find('leads', { where: { nome: { in: [evil] } } })).toHaveLength(1);
@@ -123,11 +141,17 @@ forEachDatabase('table operations', (open) => {
         [db.update('leads', {}, { nome: 'x' }), /must name at least one column/],
         [db.update('protocolos', { id: 1 }, { nome: undefined }), /values must name at least one column/],
         [db.delete('leads', {}), /must name at least one column/],
-        [db.upsert('leads', { remotejid: '1', clinica_id: 1 }, { conflict: ['remotejid'] }), /not a unique key \(unique keys: \[clinica_id, remotejid\]\)/],
+        [
+          db.upsert('leads', { remotejid: '1', clinica_id: 1 }, { conflict: ['remotejid'] }),
+          /not a unique key \(unique keys: \[clinica_id, remotejid\]\)/,
+        ],
         [db.upsert('wf_chat_histories', { session_id: '1' }, { conflict: ['session_id'] }), /unique keys: none/],
       ];
       for (const [promise, message] of cases) {
-        const err = await promise.then(() => undefined, (e: unknown) => e);
+        const err = await promise.then(
+          () => undefined,
+          (e: unknown) => e,
+        );
         expect(err, String(message)).toBeInstanceOf(DbQueryError);
         expect((err as Error).message).toMatch(message);
       }
@@ -148,7 +172,9 @@ forEachDatabase('table operations', (open) => {
     expect(a.updated_at).toBe(old);
     const result = await db.update('leads', { remotejid: '5511900000001' }, { transferido: true, respostas: { motivo: 'quer agendar' } });
     expect(result.count).toBe(1);
-    expect(result.rows).toEqual([expect.objectContaining({ id: a.id, transferido: true, respostas: { motivo: 'quer agendar' }, created_at: old })]);
+    expect(result.rows).toEqual([
+      expect.objectContaining({ id: a.id, transferido: true, respostas: { motivo: 'quer agendar' }, created_at: old }),
+    ]);
     expect(Date.parse(result.rows[0]!.updated_at as string)).toBeGreaterThan(Date.parse(old));
     expect(await db.update('leads', { remotejid: 'nobody' }, { nome: 'x' })).toEqual({ count: 0, rows: [] });
     expect(await db.delete('leads', { clinica_id: clinicaId, transferido: false })).toEqual({ count: 1 });
@@ -167,14 +193,22 @@ forEachDatabase('table operations', (open) => {
     expect(updated.inserted).toBe(false);
     expect(updated.row).toEqual({ ...first.row, nome: 'Maria Silva', updated_at: expect.stringMatching(ISO) });
     expect(await db.find('leads')).toHaveLength(1);
-    await expect(db.upsert('leads', { clinica_id: clinicaId, nome: 'x' }, { conflict: ['clinica_id', 'remotejid'] })).rejects.toThrow(/conflict column remotejid needs a value/);
+    await expect(db.upsert('leads', { clinica_id: clinicaId, nome: 'x' }, { conflict: ['clinica_id', 'remotejid'] })).rejects.toThrow(
+      /conflict column remotejid needs a value/,
+    );
   });
 
   it('20 concurrent identical upserts make one row, and exactly one reports inserted', async () => {
     const { db } = t.current;
     const { clinicaId } = await clinicWithInstance(db);
     const results = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => db.upsert('leads', { clinica_id: clinicaId, remotejid: '5511987654321', ultima_mensagem: `msg ${i}` }, { conflict: ['clinica_id', 'remotejid'] })),
+      Array.from({ length: 20 }, (_, i) =>
+        db.upsert(
+          'leads',
+          { clinica_id: clinicaId, remotejid: '5511987654321', ultima_mensagem: `msg ${i}` },
+          { conflict: ['clinica_id', 'remotejid'] },
+        ),
+      ),
     );
     expect(results.filter((r) => r.inserted)).toHaveLength(1);
     expect(new Set(results.map((r) => r.row.id)).size).toBe(1);
@@ -186,7 +220,13 @@ forEachDatabase('table operations', (open) => {
     const others = [t.current.openAnother(), t.current.openAnother()];
     const all = [t.current.db, ...others];
     const results = await Promise.all(
-      Array.from({ length: 21 }, (_, i) => all[i % 3]!.upsert('leads', { clinica_id: clinicaId, remotejid: '5511900000009', nome: `n${i}` }, { conflict: ['clinica_id', 'remotejid'], on_conflict: 'keep' })),
+      Array.from({ length: 21 }, (_, i) =>
+        all[i % 3]!.upsert(
+          'leads',
+          { clinica_id: clinicaId, remotejid: '5511900000009', nome: `n${i}` },
+          { conflict: ['clinica_id', 'remotejid'], on_conflict: 'keep' },
+        ),
+      ),
     );
     expect(results.filter((r) => r.inserted)).toHaveLength(1);
     expect(await t.current.db.find('leads')).toHaveLength(1);
@@ -195,7 +235,13 @@ forEachDatabase('table operations', (open) => {
   it('instanceById returns the instance row or undefined', async () => {
     const { db } = t.current;
     const { clinicaId, instanciaId } = await clinicWithInstance(db, 'Clínica X');
-    expect(await db.instanceById(instanciaId)).toEqual({ id: instanciaId, clinica_id: clinicaId, nome: 'principal', server_url: 'http://127.0.0.1:8081', token: 'tok-Clínica X' });
+    expect(await db.instanceById(instanciaId)).toEqual({
+      id: instanciaId,
+      clinica_id: clinicaId,
+      nome: 'principal',
+      server_url: 'http://127.0.0.1:8081',
+      token: 'tok-Clínica X',
+    });
     expect(await db.instanceById(instanciaId + 100)).toBeUndefined();
   });
 });

@@ -110,7 +110,11 @@ forEachBackend('agent', (backend) => {
     cpSync(join(ROOT, 'flows/prompts'), join(flowsDir, 'prompts'), { recursive: true });
     writeFileSync(join(flowsDir, 'handoff.yaml'), STUB_HANDOFF);
     debounceMs = backend === 'postgres+redis' ? 600 : 200;
-    stack = await startStack({ backend, flowsDir, env: { LEADFLOW_FLOWS_DIR: flowsDir, LEADFLOW_COMMANDS_FROM: 'admins', LEADFLOW_DEBOUNCE_MS: String(debounceMs) } });
+    stack = await startStack({
+      backend,
+      flowsDir,
+      env: { LEADFLOW_FLOWS_DIR: flowsDir, LEADFLOW_COMMANDS_FROM: 'admins', LEADFLOW_DEBOUNCE_MS: String(debounceMs) },
+    });
   });
 
   afterAll(async () => {
@@ -136,7 +140,10 @@ forEachBackend('agent', (backend) => {
     it('a transferred lead gets no reply (rule 7)', async () => {
       const phone = nextPhone();
       await createLead(phone, { transferido: true });
-      expect(await post(event({ phone, text: 'Oi, alguém aí?' }))).toEqual({ status: 200, json: { status: 'ignored', reason: 'lead transferred' } });
+      expect(await post(event({ phone, text: 'Oi, alguém aí?' }))).toEqual({
+        status: 200,
+        json: { status: 'ignored', reason: 'lead transferred' },
+      });
       await stack.idle();
       expect(sentTo(phone)).toEqual([]);
       expect(stack.openai.chatRequests()).toHaveLength(0);
@@ -145,8 +152,14 @@ forEachBackend('agent', (backend) => {
     it("the clinic's own messages (sent by the API, or typed on its phone) never reach the agent", async () => {
       const phone = nextPhone();
       await createLead(phone);
-      expect(await post(event({ phone, fixture: 'from-me-api.json', fromMe: true, wasSentByApi: true }))).toEqual({ status: 200, json: { status: 'ignored', reason: 'sent by the clinic' } });
-      expect(await post(event({ phone, text: 'Já te respondo', fromMe: true }))).toEqual({ status: 200, json: { status: 'ignored', reason: 'sent by the clinic' } });
+      expect(await post(event({ phone, fixture: 'from-me-api.json', fromMe: true, wasSentByApi: true }))).toEqual({
+        status: 200,
+        json: { status: 'ignored', reason: 'sent by the clinic' },
+      });
+      expect(await post(event({ phone, text: 'Já te respondo', fromMe: true }))).toEqual({
+        status: 200,
+        json: { status: 'ignored', reason: 'sent by the clinic' },
+      });
       await stack.idle();
       expect(sentTo(phone)).toEqual([]);
       expect(stack.openai.chatRequests()).toHaveLength(0);
@@ -195,8 +208,16 @@ forEachBackend('agent', (backend) => {
   describe('agent flow: commands', () => {
     it('reset from an admin number clears that conversation and confirms', async () => {
       await createLead(ADMIN_PHONE);
-      await stack.runtime.db.insert('wf_chat_histories', { session_id: ADMIN_PHONE, clinica_id: stack.clinic.id, type: 'lead', content: 'teste' });
-      expect(await post(event({ phone: ADMIN_PHONE, text: '  RESET ' }))).toEqual({ status: 200, json: { status: 'ignored', reason: 'command reset' } });
+      await stack.runtime.db.insert('wf_chat_histories', {
+        session_id: ADMIN_PHONE,
+        clinica_id: stack.clinic.id,
+        type: 'lead',
+        content: 'teste',
+      });
+      expect(await post(event({ phone: ADMIN_PHONE, text: '  RESET ' }))).toEqual({
+        status: 200,
+        json: { status: 'ignored', reason: 'command reset' },
+      });
       await stack.idle();
       expect(sentTo(ADMIN_PHONE)).toEqual(['Conversa redefinida ✅']);
       expect(await memory(ADMIN_PHONE)).toEqual([]);
@@ -219,7 +240,10 @@ forEachBackend('agent', (backend) => {
       expect((await post(event({ phone, text: 'Oi' }))).json).toEqual({ status: 'queued' });
       await stack.idle();
       expect(await memory(phone)).toHaveLength(2);
-      expect(await post(event({ phone, text: 'Excluir', fromMe: true }))).toEqual({ status: 200, json: { status: 'ignored', reason: 'command excluir' } });
+      expect(await post(event({ phone, text: 'Excluir', fromMe: true }))).toEqual({
+        status: 200,
+        json: { status: 'ignored', reason: 'command excluir' },
+      });
       await stack.idle();
       expect(sentTo(phone)).toEqual(['Olá! Como posso ajudar?', 'Contato excluído ✅']);
       expect(await stack.runtime.db.find('leads', { where: { remotejid: phone } })).toEqual([]);
@@ -231,7 +255,12 @@ forEachBackend('agent', (backend) => {
     it('a normal lead typing a command (LEADFLOW_COMMANDS_FROM=admins) is just talking to the agent', async () => {
       const phone = nextPhone();
       const lead = await createLead(phone, { transferido: false });
-      await stack.runtime.db.insert('wf_chat_histories', { session_id: phone, clinica_id: stack.clinic.id, type: 'agent', content: 'Olá Maria!' });
+      await stack.runtime.db.insert('wf_chat_histories', {
+        session_id: phone,
+        clinica_id: stack.clinic.id,
+        type: 'agent',
+        content: 'Olá Maria!',
+      });
       expect(await post(event({ phone, text: 'reset' }))).toEqual({ status: 200, json: { status: 'queued' } });
       expect(await post(event({ phone, text: 'excluir' }))).toEqual({ status: 200, json: { status: 'queued' } });
       await stack.idle();
@@ -249,10 +278,25 @@ forEachBackend('agent', (backend) => {
       const open = await startStack({ backend, flowsDir, env: { LEADFLOW_FLOWS_DIR: flowsDir, LEADFLOW_COMMANDS_FROM: 'any' } });
       try {
         const phone = nextPhone();
-        await open.runtime.db.insert('leads', { remotejid: phone, clinica_id: open.clinic.id, instancia_id: open.clinic.instanceId, nome: 'Maria Souza', telefone: phone, orcamento: 'Até R$ 3.000' });
-        await open.runtime.db.insert('wf_chat_histories', { session_id: phone, clinica_id: open.clinic.id, type: 'agent', content: 'Olá Maria!' });
+        await open.runtime.db.insert('leads', {
+          remotejid: phone,
+          clinica_id: open.clinic.id,
+          instancia_id: open.clinic.instanceId,
+          nome: 'Maria Souza',
+          telefone: phone,
+          orcamento: 'Até R$ 3.000',
+        });
+        await open.runtime.db.insert('wf_chat_histories', {
+          session_id: phone,
+          clinica_id: open.clinic.id,
+          type: 'agent',
+          content: 'Olá Maria!',
+        });
         const send = async (body: unknown) => (await open.post('/leadagent', body)).json();
-        expect(await send(event({ phone, text: 'excluir', fromMe: true, wasSentByApi: true }))).toEqual({ status: 'ignored', reason: 'sent by the clinic' });
+        expect(await send(event({ phone, text: 'excluir', fromMe: true, wasSentByApi: true }))).toEqual({
+          status: 'ignored',
+          reason: 'sent by the clinic',
+        });
         expect(await send(event({ phone, text: 'Reset' }))).toEqual({ status: 'ignored', reason: 'command reset' });
         await open.idle();
         expect(open.gateway.sent.filter((s) => s.number === phone).map((s) => s.text)).toEqual(['Conversa redefinida ✅']);
@@ -269,7 +313,12 @@ forEachBackend('agent', (backend) => {
     it('three quick messages make one agent run with one combined input, recorded once each way', async () => {
       const phone = nextPhone();
       await createLead(phone);
-      await stack.runtime.db.insert('wf_chat_histories', { session_id: phone, clinica_id: stack.clinic.id, type: 'agent', content: 'Oi Maria, tudo bem?' });
+      await stack.runtime.db.insert('wf_chat_histories', {
+        session_id: phone,
+        clinica_id: stack.clinic.id,
+        type: 'agent',
+        content: 'Oi Maria, tudo bem?',
+      });
       stack.openai.queueChat({ text: 'Que bom!\\n\\nPosso te explicar como funciona?' });
       for (const text of ['Oi', 'tudo bem', 'quero saber das lentes']) {
         expect((await post(event({ phone, text }))).json).toEqual({ status: 'queued' });
@@ -309,7 +358,9 @@ forEachBackend('agent', (backend) => {
       expect((await post(audio)).json).toEqual({ status: 'queued' });
       expect((await post(event({ phone, text: 'e parcela?' }))).json).toEqual({ status: 'queued' });
       await stack.idle();
-      expect(stack.gateway.requestsTo('/message/download').map((r) => r.body)).toEqual([{ id: '3EB0AUDIOTEST0000001', return_base64: true, return_link: false }]);
+      expect(stack.gateway.requestsTo('/message/download').map((r) => r.body)).toEqual([
+        { id: '3EB0AUDIOTEST0000001', return_base64: true, return_link: false },
+      ]);
       expect(stack.openai.transcriptionRequests()).toHaveLength(1);
       const chats = stack.openai.chatRequests();
       expect(chats).toHaveLength(1);
@@ -355,7 +406,7 @@ forEachBackend('agent', (backend) => {
       expect(failed!.status).toBe('failed');
     });
 
-    it("transferir hands over the CURRENT lead even when the model names another phone; tools read only this lead", async () => {
+    it('transferir hands over the CURRENT lead even when the model names another phone; tools read only this lead', async () => {
       const phone = nextPhone();
       const other = nextPhone();
       const lead = await createLead(phone, { nome: 'Maria Atual' });
@@ -377,7 +428,10 @@ forEachBackend('agent', (backend) => {
       expect((await stack.runtime.db.get('leads', { id: lead.id }))?.transferido).toBe(true);
       expect((await stack.runtime.db.get('leads', { remotejid: other }))?.transferido).toBe(false);
       const second = stack.openai.chatRequests()[1];
-      const toolResults = second.messages.filter((m: any) => m.role === 'tool').map((m: any) => m.content).join('\n');
+      const toolResults = second.messages
+        .filter((m: any) => m.role === 'tool')
+        .map((m: any) => m.content)
+        .join('\n');
       expect(toolResults).toContain('Maria Atual');
       expect(toolResults).not.toContain('Outra Pessoa');
       expect(sentTo(phone)).toEqual(['Perfeito! A Mariana vai continuar com você.']);

@@ -31,7 +31,11 @@ const ERASED: Lead = {
   typed: '(21) 98765-1234',
   name: 'Joana Prado',
   lid: '271828182845904@lid',
-  texts: ['Quero clarear os dentes antes do casamento', 'Meu dentista cobrou caro demais', 'gravei um áudio com minhas dúvidas sobre anestesia'],
+  texts: [
+    'Quero clarear os dentes antes do casamento',
+    'Meu dentista cobrou caro demais',
+    'gravei um áudio com minhas dúvidas sobre anestesia',
+  ],
 };
 const KEPT: Lead = {
   phone: '5531991234567',
@@ -84,9 +88,11 @@ async function dumpDatabase(db: Database): Promise<{ tables: string[]; text: str
   const tables =
     db.dialect === 'sqlite'
       ? ((await knex.raw("select name from sqlite_master where type = 'table'")) as Array<{ name: string }>).map((r) => r.name)
-      : ((await knex.raw("select table_name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE'")) as { rows: Array<{ table_name: string }> }).rows.map(
-          (r) => r.table_name,
-        );
+      : (
+          (await knex.raw(
+            "select table_name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE'",
+          )) as { rows: Array<{ table_name: string }> }
+        ).rows.map((r) => r.table_name);
   const lines: string[] = [];
   for (const table of tables) {
     const rows = (await knex(table).select('*')) as Array<Record<string, unknown>>;
@@ -160,7 +166,11 @@ forEachBackend('excluir erases the lead everywhere', (backend) => {
     stack = await startStack({
       backend,
       flowsDir: join(ROOT, 'flows'),
-      env: { LEADFLOW_FLOWS_DIR: join(ROOT, 'flows'), LEADFLOW_COMMANDS_FROM: 'admins', LEADFLOW_MODEL_SUMMARY: 'anthropic:claude-haiku-4-5' },
+      env: {
+        LEADFLOW_FLOWS_DIR: join(ROOT, 'flows'),
+        LEADFLOW_COMMANDS_FROM: 'admins',
+        LEADFLOW_MODEL_SUMMARY: 'anthropic:claude-haiku-4-5',
+      },
     });
   });
 
@@ -207,11 +217,16 @@ forEachBackend('excluir erases the lead everywhere', (backend) => {
     expect(brazilianVariants(ERASED.phone)).toHaveLength(4);
     expect(tracesOf(ERASED, (await dumpDatabase(stack.runtime.db)).text)).toEqual(traces(ERASED));
     expect((await dumpKeyValues(stack)).text).toContain(ERASED.phone);
-    const memoryBefore = await stack.runtime.db.find('wf_chat_histories', { where: { clinica_id: stack.clinic.id, session_id: ERASED.phone } });
+    const memoryBefore = await stack.runtime.db.find('wf_chat_histories', {
+      where: { clinica_id: stack.clinic.id, session_id: ERASED.phone },
+    });
     expect(memoryBefore.map((r) => r.type)).toEqual(['agent', 'lead', 'agent', 'lead', 'agent', 'lead', 'agent']);
 
     // The operator types `excluir` on the clinic's phone, in the lead's chat.
-    expect(await agentPost(event(ERASED, 'text-conversation.json', { text: ' Excluir ', fromMe: true }))).toEqual({ status: 'ignored', reason: 'command excluir' });
+    expect(await agentPost(event(ERASED, 'text-conversation.json', { text: ' Excluir ', fromMe: true }))).toEqual({
+      status: 'ignored',
+      reason: 'command excluir',
+    });
     const all = await stack.idle();
     expect(stack.gateway.sent.filter((s) => s.number === ERASED.phone).at(-1)?.text).toBe('Contato excluído ✅');
 

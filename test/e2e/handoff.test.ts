@@ -26,11 +26,19 @@ function newPhone(): string {
 }
 
 async function insertLead(remotejid: string, clinic = { clinicId: stack.clinic.id, instanceId: stack.clinic.instanceId }) {
-  return stack.runtime.db.insert('leads', { remotejid, clinica_id: clinic.clinicId, instancia_id: clinic.instanceId, nome: 'Ana', telefone: remotejid, orcamento: 'Até R$ 3.000' });
+  return stack.runtime.db.insert('leads', {
+    remotejid,
+    clinica_id: clinic.clinicId,
+    instancia_id: clinic.instanceId,
+    nome: 'Ana',
+    telefone: remotejid,
+    orcamento: 'Até R$ 3.000',
+  });
 }
 
 async function insertHistory(sessionId: string, clinicId: number, rows: Array<[string, string]>) {
-  for (const [type, content] of rows) await stack.runtime.db.insert('wf_chat_histories', { session_id: sessionId, clinica_id: clinicId, type, content });
+  for (const [type, content] of rows)
+    await stack.runtime.db.insert('wf_chat_histories', { session_id: sessionId, clinica_id: clinicId, type, content });
 }
 
 async function handoff(body: unknown): Promise<{ status: number; json: any }> {
@@ -50,7 +58,13 @@ async function handoffDone(body: unknown) {
 const notifications = () => stack.gateway.sent;
 
 const expectedText = (phone: string, motivo: string, summary?: string) =>
-  ['*🚨 LEAD TRANSFERIDO*', '━━━━━━━━━━━━━━━', `Telefone: https://wa.me/${phone}`, `Motivo: ${motivo}`, ...(summary === undefined ? [] : [`Resumo: ${summary}`])].join('\n');
+  [
+    '*🚨 LEAD TRANSFERIDO*',
+    '━━━━━━━━━━━━━━━',
+    `Telefone: https://wa.me/${phone}`,
+    `Motivo: ${motivo}`,
+    ...(summary === undefined ? [] : [`Resumo: ${summary}`]),
+  ].join('\n');
 
 const words = (n: number) => Array.from({ length: n }, (_, i) => `palavra${i + 1}`).join(' ');
 
@@ -72,7 +86,12 @@ forEachBackend('handoff', (backend) => {
       hunter_telefone: SECOND_HUNTER,
       admin_telefones: '',
     });
-    const instance = await stack.runtime.db.insert('instancias_whatsapp', { clinica_id: clinic.id, nome: 'Centro', server_url: stack.gateway.url, token: SECOND_TOKEN });
+    const instance = await stack.runtime.db.insert('instancias_whatsapp', {
+      clinica_id: clinic.id,
+      nome: 'Centro',
+      server_url: stack.gateway.url,
+      token: SECOND_TOKEN,
+    });
     second = { clinicId: Number(clinic.id), instanceId: Number(instance.id) };
   });
 
@@ -109,7 +128,10 @@ forEachBackend('handoff', (backend) => {
     it('has the flags stored before the Hunter is notified, and answers 200 before the summary is written', async () => {
       const phone = newPhone();
       const lead = await insertLead(phone);
-      await insertHistory(phone, stack.clinic.id, [['lead', 'Quero lentes'], ['agent', 'Posso agendar?']]);
+      await insertHistory(phone, stack.clinic.id, [
+        ['lead', 'Quero lentes'],
+        ['agent', 'Posso agendar?'],
+      ]);
       stack.openai.queueChat({ text: 'Lead quer lentes e aceita agendar.', delay_ms: 1500 });
       // Hold the notification's answer so the lead row can be read while the gateway has it.
       stack.gateway.failNext('hang', 1, { ms: 300 });
@@ -150,10 +172,14 @@ forEachBackend('handoff', (backend) => {
 
       await handoffDone({ telefone: phone, motivo: 'Pediu agendamento' });
 
-      const transcript = 'lead: Oi, vi o anúncio das lentes\nagent: Olá! As lentes custam a partir de R$ 1.200 por dente.\nlead: Quero agendar';
+      const transcript =
+        'lead: Oi, vi o anúncio das lentes\nagent: Olá! As lentes custam a partir de R$ 1.200 por dente.\nlead: Quero agendar';
       const first = stack.openai.chatRequests()[0];
       expect(first.model).toBe('gpt-4.1-mini');
-      const userText = first.messages.filter((m: any) => m.role === 'user').map((m: any) => String(m.content)).join('\n');
+      const userText = first.messages
+        .filter((m: any) => m.role === 'user')
+        .map((m: any) => String(m.content))
+        .join('\n');
       expect(userText).toContain(transcript);
       expect(userText).not.toContain('conversa de outra clínica');
 
@@ -169,7 +195,9 @@ forEachBackend('handoff', (backend) => {
       const phone = newPhone();
       await insertLead(phone);
       await handoffDone({ telefone: phone });
-      expect(notifications().map((n) => n.text)).toEqual([`*🚨 LEAD TRANSFERIDO*\n━━━━━━━━━━━━━━━\nTelefone: https://wa.me/${phone}\nMotivo: `]);
+      expect(notifications().map((n) => n.text)).toEqual([
+        `*🚨 LEAD TRANSFERIDO*\n━━━━━━━━━━━━━━━\nTelefone: https://wa.me/${phone}\nMotivo: `,
+      ]);
       expect(stack.openai.chatRequests()).toHaveLength(0);
     });
 
@@ -212,7 +240,11 @@ forEachBackend('handoff', (backend) => {
 
       await handoffDone({ telefone: phone, motivo: 'Quer clareamento', instancia_id: String(second.instanceId) });
       expect(await stack.runtime.db.get('leads', { id: other.id })).toMatchObject({ transferido: true, handoff_enviado: true });
-      expect(await stack.runtime.db.get('leads', { id: first.id })).toMatchObject({ transferido: false, handoff_enviado: false, handoff_at: null });
+      expect(await stack.runtime.db.get('leads', { id: first.id })).toMatchObject({
+        transferido: false,
+        handoff_enviado: false,
+        handoff_at: null,
+      });
       expect(notifications()).toEqual([{ number: SECOND_HUNTER, text: expectedText(phone, 'Quer clareamento'), delay: 0 }]);
       expect(stack.gateway.requestsTo('/send/text')[0]!.headers.token).toBe(SECOND_TOKEN);
 
@@ -252,7 +284,12 @@ forEachBackend('handoff', (backend) => {
       const guarded = await startStack({ backend, flowsDir, env: { LEADFLOW_WEBHOOK_SECRET: 'segredo' } });
       try {
         const phone = newPhone();
-        await guarded.runtime.db.insert('leads', { remotejid: phone, clinica_id: guarded.clinic.id, instancia_id: guarded.clinic.instanceId, nome: 'Ana' });
+        await guarded.runtime.db.insert('leads', {
+          remotejid: phone,
+          clinica_id: guarded.clinic.id,
+          instancia_id: guarded.clinic.instanceId,
+          nome: 'Ana',
+        });
         expect((await guarded.post('/handoff-agenteia', { telefone: phone })).status).toBe(401);
         expect(await guarded.runtime.db.get('leads', { remotejid: phone })).toMatchObject({ transferido: false });
         const ok = await guarded.post('/handoff-agenteia', { telefone: phone }, { 'x-webhook-secret': 'segredo' });
@@ -272,17 +309,34 @@ forEachBackend('handoff', (backend) => {
       const db = fresh.db;
       try {
         expect((await runCli(['seed', 'seed/example.yaml'], { env })).code).toBe(0);
-        const sample = JSON.parse(readFileSync(join(import.meta.dirname, '../../flows/samples/handoff.json'), 'utf8')) as { telefone: string; motivo: string };
+        const sample = JSON.parse(readFileSync(join(import.meta.dirname, '../../flows/samples/handoff.json'), 'utf8')) as {
+          telefone: string;
+          motivo: string;
+        };
         const clinic = await db.get('clinicas_com_atendentes', {});
         const instance = await db.get('instancias_whatsapp', { clinica_id: clinic!.id });
-        const lead = await db.insert('leads', { remotejid: sample.telefone, clinica_id: clinic!.id, instancia_id: instance!.id, nome: 'Ana' });
-        const run = await runCli(['run', 'handoff', '--payload', 'flows/samples/handoff.json', '--flows', flowsDir, '--dry-run', '--json'], { env, timeoutMs: 30_000 });
+        const lead = await db.insert('leads', {
+          remotejid: sample.telefone,
+          clinica_id: clinic!.id,
+          instancia_id: instance!.id,
+          nome: 'Ana',
+        });
+        const run = await runCli(
+          ['run', 'handoff', '--payload', 'flows/samples/handoff.json', '--flows', flowsDir, '--dry-run', '--json'],
+          { env, timeoutMs: 30_000 },
+        );
         expect(run.code).toBe(0);
-        const trace = JSON.parse(run.stdout) as { status: string; outbound: Array<{ url: string; body: { number: string; text: string } }> };
+        const trace = JSON.parse(run.stdout) as {
+          status: string;
+          outbound: Array<{ url: string; body: { number: string; text: string } }>;
+        };
         expect(trace.status).toBe('success');
         expect(trace.outbound).toHaveLength(1);
         expect(trace.outbound[0]!.url).toBe(`${instance!.server_url}/send/text`);
-        expect(trace.outbound[0]!.body).toMatchObject({ number: clinic!.hunter_telefone, text: expectedText(sample.telefone, sample.motivo) });
+        expect(trace.outbound[0]!.body).toMatchObject({
+          number: clinic!.hunter_telefone,
+          text: expectedText(sample.telefone, sample.motivo),
+        });
         expect(await db.get('leads', { id: lead.id })).toMatchObject({ transferido: false, handoff_enviado: false, handoff_at: null });
       } finally {
         await fresh.cleanup();

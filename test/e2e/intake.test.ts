@@ -26,8 +26,11 @@ async function submit(body: unknown): Promise<ExecutionRecord> {
 
 const sentTo = (number: string) => stack.gateway.sent.filter((m) => m.number === number).map((m) => m.text);
 const leadsWith = (remotejid: string | string[]) =>
-  stack.runtime.db.find('leads', { where: { clinica_id: stack.clinic.id, remotejid: Array.isArray(remotejid) ? { in: remotejid } : remotejid } });
-const memory = (remotejid: string) => stack.runtime.db.find('wf_chat_histories', { where: { session_id: remotejid, clinica_id: stack.clinic.id } });
+  stack.runtime.db.find('leads', {
+    where: { clinica_id: stack.clinic.id, remotejid: Array.isArray(remotejid) ? { in: remotejid } : remotejid },
+  });
+const memory = (remotejid: string) =>
+  stack.runtime.db.find('wf_chat_histories', { where: { session_id: remotejid, clinica_id: stack.clinic.id } });
 /** Every prompt text of a chat request (system and messages), joined. */
 const promptText = (body: any) => JSON.stringify([body.system ?? null, body.messages]);
 
@@ -51,7 +54,8 @@ forEachBackend('intake', (backend) => {
 
   describe('intake: form fields mapped from each provider', () => {
     it('generic body, normal budget: lead stored, first message from clinic and protocol, split and sent in order, one agent row, Hunter alerted', async () => {
-      const reply = 'Olá, Maria! Aqui é a Ana, da Clínica Sorriso.\n\nVi que você se interessou por lentes de contato dental.\n\nPosso te fazer umas perguntas rápidas?';
+      const reply =
+        'Olá, Maria! Aqui é a Ana, da Clínica Sorriso.\n\nVi que você se interessou por lentes de contato dental.\n\nPosso te fazer umas perguntas rápidas?';
       stack.openai.queueChat({ text: reply });
       const done = await submit({ ...fixture('generic'), clinica_id: String(stack.clinic.id) });
       expect(done.status).toBe('success');
@@ -74,7 +78,14 @@ forEachBackend('intake', (backend) => {
       expect(others).toEqual([]);
       expect(request.model).toBe('gpt-4.1-mini');
       const prompt = promptText(request);
-      for (const text of ['Clínica Sorriso', 'Implantes e lentes de contato dental com atendimento humanizado', 'Lentes de contato dental', 'Lentes de porcelana em duas sessões', 'Maria Souza', 'Até R$ 3.000']) {
+      for (const text of [
+        'Clínica Sorriso',
+        'Implantes e lentes de contato dental com atendimento humanizado',
+        'Lentes de contato dental',
+        'Lentes de porcelana em duas sessões',
+        'Maria Souza',
+        'Até R$ 3.000',
+      ]) {
         expect(prompt).toContain(text);
       }
       expect(stack.anthropic.messageRequests()).toEqual([]);
@@ -96,7 +107,13 @@ forEachBackend('intake', (backend) => {
       const rows = await memory('5543999806366');
       expect(rows.map((r) => [r.type, r.content])).toEqual([['agent', reply]]);
 
-      expect(done.output).toMatchObject({ kind: 'first', budget: 'normal', written_by: 'openai:gpt-4.1-mini', messages: 3, remotejid: '5543999806366' });
+      expect(done.output).toMatchObject({
+        kind: 'first',
+        budget: 'normal',
+        written_by: 'openai:gpt-4.1-mini',
+        messages: 3,
+        remotejid: '5543999806366',
+      });
       expect((done.output as { form_to_first_message_ms: number }).form_to_first_message_ms).toBeLessThan(120_000);
     });
 
@@ -124,10 +141,20 @@ forEachBackend('intake', (backend) => {
       expect(others).toEqual([]);
       expect(request.model).toBe('claude-sonnet-4-6');
       const prompt = promptText(request);
-      for (const text of ['Clínica Sorriso', 'Implantes e lentes de contato dental', 'Lentes de contato dental', 'Lentes de porcelana em duas sessões', 'Joana Lima']) expect(prompt).toContain(text);
+      for (const text of [
+        'Clínica Sorriso',
+        'Implantes e lentes de contato dental',
+        'Lentes de contato dental',
+        'Lentes de porcelana em duas sessões',
+        'Joana Lima',
+      ])
+        expect(prompt).toContain(text);
       expect(stack.openai.chatRequests()).toEqual([]);
 
-      expect(sentTo('5511988887777')).toEqual(['Olá, Joana! Aqui é da Clínica Sorriso.', 'A Mariana, nossa especialista, vai falar com você em instantes.']);
+      expect(sentTo('5511988887777')).toEqual([
+        'Olá, Joana! Aqui é da Clínica Sorriso.',
+        'A Mariana, nossa especialista, vai falar com você em instantes.',
+      ]);
       expect(sentTo(HUNTER_PHONE)).toEqual(['🚨 Novo lead: Joana Lima | 5511988887777 | Acima de R$ 10.000']);
       expect((await memory('5511988887777')).map((r) => [r.type, r.content])).toEqual([['agent', reply]]);
       expect(done.output).toMatchObject({ kind: 'handoff', budget: 'high', written_by: 'anthropic:claude-sonnet-4-6' });
@@ -160,12 +187,35 @@ forEachBackend('intake', (backend) => {
   describe('intake: returning leads and duplicates', () => {
     it('returning lead: no new row, a return-contact message whose prompt holds the history, Hunter alerted again', async () => {
       const phone = '5511977770000';
-      await stack.runtime.db.insert('leads', { clinica_id: stack.clinic.id, remotejid: phone, instancia_id: stack.clinic.instanceId, nome: 'Paula Reis', telefone: phone, orcamento: 'Até R$ 3.000' });
-      await stack.runtime.db.insert('wf_chat_histories', { session_id: phone, clinica_id: stack.clinic.id, type: 'agent', content: 'Oi Paula, tudo bem? Aqui é da Clínica Sorriso.' });
-      await stack.runtime.db.insert('wf_chat_histories', { session_id: phone, clinica_id: stack.clinic.id, type: 'lead', content: 'Quero saber quanto custa a lente de porcelana' });
+      await stack.runtime.db.insert('leads', {
+        clinica_id: stack.clinic.id,
+        remotejid: phone,
+        instancia_id: stack.clinic.instanceId,
+        nome: 'Paula Reis',
+        telefone: phone,
+        orcamento: 'Até R$ 3.000',
+      });
+      await stack.runtime.db.insert('wf_chat_histories', {
+        session_id: phone,
+        clinica_id: stack.clinic.id,
+        type: 'agent',
+        content: 'Oi Paula, tudo bem? Aqui é da Clínica Sorriso.',
+      });
+      await stack.runtime.db.insert('wf_chat_histories', {
+        session_id: phone,
+        clinica_id: stack.clinic.id,
+        type: 'lead',
+        content: 'Quero saber quanto custa a lente de porcelana',
+      });
       stack.openai.queueChat({ text: 'Oi de novo, Paula! Que bom que voltou.\n\nAinda quer saber do valor das lentes?' });
 
-      const done = await submit({ nome: 'Paula Reis', telefone: '+55 (11) 97777-0000', orcamento: 'Até R$ 3.000', clinica_id: stack.clinic.id, respostas: {} });
+      const done = await submit({
+        nome: 'Paula Reis',
+        telefone: '+55 (11) 97777-0000',
+        orcamento: 'Até R$ 3.000',
+        clinica_id: stack.clinic.id,
+        respostas: {},
+      });
       expect(done.status).toBe('success');
       expect(await leadsWith(phone)).toHaveLength(1);
 
@@ -197,17 +247,31 @@ forEachBackend('intake', (backend) => {
       expect((await submit(body)).output).toMatchObject({ kind: 'first' });
       expect((await submit({ ...body, orcamento: 'R$ 5–10 mil' })).output).toMatchObject({ kind: 'return' });
       expect(await leadsWith('5511966664444')).toHaveLength(1);
-      expect(sentTo(HUNTER_PHONE)).toEqual(['🚨 Novo lead: Rui Alves | 5511966664444 | Até R$ 3.000', '🚨 Lead retornou: Rui Alves | 5511966664444 | R$ 5–10 mil']);
+      expect(sentTo(HUNTER_PHONE)).toEqual([
+        '🚨 Novo lead: Rui Alves | 5511966664444 | Até R$ 3.000',
+        '🚨 Lead retornou: Rui Alves | 5511966664444 | R$ 5–10 mil',
+      ]);
     });
 
     it('duplicate guard: 5 concurrent identical submissions make one lead, one first message and one alert', async () => {
-      const body = { nome: 'Bruna Costa', telefone: '(11) 95555-4444', orcamento: 'Até R$ 3.000', clinica_id: String(stack.clinic.id), respostas: { origem: 'instagram' } };
+      const body = {
+        nome: 'Bruna Costa',
+        telefone: '(11) 95555-4444',
+        orcamento: 'Até R$ 3.000',
+        clinica_id: String(stack.clinic.id),
+        respostas: { origem: 'instagram' },
+      };
       const answers = await Promise.all(Array.from({ length: 5 }, () => stack.post('/form/intake', body)));
       expect(answers.map((r) => r.status)).toEqual([202, 202, 202, 202, 202]);
       const ids = await Promise.all(answers.map(async (r) => ((await r.json()) as { execution_id: string }).execution_id));
       const ends = await Promise.all(ids.map((id) => stack.engine.waitForEnd(id)));
       expect(ends.filter((e) => e.status === 'success')).toHaveLength(1);
-      expect(ends.filter((e) => e.status === 'stopped').map((e) => e.stop_reason).sort()).toEqual(Array(4).fill('duplicate submission'));
+      expect(
+        ends
+          .filter((e) => e.status === 'stopped')
+          .map((e) => e.stop_reason)
+          .sort(),
+      ).toEqual(Array(4).fill('duplicate submission'));
       expect(await leadsWith('5511955554444')).toHaveLength(1);
       expect(sentTo('5511955554444')).toEqual(['Olá! Como posso ajudar?']);
       expect(sentTo(HUNTER_PHONE)).toEqual(['🚨 Novo lead: Bruna Costa | 5511955554444 | Até R$ 3.000']);
@@ -216,7 +280,14 @@ forEachBackend('intake', (backend) => {
 
     it('phone variants: a lead stored with the legacy 12-digit JID is found by a 13-digit form entry', async () => {
       const legacy = '554398887766';
-      await stack.runtime.db.insert('leads', { clinica_id: stack.clinic.id, remotejid: legacy, instancia_id: stack.clinic.instanceId, nome: 'Lia Prado', telefone: legacy, orcamento: 'Até R$ 3.000' });
+      await stack.runtime.db.insert('leads', {
+        clinica_id: stack.clinic.id,
+        remotejid: legacy,
+        instancia_id: stack.clinic.instanceId,
+        nome: 'Lia Prado',
+        telefone: legacy,
+        orcamento: 'Até R$ 3.000',
+      });
       const done = await submit({ nome: 'Lia Prado', telefone: '(43) 99888-7766', orcamento: 'Até R$ 3.000', clinica_id: stack.clinic.id });
       expect(done.status).toBe('success');
       expect(await leadsWith([legacy, '5543998887766'])).toHaveLength(1);
@@ -262,10 +333,22 @@ forEachBackend('intake', (backend) => {
         const raw = JSON.stringify(typeform);
         const hmac = createHmac('sha256', secret).update(raw).digest('base64');
         expect((await signed.post('/form/intake', typeform)).status).toBe(401);
-        expect((await signed.post('/form/intake', typeform, { 'typeform-signature': 'sha256=' + createHmac('sha256', 'wrong').update(raw).digest('base64') })).status).toBe(401);
+        expect(
+          (
+            await signed.post('/form/intake', typeform, {
+              'typeform-signature': 'sha256=' + createHmac('sha256', 'wrong').update(raw).digest('base64'),
+            })
+          ).status,
+        ).toBe(401);
         expect((await signed.post('/form/intake', typeform, { 'typeform-signature': `sha256=${hmac}` })).status).toBe(202);
         const tally = fixture('tally');
-        expect((await signed.post('/form/intake', tally, { 'tally-signature': createHmac('sha256', secret).update(JSON.stringify(tally)).digest('base64') })).status).toBe(202);
+        expect(
+          (
+            await signed.post('/form/intake', tally, {
+              'tally-signature': createHmac('sha256', secret).update(JSON.stringify(tally)).digest('base64'),
+            })
+          ).status,
+        ).toBe(202);
         expect((await signed.post('/form/intake', fixture('generic'), { 'x-webhook-secret': secret })).status).toBe(202);
         await signed.idle();
       } finally {

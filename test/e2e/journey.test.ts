@@ -23,10 +23,16 @@ function makeVideo(): Buffer | null {
   const dir = mkdtempSync(join(tmpdir(), 'leadflow-journey-video-'));
   try {
     const out = join(dir, 'v.mp4');
-    execFileSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc=duration=1:size=160x120:rate=10', '-c:v', 'mpeg4', out], { timeout: 30_000, stdio: 'ignore' });
+    execFileSync(
+      'ffmpeg',
+      ['-hide_banner', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc=duration=1:size=160x120:rate=10', '-c:v', 'mpeg4', out],
+      { timeout: 30_000, stdio: 'ignore' },
+    );
     return readFileSync(out);
   } catch (err) {
-    console.warn(`journey: ffmpeg unavailable (${(err as Error).message.split('\n')[0]}); the video is expected to become the video marker instead of frame descriptions`);
+    console.warn(
+      `journey: ffmpeg unavailable (${(err as Error).message.split('\n')[0]}); the video is expected to become the video marker instead of frame descriptions`,
+    );
     return null;
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -56,13 +62,20 @@ function event(fixture: string, changes: { text?: string; messageid?: string } =
 }
 
 const userTurns = (request: any): string[] =>
-  request.messages.filter((m: any) => m.role === 'user').map((m: any) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)));
-const assistantTurns = (request: any): string[] => request.messages.filter((m: any) => m.role === 'assistant' && typeof m.content === 'string' && m.content).map((m: any) => m.content);
+  request.messages
+    .filter((m: any) => m.role === 'user')
+    .map((m: any) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)));
+const assistantTurns = (request: any): string[] =>
+  request.messages.filter((m: any) => m.role === 'assistant' && typeof m.content === 'string' && m.content).map((m: any) => m.content);
 
 forEachBackend('a lead through intake, agent and handoff', (backend) => {
   let stack: Stack;
   const sendsTo = (number: string) => stack.gateway.requestsTo('/send/text').filter((r) => r.body?.number === number);
-  const memory = () => stack.runtime.db.find('wf_chat_histories', { where: { clinica_id: stack.clinic.id, session_id: LEAD }, order_by: [{ column: 'id', direction: 'asc' }] });
+  const memory = () =>
+    stack.runtime.db.find('wf_chat_histories', {
+      where: { clinica_id: stack.clinic.id, session_id: LEAD },
+      order_by: [{ column: 'id', direction: 'asc' }],
+    });
   const agentPost = async (body: unknown) => (await stack.post('/leadagent', body)).json();
 
   beforeAll(async () => {
@@ -85,9 +98,16 @@ forEachBackend('a lead through intake, agent and handoff', (backend) => {
   });
 
   it('the form: answered at once, the short wait, then the first message one paragraph at a time with the typing delay, and the Hunter alerted', async () => {
-    stack.openai.queueChat({ text: 'Olá, Maria! Aqui é a assistente da Clínica Sorriso.\\n\\nVi que você se interessou pelas lentes de contato dental.\\n\\nPosso te fazer umas perguntas?' });
+    stack.openai.queueChat({
+      text: 'Olá, Maria! Aqui é a assistente da Clínica Sorriso.\\n\\nVi que você se interessou pelas lentes de contato dental.\\n\\nPosso te fazer umas perguntas?',
+    });
     const posted = Date.now();
-    const res = await stack.post('/form/intake', { nome: 'Maria Souza', telefone: '(43) 99980-6366', orcamento: 'Até R$ 3.000', clinica_id: String(stack.clinic.id) });
+    const res = await stack.post('/form/intake', {
+      nome: 'Maria Souza',
+      telefone: '(43) 99980-6366',
+      orcamento: 'Até R$ 3.000',
+      clinica_id: String(stack.clinic.id),
+    });
     expect(res.status).toBe(202);
     expect(Date.now() - posted).toBeLessThan(INTAKE_DELAY_MS);
     const { execution_id } = (await res.json()) as { execution_id: string };
@@ -140,7 +160,10 @@ forEachBackend('a lead through intake, agent and handoff', (backend) => {
     stack.gateway.setMedia(image.message.messageid, { mimetype: 'image/jpeg', bytes: Buffer.from([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3, 4]) });
     stack.gateway.setMedia(document.message.messageid, { mimetype: 'application/pdf', bytes: Buffer.from('%PDF-1.4 fake pdf body') });
     stack.gateway.setMedia(clip.message.messageid, { mimetype: 'video/mp4', bytes: video ?? Buffer.from('not really a video') });
-    stack.openai.queueChat({ text: 'Foto de um sorriso com dentes levemente amarelados.' }, { text: 'Orçamento anterior: lentes em 10 dentes, R$ 15.000.' });
+    stack.openai.queueChat(
+      { text: 'Foto de um sorriso com dentes levemente amarelados.' },
+      { text: 'Orçamento anterior: lentes em 10 dentes, R$ 15.000.' },
+    );
     if (video) stack.openai.queueChat({ text: 'Vídeo curto com barras coloridas.' });
     stack.openai.queueChat({ text: 'Entendi tudo! Pelo que vi, as lentes resolvem isso.' });
 
@@ -160,7 +183,10 @@ forEachBackend('a lead through intake, agent and handoff', (backend) => {
       'isso é o que eu tenho hoje',
     ];
     const positions = order.map((piece) => input.indexOf(piece));
-    expect(positions.every((p) => p >= 0), `${input}\nmissing one of ${JSON.stringify(order)}`).toBe(true);
+    expect(
+      positions.every((p) => p >= 0),
+      `${input}\nmissing one of ${JSON.stringify(order)}`,
+    ).toBe(true);
     expect([...positions].sort((a, b) => a - b)).toEqual(positions);
     if (video) expect(input).toContain('Vídeo curto com barras coloridas.');
     const rows = await memory();
@@ -195,7 +221,10 @@ forEachBackend('a lead through intake, agent and handoff', (backend) => {
     expect(summaryPrompt).toContain('lead: Oi! Sim, quero saber mais');
 
     const repliesBefore = sendsTo(LEAD).length;
-    expect(await agentPost(event('text-conversation.json', { text: 'Oi? Alguém aí?' }))).toEqual({ status: 'ignored', reason: 'lead transferred' });
+    expect(await agentPost(event('text-conversation.json', { text: 'Oi? Alguém aí?' }))).toEqual({
+      status: 'ignored',
+      reason: 'lead transferred',
+    });
     await stack.idle();
     expect(sendsTo(LEAD)).toHaveLength(repliesBefore);
   });

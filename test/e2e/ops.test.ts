@@ -57,7 +57,10 @@ forEachBackend('ops endpoints', (backend) => {
   it('/readyz: 200 when the database (and Redis, when configured) answer', async () => {
     const res = await fetch(`${stack.url}/readyz`);
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ status: 'ready', checks: { database: 'ok', redis: backend === 'embedded' ? 'not configured' : 'ok' } });
+    expect(await res.json()).toEqual({
+      status: 'ready',
+      checks: { database: 'ok', redis: backend === 'embedded' ? 'not configured' : 'ok' },
+    });
   });
 
   it('/metrics after one intake over HTTP: executions, steps by node type, wait lag, AI 429 and fallback, gateway retry, form to first message', async () => {
@@ -90,7 +93,8 @@ forEachBackend('ops endpoints', (backend) => {
     expect(sampleValue(samples, 'leadflow_wait_lag_seconds_count')).toBe(1);
 
     // Steps by node type, each once per step record of the execution that ended.
-    const count = (node_type: string, status = 'success') => sampleValue(samples, 'leadflow_step_duration_seconds_count', { node_type, status }) ?? 0;
+    const count = (node_type: string, status = 'success') =>
+      sampleValue(samples, 'leadflow_step_duration_seconds_count', { node_type, status }) ?? 0;
     const ofType = (type: string) => done.steps.filter((s) => s.type === type && s.status === 'success').length;
     for (const type of ['wait', 'ai.generate', 'gateway.send', 'db.insert', 'phone.normalize']) {
       expect(ofType(type), type).toBeGreaterThan(0);
@@ -99,11 +103,19 @@ forEachBackend('ops endpoints', (backend) => {
     expect(samplesOf(samples, 'leadflow_step_duration_seconds_count').filter((s) => s.status === 'error')).toEqual([]);
 
     // AI: the 429 and the fallback, per call and per agent attempt with the model's role.
-    expect(sampleValue(samples, 'leadflow_ai_calls_total', { model: 'openai:gpt-4.1-mini', kind: 'chat', outcome: 'rate_limited' })).toBe(1);
+    expect(sampleValue(samples, 'leadflow_ai_calls_total', { model: 'openai:gpt-4.1-mini', kind: 'chat', outcome: 'rate_limited' })).toBe(
+      1,
+    );
     expect(sampleValue(samples, 'leadflow_ai_calls_total', { model: 'anthropic:claude-sonnet-4-6', kind: 'chat', outcome: 'ok' })).toBe(1);
-    expect(sampleValue(samples, 'leadflow_ai_agent_attempts_total', { model: 'openai:gpt-4.1-mini', role: 'primary', outcome: 'rate_limited' })).toBe(1);
-    expect(sampleValue(samples, 'leadflow_ai_agent_attempts_total', { model: 'anthropic:claude-sonnet-4-6', role: 'fallback', outcome: 'ok' })).toBe(1);
-    expect(sampleValue(samples, 'leadflow_ai_tokens_total', { model: 'anthropic:claude-sonnet-4-6', direction: 'output' })).toBeGreaterThan(0);
+    expect(
+      sampleValue(samples, 'leadflow_ai_agent_attempts_total', { model: 'openai:gpt-4.1-mini', role: 'primary', outcome: 'rate_limited' }),
+    ).toBe(1);
+    expect(
+      sampleValue(samples, 'leadflow_ai_agent_attempts_total', { model: 'anthropic:claude-sonnet-4-6', role: 'fallback', outcome: 'ok' }),
+    ).toBe(1);
+    expect(sampleValue(samples, 'leadflow_ai_tokens_total', { model: 'anthropic:claude-sonnet-4-6', direction: 'output' })).toBeGreaterThan(
+      0,
+    );
 
     // Gateway: every message delivered once, the failed attempt retried.
     expect(stack.gateway.sent.length).toBe(3); // two paragraphs to the lead, one alert to the Hunter

@@ -28,12 +28,27 @@ function event(phone: string, text: string, token: unknown = INSTANCE_TOKEN): Re
   body.owner = CLINIC_PHONE;
   const jid = `${phone}@s.whatsapp.net`;
   body.chat.wa_chatid = jid;
-  Object.assign(body.message, { messageid: `3EB0SEC${String(++seq).padStart(12, '0')}`, chatid: jid, sender_pn: jid, fromMe: false, wasSentByApi: false, text, content: text });
+  Object.assign(body.message, {
+    messageid: `3EB0SEC${String(++seq).padStart(12, '0')}`,
+    chatid: jid,
+    sender_pn: jid,
+    fromMe: false,
+    wasSentByApi: false,
+    text,
+    content: text,
+  });
   return body;
 }
 
 async function lead(stack: Stack, phone: string): Promise<void> {
-  await stack.runtime.db.insert('leads', { remotejid: phone, clinica_id: stack.clinic.id, instancia_id: stack.clinic.instanceId, nome: 'Joana Lima', telefone: phone, orcamento: 'Até R$ 3.000' });
+  await stack.runtime.db.insert('leads', {
+    remotejid: phone,
+    clinica_id: stack.clinic.id,
+    instancia_id: stack.clinic.instanceId,
+    nome: 'Joana Lima',
+    telefone: phone,
+    orcamento: 'Até R$ 3.000',
+  });
 }
 
 async function answer(res: Response): Promise<{ status: number; json: any }> {
@@ -53,7 +68,10 @@ forEachBackend('security: POST /leadagent instance token', (backend) => {
     const phone = nextPhone();
     await lead(stack, phone);
     const before = (await stack.executions()).length;
-    expect(await answer(await stack.post('/leadagent', event(phone, 'Oi', 'unknown-token-5c1e')))).toEqual({ status: 401, json: { error: 'unauthorized', details: [] } });
+    expect(await answer(await stack.post('/leadagent', event(phone, 'Oi', 'unknown-token-5c1e')))).toEqual({
+      status: 401,
+      json: { error: 'unauthorized', details: [] },
+    });
     expect(await stack.executions()).toHaveLength(before);
     await stack.idle();
     expect(stack.gateway.sent.filter((s) => s.number === phone)).toEqual([]);
@@ -73,7 +91,10 @@ forEachBackend('security: POST /leadagent instance token', (backend) => {
     const res = await answer(await stack.post('/leadagent', event(phone, 'Oi')));
     expect(res).toEqual({ status: 200, json: { status: 'ignored', reason: 'not a lead' } });
     const [record] = await stack.executions('agent');
-    expect(record!.trigger).toMatchObject({ body: { token: '***' }, auth: { instance_id: stack.clinic.instanceId, clinica_id: stack.clinic.id } });
+    expect(record!.trigger).toMatchObject({
+      body: { token: '***' },
+      auth: { instance_id: stack.clinic.instanceId, clinica_id: stack.clinic.id },
+    });
     expect(JSON.stringify(record)).not.toContain(INSTANCE_TOKEN);
   });
 
@@ -97,7 +118,8 @@ forEachBackend('security: POST /leadagent instance token', (backend) => {
 forEachBackend('security: admin HTTP surface', (backend) => {
   let stack: Stack;
   const get = (path: string, token = ADMIN_TOKEN) => fetch(`${stack.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
-  const replay = (id: string, query = '') => fetch(`${stack.url}/admin/executions/${id}/replay${query}`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+  const replay = (id: string, query = '') =>
+    fetch(`${stack.url}/admin/executions/${id}/replay${query}`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
 
   beforeAll(async () => {
     stack = await startStack({ backend, env: { LEADFLOW_ADMIN_TOKEN: ADMIN_TOKEN } });
@@ -131,14 +153,23 @@ forEachBackend('security: admin HTTP surface', (backend) => {
 
     const list = await answer(await get('/admin/executions?flow=agent&status=stopped&limit=5'));
     expect(list.status).toBe(200);
-    expect(list.json.executions[0]).toMatchObject({ id: original!.id, flow: 'agent', status: 'stopped', stop_reason: 'not a lead', dry_run: false });
+    expect(list.json.executions[0]).toMatchObject({
+      id: original!.id,
+      flow: 'agent',
+      status: 'stopped',
+      stop_reason: 'not a lead',
+      dry_run: false,
+    });
     expect(list.json.executions.length).toBeLessThanOrEqual(5);
 
     const shown = await answer(await get(`/admin/executions/${original!.id}`));
     expect(shown.status).toBe(200);
     const record = shown.json as ExecutionRecord;
     expect(record.steps.map((s) => s.id)).toContain('lead');
-    expect(record.steps.find((s) => s.id === 'instance')).toMatchObject({ status: 'success', output: { id: stack.clinic.instanceId, clinica_id: stack.clinic.id } });
+    expect(record.steps.find((s) => s.id === 'instance')).toMatchObject({
+      status: 'success',
+      output: { id: stack.clinic.instanceId, clinica_id: stack.clinic.id },
+    });
     expect(JSON.stringify(record)).not.toContain(INSTANCE_TOKEN);
     expect((await get('/admin/executions/00000000-0000-0000-0000-000000000000')).status).toBe(404);
     expect((await get(`/admin/executions/${'x'.repeat(100)}`)).status).toBe(404);
@@ -147,7 +178,12 @@ forEachBackend('security: admin HTTP surface', (backend) => {
     expect(again.status).toBe(202);
     expect(again.json.replay_of).toBe(original!.id);
     const replayed = await stack.engine.waitForEnd(again.json.execution_id);
-    expect(replayed).toMatchObject({ flow: 'agent', status: 'stopped', stop_reason: 'not a lead', trigger: { auth: { instance_id: stack.clinic.instanceId } } });
+    expect(replayed).toMatchObject({
+      flow: 'agent',
+      status: 'stopped',
+      stop_reason: 'not a lead',
+      trigger: { auth: { instance_id: stack.clinic.instanceId } },
+    });
     expect((await stack.executions('agent')).map((r) => r.id)).toContain(replayed.id);
 
     const before = (await stack.executions()).length;
@@ -182,11 +218,16 @@ forEachBackend('security: logs of a real agent execution', (backend) => {
     await stack.idle();
 
     const output = logs();
-    const lines = output.trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
+    const lines = output
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, any>);
     const executions = (await stack.executions('agent')).map((r) => r.id);
     expect(executions.length).toBeGreaterThan(0);
     for (const id of executions) {
-      expect(lines.some((l) => l.level === 30 && l.execution === id && l.flow === 'agent' && /^execution (finished|waiting)/.test(l.msg))).toBe(true);
+      expect(
+        lines.some((l) => l.level === 30 && l.execution === id && l.flow === 'agent' && /^execution (finished|waiting)/.test(l.msg)),
+      ).toBe(true);
       expect(lines.some((l) => l.level === 20 && l.msg === 'step' && l.execution === id && l.flow === 'agent')).toBe(true);
     }
     expect(lines.some((l) => l.level === 40 && l.msg === 'webhook rejected: missing or unknown instance token')).toBe(true);

@@ -57,7 +57,9 @@ forEachBackend('end-to-end stack', (backend) => {
           expect(other.runtime.db.dialect).toBe('postgres');
           expect(kv).toBeInstanceOf(RedisKeyValue);
           // Its own schema and key namespace, never the stack's next door.
-          const schema = String(((await other.runtime.db.knex.raw('select current_schema() as s')) as { rows: Array<{ s: string }> }).rows[0]!.s);
+          const schema = String(
+            ((await other.runtime.db.knex.raw('select current_schema() as s')) as { rows: Array<{ s: string }> }).rows[0]!.s,
+          );
           expect(schema).toMatch(/^lf_test_[0-9a-f]+$/);
           expect(kv.prefix).toMatch(/^lf_test_[0-9a-f]+:$/);
           expect(kv.prefix).not.toBe((stack.runtime.services.kv as KeyValue).prefix);

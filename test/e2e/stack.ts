@@ -117,7 +117,12 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   }
 }
 
-async function start(options: StackOptions, backend: Backend, undo: Array<() => Promise<unknown> | void>, cleanup: () => Promise<void>): Promise<Stack> {
+async function start(
+  options: StackOptions,
+  backend: Backend,
+  undo: Array<() => Promise<unknown> | void>,
+  cleanup: () => Promise<void>,
+): Promise<Stack> {
   const gateway = await new FakeGateway({ tokens: { [INSTANCE_TOKEN]: CLINIC_PHONE } }).start();
   undo.push(() => gateway.close());
   const openai = await startFakeOpenAi();
@@ -182,7 +187,9 @@ async function start(options: StackOptions, backend: Backend, undo: Array<() => 
         hunter_nome: 'Mariana',
         hunter_telefone: HUNTER_PHONE,
         admin_telefones: [ADMIN_PHONE],
-        protocolos: [{ nome: 'Lentes de contato dental', descricao: 'Lentes de porcelana em duas sessões', preco: 'A partir de R$ 1.200 por dente' }],
+        protocolos: [
+          { nome: 'Lentes de contato dental', descricao: 'Lentes de porcelana em duas sessões', preco: 'A partir de R$ 1.200 por dente' },
+        ],
         instancias: [{ nome: 'Recepção', server_url: gateway.url, token: INSTANCE_TOKEN }],
       },
     ],
@@ -195,12 +202,26 @@ async function start(options: StackOptions, backend: Backend, undo: Array<() => 
   // With Redis the stack runs in queue mode, as `serve` does with REDIS_URL.
   const scheduler = queueSchedulerFromEnv(env, logger, kvPrefix ?? 'leadflow:');
   if (scheduler) undo.push(() => scheduler.close());
-  const engine = createEngine(loaded.flows, logger, { services: runtime.services, store: runtime.store, env, observer: metrics.observer, ...(scheduler ? { scheduler, queueWebhooks: webhooksQueuedFromEnv(env) } : {}) });
+  const engine = createEngine(loaded.flows, logger, {
+    services: runtime.services,
+    store: runtime.store,
+    env,
+    observer: metrics.observer,
+    ...(scheduler ? { scheduler, queueWebhooks: webhooksQueuedFromEnv(env) } : {}),
+  });
   metrics.setQueueDepth(embeddedQueueDepth(engine));
   undo.push(() => engine.shutdown());
   await engine.startScheduler();
   const admin = adminFromEnv({ env, engine, runtime, logger });
-  const app = buildWebhookApp({ engine, logger, secret: env.LEADFLOW_WEBHOOK_SECRET || undefined, instanceTokens: runtime.instanceByToken, ...(admin ? { admin } : {}), metrics, ready: () => runtime.ready() });
+  const app = buildWebhookApp({
+    engine,
+    logger,
+    secret: env.LEADFLOW_WEBHOOK_SECRET || undefined,
+    instanceTokens: runtime.instanceByToken,
+    ...(admin ? { admin } : {}),
+    metrics,
+    ready: () => runtime.ready(),
+  });
   const server = await new Promise<Server>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
@@ -230,7 +251,8 @@ async function start(options: StackOptions, backend: Backend, undo: Array<() => 
         const all = await executions();
         const busy = all.some((r) => r.status === 'running' || (r.status === 'waiting' && (r.wake_at ?? Infinity) < Date.now() + 5_000));
         if (!busy) return all;
-        if (Date.now() - started > timeoutMs) throw new Error(`executions still busy after ${timeoutMs} ms: ${all.map((r) => `${r.flow}:${r.status}`).join(', ')}`);
+        if (Date.now() - started > timeoutMs)
+          throw new Error(`executions still busy after ${timeoutMs} ms: ${all.map((r) => `${r.flow}:${r.status}`).join(', ')}`);
         await new Promise((r) => setTimeout(r, 50));
       }
     },

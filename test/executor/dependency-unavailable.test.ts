@@ -10,13 +10,19 @@ describe('isDependencyUnavailable', () => {
     expect(isDependencyUnavailable(withCode('terminating connection due to administrator command', '57P01'))).toBe(true);
     expect(isDependencyUnavailable(withCode('connection failure', '08006'))).toBe(true);
     expect(isDependencyUnavailable(new Error('Connection terminated unexpectedly'))).toBe(true);
-    expect(isDependencyUnavailable(Object.assign(new Error('Knex: Timeout acquiring a connection. The pool is probably full.'), { name: 'KnexTimeoutError' }))).toBe(true);
+    expect(
+      isDependencyUnavailable(
+        Object.assign(new Error('Knex: Timeout acquiring a connection. The pool is probably full.'), { name: 'KnexTimeoutError' }),
+      ),
+    ).toBe(true);
     expect(isDependencyUnavailable(new Error('Connection is closed.'))).toBe(true);
   });
 
   it("is false for a step's own failures and for outside calls, which have their own retries", () => {
     expect(isDependencyUnavailable(withCode('duplicate key value violates unique constraint', '23505'))).toBe(false);
-    expect(isDependencyUnavailable(new TypeError('fetch failed', { cause: withCode('connect ECONNREFUSED 127.0.0.1:9', 'ECONNREFUSED') }))).toBe(false);
+    expect(
+      isDependencyUnavailable(new TypeError('fetch failed', { cause: withCode('connect ECONNREFUSED 127.0.0.1:9', 'ECONNREFUSED') })),
+    ).toBe(false);
     expect(isDependencyUnavailable(withCode('gateway unreachable', 'ECONNREFUSED', 'GatewayNetworkError'))).toBe(false);
     expect(isDependencyUnavailable(Object.assign(new Error('Connection error.'), { name: 'APIConnectionError' }))).toBe(false);
     expect(isDependencyUnavailable(new Error('boom'))).toBe(false);

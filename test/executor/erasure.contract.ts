@@ -23,7 +23,19 @@ const holdsPhone = (value: unknown, phone = PHONE) => brazilianVariants(phone).s
 
 function rec(id: string, status: ExecutionStatus, extra: Partial<ExecutionRecord> = {}): ExecutionRecord {
   const at = new Date(Date.UTC(2025, 0, 1) + id.length).toISOString();
-  return { id, flow: 'agent', status, trigger: { body: {} }, vars: {}, steps: [], outbound: [], dry_run: false, created_at: at, updated_at: at, ...extra };
+  return {
+    id,
+    flow: 'agent',
+    status,
+    trigger: { body: {} },
+    vars: {},
+    steps: [],
+    outbound: [],
+    dry_run: false,
+    created_at: at,
+    updated_at: at,
+    ...extra,
+  };
 }
 
 /** A record of the lead holding its data everywhere a record can hold it. */
@@ -38,10 +50,33 @@ function leadRecord(id: string, status: ExecutionStatus = 'success', extra: Part
       headers: { 'user-agent': 'uazapi' },
       query: {},
     },
-    vars: { [`1:${PHONE}`]: true, lead: { id: 7, remotejid: PHONE, telefone: '(21) 98765-1234', nome: 'JOANA PRADO', respostas: { tratamento: 'clareamento' } } },
+    vars: {
+      [`1:${PHONE}`]: true,
+      lead: { id: 7, remotejid: PHONE, telefone: '(21) 98765-1234', nome: 'JOANA PRADO', respostas: { tratamento: 'clareamento' } },
+    },
     steps: [
-      { key: 'phone', id: 'phone', type: 'phone.normalize', status: 'success', params: { input: '(21) 98765-1234' }, output: { digits: PHONE, variants: VARIANTS }, attempt: 1, started_at: '2025-01-01T00:00:00.000Z', ms: 1 },
-      { key: 'send', id: 'send', type: 'gateway.send', status: 'success', params: { number: PHONE, messages: ['Olá, Joana!', 'Tudo bem?'] }, output: { sent: 2 }, attempt: 1, started_at: '2025-01-01T00:00:00.001Z', ms: 2 },
+      {
+        key: 'phone',
+        id: 'phone',
+        type: 'phone.normalize',
+        status: 'success',
+        params: { input: '(21) 98765-1234' },
+        output: { digits: PHONE, variants: VARIANTS },
+        attempt: 1,
+        started_at: '2025-01-01T00:00:00.000Z',
+        ms: 1,
+      },
+      {
+        key: 'send',
+        id: 'send',
+        type: 'gateway.send',
+        status: 'success',
+        params: { number: PHONE, messages: ['Olá, Joana!', 'Tudo bem?'] },
+        output: { sent: 2 },
+        attempt: 1,
+        started_at: '2025-01-01T00:00:00.001Z',
+        ms: 2,
+      },
       {
         key: 'agent',
         id: 'agent',
@@ -54,7 +89,17 @@ function leadRecord(id: string, status: ExecutionStatus = 'success', extra: Part
         ms: 3,
       },
     ],
-    outbound: [{ step: 'send', kind: 'gateway', method: 'POST', url: 'http://gw/send/text', body: { number: PHONE, text: 'Olá, Joana!' }, performed: true, status: 200 }],
+    outbound: [
+      {
+        step: 'send',
+        kind: 'gateway',
+        method: 'POST',
+        url: 'http://gw/send/text',
+        body: { number: PHONE, text: 'Olá, Joana!' },
+        performed: true,
+        status: 200,
+      },
+    ],
     response: { status: 200, body: { status: 'queued' } },
     output: `enviado para ${PHONE}`,
     error: { name: 'Error', message: `falhou para ${PHONE.slice(2)}` },
@@ -64,7 +109,10 @@ function leadRecord(id: string, status: ExecutionStatus = 'success', extra: Part
 }
 
 const otherRecord = (id: string, status: ExecutionStatus = 'success') =>
-  rec(id, status, { trigger: { body: { message: { chatid: `${OTHER}@s.whatsapp.net`, text: 'Quero lentes', senderName: 'Joana Lima' } } }, vars: { remotejid: OTHER } });
+  rec(id, status, {
+    trigger: { body: { message: { chatid: `${OTHER}@s.whatsapp.net`, text: 'Quero lentes', senderName: 'Joana Lima' } } },
+    vars: { remotejid: OTHER },
+  });
 
 export interface ErasureContractOptions {
   /**
@@ -76,9 +124,10 @@ export interface ErasureContractOptions {
 
 export function erasureContract(open: () => ErasableStore, options: ErasureContractOptions = {}): void {
   const peer = options.peer ?? ((store: ErasableStore) => store);
-  const ledger = async (store: ErasableStore, now = Date.now()) => (await store.liveErasures!(now)).map((e) => [e.eraser_id, [...e.execution_ids].sort()]);
+  const ledger = async (store: ErasableStore, now = Date.now()) =>
+    (await store.liveErasures!(now)).map((e) => [e.eraser_id, [...e.execution_ids].sort()]);
 
-  it('erasePayloads masks the phone in every form, the name, the LID and the texts of the lead\'s records only', async () => {
+  it("erasePayloads masks the phone in every form, the name, the LID and the texts of the lead's records only", async () => {
     const store = open();
     const lead = leadRecord('lead-1');
     await store.insert(lead);
@@ -88,9 +137,19 @@ export function erasureContract(open: () => ErasableStore, options: ErasureContr
     const erased = (await store.get('lead-1'))!;
     expect(holdsPhone(erased)).toBe(false);
     const text = JSON.stringify(erased);
-    for (const gone of ['Joana', 'JOANA', 'Prado', '271828182845904', 'clarear', 'clareamento', '98765-1234']) expect(text).not.toContain(gone);
+    for (const gone of ['Joana', 'JOANA', 'Prado', '271828182845904', 'clarear', 'clareamento', '98765-1234'])
+      expect(text).not.toContain(gone);
     // What is not the lead's is kept: ids, flow, status, times, keys, structure, other values.
-    expect({ ...erased, trigger: undefined, vars: undefined, steps: undefined, outbound: undefined, output: undefined, error: undefined, stop_reason: undefined }).toEqual({
+    expect({
+      ...erased,
+      trigger: undefined,
+      vars: undefined,
+      steps: undefined,
+      outbound: undefined,
+      output: undefined,
+      error: undefined,
+      stop_reason: undefined,
+    }).toEqual({
       ...lead,
       trigger: undefined,
       vars: undefined,
@@ -109,15 +168,43 @@ export function erasureContract(open: () => ErasableStore, options: ErasureContr
       headers: { 'user-agent': 'uazapi' },
       query: {},
     });
-    expect(erased.vars).toEqual({ '1:5521*******34': true, lead: { id: 7, remotejid: '5521*******34', telefone: '(2198*****34', nome: '[nome apagado]', respostas: { tratamento: '[texto apagado]' } } });
+    expect(erased.vars).toEqual({
+      '1:5521*******34': true,
+      lead: {
+        id: 7,
+        remotejid: '5521*******34',
+        telefone: '(2198*****34',
+        nome: '[nome apagado]',
+        respostas: { tratamento: '[texto apagado]' },
+      },
+    });
     expect(erased.steps.map((s) => [s.key, s.status, s.params, s.output])).toEqual([
-      ['phone', 'success', { input: '[texto apagado]' }, { digits: '5521*******34', variants: ['5521*******34', '5521******34', '2198*****34', '2187****34'] }],
+      [
+        'phone',
+        'success',
+        { input: '[texto apagado]' },
+        { digits: '5521*******34', variants: ['5521*******34', '5521******34', '2198*****34', '2187****34'] },
+      ],
       ['send', 'success', { number: '5521*******34', messages: ['[texto apagado]', '[texto apagado]'] }, { sent: 2 }],
       ['agent', 'error', { body: { messages: [{ role: 'user', content: '[texto apagado]' }] } }, undefined],
     ]);
     expect(erased.steps[2]!.error).toEqual({ name: 'HttpStatusError', message: 'HTTP 500 for wa.me/5521*******34', status: 500 });
-    expect(erased.outbound).toEqual([{ step: 'send', kind: 'gateway', method: 'POST', url: 'http://gw/send/text', body: { number: '5521*******34', text: '[texto apagado]' }, performed: true, status: 200 }]);
-    expect([erased.output, erased.error, erased.stop_reason]).toEqual(['enviado para 5521*******34', { name: 'Error', message: 'falhou para 2198*****34' }, 'lead 5521*******34 excluído']);
+    expect(erased.outbound).toEqual([
+      {
+        step: 'send',
+        kind: 'gateway',
+        method: 'POST',
+        url: 'http://gw/send/text',
+        body: { number: '5521*******34', text: '[texto apagado]' },
+        performed: true,
+        status: 200,
+      },
+    ]);
+    expect([erased.output, erased.error, erased.stop_reason]).toEqual([
+      'enviado para 5521*******34',
+      { name: 'Error', message: 'falhou para 2198*****34' },
+      'lead 5521*******34 excluído',
+    ]);
     // Another lead's record (even with the same first name) is untouched; a second pass finds nothing.
     expect(await store.get('other-1')).toEqual(otherRecord('other-1'));
     expect(await store.erasePayloads(erasure())).toEqual({ erased: [], spared: [] });
@@ -136,7 +223,12 @@ export function erasureContract(open: () => ErasableStore, options: ErasureContr
     });
     expect(result.erased.sort()).toEqual(['legacy', 'national']);
     expect(result.spared.sort()).toEqual(['running', 'waiting']);
-    expect(seen).toEqual(expect.arrayContaining([{ id: 'running', status: 'running', parent_id: 'parent-1' }, { id: 'waiting', status: 'waiting' }]));
+    expect(seen).toEqual(
+      expect.arrayContaining([
+        { id: 'running', status: 'running', parent_id: 'parent-1' },
+        { id: 'waiting', status: 'waiting' },
+      ]),
+    );
     expect((await store.get('legacy'))!.trigger).toEqual({ body: { chatid: '5521******34@s.whatsapp.net' } });
     expect((await store.get('national'))!.vars).toEqual({ phone: '2198*****34' });
     expect(await store.get('running')).toEqual(leadRecord('running', 'running', { parent_id: 'parent-1' }));
@@ -194,7 +286,16 @@ export function erasureContract(open: () => ErasableStore, options: ErasureContr
     expect(holdsPhone(await store.get('later'))).toBe(true);
     expect(await store.get('other')).toEqual(otherRecord('other'));
     // Everything else is the wrapped store's own.
-    expect((await store.list({ limit: 100 })).map((r) => r.id).sort()).toEqual(['child', 'done', 'eraser', 'grandchild', 'in-flight', 'later', 'other', 'parked']);
+    expect((await store.list({ limit: 100 })).map((r) => r.id).sort()).toEqual([
+      'child',
+      'done',
+      'eraser',
+      'grandchild',
+      'in-flight',
+      'later',
+      'other',
+      'parked',
+    ]);
     expect(await store.listWaiting()).toEqual([]);
   });
 
@@ -244,7 +345,9 @@ export function erasureContract(open: () => ErasableStore, options: ErasureContr
 
     // B also drives a child of the eraser and the child's child: scrubbed whatever they hold once they end.
     await b.insert(rec('child', 'running', { parent_id: 'eraser', trigger: { body: { text: 'segredo' } } }));
-    await b.update(rec('grandchild', 'success', { parent_id: 'child', trigger: { body: { text: 'outro segredo' } }, vars: { phone: PHONE } }));
+    await b.update(
+      rec('grandchild', 'success', { parent_id: 'child', trigger: { body: { text: 'outro segredo' } }, vars: { phone: PHONE } }),
+    );
     expect((await a.get('grandchild'))!.trigger).toEqual({ body: { text: '[texto apagado]' } });
     expect((await a.get('grandchild'))!.vars).toEqual({ phone: '5521*******34' });
     await b.update(rec('child', 'failed', { parent_id: 'eraser', trigger: { body: { text: 'segredo' } } }));
@@ -260,7 +363,8 @@ export function erasureContract(open: () => ErasableStore, options: ErasureContr
     expect(await ledger(inner)).toEqual([]);
     const records = await a.list({ limit: 100 });
     expect(records.map((r) => r.id).sort()).toEqual(['child', 'eraser', 'grandchild', 'in-flight', 'other']);
-    for (const r of records.filter((r) => r.id !== 'other')) expect(holdsPhone(r) || /joana|prado|segredo/i.test(JSON.stringify(r)), r.id).toBe(false);
+    for (const r of records.filter((r) => r.id !== 'other'))
+      expect(holdsPhone(r) || /joana|prado|segredo/i.test(JSON.stringify(r)), r.id).toBe(false);
   });
 
   it('after a restart: a new erasing store over a new store instance scrubs the final writes of the eraser and of the spared', async () => {

@@ -4,7 +4,19 @@ import type { ExecutionRecord, ExecutionStatus } from '../../engine/types.js';
 
 function rec(id: string, flow: string, status: ExecutionStatus, createdMs: number, extra: Partial<ExecutionRecord> = {}): ExecutionRecord {
   const at = new Date(Date.UTC(2025, 0, 1) + createdMs).toISOString();
-  return { id, flow, status, trigger: { body: { n: 1 } }, vars: {}, steps: [], outbound: [], dry_run: false, created_at: at, updated_at: at, ...extra };
+  return {
+    id,
+    flow,
+    status,
+    trigger: { body: { n: 1 } },
+    vars: {},
+    steps: [],
+    outbound: [],
+    dry_run: false,
+    created_at: at,
+    updated_at: at,
+    ...extra,
+  };
 }
 
 describe('MemoryExecutionStore', () => {

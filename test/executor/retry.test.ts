@@ -10,7 +10,14 @@ afterEach(async () => {
   await closeServers();
 });
 
-const policy = (over: Partial<RetryPolicy> = {}): RetryPolicy => ({ attempts: 10, delay_ms: 100, backoff: 2, max_delay_ms: 60_000, jitter: 0, ...over });
+const policy = (over: Partial<RetryPolicy> = {}): RetryPolicy => ({
+  attempts: 10,
+  delay_ms: 100,
+  backoff: 2,
+  max_delay_ms: 60_000,
+  jitter: 0,
+  ...over,
+});
 
 describe('retryDelay', () => {
   it('grows exponentially from delay_ms by the backoff factor', () => {
@@ -153,7 +160,9 @@ steps:
   });
 
   it('`when` sees the error name, message and body', async () => {
-    const server = await startServer((_req, i) => (i === 0 ? { status: 409, json: { code: 'locked' } } : i === 1 ? { status: 409, json: { code: 'gone' } } : { json: {} }));
+    const server = await startServer((_req, i) =>
+      i === 0 ? { status: 409, json: { code: 'locked' } } : i === 1 ? { status: 409, json: { code: 'gone' } } : { json: {} },
+    );
     const { record } = await runFlow(
       `
 name: retry-when-body

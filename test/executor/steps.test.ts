@@ -88,7 +88,20 @@ steps:
     // Iteration 1 does not see iteration 0's `odd`: each iteration has its own steps.<id>.
     expect(output(record, 'summary')).toEqual({ seen: ['then:10', 'none:none', 'then:30'], word: 'hello' });
     const keys = record.steps.map((s) => s.key);
-    expect(keys).toEqual(expect.arrayContaining(['fan', 'each', 'word', 'each[0]/check', 'each[0]/odd', 'each[0]/after', 'each[1]/check', 'each[1]/after', 'each[2]/odd', 'summary']));
+    expect(keys).toEqual(
+      expect.arrayContaining([
+        'fan',
+        'each',
+        'word',
+        'each[0]/check',
+        'each[0]/odd',
+        'each[0]/after',
+        'each[1]/check',
+        'each[1]/after',
+        'each[2]/odd',
+        'summary',
+      ]),
+    );
     expect(keys).not.toContain('each[1]/odd');
     expect(keys).not.toContain('odd');
   });
@@ -96,7 +109,9 @@ steps:
 
 describe('executor: step records', () => {
   it('records key, id, type, status, resolved params with defaults, output, attempt, started_at, ms and error', async () => {
-    const server = await startServer((req) => (req.path === '/missing' ? { status: 404, json: { error: 'nope' } } : { json: { ok: true }, delayMs: 60 }));
+    const server = await startServer((req) =>
+      req.path === '/missing' ? { status: 404, json: { error: 'nope' } } : { json: { ok: true }, delayMs: 60 },
+    );
     const before = Date.now();
     const { record } = await runFlow(
       `

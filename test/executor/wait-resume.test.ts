@@ -123,7 +123,16 @@ steps:
       { item: 'b', index: 1, hit: 'b' },
     ]);
     expect(output(final, 'after')).toEqual({ count: 2 });
-    expect(final.steps.map((s) => s.key).sort()).toEqual(['after', 'each', 'each[0]/done', 'each[0]/hit', 'each[0]/pause', 'each[1]/done', 'each[1]/hit', 'each[1]/pause']);
+    expect(final.steps.map((s) => s.key).sort()).toEqual([
+      'after',
+      'each',
+      'each[0]/done',
+      'each[0]/hit',
+      'each[0]/pause',
+      'each[1]/done',
+      'each[1]/hit',
+      'each[1]/pause',
+    ]);
   });
 
   it('resumes waits inside concurrent foreach iterations, running each iteration once', async () => {
@@ -147,7 +156,11 @@ steps:
     const final = await waitForEnd(engine, handle.id);
     expect(final.status).toBe('success');
     expect(server.requests.map((r) => r.query.item).sort()).toEqual(['1', '2', '3']);
-    expect(output(final, 'each').results.map((r: any) => r.pause.waited_ms >= 40 * (r.hit.body.query.item as number))).toEqual([true, true, true]);
+    expect(output(final, 'each').results.map((r: any) => r.pause.waited_ms >= 40 * (r.hit.body.query.item as number))).toEqual([
+      true,
+      true,
+      true,
+    ]);
   });
 
   it('resumes a wait inside an if branch', async () => {

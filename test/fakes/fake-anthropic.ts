@@ -70,8 +70,10 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
     const record: RecordedAnthropicRequest = { method: req.method ?? 'GET', path, headers };
     requests.push(record);
 
-    if (req.method !== 'POST' || path !== '/v1/messages') return send(res, 404, { type: 'error', error: { type: 'not_found_error', message: `Not found: ${req.method} ${path}` } });
-    if (!headers.authorization?.startsWith('Bearer ') && !headers['x-api-key']) return send(res, 401, { type: 'error', error: { type: 'authentication_error', message: 'missing credentials' } });
+    if (req.method !== 'POST' || path !== '/v1/messages')
+      return send(res, 404, { type: 'error', error: { type: 'not_found_error', message: `Not found: ${req.method} ${path}` } });
+    if (!headers.authorization?.startsWith('Bearer ') && !headers['x-api-key'])
+      return send(res, 401, { type: 'error', error: { type: 'authentication_error', message: 'missing credentials' } });
     record.json = JSON.parse(Buffer.concat(chunks).toString('utf8'));
     const invalid = requestProblem(record.json);
     if (invalid) return send(res, 400, { type: 'error', error: { type: 'invalid_request_error', message: invalid } });
@@ -79,13 +81,22 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
     const reply = replies.shift() ?? { text: DEFAULT_TEXT };
     if (reply.delay_ms) await new Promise((r) => setTimeout(r, reply.delay_ms));
     if (reply.status && reply.status !== 200) {
-      const type = reply.status === 429 ? 'rate_limit_error' : reply.status === 529 ? 'overloaded_error' : reply.status >= 500 ? 'api_error' : 'invalid_request_error';
-      const extra: Record<string, string> = reply.status === 429 && reply.retry_after_s !== undefined ? { 'retry-after': String(reply.retry_after_s) } : {};
+      const type =
+        reply.status === 429
+          ? 'rate_limit_error'
+          : reply.status === 529
+            ? 'overloaded_error'
+            : reply.status >= 500
+              ? 'api_error'
+              : 'invalid_request_error';
+      const extra: Record<string, string> =
+        reply.status === 429 && reply.retry_after_s !== undefined ? { 'retry-after': String(reply.retry_after_s) } : {};
       return send(res, reply.status, { type: 'error', error: { type, message: reply.error_message ?? `fake ${type}` } }, extra);
     }
     const content: unknown[] = [];
     if (reply.text) content.push({ type: 'text', text: reply.text, citations: null });
-    for (const [i, use] of (reply.tool_use ?? []).entries()) content.push({ type: 'tool_use', id: use.id ?? `toolu_${++seq}_${i}`, name: use.name, input: use.input ?? {} });
+    for (const [i, use] of (reply.tool_use ?? []).entries())
+      content.push({ type: 'tool_use', id: use.id ?? `toolu_${++seq}_${i}`, name: use.name, input: use.input ?? {} });
     return send(res, 200, {
       id: `msg_${++seq}`,
       type: 'message',
@@ -108,14 +119,18 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
     for (const [i, m] of messages.entries()) {
       const blocks = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
       if (!Array.isArray(blocks) || blocks.length === 0) return `messages.${i}: content must be non-empty`;
-      if (blocks.some((b: any) => b.type === 'text' && !String(b.text ?? '').trim())) return `messages.${i}: text content blocks must be non-empty`;
+      if (blocks.some((b: any) => b.type === 'text' && !String(b.text ?? '').trim()))
+        return `messages.${i}: text content blocks must be non-empty`;
       const uses = blocks.filter((b: any) => b.type === 'tool_use').map((b: any) => b.id);
       if (uses.length) {
         const next = messages[i + 1];
-        const results = Array.isArray(next?.content) ? next.content.filter((b: any) => b.type === 'tool_result').map((b: any) => b.tool_use_id) : [];
+        const results = Array.isArray(next?.content)
+          ? next.content.filter((b: any) => b.type === 'tool_result').map((b: any) => b.tool_use_id)
+          : [];
         if (next?.role !== 'user' || uses.some((id: string) => !results.includes(id)))
           return `messages.${i + 1}: Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message`;
-        if (!Array.isArray(body.tools) || body.tools.length === 0) return 'Requests which include `tool_use` or `tool_result` blocks must define tools.';
+        if (!Array.isArray(body.tools) || body.tools.length === 0)
+          return 'Requests which include `tool_use` or `tool_result` blocks must define tools.';
       }
     }
     return undefined;

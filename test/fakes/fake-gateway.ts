@@ -155,7 +155,14 @@ export class FakeGateway {
     } catch {
       body = undefined;
     }
-    const record: RecordedRequest = { method: req.method ?? '', path: new URL(req.url ?? '/', 'http://x').pathname, headers: req.headers, body, text, at: Date.now() };
+    const record: RecordedRequest = {
+      method: req.method ?? '',
+      path: new URL(req.url ?? '/', 'http://x').pathname,
+      headers: req.headers,
+      body,
+      text,
+      at: Date.now(),
+    };
     this.requests.push(record);
     const answer = (status: number, json: unknown, headers: Record<string, string> = {}) => {
       this.hanging.delete(res);
@@ -201,7 +208,8 @@ export class FakeGateway {
     if (!body || typeof body !== 'object') return answer(400, { error: 'Invalid request body' });
     const input = body as Record<string, unknown>;
     if (record.path === '/send/text') {
-      if (typeof input.number !== 'string' || input.number === '' || typeof input.text !== 'string' || input.text === '') return answer(400, { error: 'Missing number or text' });
+      if (typeof input.number !== 'string' || input.number === '' || typeof input.text !== 'string' || input.text === '')
+        return answer(400, { error: 'Missing number or text' });
       const delay = typeof input.delay === 'number' ? input.delay : 0;
       if (this.holdForDelay && delay > 0) await this.pause(delay);
       return answer(200, this.sentMessage(owner, input.number, input.text, input));

@@ -102,7 +102,12 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
         type: 'function',
         function: { name: c.name, arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments ?? {}) },
       }));
-      const message: Record<string, unknown> = { role: 'assistant', content: toolCalls.length && !reply.text ? null : (reply.text ?? ''), refusal: null, annotations: [] };
+      const message: Record<string, unknown> = {
+        role: 'assistant',
+        content: toolCalls.length && !reply.text ? null : (reply.text ?? ''),
+        refusal: null,
+        annotations: [],
+      };
       if (toolCalls.length) message.tool_calls = toolCalls;
       const usage = reply.usage ?? { prompt_tokens: 11, completion_tokens: 7 };
       return send(res, 200, {
@@ -118,12 +123,21 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
     }
 
     if (req.method === 'POST' && path === '/v1/audio/transcriptions') {
-      if (!contentType.startsWith('multipart/form-data')) return send(res, 400, { error: { message: 'expected multipart/form-data', type: 'invalid_request_error', param: null, code: null } });
-      const form = await new Request('http://fake' + (req.url ?? '/'), { method: 'POST', headers: { 'content-type': contentType }, body: raw }).formData();
+      if (!contentType.startsWith('multipart/form-data'))
+        return send(res, 400, {
+          error: { message: 'expected multipart/form-data', type: 'invalid_request_error', param: null, code: null },
+        });
+      const form = await new Request('http://fake' + (req.url ?? '/'), {
+        method: 'POST',
+        headers: { 'content-type': contentType },
+        body: raw,
+      }).formData();
       record.form = {};
       for (const [key, value] of form.entries()) {
         record.form[key] =
-          typeof value === 'string' ? value : { name: value.name, type: value.type, size: value.size, bytes: Buffer.from(await value.arrayBuffer()) };
+          typeof value === 'string'
+            ? value
+            : { name: value.name, type: value.type, size: value.size, bytes: Buffer.from(await value.arrayBuffer()) };
       }
       const reply = transcriptionQueue.shift() ?? { transcript: DEFAULT_TRANSCRIPT };
       if (reply.delay_ms) await new Promise((r) => setTimeout(r, reply.delay_ms));
@@ -135,24 +149,29 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
       return send(res, 200, { text: reply.transcript ?? '', usage: { type: 'duration', seconds: 1 } });
     }
 
-    return send(res, 404, { error: { message: `Invalid URL (${req.method} ${path})`, type: 'invalid_request_error', param: null, code: null } });
+    return send(res, 404, {
+      error: { message: `Invalid URL (${req.method} ${path})`, type: 'invalid_request_error', param: null, code: null },
+    });
   }
 
   /** The request rules of the real API that a wrong conversion would break (answered 400 there too). */
   function chatProblem(body: any): string | undefined {
-    if (typeof body?.model !== 'string' || !body.model) return "you must provide a model parameter";
+    if (typeof body?.model !== 'string' || !body.model) return 'you must provide a model parameter';
     if (!Array.isArray(body.messages) || body.messages.length === 0) return "[] is too short - 'messages'";
     const open = new Set<string>();
     for (const [i, m] of body.messages.entries()) {
       if (m.role === 'tool') {
-        if (!open.has(m.tool_call_id)) return `Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls' (messages[${i}])`;
+        if (!open.has(m.tool_call_id))
+          return `Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls' (messages[${i}])`;
         open.delete(m.tool_call_id);
         continue;
       }
-      if (open.size) return `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${[...open].join(', ')}`;
+      if (open.size)
+        return `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${[...open].join(', ')}`;
       if (m.role === 'assistant') for (const c of m.tool_calls ?? []) open.add(c.id);
     }
-    if (open.size) return `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${[...open].join(', ')}`;
+    if (open.size)
+      return `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${[...open].join(', ')}`;
     return undefined;
   }
 
@@ -164,7 +183,8 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
   function sendError(res: ServerResponse, reply: FakeOpenAiReply) {
     const status = reply.status!;
     const rateLimited = status === 429;
-    const extra: Record<string, string> = rateLimited && reply.retry_after_s !== undefined ? { 'retry-after': String(reply.retry_after_s) } : {};
+    const extra: Record<string, string> =
+      rateLimited && reply.retry_after_s !== undefined ? { 'retry-after': String(reply.retry_after_s) } : {};
     send(
       res,
       status,

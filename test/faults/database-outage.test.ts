@@ -51,7 +51,14 @@ suite('database outage (PostgreSQL behind a proxy, queue mode on Redis)', () => 
 
   it('a webhook during the outage gets 503 and records nothing', async () => {
     const phone = '5511944440001';
-    await stack.runtime.db.insert('leads', { remotejid: phone, clinica_id: stack.clinic.id, instancia_id: stack.clinic.instanceId, nome: 'Lead', telefone: phone, orcamento: 'Até R$ 3.000' });
+    await stack.runtime.db.insert('leads', {
+      remotejid: phone,
+      clinica_id: stack.clinic.id,
+      instancia_id: stack.clinic.instanceId,
+      nome: 'Lead',
+      telefone: phone,
+      orcamento: 'Até R$ 3.000',
+    });
     const before = (await stack.executions()).length;
     proxy.down();
     try {
@@ -71,7 +78,14 @@ suite('database outage (PostgreSQL behind a proxy, queue mode on Redis)', () => 
 
   it('a grouping window that ends while the database is away: answered once when it is back', async () => {
     const phone = '5511944440002';
-    await stack.runtime.db.insert('leads', { remotejid: phone, clinica_id: stack.clinic.id, instancia_id: stack.clinic.instanceId, nome: 'Lead', telefone: phone, orcamento: 'Até R$ 3.000' });
+    await stack.runtime.db.insert('leads', {
+      remotejid: phone,
+      clinica_id: stack.clinic.id,
+      instancia_id: stack.clinic.instanceId,
+      nome: 'Lead',
+      telefone: phone,
+      orcamento: 'Até R$ 3.000',
+    });
     const res = await stack.post('/leadagent', event(phone, 'Oi, tudo bem?'));
     expect(await res.json()).toEqual({ status: 'queued' });
     proxy.down();
@@ -81,7 +95,10 @@ suite('database outage (PostgreSQL behind a proxy, queue mode on Redis)', () => 
     await until('the lead to be answered after the outage', () => repliesTo(phone).length >= 1, 60_000);
     await new Promise((r) => setTimeout(r, 2000));
     expect(repliesTo(phone)).toEqual(['Olá! Como posso ajudar?']);
-    const rows = await stack.runtime.db.find('wf_chat_histories', { where: { session_id: phone }, order_by: [{ column: 'id', direction: 'asc' }] });
+    const rows = await stack.runtime.db.find('wf_chat_histories', {
+      where: { session_id: phone },
+      order_by: [{ column: 'id', direction: 'asc' }],
+    });
     expect(rows.map((r) => [r.type, r.content])).toEqual([
       ['lead', 'Oi, tudo bem?'],
       ['agent', 'Olá! Como posso ajudar?'],

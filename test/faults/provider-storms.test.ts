@@ -17,12 +17,22 @@ forEachBackend('provider storms', (backend) => {
   const repliesTo = (phone: string) => stack.gateway.sent.filter((s) => s.number === phone).map((s) => s.text);
   const newLead = async () => {
     const phone = `55119222${String(++phoneSeq).padStart(5, '0')}`;
-    await stack.runtime.db.insert('leads', { remotejid: phone, clinica_id: stack.clinic.id, instancia_id: stack.clinic.instanceId, nome: 'Lead', telefone: phone, orcamento: 'Até R$ 3.000' });
+    await stack.runtime.db.insert('leads', {
+      remotejid: phone,
+      clinica_id: stack.clinic.id,
+      instancia_id: stack.clinic.instanceId,
+      nome: 'Lead',
+      telefone: phone,
+      orcamento: 'Até R$ 3.000',
+    });
     return phone;
   };
 
   beforeAll(async () => {
-    stack = await startStack({ backend, env: { LEADFLOW_FLOWS_DIR: join(ROOT, 'flows'), LEADFLOW_DEBOUNCE_MS: '100', LEADFLOW_RATE_LIMIT_WAIT_MS: '50' } });
+    stack = await startStack({
+      backend,
+      env: { LEADFLOW_FLOWS_DIR: join(ROOT, 'flows'), LEADFLOW_DEBOUNCE_MS: '100', LEADFLOW_RATE_LIMIT_WAIT_MS: '50' },
+    });
   });
 
   afterAll(async () => {

@@ -40,7 +40,11 @@ async function freePort(): Promise<number> {
 }
 
 async function startRedis(): Promise<void> {
-  redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--appendfsync', 'always', '--save', ''], { stdio: 'ignore' });
+  redis = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--appendfsync', 'always', '--save', ''],
+    { stdio: 'ignore' },
+  );
   const started = Date.now();
   for (;;) {
     try {
@@ -62,7 +66,8 @@ async function killRedis(): Promise<void> {
   });
 }
 
-const event = (phone: string, text: string, messageid: string) => leadTextEvent({ phone, text, messageid, token: INSTANCE_TOKEN, owner: CLINIC_PHONE });
+const event = (phone: string, text: string, messageid: string) =>
+  leadTextEvent({ phone, text, messageid, token: INSTANCE_TOKEN, owner: CLINIC_PHONE });
 
 suite('Redis restart (queue mode)', () => {
   beforeAll(async () => {
@@ -85,7 +90,14 @@ suite('Redis restart (queue mode)', () => {
 
   it('killed and started again during a grouping window: the burst is answered once', async () => {
     const phone = '5511933330001';
-    await stack.runtime.db.insert('leads', { remotejid: phone, clinica_id: stack.clinic.id, instancia_id: stack.clinic.instanceId, nome: 'Lead', telefone: phone, orcamento: 'Até R$ 3.000' });
+    await stack.runtime.db.insert('leads', {
+      remotejid: phone,
+      clinica_id: stack.clinic.id,
+      instancia_id: stack.clinic.instanceId,
+      nome: 'Lead',
+      telefone: phone,
+      orcamento: 'Até R$ 3.000',
+    });
     const post = async (text: string, id: string) => (await stack.post('/leadagent', event(phone, text, id))).json();
     expect(await post('primeira parte', '3EB0REDIS00000000001')).toEqual({ status: 'queued' });
     expect(await post('segunda parte', '3EB0REDIS00000000002')).toEqual({ status: 'queued' });

@@ -31,7 +31,11 @@ steps:
 `;
 
 function run(body: object, dryRun = false) {
-  return runFlow(downloadFlow, { body: body as never, engine: { registry: messagingRegistry, services: services as never }, start: { dryRun } });
+  return runFlow(downloadFlow, {
+    body: body as never,
+    engine: { registry: messagingRegistry, services: services as never },
+    start: { dryRun },
+  });
 }
 
 describe('gateway.download', () => {
@@ -48,11 +52,17 @@ describe('gateway.download', () => {
     expect(stored).not.toContain(AUDIO.toString('utf8'));
     expect(stored).not.toContain(TOKEN);
     expect(record.outbound).toEqual([
-      expect.objectContaining({ kind: 'gateway', url: `${fake.url}/message/download`, headers: { token: '***', 'content-type': 'application/json' }, body: { id: '3EB0AUD10000000000A1', return_base64: true, return_link: false }, performed: true }),
+      expect.objectContaining({
+        kind: 'gateway',
+        url: `${fake.url}/message/download`,
+        headers: { token: '***', 'content-type': 'application/json' },
+        body: { id: '3EB0AUD10000000000A1', return_base64: true, return_link: false },
+        performed: true,
+      }),
     ]);
   });
 
-  it('keeps a document\'s file name with the bytes (none for media without one)', async () => {
+  it("keeps a document's file name with the bytes (none for media without one)", async () => {
     const pdf = Buffer.from('%PDF-1.4 fake');
     fake.setMedia('3EB0DOC40000000000D4', { mimetype: 'application/pdf', bytes: pdf });
     const doc = await run(uazapiFixture('document'));
@@ -60,7 +70,10 @@ describe('gateway.download', () => {
     expect(services.media.take(ref)).toEqual({ bytes: pdf, mimetype: 'application/pdf', filename: 'orcamento-anterior.pdf' });
     fake.setMedia('3EB0AUD10000000000A1', { mimetype: 'audio/ogg', bytes: AUDIO });
     const audio = await run(uazapiFixture('audio-ptt'));
-    expect(services.media.take((stepRecord(audio.record, 'audio').output as any).media_ref)).toEqual({ bytes: AUDIO, mimetype: 'audio/ogg' });
+    expect(services.media.take((stepRecord(audio.record, 'audio').output as any).media_ref)).toEqual({
+      bytes: AUDIO,
+      mimetype: 'audio/ogg',
+    });
   });
 
   it('passes a gateway transcription through', async () => {
@@ -74,14 +87,20 @@ describe('gateway.download', () => {
     const { record } = await run(uazapiFixture('audio-ptt'), true);
     expect(fake.requests).toHaveLength(0);
     expect(services.media.size).toBe(0);
-    expect(record.outbound).toEqual([expect.objectContaining({ performed: false, headers: { token: '***', 'content-type': 'application/json' } })]);
+    expect(record.outbound).toEqual([
+      expect.objectContaining({ performed: false, headers: { token: '***', 'content-type': 'application/json' } }),
+    ]);
     expect(stepRecord(record, 'audio').output).toEqual({ mimetype: null, size: 0, media_ref: null, dry_run: true });
   });
 
   it('an unknown message fails the step with status 404 and the gateway body', async () => {
     const { record } = await run(uazapiFixture('audio-ptt'));
     expect(record.status).toBe('failed');
-    expect(stepRecord(record, 'audio').error).toMatchObject({ name: 'GatewayHttpError', status: 404, body: { error: 'Message not found' } });
+    expect(stepRecord(record, 'audio').error).toMatchObject({
+      name: 'GatewayHttpError',
+      status: 404,
+      body: { error: 'Message not found' },
+    });
     expect(fake.requests).toHaveLength(1);
   });
 

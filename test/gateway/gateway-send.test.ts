@@ -39,7 +39,11 @@ steps:
 const env = { LEADFLOW_TYPING_MIN_MS: '30', LEADFLOW_TYPING_MAX_MS: '90' };
 
 function run(body: object, options: { dryRun?: boolean; flow?: string } = {}) {
-  return runFlow(options.flow ?? replyFlow, { body: body as never, engine: { registry: messagingRegistry, services: services as never, env }, start: { dryRun: options.dryRun ?? false } });
+  return runFlow(options.flow ?? replyFlow, {
+    body: body as never,
+    engine: { registry: messagingRegistry, services: services as never, env },
+    start: { dryRun: options.dryRun ?? false },
+  });
 }
 
 describe('gateway.send', () => {
@@ -83,10 +87,24 @@ describe('gateway.send', () => {
   it('records each performed call with the token masked, and keeps the token out of the whole execution', async () => {
     const { record } = await run({ instance_id: 1, phone: PHONE, parts: ['a', 'b'] });
     expect(record.outbound).toEqual([
-      expect.objectContaining({ step: 'send', kind: 'gateway', method: 'POST', url: `${fake.url}/send/text`, headers: { token: '***', 'content-type': 'application/json' }, body: { number: PHONE, text: 'a', delay: fake.requests[0]!.body.delay }, performed: true }),
+      expect.objectContaining({
+        step: 'send',
+        kind: 'gateway',
+        method: 'POST',
+        url: `${fake.url}/send/text`,
+        headers: { token: '***', 'content-type': 'application/json' },
+        body: { number: PHONE, text: 'a', delay: fake.requests[0]!.body.delay },
+        performed: true,
+      }),
       expect.objectContaining({ body: { number: PHONE, text: 'b', delay: fake.requests[1]!.body.delay }, performed: true }),
     ]);
-    expect(stepRecord(record, 'send').params).toEqual({ instance_id: 1, number: PHONE, messages: ['a', 'b'], typing_min_ms: 30, typing_max_ms: 90 });
+    expect(stepRecord(record, 'send').params).toEqual({
+      instance_id: 1,
+      number: PHONE,
+      messages: ['a', 'b'],
+      typing_min_ms: 30,
+      typing_max_ms: 90,
+    });
     expect(JSON.stringify(record)).not.toContain(TOKEN);
   });
 
@@ -100,15 +118,18 @@ describe('gateway.send', () => {
   });
 
   it('uses typing_min_ms when typing_max_ms is below it', async () => {
-    await run({ instance_id: 1, phone: PHONE, parts: ['x'] }, {
-      flow: `
+    await run(
+      { instance_id: 1, phone: PHONE, parts: ['x'] },
+      {
+        flow: `
 name: fixed
 steps:
   - id: send
     type: gateway.send
     params: { instance_id: 1, number: "${PHONE}", messages: x, typing_min_ms: 40, typing_max_ms: 10 }
 `,
-    });
+      },
+    );
     expect(fake.requests[0]!.body.delay).toBe(40);
   });
 
@@ -118,7 +139,14 @@ steps:
     expect(fake.requests).toHaveLength(0);
     expect(record.outbound).toHaveLength(2);
     for (const [i, call] of record.outbound.entries()) {
-      expect(call).toMatchObject({ kind: 'gateway', method: 'POST', url: `${fake.url}/send/text`, headers: { token: '***' }, performed: false, body: { number: PHONE, text: ['um', 'dois'][i] } });
+      expect(call).toMatchObject({
+        kind: 'gateway',
+        method: 'POST',
+        url: `${fake.url}/send/text`,
+        headers: { token: '***' },
+        performed: false,
+        body: { number: PHONE, text: ['um', 'dois'][i] },
+      });
       expect((call.body as any).delay).toBeGreaterThanOrEqual(30);
       expect((call.body as any).delay).toBeLessThanOrEqual(90);
     }
@@ -126,7 +154,7 @@ steps:
     expect(JSON.stringify(record)).not.toContain(TOKEN);
   });
 
-  it('a rejected send fails the step with the gateway\'s status and body, without the token', async () => {
+  it("a rejected send fails the step with the gateway's status and body, without the token", async () => {
     const { record } = await run({ instance_id: 2, phone: PHONE, parts: ['a', 'b'] });
     expect(record.status).toBe('failed');
     const step = stepRecord(record, 'send');
@@ -149,7 +177,11 @@ steps:
 
   it('an unknown instance fails with a clear error and no request', async () => {
     const { record } = await run({ instance_id: 99, phone: PHONE, parts: ['a'] });
-    expect(stepRecord(record, 'send').error).toMatchObject({ name: 'InstanceNotFoundError', code: 'instance-not-found', message: 'WhatsApp instance 99 not found' });
+    expect(stepRecord(record, 'send').error).toMatchObject({
+      name: 'InstanceNotFoundError',
+      code: 'instance-not-found',
+      message: 'WhatsApp instance 99 not found',
+    });
     expect(fake.requests).toHaveLength(0);
   });
 
@@ -165,6 +197,8 @@ steps:
       body: { instance_id: 1, phone: PHONE, parts: ['a'] },
       engine: { registry: messagingRegistry, services: { instances: services.instances }, env },
     });
-    expect(stepRecord(record, 'send').error?.message).toBe('step "send" needs a WhatsApp gateway client factory, but none is configured (services.gateway is missing)');
+    expect(stepRecord(record, 'send').error?.message).toBe(
+      'step "send" needs a WhatsApp gateway client factory, but none is configured (services.gateway is missing)',
+    );
   });
 });

@@ -37,14 +37,23 @@ describe('parseUazapiEvent', () => {
 
   it('ExtendedTextMessage: content is an object; text read from text, else content.text', () => {
     const msg = parsed('text-extended');
-    expect(msg).toMatchObject({ kind: 'text', text: 'Quanto custa? https://clinica.example/clareamento', message_id: '3EB0C0FFEE1234567890' });
+    expect(msg).toMatchObject({
+      kind: 'text',
+      text: 'Quanto custa? https://clinica.example/clareamento',
+      message_id: '3EB0C0FFEE1234567890',
+    });
     const body = uazapiFixture('text-extended');
     body.message.text = '';
     expect(parseUazapiEvent(body)).toMatchObject({ text: 'Quanto custa? https://clinica.example/clareamento' });
   });
 
   it('PTT audio: kind audio, mimetype from content, empty text', () => {
-    expect(parsed('audio-ptt')).toMatchObject({ kind: 'audio', mimetype: 'audio/ogg; codecs=opus', text: '', message_id: '3EB0AUD10000000000A1' });
+    expect(parsed('audio-ptt')).toMatchObject({
+      kind: 'audio',
+      mimetype: 'audio/ogg; codecs=opus',
+      text: '',
+      message_id: '3EB0AUD10000000000A1',
+    });
   });
 
   it('image with a caption only in content.caption', () => {
@@ -62,7 +71,12 @@ describe('parseUazapiEvent', () => {
   });
 
   it('group message: is_group, chat_id is the group, phone is the participant (sender_pn)', () => {
-    expect(parsed('group-text')).toMatchObject({ is_group: true, chat_id: '120363025246125486@g.us', phone: '5521998877665', text: 'Bom dia, pessoal' });
+    expect(parsed('group-text')).toMatchObject({
+      is_group: true,
+      chat_id: '120363025246125486@g.us',
+      phone: '5521998877665',
+      text: 'Bom dia, pessoal',
+    });
   });
 
   it('a @g.us chat counts as a group even when isGroup is missing', () => {
@@ -97,7 +111,7 @@ describe('parseUazapiEvent', () => {
     expect(parseUazapiEvent(body)).toEqual({ ignored: 'no phone number in the event (LID only)' });
   });
 
-  it('from me in a LID chat: the owner\'s sender_pn is not taken as the lead\'s phone', () => {
+  it("from me in a LID chat: the owner's sender_pn is not taken as the lead's phone", () => {
     const body = uazapiFixture('from-me-operator');
     body.message.chatid = '180182702931994@lid';
     body.chat.wa_chatid = '180182702931994@lid';
@@ -146,7 +160,7 @@ describe('parseUazapiEvent', () => {
     expect(parseUazapiEvent(body)).toMatchObject({ timestamp_ms: 1765454975000 });
   });
 
-  it('rejects a malformed body with each problem\'s path', () => {
+  it("rejects a malformed body with each problem's path", () => {
     const body = uazapiFixture('text-conversation');
     delete body.message.chatid;
     body.message.fromMe = 'yes';
@@ -158,10 +172,7 @@ describe('parseUazapiEvent', () => {
     }
     expect(error).toBeInstanceOf(UazapiEventError);
     expect((error as UazapiEventError).details).toEqual(
-      expect.arrayContaining([
-        { path: 'message.chatid', message: 'is required' },
-        expect.objectContaining({ path: 'message.fromMe' }),
-      ]),
+      expect.arrayContaining([{ path: 'message.chatid', message: 'is required' }, expect.objectContaining({ path: 'message.fromMe' })]),
     );
     expect(() => parseUazapiEvent({ event: 'messages.upsert', data: {} })).toThrow(/EventType is required/);
     expect(() => parseUazapiEvent({ EventType: 'messages' })).toThrow(/message is required/);
@@ -178,9 +189,27 @@ describe('uazapiEventSchema', () => {
   });
 
   it('works as a trigger.input: every fixture passes, a wrapped (n8n-style) body gets paths', () => {
-    for (const name of ['text-conversation', 'text-extended', 'audio-ptt', 'image-caption', 'video', 'document', 'group-text', 'from-me-api', 'from-me-operator', 'lid-sender', 'lid-chatid-sender-pn', 'legacy-12-digit', 'event-messages-update', 'missing-token']) {
+    for (const name of [
+      'text-conversation',
+      'text-extended',
+      'audio-ptt',
+      'image-caption',
+      'video',
+      'document',
+      'group-text',
+      'from-me-api',
+      'from-me-operator',
+      'lid-sender',
+      'lid-chatid-sender-pn',
+      'legacy-12-digit',
+      'event-messages-update',
+      'missing-token',
+    ]) {
       expect(schemaProblems(uazapiEventSchema, uazapiFixture(name)), name).toEqual([]);
     }
-    expect(schemaProblems(uazapiEventSchema, { event: 'messages', instance: 'x', data: {} })).toContainEqual({ path: 'EventType', message: 'is required' });
+    expect(schemaProblems(uazapiEventSchema, { event: 'messages', instance: 'x', data: {} })).toContainEqual({
+      path: 'EventType',
+      message: 'is required',
+    });
   });
 });

@@ -32,14 +32,20 @@ describe('messaging node definitions', () => {
           expect(String(prop.description ?? '').trim(), `${name} description`).not.toBe('');
           expect(Array.isArray(prop.examples) && prop.examples.length > 0, `${name} examples`).toBe(true);
           if (!required.has(name)) expect('default' in prop, `${name} default`).toBe(true);
-          const validate = fragments.compile({ $ref: `https://leadflow.local/flow.schema.json#/$defs/step.${def.type}/properties/params/properties/${name}` });
+          const validate = fragments.compile({
+            $ref: `https://leadflow.local/flow.schema.json#/$defs/step.${def.type}/properties/params/properties/${name}`,
+          });
           for (const example of prop.examples) expect(validate(example), `${name} example ${JSON.stringify(example)}`).toBe(true);
         }
       });
 
       for (const example of def.examples) {
         it(`example "${example.title}" loads`, () => {
-          const { problems } = loadFlowText('x.yaml', stringify({ name: 'x', steps: [{ id: 'example', ...example.step }] }), messagingRegistry);
+          const { problems } = loadFlowText(
+            'x.yaml',
+            stringify({ name: 'x', steps: [{ id: 'example', ...example.step }] }),
+            messagingRegistry,
+          );
           expect(problems.map(formatProblem)).toEqual([]);
         });
       }
@@ -47,7 +53,14 @@ describe('messaging node definitions', () => {
   }
 
   it('rejects a wrong-typed literal at load time', () => {
-    const { problems } = loadFlowText('x.yaml', stringify({ name: 'x', steps: [{ id: 's', type: 'gateway.send', params: { instance_id: 'one', number: '5511987654321', messages: 'oi' } }] }), messagingRegistry);
+    const { problems } = loadFlowText(
+      'x.yaml',
+      stringify({
+        name: 'x',
+        steps: [{ id: 's', type: 'gateway.send', params: { instance_id: 'one', number: '5511987654321', messages: 'oi' } }],
+      }),
+      messagingRegistry,
+    );
     expect(problems.map((p) => p.path.join('.'))).toContain('steps.0.params.instance_id');
   });
 });

@@ -48,7 +48,11 @@ describe('sendText', () => {
     expect(req.headers['content-type']).toBe('application/json');
     expect(req.body).toEqual({ number: '5543999806366', text: 'Olá, Maria!', delay: 1200 });
     expect(result.messageid).toMatch(/^3EB0[0-9A-F]{16}$/);
-    expect(result.answer).toMatchObject({ messageid: result.messageid, chatid: '5543999806366@s.whatsapp.net', response: { status: 'success' } });
+    expect(result.answer).toMatchObject({
+      messageid: result.messageid,
+      chatid: '5543999806366@s.whatsapp.net',
+      response: { status: 'success' },
+    });
   });
 
   it('sends delay 0 when none is given, and drops a trailing slash of server_url', async () => {
@@ -72,7 +76,9 @@ describe('sendText', () => {
     const holding = await startFakeGateway({ tokens: { [TOKEN]: '5511912345678' }, holdForDelay: true });
     try {
       const c = new UazapiClient({ serverUrl: holding.url, token: TOKEN, timeoutMs: 200, retries: 0 });
-      await expect(c.sendText({ number: '5511987654321', text: 'oi', delay: 400 })).resolves.toMatchObject({ messageid: expect.any(String) });
+      await expect(c.sendText({ number: '5511987654321', text: 'oi', delay: 400 })).resolves.toMatchObject({
+        messageid: expect.any(String),
+      });
     } finally {
       await holding.close();
     }
@@ -101,7 +107,9 @@ describe('downloadMedia', () => {
   });
 
   it('an answer without base64Data, or with text that is not base64, is a GatewayResponseError', async () => {
-    const server = await startServer((req) => ({ json: (req.json as { id: string }).id === 'none' ? { mimetype: 'image/jpeg' } : { mimetype: 'image/jpeg', base64Data: 'not base64!' } }));
+    const server = await startServer((req) => ({
+      json: (req.json as { id: string }).id === 'none' ? { mimetype: 'image/jpeg' } : { mimetype: 'image/jpeg', base64Data: 'not base64!' },
+    }));
     const c = new UazapiClient({ serverUrl: server.url, token: TOKEN, retries: 2 });
     expect(await failure(c.downloadMedia('none'))).toBeInstanceOf(GatewayResponseError);
     expect(await failure(c.downloadMedia('bad'))).toBeInstanceOf(GatewayResponseError);
@@ -195,7 +203,12 @@ describe('retries', () => {
       calls++;
       return fetch(input, init);
     };
-    const err = await failure(new UazapiClient({ serverUrl: url, token: TOKEN, retries: 2, baseDelayMs: 1, fetch: counting }).sendText({ number: '5511987654321', text: 'oi' }));
+    const err = await failure(
+      new UazapiClient({ serverUrl: url, token: TOKEN, retries: 2, baseDelayMs: 1, fetch: counting }).sendText({
+        number: '5511987654321',
+        text: 'oi',
+      }),
+    );
     expect(err).toBeInstanceOf(GatewayNetworkError);
     expect(err.code).toBe('ECONNREFUSED');
     expect(calls).toBe(3);
@@ -204,7 +217,10 @@ describe('retries', () => {
   it('reports each retry to the logger, without the token', async () => {
     const lines: Array<{ fields: object; message: string }> = [];
     fake.failNext('500', 1);
-    await client({ logger: { warn: (fields, message) => lines.push({ fields, message }) } }).sendText({ number: '5511987654321', text: 'oi' });
+    await client({ logger: { warn: (fields, message) => lines.push({ fields, message }) } }).sendText({
+      number: '5511987654321',
+      text: 'oi',
+    });
     expect(lines).toHaveLength(1);
     expect(lines[0]!.fields).toMatchObject({ gateway: `${fake.url}/send/text`, attempt: 1 });
     expect(JSON.stringify(lines)).not.toContain(TOKEN);
@@ -270,7 +286,7 @@ describe('timeouts and unusable answers', () => {
     expect(fake.requests).toHaveLength(1);
   });
 
-  it('the caller\'s abort ends the call with its reason, without retries', async () => {
+  it("the caller's abort ends the call with its reason, without retries", async () => {
     fake.failNext('hang', 5);
     const controller = new AbortController();
     const reason = new Error('shutting down');
@@ -280,7 +296,7 @@ describe('timeouts and unusable answers', () => {
     expect(fake.requests).toHaveLength(1);
   });
 
-  it('the caller\'s abort also ends a retry wait', async () => {
+  it("the caller's abort also ends a retry wait", async () => {
     fake.failNext('429', 1, { retryAfter: '10' });
     const controller = new AbortController();
     const reason = new Error('cancelled');
@@ -295,13 +311,19 @@ describe('timeouts and unusable answers', () => {
 
 describe('the token', () => {
   it('is removed from an error body that echoes it', async () => {
-    const server = await startServer((req) => ({ status: 401, json: { error: `Invalid token ${String(req.headers.token)}`, token: req.headers.token } }));
+    const server = await startServer((req) => ({
+      status: 401,
+      json: { error: `Invalid token ${String(req.headers.token)}`, token: req.headers.token },
+    }));
     const err = await failure(new UazapiClient({ serverUrl: server.url, token: TOKEN }).sendText({ number: '5511987654321', text: 'oi' }));
     expect(err.body).toEqual({ error: 'Invalid token ***', token: '***' });
   });
 
   it('is removed from a malformed answer quoted in the error', async () => {
-    const server = await startServer((req) => ({ text: `oops ${String(req.headers.token)}`, headers: { 'content-type': 'application/json' } }));
+    const server = await startServer((req) => ({
+      text: `oops ${String(req.headers.token)}`,
+      headers: { 'content-type': 'application/json' },
+    }));
     const err = await failure(new UazapiClient({ serverUrl: server.url, token: TOKEN }).sendText({ number: '5511987654321', text: 'oi' }));
     expect(err).toBeInstanceOf(GatewayResponseError);
     expect(err.message).toContain('oops ***');

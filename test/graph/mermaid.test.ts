@@ -21,7 +21,9 @@ interface Edge {
 
 const ID = '[A-Za-z0-9_]+';
 const LABEL = '[^"]*';
-const NODE = new RegExp(`^\\s+(${ID})(\\["${LABEL}"\\]|\\{"${LABEL}"\\}|\\(\\["${LABEL}"\\]\\)|\\{\\{"${LABEL}"\\}\\}|\\[\\["${LABEL}"\\]\\]|\\(\\("${LABEL}"\\)\\))$`);
+const NODE = new RegExp(
+  `^\\s+(${ID})(\\["${LABEL}"\\]|\\{"${LABEL}"\\}|\\(\\["${LABEL}"\\]\\)|\\{\\{"${LABEL}"\\}\\}|\\[\\["${LABEL}"\\]\\]|\\(\\("${LABEL}"\\)\\))$`,
+);
 const EDGE = new RegExp(`^  (${ID}) (-->|-\\.->)(?:\\|"(${LABEL})"\\|)? (${ID})$`);
 const SUBGRAPH = new RegExp(`^\\s+subgraph (${ID})\\["${LABEL}"\\]$`);
 const OTHER = [/^flowchart TD$/, /^\s+end$/, /^  classDef [A-Za-z]+ [^\s]+$/, new RegExp(`^  class ${ID}(,${ID})* [A-Za-z]+$`)];
@@ -50,7 +52,10 @@ function parseMermaid(text: string): { nodes: Map<string, string>; edges: Edge[]
       open--;
       expect(open).toBeGreaterThanOrEqual(0);
     } else {
-      expect(OTHER.some((re) => re.test(line)), `unexpected line: ${line}`).toBe(true);
+      expect(
+        OTHER.some((re) => re.test(line)),
+        `unexpected line: ${line}`,
+      ).toBe(true);
     }
   }
   expect(open).toBe(0);
@@ -133,7 +138,22 @@ describe('flowToMermaid', () => {
     expect(edgesFrom(edges, 'flow_start')).toEqual([{ from: 'flow_start', to: 's_lookup', label: undefined, dotted: false }]);
     expect(nodes.get('s_lookup')).toBe('["lookup<br/>set"]');
     expect(nodes.get('s_send')).toBe('["send<br/>http.request"]');
-    for (const id of ['lookup', 'known', 'already', 'route', 'clinic_note', 'other_note', 'both', 'mark', 'history', 'each', 'post', 'send', 'finish', 'fallback']) {
+    for (const id of [
+      'lookup',
+      'known',
+      'already',
+      'route',
+      'clinic_note',
+      'other_note',
+      'both',
+      'mark',
+      'history',
+      'each',
+      'post',
+      'send',
+      'finish',
+      'fallback',
+    ]) {
       expect(nodes.has(`s_${id}`), id).toBe(true);
     }
   });
@@ -323,6 +343,8 @@ steps:
     // Hand-made duplicates and unsafe characters (a loaded flow never has them, the renderer copes anyway).
     flow.steps.push({ ...flow.steps[0]!, id: 'flow start!' }, { ...flow.steps[0]!, id: 'flow_start' });
     const { nodes: n } = parseMermaid(flowToMermaid(flow));
-    expect([...n.keys()].sort()).toEqual(['flow_end', 'flow_start', 's_a', 's_a_join', 's_a_join_2', 's_b', 's_flow_start', 's_flow_start_2', 's_flow_start_'].sort());
+    expect([...n.keys()].sort()).toEqual(
+      ['flow_end', 'flow_start', 's_a', 's_a_join', 's_a_join_2', 's_b', 's_flow_start', 's_flow_start_2', 's_flow_start_'].sort(),
+    );
   });
 });

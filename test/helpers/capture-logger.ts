@@ -15,5 +15,13 @@ export function captureLogger(): { logger: ReturnType<typeof createLogger>; text
   delete process.env.LOG_LEVEL;
   const logger = createLogger({ level: 'debug', destination });
   if (previous !== undefined) process.env.LOG_LEVEL = previous;
-  return { logger, text: () => out, lines: () => out.trim().split('\n').map((l) => JSON.parse(l)) };
+  return {
+    logger,
+    text: () => out,
+    lines: () =>
+      out
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+  };
 }

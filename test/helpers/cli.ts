@@ -29,7 +29,10 @@ function ensureBuilt(): void {
 }
 
 /** Runs `leadflow ...args` to completion (bounded by timeoutMs); `input` is written to its stdin, then closed. */
-export function runCli(args: string[], options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number; input?: string } = {}): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number; input?: string } = {},
+): Promise<CliResult> {
   ensureBuilt();
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {

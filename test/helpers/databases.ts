@@ -32,7 +32,12 @@ export type OpenDatabase = (options?: { migrate?: boolean }) => Promise<TestData
 
 /** Why PostgreSQL cannot be used, or null when it answers. Probed once per test file. */
 async function probePostgres(): Promise<string | null> {
-  const knex = knexFactory({ client: 'pg', connection: { connectionString: TEST_DATABASE_URL, connectionTimeoutMillis: 3000 }, pool: { min: 0, max: 1 }, acquireConnectionTimeout: 4000 });
+  const knex = knexFactory({
+    client: 'pg',
+    connection: { connectionString: TEST_DATABASE_URL, connectionTimeoutMillis: 3000 },
+    pool: { min: 0, max: 1 },
+    acquireConnectionTimeout: 4000,
+  });
   try {
     await knex.raw('select 1');
     return null;

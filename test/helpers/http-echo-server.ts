@@ -39,7 +39,9 @@ export interface TestServer {
 
 const servers = new Set<Server>();
 
-const echo: ReplyFn = (req) => ({ json: { method: req.method, path: req.path, query: req.query, headers: req.headers, body: req.json ?? null } });
+const echo: ReplyFn = (req) => ({
+  json: { method: req.method, path: req.path, query: req.query, headers: req.headers, body: req.json ?? null },
+});
 
 export async function startServer(reply: ReplyFn = echo): Promise<TestServer> {
   const requests: ReceivedRequest[] = [];
@@ -60,7 +62,15 @@ export async function startServer(reply: ReplyFn = echo): Promise<TestServer> {
         json = undefined;
       }
       const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-      const received: ReceivedRequest = { method: req.method ?? '', path: url.pathname, query: Object.fromEntries(url.searchParams), headers: req.headers, text, json, at };
+      const received: ReceivedRequest = {
+        method: req.method ?? '',
+        path: url.pathname,
+        query: Object.fromEntries(url.searchParams),
+        headers: req.headers,
+        text,
+        json,
+        at,
+      };
       const index = requests.length;
       requests.push(received);
       try {

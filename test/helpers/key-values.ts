@@ -33,7 +33,13 @@ function redisUrlForDisplay(): string {
 
 /** Why Redis cannot be used, or null when it answers. Probed once per test file. */
 async function probeRedis(): Promise<string | null> {
-  const client = new Redis(TEST_REDIS_URL, { lazyConnect: true, connectTimeout: 2000, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false });
+  const client = new Redis(TEST_REDIS_URL, {
+    lazyConnect: true,
+    connectTimeout: 2000,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    enableOfflineQueue: false,
+  });
   // The socket error (e.g. ECONNREFUSED) says more than the "Connection is closed." that follows it.
   let socketError: Error | undefined;
   client.on('error', (err: Error) => {

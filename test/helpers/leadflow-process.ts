@@ -23,8 +23,16 @@ export interface LeadflowProcess {
  * environment. `timeoutMs` is waitForLog's default (ms); `keepChars` bounds the kept output
  * (default unbounded; long runs such as benchmarks set it).
  */
-export function spawnLeadflow(name: string, args: string[], options: { env?: Record<string, string | undefined>; timeoutMs?: number; keepChars?: number } = {}): LeadflowProcess {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+export function spawnLeadflow(
+  name: string,
+  args: string[],
+  options: { env?: Record<string, string | undefined>; timeoutMs?: number; keepChars?: number } = {},
+): LeadflowProcess {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const keepChars = options.keepChars ?? Infinity;
   let output = '';
   const keep = (d: Buffer) => {
@@ -47,11 +55,11 @@ export function spawnLeadflow(name: string, args: string[], options: { env?: Rec
           const match = output.split('\n').find((line) => pattern.test(line));
           if (match) return resolve(match);
           if (child.exitCode !== null) return reject(new Error(`${name} exited (${child.exitCode}) before logging ${pattern}:\n${tail()}`));
-          if (Date.now() - started > timeoutMs) return reject(new Error(`${name}: no log line matching ${pattern} within ${timeoutMs} ms:\n${tail()}`));
+          if (Date.now() - started > timeoutMs)
+            return reject(new Error(`${name}: no log line matching ${pattern} within ${timeoutMs} ms:\n${tail()}`));
           setTimeout(poll, 25);
         };
         poll();
       }),
   };
 }
-

@@ -39,7 +39,9 @@ export async function waitForEnd(engine: Engine, id: string, timeoutMs = 10_000)
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      void engine.store.get(id).then((r) => reject(new Error(`execution ${id} did not end within ${timeoutMs} ms (status: ${r?.status ?? 'missing'})`)));
+      void engine.store
+        .get(id)
+        .then((r) => reject(new Error(`execution ${id} did not end within ${timeoutMs} ms (status: ${r?.status ?? 'missing'})`)));
     }, timeoutMs);
   });
   try {

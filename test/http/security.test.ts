@@ -33,7 +33,8 @@ interface Line {
 
 function captureLogger(): Logger & { lines: Line[]; text(): string } {
   const lines: Line[] = [];
-  const at = (level: string) => (fields: object, message: string) => lines.push({ level, fields: fields as Record<string, unknown>, message });
+  const at = (level: string) => (fields: object, message: string) =>
+    lines.push({ level, fields: fields as Record<string, unknown>, message });
   return { lines, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), text: () => JSON.stringify(lines) };
 }
 
@@ -61,10 +62,17 @@ async function serve(options: ServeOptions = {}): Promise<Running> {
   const logger = captureLogger();
   const engine = new Engine({ registry, flows, logger });
   await engine.startScheduler();
-  const dryRun = async (record: ExecutionRecord) => engine.waitForEnd((await engine.start(record.flow, recordedTriggerInput(record), { dryRun: true })).id);
+  const dryRun = async (record: ExecutionRecord) =>
+    engine.waitForEnd((await engine.start(record.flow, recordedTriggerInput(record), { dryRun: true })).id);
   const admin = options.admin === null ? undefined : { token: ADMIN, dryRun, ...options.admin };
   const lookup = options.lookup === null ? undefined : (options.lookup ?? tableLookup);
-  const app = buildWebhookApp({ engine, logger, secret: options.secret, ...(lookup ? { instanceTokens: lookup } : {}), ...(admin ? { admin } : {}) });
+  const app = buildWebhookApp({
+    engine,
+    logger,
+    secret: options.secret,
+    ...(lookup ? { instanceTokens: lookup } : {}),
+    ...(admin ? { admin } : {}),
+  });
   const server = await new Promise<Server>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
@@ -80,7 +88,11 @@ afterEach(async () => {
 });
 
 function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
 }
 
 const bearer = (token = ADMIN) => ({ authorization: `Bearer ${token}` });
@@ -108,7 +120,9 @@ describe('auth: instance-token', () => {
     const res = await post(`${url}/inbound`, event('not-the-token-123'));
     expect(await expectCleanError(res, 401)).toEqual({ error: 'unauthorized', details: [] });
     expect(await count(engine)).toBe(0);
-    expect(logger.lines.filter((l) => l.level === 'warn').map((l) => l.message)).toEqual(['webhook rejected: missing or unknown instance token']);
+    expect(logger.lines.filter((l) => l.level === 'warn').map((l) => l.message)).toEqual([
+      'webhook rejected: missing or unknown instance token',
+    ]);
     expect(logger.text()).not.toContain('not-the-token-123');
   });
 
@@ -192,7 +206,14 @@ describe('admin HTTP surface', () => {
 
   it('answers 401 with WWW-Authenticate for a missing, wrong or non-bearer credential', async () => {
     const { url, logger } = await serve();
-    const attempts: Array<Record<string, string>> = [{}, bearer('wrong'), bearer(`${ADMIN}x`), bearer(ADMIN.slice(0, -1)), { authorization: `Basic ${ADMIN}` }, { authorization: ADMIN }];
+    const attempts: Array<Record<string, string>> = [
+      {},
+      bearer('wrong'),
+      bearer(`${ADMIN}x`),
+      bearer(ADMIN.slice(0, -1)),
+      { authorization: `Basic ${ADMIN}` },
+      { authorization: ADMIN },
+    ];
     for (const headers of attempts) {
       const res = await fetch(`${url}/admin/executions`, { headers });
       expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
@@ -212,9 +233,13 @@ describe('admin HTTP surface', () => {
       await new Promise((r) => setTimeout(r, 5));
     }
     await post(`${url}/inbound`, { EventType: 'messages', token: TOKEN });
-    const all = (await (await fetch(`${url}/admin/executions`, { headers: bearer() })).json()) as { executions: Array<Record<string, unknown>> };
+    const all = (await (await fetch(`${url}/admin/executions`, { headers: bearer() })).json()) as {
+      executions: Array<Record<string, unknown>>;
+    };
     expect(all.executions).toHaveLength(4);
-    const leads = (await (await fetch(`${url}/admin/executions?flow=lead&status=success&limit=2`, { headers: bearer() })).json()) as { executions: Array<Record<string, unknown>> };
+    const leads = (await (await fetch(`${url}/admin/executions?flow=lead&status=success&limit=2`, { headers: bearer() })).json()) as {
+      executions: Array<Record<string, unknown>>;
+    };
     expect(leads.executions.map((e) => e.id)).toEqual([ids[2], ids[1]]);
     expect(leads.executions[0]).toMatchObject({ flow: 'lead', status: 'success', steps: 1, dry_run: false });
     expect(leads.executions[0]).toHaveProperty('duration_ms');
@@ -228,15 +253,25 @@ describe('admin HTTP surface', () => {
 
   it('shows one whole record (steps with input, output and timing) and answers 404 for an unknown id', async () => {
     const { url, engine } = await serve();
-    const id = ((await (await post(`${url}/lead`, { nome: 'Ana', telefone: '5511987654321' })).json()) as { execution_id: string }).execution_id;
+    const id = ((await (await post(`${url}/lead`, { nome: 'Ana', telefone: '5511987654321' })).json()) as { execution_id: string })
+      .execution_id;
     await engine.waitForEnd(id);
     const res = await fetch(`${url}/admin/executions/${id}`, { headers: bearer() });
     expect(res.status).toBe(200);
     const record = (await res.json()) as ExecutionRecord;
     expect(record).toMatchObject({ id, flow: 'lead', status: 'success', trigger: { body: { nome: 'Ana' } } });
-    expect(record.steps[0]).toMatchObject({ id: 'greet', type: 'set', status: 'success', params: { values: { text: 'Olá, Ana' } }, output: { text: 'Olá, Ana' } });
+    expect(record.steps[0]).toMatchObject({
+      id: 'greet',
+      type: 'set',
+      status: 'success',
+      params: { values: { text: 'Olá, Ana' } },
+      output: { text: 'Olá, Ana' },
+    });
     expect(typeof record.steps[0]!.ms).toBe('number');
-    expect(await expectCleanError(await fetch(`${url}/admin/executions/nope`, { headers: bearer() }), 404)).toEqual({ error: 'no such execution', details: [] });
+    expect(await expectCleanError(await fetch(`${url}/admin/executions/nope`, { headers: bearer() }), 404)).toEqual({
+      error: 'no such execution',
+      details: [],
+    });
     await expectCleanError(await fetch(`${url}/admin/nothing-here`, { headers: bearer() }), 404);
   });
 
@@ -253,7 +288,11 @@ describe('admin HTTP surface', () => {
     expect(replay_of).toBe(original!.id);
     expect(execution_id).not.toBe(original!.id);
     const replayed = await engine.waitForEnd(execution_id);
-    expect(replayed).toMatchObject({ status: 'success', dry_run: false, trigger: { body: { token: '***' }, auth: { instance_id: 7, clinica_id: 3 } } });
+    expect(replayed).toMatchObject({
+      status: 'success',
+      dry_run: false,
+      trigger: { body: { token: '***' }, auth: { instance_id: 7, clinica_id: 3 } },
+    });
     expect(replayed.response).toEqual({ status: 200, body: { instance_id: 7, seen_token: '***' } });
 
     const dry = await post(`${url}/admin/executions/${original!.id}/replay?dry_run=true`, {}, bearer());
@@ -264,7 +303,10 @@ describe('admin HTTP surface', () => {
     const viaBody = await post(`${url}/admin/executions/${original!.id}/replay`, { dry_run: true }, bearer());
     expect(((await viaBody.json()) as { execution: ExecutionRecord }).execution.dry_run).toBe(true);
 
-    expect(await expectCleanError(await post(`${url}/admin/executions/nope/replay`, {}, bearer()), 404)).toEqual({ error: 'no such execution', details: [] });
+    expect(await expectCleanError(await post(`${url}/admin/executions/nope/replay`, {}, bearer()), 404)).toEqual({
+      error: 'no such execution',
+      details: [],
+    });
     await expectCleanError(await post(`${url}/admin/executions/${original!.id}/replay?dry_run=maybe`, {}, bearer()), 422);
     await expectCleanError(await post(`${url}/admin/executions/${original!.id}/replay`, { dry_run: 'yes' }, bearer()), 422);
   });
@@ -285,24 +327,37 @@ describe('error hygiene on every route', () => {
     { name: 'the admin replay', path: '/admin/executions/some-id/replay', headers: bearer() },
   ];
 
-  it.each(routes)('$name: 415 for a non-JSON type, 413 over 1 MiB, 400 for invalid JSON, without echoing the body', async ({ path, headers }) => {
-    const { url, engine } = await serve({ secret: SECRET });
-    const plain = await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'text/plain', ...headers }, body: `token=${TOKEN}` });
-    expect((await expectCleanError(plain, 415)).error).toMatch(/application\/json/);
-    const form = await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: `token=${TOKEN}` });
-    await expectCleanError(form, 415);
-    await expectCleanError(await post(`${url}${path}`, big, headers), 413);
-    const broken = await expectCleanError(await post(`${url}${path}`, `{"token": "${TOKEN}", "nome": `, headers), 400);
-    expect(broken.error).toBe('invalid JSON');
-    expect(broken.details).toEqual([{ path: '(body)', message: expect.stringMatching(/^not valid JSON/) }]);
-    expect(await count(engine)).toBe(0);
-  });
+  it.each(routes)(
+    '$name: 415 for a non-JSON type, 413 over 1 MiB, 400 for invalid JSON, without echoing the body',
+    async ({ path, headers }) => {
+      const { url, engine } = await serve({ secret: SECRET });
+      const plain = await fetch(`${url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'text/plain', ...headers },
+        body: `token=${TOKEN}`,
+      });
+      expect((await expectCleanError(plain, 415)).error).toMatch(/application\/json/);
+      const form = await fetch(`${url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+        body: `token=${TOKEN}`,
+      });
+      await expectCleanError(form, 415);
+      await expectCleanError(await post(`${url}${path}`, big, headers), 413);
+      const broken = await expectCleanError(await post(`${url}${path}`, `{"token": "${TOKEN}", "nome": `, headers), 400);
+      expect(broken.error).toBe('invalid JSON');
+      expect(broken.details).toEqual([{ path: '(body)', message: expect.stringMatching(/^not valid JSON/) }]);
+      expect(await count(engine)).toBe(0);
+    },
+  );
 
   it('422 names each path without echoing the values', async () => {
     const { url } = await serve();
     const res = await post(`${url}/lead`, { nome: '', telefone: `+55 ${TOKEN}` });
     const body = await expectCleanError(res, 422);
-    expect(body.details).toEqual(expect.arrayContaining([expect.objectContaining({ path: 'nome' }), expect.objectContaining({ path: 'telefone' })]));
+    expect(body.details).toEqual(
+      expect.arrayContaining([expect.objectContaining({ path: 'nome' }), expect.objectContaining({ path: 'telefone' })]),
+    );
   });
 
   it('404 and 401 are clean too (unknown route; missing webhook secret)', async () => {

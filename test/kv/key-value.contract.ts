@@ -19,10 +19,28 @@ export function keyValueContract(open: OpenKeyValue): void {
 
   describe('message buffer', () => {
     it('appends by message id: the same id twice is stored once, with its first payload and time', async () => {
-      expect(await kv().bufferPush('lead', 'a', { text: 'oi' }, T0)).toEqual({ count: 1, first_at: T0, last_at: T0, last_id: 'a', added: true });
-      expect(await kv().bufferPush('lead', 'b', { text: 'tudo bem?' }, T0 + 10)).toEqual({ count: 2, first_at: T0, last_at: T0 + 10, last_id: 'b', added: true });
+      expect(await kv().bufferPush('lead', 'a', { text: 'oi' }, T0)).toEqual({
+        count: 1,
+        first_at: T0,
+        last_at: T0,
+        last_id: 'a',
+        added: true,
+      });
+      expect(await kv().bufferPush('lead', 'b', { text: 'tudo bem?' }, T0 + 10)).toEqual({
+        count: 2,
+        first_at: T0,
+        last_at: T0 + 10,
+        last_id: 'b',
+        added: true,
+      });
       // A redelivery of "a" (same id, even with other content) changes nothing.
-      expect(await kv().bufferPush('lead', 'a', { text: 'changed' }, T0 + 20)).toEqual({ count: 2, first_at: T0, last_at: T0 + 10, last_id: 'b', added: false });
+      expect(await kv().bufferPush('lead', 'a', { text: 'changed' }, T0 + 20)).toEqual({
+        count: 2,
+        first_at: T0,
+        last_at: T0 + 10,
+        last_id: 'b',
+        added: false,
+      });
       expect(await kv().bufferPeek('lead')).toEqual({
         count: 2,
         first_at: T0,
@@ -58,7 +76,13 @@ export function keyValueContract(open: OpenKeyValue): void {
       expect(ids(await kv().bufferDrainIfLast('lead', 'a', T0 + 1, HOLD))).toEqual(['a']);
       expect(await kv().bufferPeek('lead')).toBeNull();
       expect(await kv().bufferDrainIfLast('lead', 'a', T0 + 2, HOLD)).toBeNull();
-      expect(await kv().bufferPush('lead', 'b', 'second', T0 + 500)).toEqual({ count: 1, first_at: T0 + 500, last_at: T0 + 500, last_id: 'b', added: true });
+      expect(await kv().bufferPush('lead', 'b', 'second', T0 + 500)).toEqual({
+        count: 1,
+        first_at: T0 + 500,
+        last_at: T0 + 500,
+        last_id: 'b',
+        added: true,
+      });
       // The already answered "a" is no member of the new burst, so it cannot drain it.
       expect(await kv().bufferDrainIfLast('lead', 'a', T0 + 10 * HOLD, HOLD)).toBeNull();
       expect(ids(await kv().bufferDrainIfLast('lead', 'b', T0 + 501, HOLD))).toEqual(['b']);
@@ -201,7 +225,7 @@ export function keyValueContract(open: OpenKeyValue): void {
       expect(next).not.toBe(token);
     });
 
-    it('expires after its ttl; the stale token then can neither release nor extend the new owner\'s lock', async () => {
+    it("expires after its ttl; the stale token then can neither release nor extend the new owner's lock", async () => {
       const stale = await kv().acquireLock('lead', 150);
       expect(stale).not.toBeNull();
       await sleep(400);

@@ -17,7 +17,10 @@ import { makeEngine, runFlow, shutdownEngines, sleep, stepOutput, stepRecord, wa
 const hold = defineNode({
   type: 'test.hold',
   description: 'Test only: keeps the step running for ms, then outputs when it started and ended.',
-  params: Type.Object({ ms: Type.Integer({ minimum: 0, default: 0, description: 'How long, ms.', examples: [100] }) }, { additionalProperties: false }),
+  params: Type.Object(
+    { ms: Type.Integer({ minimum: 0, default: 0, description: 'How long, ms.', examples: [100] }) },
+    { additionalProperties: false },
+  ),
   output: { description: '`{started, ended}` in ms since epoch.' },
   examples: [{ title: 'Hold', step: { type: 'test.hold', params: { ms: 100 } } }],
   async run(params, ctx) {
@@ -81,7 +84,13 @@ forEachKeyValue('debounce, dedupe and lock nodes', (open) => {
   }
 
   /** Starts one execution per text, `gapMs` apart; resolves with the handles and when each was started. */
-  async function send(engine: Engine, lead: string, texts: string[], gapMs: number, idPrefix = lead): Promise<{ handles: ExecutionHandle[]; startedAt: number[] }> {
+  async function send(
+    engine: Engine,
+    lead: string,
+    texts: string[],
+    gapMs: number,
+    idPrefix = lead,
+  ): Promise<{ handles: ExecutionHandle[]; startedAt: number[] }> {
     const handles: ExecutionHandle[] = [];
     const startedAt: number[] = [];
     for (const [i, text] of texts.entries()) {
@@ -156,7 +165,11 @@ forEachKeyValue('debounce, dedupe and lock nodes', (open) => {
     const leaders = records.filter((r) => group(r).leader).map(group);
     expect(leaders).toHaveLength(2);
     expect(leaders.find((g) => g.ids[0] === 'a1')).toEqual({ leader: true, messages: [{ text: 'oi' }, { text: 'ok' }], ids: ['a1', 'a2'] });
-    expect(leaders.find((g) => g.ids[0] === 'b1')).toEqual({ leader: true, messages: [{ text: 'olá' }, { text: 'ok' }], ids: ['b1', 'b2'] });
+    expect(leaders.find((g) => g.ids[0] === 'b1')).toEqual({
+      leader: true,
+      messages: [{ text: 'olá' }, { text: 'ok' }],
+      ids: ['b1', 'b2'],
+    });
   });
 
   it('debounce: max_hold_ms bounds a burst that never goes quiet; every message is answered once, in order', async () => {

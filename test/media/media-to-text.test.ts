@@ -15,7 +15,12 @@ let ai: AiService;
 let scratch: string;
 beforeAll(async () => {
   [openai, anthropic] = await Promise.all([startFakeOpenAi(), startFakeAnthropic()]);
-  ai = createAiService({ OPENAI_API_KEY: 'sk-o', OPENAI_BASE_URL: openai.baseURL, ANTHROPIC_API_KEY: 'sk-a', ANTHROPIC_BASE_URL: anthropic.baseURL });
+  ai = createAiService({
+    OPENAI_API_KEY: 'sk-o',
+    OPENAI_BASE_URL: openai.baseURL,
+    ANTHROPIC_API_KEY: 'sk-a',
+    ANTHROPIC_BASE_URL: anthropic.baseURL,
+  });
   scratch = await mkdtemp(join(tmpdir(), 'leadflow-media-test-'));
 });
 afterAll(async () => {
@@ -44,7 +49,10 @@ describe('media to text: audio, image, document', () => {
 
   it('audio with no speech → the silent-audio marker, not an empty text', async () => {
     openai.queueTranscription({ transcript: '' });
-    expect(await converter().toText({ bytes: Buffer.from('x'), mimetype: 'audio/ogg' })).toMatchObject({ text: SILENT_AUDIO_MARKER, ok: true });
+    expect(await converter().toText({ bytes: Buffer.from('x'), mimetype: 'audio/ogg' })).toMatchObject({
+      text: SILENT_AUDIO_MARKER,
+      ok: true,
+    });
   });
 
   it('image → a vision chat request with the image as a data URL and an anti-injection prompt', async () => {
@@ -74,7 +82,11 @@ describe('media to text: audio, image, document', () => {
     expect(result).toEqual({ text: 'Hemograma completo: normal.', kind: 'document', ok: true });
     const [body] = anthropic.messageRequests();
     expect(body.model).toBe('claude-sonnet-4-6');
-    expect(body.messages[0].content[1]).toEqual({ type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: pdf.toString('base64') }, title: 'exame.pdf' });
+    expect(body.messages[0].content[1]).toEqual({
+      type: 'document',
+      source: { type: 'base64', media_type: 'application/pdf', data: pdf.toString('base64') },
+      title: 'exame.pdf',
+    });
     expect(openai.requests).toHaveLength(0);
   });
 
@@ -82,14 +94,28 @@ describe('media to text: audio, image, document', () => {
     const pdf = Buffer.from('%PDF-1.7 conteúdo');
     openai.queueChat({ text: 'Receita médica.' });
     // Mimetype missing: recognised by the %PDF- signature.
-    await converter({ models: { ...models, document: 'openai:gpt-4.1-mini' } }).toText({ bytes: pdf, mimetype: 'application/octet-stream', kind: 'document' });
+    await converter({ models: { ...models, document: 'openai:gpt-4.1-mini' } }).toText({
+      bytes: pdf,
+      mimetype: 'application/octet-stream',
+      kind: 'document',
+    });
     expect(openai.requests.map((r) => r.path)).toEqual(['/v1/chat/completions']);
-    expect(openai.chatRequests()[0].messages[0].content[1]).toEqual({ type: 'file', file: { filename: 'documento.pdf', file_data: `data:application/pdf;base64,${pdf.toString('base64')}` } });
+    expect(openai.chatRequests()[0].messages[0].content[1]).toEqual({
+      type: 'file',
+      file: { filename: 'documento.pdf', file_data: `data:application/pdf;base64,${pdf.toString('base64')}` },
+    });
   });
 
   it('plain text documents are decoded without a model; unreadable formats give a marker', async () => {
-    expect(await converter().toText({ bytes: Buffer.from('Olá, segue meu nome: Ana'), mimetype: 'text/plain' })).toEqual({ text: 'Olá, segue meu nome: Ana', kind: 'document', ok: true });
-    const docx = await converter().toText({ bytes: Buffer.from('PK\u0003\u0004'), mimetype: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document' });
+    expect(await converter().toText({ bytes: Buffer.from('Olá, segue meu nome: Ana'), mimetype: 'text/plain' })).toEqual({
+      text: 'Olá, segue meu nome: Ana',
+      kind: 'document',
+      ok: true,
+    });
+    const docx = await converter().toText({
+      bytes: Buffer.from('PK\u0003\u0004'),
+      mimetype: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+    });
     expect(docx).toMatchObject({ text: UNSUPPORTED_DOCUMENT_MARKER, ok: false });
     expect(allRequests()).toHaveLength(0);
   });
@@ -97,18 +123,33 @@ describe('media to text: audio, image, document', () => {
   it('a provider failure gives the marker by default, and is thrown with onFailure error', async () => {
     openai.queueChat({ status: 500 }, { status: 500 });
     const jpeg = { bytes: Buffer.from([0xff, 0xd8]), mimetype: 'image/jpeg' };
-    expect(await converter().toText(jpeg)).toMatchObject({ text: MEDIA_MARKERS.image, kind: 'image', ok: false, reason: expect.stringMatching(/HTTP 500/) });
+    expect(await converter().toText(jpeg)).toMatchObject({
+      text: MEDIA_MARKERS.image,
+      kind: 'image',
+      ok: false,
+      reason: expect.stringMatching(/HTTP 500/),
+    });
     await expect(converter().toText(jpeg, { onFailure: 'error' })).rejects.toBeInstanceOf(ProviderError);
   });
 
   it('an empty description is a failure, not a text', async () => {
     openai.queueChat({ text: '  ' });
-    expect(await converter().toText({ bytes: Buffer.from([0xff, 0xd8]), mimetype: 'image/jpeg' })).toMatchObject({ text: MEDIA_MARKERS.image, ok: false });
+    expect(await converter().toText({ bytes: Buffer.from([0xff, 0xd8]), mimetype: 'image/jpeg' })).toMatchObject({
+      text: MEDIA_MARKERS.image,
+      ok: false,
+    });
   });
 
   it('empty or oversized media gives the marker without any request', async () => {
-    expect(await converter().toText({ bytes: Buffer.alloc(0), mimetype: 'audio/ogg' })).toMatchObject({ text: MEDIA_MARKERS.audio, ok: false });
-    expect(await converter().toText({ bytes: Buffer.alloc(25 * 1024 * 1024 + 1), mimetype: 'audio/ogg' })).toMatchObject({ text: MEDIA_MARKERS.audio, ok: false, reason: expect.stringMatching(/larger than/) });
+    expect(await converter().toText({ bytes: Buffer.alloc(0), mimetype: 'audio/ogg' })).toMatchObject({
+      text: MEDIA_MARKERS.audio,
+      ok: false,
+    });
+    expect(await converter().toText({ bytes: Buffer.alloc(25 * 1024 * 1024 + 1), mimetype: 'audio/ogg' })).toMatchObject({
+      text: MEDIA_MARKERS.audio,
+      ok: false,
+      reason: expect.stringMatching(/larger than/),
+    });
     expect(allRequests()).toHaveLength(0);
   });
 
@@ -124,8 +165,16 @@ describe('media to text: audio, image, document', () => {
 describe('media to text: video without a working ffmpeg', () => {
   it('ffmpeg missing (forced path) → the video marker, no request, no temp files left', async () => {
     const dir = await mkdtemp(join(scratch, 'missing-'));
-    const result = await converter({ ffmpegPath: join(scratch, 'no-such-ffmpeg'), tmpDir: dir }).toText({ bytes: Buffer.from('not really a video'), mimetype: 'video/mp4' });
-    expect(result).toMatchObject({ text: '[vídeo recebido: não foi possível analisar o conteúdo]', kind: 'video', ok: false, reason: expect.stringMatching(/ffmpeg missing/) });
+    const result = await converter({ ffmpegPath: join(scratch, 'no-such-ffmpeg'), tmpDir: dir }).toText({
+      bytes: Buffer.from('not really a video'),
+      mimetype: 'video/mp4',
+    });
+    expect(result).toMatchObject({
+      text: '[vídeo recebido: não foi possível analisar o conteúdo]',
+      kind: 'video',
+      ok: false,
+      reason: expect.stringMatching(/ffmpeg missing/),
+    });
     expect(allRequests()).toHaveLength(0);
     expect(await readdir(dir)).toEqual([]);
   });
@@ -136,7 +185,10 @@ describe('media to text: video without a working ffmpeg', () => {
     await writeFile(slow, '#!/bin/sh\nexec sleep 30\n');
     await chmod(slow, 0o755);
     const started = Date.now();
-    const result = await converter({ ffmpegPath: slow, ffmpegTimeoutMs: 300, tmpDir: dir }).toText({ bytes: Buffer.from('video'), mimetype: 'video/mp4' });
+    const result = await converter({ ffmpegPath: slow, ffmpegTimeoutMs: 300, tmpDir: dir }).toText({
+      bytes: Buffer.from('video'),
+      mimetype: 'video/mp4',
+    });
     expect(result).toMatchObject({ text: MEDIA_MARKERS.video, ok: false, reason: expect.stringMatching(/timeout/) });
     expect(Date.now() - started).toBeLessThan(5000);
     expect(await readdir(dir)).toEqual([]);

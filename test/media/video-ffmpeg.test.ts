@@ -20,7 +20,8 @@ function hasFfmpeg(): boolean {
 }
 
 const available = hasFfmpeg();
-if (!available) console.warn('SKIPPED test/media/video-ffmpeg.test.ts: ffmpeg is not installed (apt-get install -y ffmpeg to run the real video path)');
+if (!available)
+  console.warn('SKIPPED test/media/video-ffmpeg.test.ts: ffmpeg is not installed (apt-get install -y ffmpeg to run the real video path)');
 const itWithFfmpeg = available ? it : it.skip;
 
 let openai: FakeOpenAi;
@@ -28,7 +29,12 @@ let ai: AiService;
 let scratch: string;
 beforeAll(async () => {
   openai = await startFakeOpenAi();
-  ai = createAiService({ OPENAI_API_KEY: 'sk-o', OPENAI_BASE_URL: openai.baseURL, ANTHROPIC_API_KEY: 'sk-a', ANTHROPIC_BASE_URL: 'http://127.0.0.1:9' });
+  ai = createAiService({
+    OPENAI_API_KEY: 'sk-o',
+    OPENAI_BASE_URL: openai.baseURL,
+    ANTHROPIC_API_KEY: 'sk-a',
+    ANTHROPIC_BASE_URL: 'http://127.0.0.1:9',
+  });
   scratch = await mkdtemp(join(tmpdir(), 'leadflow-video-test-'));
 });
 afterAll(async () => {
@@ -40,7 +46,25 @@ beforeEach(() => openai.reset());
 function makeVideo(name: string, withAudio: boolean): Buffer {
   const out = join(scratch, name);
   const audio = withAudio ? ['-f', 'lavfi', '-i', 'sine=frequency=440:duration=1'] : [];
-  execFileSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc=duration=1:size=160x120:rate=10', ...audio, '-c:v', 'mpeg4', ...(withAudio ? ['-c:a', 'aac', '-shortest'] : []), out], { timeout: 30_000 });
+  execFileSync(
+    'ffmpeg',
+    [
+      '-hide_banner',
+      '-loglevel',
+      'error',
+      '-y',
+      '-f',
+      'lavfi',
+      '-i',
+      'testsrc=duration=1:size=160x120:rate=10',
+      ...audio,
+      '-c:v',
+      'mpeg4',
+      ...(withAudio ? ['-c:a', 'aac', '-shortest'] : []),
+      out,
+    ],
+    { timeout: 30_000 },
+  );
   return readFileSync(out);
 }
 
@@ -83,7 +107,10 @@ describe('video with ffmpeg', () => {
   });
 
   itWithFfmpeg('bytes that are not a video → the video marker, no request', async () => {
-    const result = await createMediaConverter({ ai, models, tmpDir: scratch }).toText({ bytes: Buffer.from('definitely not an mp4'), mimetype: 'video/mp4' });
+    const result = await createMediaConverter({ ai, models, tmpDir: scratch }).toText({
+      bytes: Buffer.from('definitely not an mp4'),
+      mimetype: 'video/mp4',
+    });
     expect(result).toMatchObject({ ok: false, text: '[vídeo recebido: não foi possível analisar o conteúdo]' });
     expect(openai.requests).toHaveLength(0);
   });

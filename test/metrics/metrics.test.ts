@@ -98,7 +98,9 @@ describe('createMetrics', () => {
     // Registries are independent: a's send is not in b.
     expect(sampleValue(parseMetrics(textA), 'leadflow_gateway_sends_total', { outcome: 'ok' })).toBe(1);
     expect(sampleValue(parseMetrics(textB), 'leadflow_gateway_sends_total', { outcome: 'ok' })).toBeUndefined();
-    expect(Object.keys(familyTypes(textA))).toEqual(expect.arrayContaining(['leadflow_process_cpu_user_seconds_total', 'leadflow_nodejs_heap_size_total_bytes']));
+    expect(Object.keys(familyTypes(textA))).toEqual(
+      expect.arrayContaining(['leadflow_process_cpu_user_seconds_total', 'leadflow_nodejs_heap_size_total_bytes']),
+    );
     expect(Object.keys(familyTypes(textA)).every((name) => name.startsWith('leadflow_'))).toBe(true);
   });
 
@@ -122,7 +124,8 @@ describe('createMetrics', () => {
       ]),
     );
     expect(samplesOf(samples, 'leadflow_executions_total')).toHaveLength(3);
-    const steps = (node_type: string, status: string) => sampleValue(samples, 'leadflow_step_duration_seconds_count', { node_type, status });
+    const steps = (node_type: string, status: string) =>
+      sampleValue(samples, 'leadflow_step_duration_seconds_count', { node_type, status });
     expect(steps('set', 'success')).toBe(1);
     expect(steps('wait', 'success')).toBe(1); // reported when it ends after the resume, not when it parks
     expect(steps('http.request', 'error')).toBe(1);
@@ -158,8 +161,17 @@ describe('createMetrics', () => {
 
   it('embedded queue depth: executions running in this process plus stored waits already due', async () => {
     const store = new MemoryExecutionStore();
-    const base = { trigger: {}, vars: {}, steps: [], outbound: [], dry_run: false, created_at: '2024-01-01T00:00:00.000Z', updated_at: '2024-01-01T00:00:00.000Z' };
-    const put = (id: string, status: ExecutionRecord['status'], wake_at?: number) => store.insert({ ...base, id, flow: 'f', status, ...(wake_at !== undefined ? { wake_at } : {}) });
+    const base = {
+      trigger: {},
+      vars: {},
+      steps: [],
+      outbound: [],
+      dry_run: false,
+      created_at: '2024-01-01T00:00:00.000Z',
+      updated_at: '2024-01-01T00:00:00.000Z',
+    };
+    const put = (id: string, status: ExecutionRecord['status'], wake_at?: number) =>
+      store.insert({ ...base, id, flow: 'f', status, ...(wake_at !== undefined ? { wake_at } : {}) });
     await put('due', 'waiting', 1_000);
     await put('later', 'waiting', 9_000);
     await put('child', 'waiting');
@@ -182,7 +194,9 @@ describe('createMetrics', () => {
     expect(sampleValue(samples, 'leadflow_ai_calls_total', { model: 'openai:t', kind: 'transcribe', outcome: 'error' })).toBe(1);
     expect(sampleValue(samples, 'leadflow_ai_tokens_total', { model: 'anthropic:c', direction: 'input' })).toBe(10);
     expect(sampleValue(samples, 'leadflow_ai_tokens_total', { model: 'anthropic:c', direction: 'output' })).toBe(4);
-    expect(sampleValue(samples, 'leadflow_ai_agent_attempts_total', { model: 'openai:m', role: 'primary', outcome: 'rate_limited' })).toBe(1);
+    expect(sampleValue(samples, 'leadflow_ai_agent_attempts_total', { model: 'openai:m', role: 'primary', outcome: 'rate_limited' })).toBe(
+      1,
+    );
     expect(sampleValue(samples, 'leadflow_gateway_downloads_total', { outcome: 'ok' })).toBe(1);
   });
 });
@@ -201,7 +215,10 @@ describe('hooks of the agent runner and the uazapi client', () => {
           throw new RateLimitError('anthropic:f', undefined);
         },
       ],
-      'openai:c': [() => ({ text: 'oi', tool_calls: [], usage: { input_tokens: 1, output_tokens: 1 }, finish_reason: 'stop' }) as unknown as ChatResult],
+      'openai:c': [
+        () =>
+          ({ text: 'oi', tool_calls: [], usage: { input_tokens: 1, output_tokens: 1 }, finish_reason: 'stop' }) as unknown as ChatResult,
+      ],
     };
     const result = await runAgent({
       ai: {
@@ -240,7 +257,14 @@ describe('hooks of the agent runner and the uazapi client', () => {
     const fake = await startFakeGateway({ tokens: { tok: '5511912345678' } });
     cleanups.push(() => fake.close());
     const events: GatewayCallEvent[] = [];
-    const client = new UazapiClient({ serverUrl: fake.url, token: 'tok', retries: 2, baseDelayMs: 5, maxDelayMs: 20, onCall: (e) => events.push(e) });
+    const client = new UazapiClient({
+      serverUrl: fake.url,
+      token: 'tok',
+      retries: 2,
+      baseDelayMs: 5,
+      maxDelayMs: 20,
+      onCall: (e) => events.push(e),
+    });
     fake.failNext('500', 1);
     await client.sendText({ number: '5511999990000', text: 'a' });
     expect(events).toEqual([
@@ -327,7 +351,10 @@ describe('ops routes', () => {
     expect(res.status).toBe(503);
     expect(await res.json()).toEqual({ status: 'not ready', checks: { database: 'failed', redis: 'ok' } });
     result = { ok: true, checks: { database: 'ok', redis: 'not configured' } };
-    expect(await (await fetch(`${failing}/readyz`)).json()).toEqual({ status: 'ready', checks: { database: 'ok', redis: 'not configured' } });
+    expect(await (await fetch(`${failing}/readyz`)).json()).toEqual({
+      status: 'ready',
+      checks: { database: 'ok', redis: 'not configured' },
+    });
 
     const throwing = await listen(engine, {
       ready: async () => {

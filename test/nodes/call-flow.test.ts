@@ -54,22 +54,29 @@ steps:
 
 describe('call-flow', () => {
   it('runs another flow with the input and returns its `output:` expression', async () => {
-    const { record, engine } = await runFlow([parent('child-out', '{ name: "{{ trigger.body.name }}", n: 21 }'), childWithOutput], { body: { name: 'Ana' } });
+    const { record, engine } = await runFlow([parent('child-out', '{ name: "{{ trigger.body.name }}", n: 21 }'), childWithOutput], {
+      body: { name: 'Ana' },
+    });
     expect(record.status).toBe('success');
     expect(output(record, 'call')).toEqual({ greeting: 'hi Ana', doubled: 42 });
     expect(output(record, 'after')).toEqual({ got: { greeting: 'hi Ana', doubled: 42 } });
     expect(stepRecord(record, 'call').params).toEqual({ flow: 'child-out', input: { name: 'Ana', n: 21 } });
     const children = await engine.store.list({ flow: 'child-out' });
     expect(children).toHaveLength(1);
-    expect(children[0]).toMatchObject({ status: 'success', parent_id: record.id, trigger: { body: { name: 'Ana', n: 21 } }, output: { greeting: 'hi Ana', doubled: 42 } });
+    expect(children[0]).toMatchObject({
+      status: 'success',
+      parent_id: record.id,
+      trigger: { body: { name: 'Ana', n: 21 } },
+      output: { greeting: 'hi Ana', doubled: 42 },
+    });
   });
 
-  it('without `output:`, returns the output of the called flow\'s last step', async () => {
+  it("without `output:`, returns the output of the called flow's last step", async () => {
     const { record } = await runFlow([parent('child-last', '{ x: [1, 2] }'), childLastStep]);
     expect(output(record, 'call')).toEqual({ echo: { x: [1, 2] } });
   });
 
-  it('validates the input against the called flow\'s trigger.input: invalid input is a step error', async () => {
+  it("validates the input against the called flow's trigger.input: invalid input is a step error", async () => {
     const { record, engine } = await runFlow([parent('child-out', '{ name: 5 }', 'continue'), childWithOutput]);
     expect(record.status).toBe('success');
     // With on_error: continue, steps.call is {error}.
@@ -82,7 +89,9 @@ describe('call-flow', () => {
     const failing = await runFlow([parent('child-out', '{ n: 1 }'), childWithOutput]);
     expect(failing.record.status).toBe('failed');
     expect(failing.record.error?.step).toBe('call');
-    expect(failing.record.error?.message).toContain('step "call" (call-flow), attempt 1: input of flow "child-out" is invalid: name is required');
+    expect(failing.record.error?.message).toContain(
+      'step "call" (call-flow), attempt 1: input of flow "child-out" is invalid: name is required',
+    );
   });
 
   it('a called flow that waits makes the caller wait; both finish', async () => {
@@ -170,7 +179,9 @@ steps:
 `;
     const { record } = await runFlow([parent('child-fail', '{}', 'continue'), childFail]);
     expect(record.status).toBe('success');
-    expect(output(record, 'after').got.error.message).toMatch(/^flow "child-fail" \(execution [0-9a-f-]+\) failed: .*params\.ms must be integer/);
+    expect(output(record, 'after').got.error.message).toMatch(
+      /^flow "child-fail" \(execution [0-9a-f-]+\) failed: .*params\.ms must be integer/,
+    );
   });
 
   it('a stopped called flow returns null and the caller goes on', async () => {
@@ -196,12 +207,25 @@ steps:
     type: http.request
     params: { url: "{{ trigger.body.url }}", method: POST, body: { a: 1 } }
 `;
-    const { record, engine } = await runFlow([parent('child-http', '{ url: "{{ trigger.body.url }}" }'), childHttp], { body: { url: server.url }, start: { dryRun: true } });
+    const { record, engine } = await runFlow([parent('child-http', '{ url: "{{ trigger.body.url }}" }'), childHttp], {
+      body: { url: server.url },
+      start: { dryRun: true },
+    });
     expect(record.status).toBe('success');
     expect(server.requests).toHaveLength(0);
     const [child] = await engine.store.list({ flow: 'child-http' });
     expect(child?.dry_run).toBe(true);
-    expect(child?.outbound).toEqual([{ step: 'post', kind: 'http', method: 'POST', url: `${server.url}/`, headers: { 'content-type': 'application/json' }, body: { a: 1 }, performed: false }]);
+    expect(child?.outbound).toEqual([
+      {
+        step: 'post',
+        kind: 'http',
+        method: 'POST',
+        url: `${server.url}/`,
+        headers: { 'content-type': 'application/json' },
+        body: { a: 1 },
+        performed: false,
+      },
+    ]);
   });
 
   it('fails the step for an unknown flow', async () => {

@@ -84,7 +84,7 @@ steps:
     expect(stepRecord(record, 'each[2]/last').output).toEqual({ item: 30, index: 2, first: 30, echoed: 30 });
   });
 
-  it('outputs {count, results} with each iteration\'s step outputs by id; empty list gives count 0', async () => {
+  it("outputs {count, results} with each iteration's step outputs by id; empty list gives count 0", async () => {
     const flow = `
 name: foreach-output
 steps:
@@ -140,7 +140,13 @@ steps:
   it('a failing iteration fails the foreach once the running iterations finish', async () => {
     const server = await startServer((req) => (req.query.item === 'bad' ? { status: 500, text: 'no' } : { json: {}, delayMs: 150 }));
     const { record } = await runFlow(callFlow(2), {
-      body: { url: server.url, items: [{ name: 'slow', delay: 0 }, { name: 'bad', delay: 0 }] },
+      body: {
+        url: server.url,
+        items: [
+          { name: 'slow', delay: 0 },
+          { name: 'bad', delay: 0 },
+        ],
+      },
     });
     expect(record.status).toBe('failed');
     expect(record.error?.step).toBe('call');

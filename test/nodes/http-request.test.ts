@@ -42,7 +42,12 @@ describe('http.request', () => {
     expect(out.body).toEqual({ received: { number: '5511987654321', text: 'Olá!', list: [1, 2] } });
     // Performed calls are recorded too, with secrets masked.
     expect(record.outbound).toEqual([
-      expect.objectContaining({ step: 'send', kind: 'http', performed: true, headers: { 'x-custom': 'abc', token: '***', Authorization: '***', 'content-type': 'application/json' } }),
+      expect.objectContaining({
+        step: 'send',
+        kind: 'http',
+        performed: true,
+        headers: { 'x-custom': 'abc', token: '***', Authorization: '***', 'content-type': 'application/json' },
+      }),
     ]);
     expect(JSON.stringify(record.outbound)).not.toContain('sk-123');
   });
@@ -71,19 +76,24 @@ steps:
 
   it('returns a text answer as text', async () => {
     const server = await startServer(() => ({ text: 'plain ok' }));
-    const { record } = await runFlow(`
+    const { record } = await runFlow(
+      `
 name: text
 steps:
   - id: get
     type: http.request
     params: { url: "{{ trigger.body.url }}" }
-`, { body: { url: server.url } });
+`,
+      { body: { url: server.url } },
+    );
     expect(output(record, 'get').body).toBe('plain ok');
     expect(output(record, 'get').headers['content-type']).toMatch(/^text\/plain/);
   });
 
   it('turns a non-2xx answer into an error with status and body (JSON or text)', async () => {
-    const server = await startServer((req) => (req.path === '/json' ? { status: 422, json: { error: 'invalid number' } } : { status: 503, text: 'try later' }));
+    const server = await startServer((req) =>
+      req.path === '/json' ? { status: 422, json: { error: 'invalid number' } } : { status: 503, text: 'try later' },
+    );
     const flow = `
 name: errors
 steps:
@@ -98,19 +108,32 @@ steps:
 `;
     const { record } = await runFlow(flow, { body: { url: server.url } });
     expect(record.status).toBe('success');
-    expect(stepRecord(record, 'json').error).toEqual({ name: 'HttpStatusError', message: `HTTP 422 from ${server.url}/json`, status: 422, body: { error: 'invalid number' } });
-    expect(stepRecord(record, 'text').error).toEqual({ name: 'HttpStatusError', message: `HTTP 503 from ${server.url}/text`, status: 503, body: 'try later' });
+    expect(stepRecord(record, 'json').error).toEqual({
+      name: 'HttpStatusError',
+      message: `HTTP 422 from ${server.url}/json`,
+      status: 422,
+      body: { error: 'invalid number' },
+    });
+    expect(stepRecord(record, 'text').error).toEqual({
+      name: 'HttpStatusError',
+      message: `HTTP 503 from ${server.url}/text`,
+      status: 503,
+      body: 'try later',
+    });
   });
 
   it('gives up after timeout_ms', async () => {
     const server = await startServer(() => ({ json: {}, delayMs: 2000 }));
-    const { record } = await runFlow(`
+    const { record } = await runFlow(
+      `
 name: slow
 steps:
   - id: slow
     type: http.request
     params: { url: "{{ trigger.body.url }}/slow", timeout_ms: 150 }
-`, { body: { url: server.url } });
+`,
+      { body: { url: server.url } },
+    );
     expect(record.status).toBe('failed');
     expect(record.error).toMatchObject({ name: 'TimeoutError', code: 'timeout', step: 'slow' });
     expect(record.error?.message).toContain(`timed out after 150 ms: GET ${server.url}/slow`);
@@ -123,13 +146,16 @@ steps:
     const server = await startServer();
     const url = server.url;
     await server.close();
-    const { record } = await runFlow(`
+    const { record } = await runFlow(
+      `
 name: refused
 steps:
   - id: call
     type: http.request
     params: { url: "{{ trigger.body.url }}" }
-`, { body: { url } });
+`,
+      { body: { url } },
+    );
     expect(record.status).toBe('failed');
     expect(record.error?.step).toBe('call');
   });

@@ -73,7 +73,8 @@ describe('if', () => {
 
 describe('if on a missing field', () => {
   it('treats a condition whose expression finds nothing as false', async () => {
-    const { record } = await runFlow(`
+    const { record } = await runFlow(
+      `
 name: absent-condition
 steps:
   - id: check
@@ -87,7 +88,9 @@ steps:
       - id: no
         type: set
         params: { values: { v: 0 } }
-`, { body: { other: true } });
+`,
+      { body: { other: true } },
+    );
     expect(record.status).toBe('success');
     expect(record.steps.find((s) => s.id === 'check')?.output).toMatchObject({ branch: 'else' });
   });

@@ -8,7 +8,7 @@ afterEach(async () => {
 });
 
 describe('parallel', () => {
-  it('runs branches concurrently and keeps each branch\'s outputs under its name', async () => {
+  it("runs branches concurrently and keeps each branch's outputs under its name", async () => {
     const server = await startServer((req) => ({ json: { path: req.path }, delayMs: 400 }));
     const { record } = await runFlow(
       `
@@ -82,7 +82,9 @@ steps:
   });
 
   it('a failing branch fails the step after the other branches finish', async () => {
-    const server = await startServer((req) => (req.path === '/boom' ? { status: 500, json: { error: 'x' } } : { json: { ok: true }, delayMs: 250 }));
+    const server = await startServer((req) =>
+      req.path === '/boom' ? { status: 500, json: { error: 'x' } } : { json: { ok: true }, delayMs: 250 },
+    );
     const { record } = await runFlow(
       `
 name: par-fail

@@ -23,7 +23,11 @@ let serving: ServeProcess | undefined;
 const event = (phone: string, text: string) => leadTextEvent({ phone, text, token: TOKEN, owner: CLINIC_PHONE });
 
 async function post(url: string, body: unknown): Promise<{ status: number; json: any }> {
-  const res = await fetch(`${url}/leadagent`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${url}/leadagent`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, json: await res.json() };
 }
 
@@ -41,7 +45,14 @@ async function createLead(phone: string): Promise<void> {
   await withDb(async (db) => {
     const clinic = (await db.find('clinicas_com_atendentes', { limit: 1 }))[0]!;
     const instance = (await db.find('instancias_whatsapp', { limit: 1 }))[0]!;
-    await db.insert('leads', { remotejid: phone, clinica_id: clinic.id, instancia_id: instance.id, nome: 'Lead Teste', telefone: phone, orcamento: 'Até R$ 3.000' });
+    await db.insert('leads', {
+      remotejid: phone,
+      clinica_id: clinic.id,
+      instancia_id: instance.id,
+      nome: 'Lead Teste',
+      telefone: phone,
+      orcamento: 'Até R$ 3.000',
+    });
   });
 }
 
@@ -75,7 +86,10 @@ beforeAll(async () => {
     LEADFLOW_LEASE_MS: '2000',
   };
   const seedFile = join(dataDir, 'seed.yaml');
-  writeFileSync(seedFile, `clinicas:\n  - nome: Clínica Local\n    hunter_nome: Ana\n    hunter_telefone: "5511987650002"\n    protocolos: [{ nome: Lentes, descricao: Lentes de porcelana }]\n    instancias: [{ nome: Recepção, server_url: "${gateway.url}", token: ${TOKEN} }]\n`);
+  writeFileSync(
+    seedFile,
+    `clinicas:\n  - nome: Clínica Local\n    hunter_nome: Ana\n    hunter_telefone: "5511987650002"\n    protocolos: [{ nome: Lentes, descricao: Lentes de porcelana }]\n    instancias: [{ nome: Recepção, server_url: "${gateway.url}", token: ${TOKEN} }]\n`,
+  );
   const seeded = await runCli(['seed', seedFile], { env, timeoutMs: 30_000 });
   expect(seeded.code, seeded.stderr).toBe(0);
 });
@@ -127,7 +141,9 @@ describe('embedded mode after SIGKILL (SQLite, in-process)', () => {
     expect(openai.chatRequests()).toHaveLength(2);
     await serving.stop('SIGKILL');
     serving = undefined;
-    const rows = await withDb((db) => db.find('wf_chat_histories', { where: { session_id: phone }, order_by: [{ column: 'id', direction: 'asc' }] }));
+    const rows = await withDb((db) =>
+      db.find('wf_chat_histories', { where: { session_id: phone }, order_by: [{ column: 'id', direction: 'asc' }] }),
+    );
     expect(rows.map((r) => [r.type, r.content])).toEqual([
       ['lead', 'Oi, tudo bem?'],
       ['agent', 'Olá! Como posso ajudar?'],

@@ -14,7 +14,14 @@ let phoneSeq = 0;
 const nextPhone = () => `55119${String(61000000 + ++phoneSeq * 1313).padStart(8, '0')}`;
 
 async function createLead(phone: string) {
-  await stack.runtime.db.insert('leads', { remotejid: phone, clinica_id: stack.clinic.id, instancia_id: stack.clinic.instanceId, nome: 'Ana Lima', telefone: phone, orcamento: 'Até R$ 3.000' });
+  await stack.runtime.db.insert('leads', {
+    remotejid: phone,
+    clinica_id: stack.clinic.id,
+    instancia_id: stack.clinic.instanceId,
+    nome: 'Ana Lima',
+    telefone: phone,
+    orcamento: 'Até R$ 3.000',
+  });
 }
 
 const lastUserText = (request: any): string => {
@@ -58,7 +65,11 @@ forEachBackend('burst with a message interrupted on another machine', (backend) 
     const [first] = await stack.executions('agent');
     // The second message: accepted by a process elsewhere that died before buffering it. Its lease
     // lapses 1.5 s from now, long after the first message's 200 ms window.
-    const interrupted = await interruptedElsewhere(first!, leadTextEvent({ phone, text: 'quero saber das lentes', token: INSTANCE_TOKEN, owner: CLINIC_PHONE }), 1_500);
+    const interrupted = await interruptedElsewhere(
+      first!,
+      leadTextEvent({ phone, text: 'quero saber das lentes', token: INSTANCE_TOKEN, owner: CLINIC_PHONE }),
+      1_500,
+    );
 
     await stack.idle(20_000);
     const chats = stack.openai.chatRequests();
@@ -82,17 +93,27 @@ forEachBackend('burst with a message interrupted on another machine', (backend) 
     // A running execution of another lead, whose (live) holder renews late: looks interrupted
     // until it renews. The drain waits while in doubt, then answers at once once renewed.
     const otherPhone = nextPhone();
-    const other = await interruptedElsewhere(first!, leadTextEvent({ phone: otherPhone, text: 'x', token: INSTANCE_TOKEN, owner: CLINIC_PHONE }), 5_000);
+    const other = await interruptedElsewhere(
+      first!,
+      leadTextEvent({ phone: otherPhone, text: 'x', token: INSTANCE_TOKEN, owner: CLINIC_PHONE }),
+      5_000,
+    );
     await new Promise((r) => setTimeout(r, 1_200));
     expect(stack.gateway.sent.filter((s) => s.number === phone)).toHaveLength(0);
     // The holder renews (its lease now runs 30 s ahead): no longer in doubt.
     await stack.runtime.store.renewLease!(other, { owner: 'elsewhere.example:4242:deadbeef', until: Date.now() + 30_000 });
-    for (let i = 0; i < 100 && stack.gateway.sent.filter((s) => s.number === phone).length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 100 && stack.gateway.sent.filter((s) => s.number === phone).length === 0; i++)
+      await new Promise((r) => setTimeout(r, 50));
     expect(stack.gateway.sent.filter((s) => s.number === phone).map((s) => s.text)).toEqual(['Oi Ana!']);
     // Answered before the late holder's lease would have lapsed (5 s), so no needless wait.
     expect(Date.now() - started).toBeLessThan(4_500);
     // Let the "holder" finish so the stack can go idle: it ends its execution as stopped.
     const record = await stack.runtime.store.get(other);
-    await stack.runtime.store.update({ ...record!, status: 'stopped', stop_reason: 'test holder finished', finished_at: new Date().toISOString() });
+    await stack.runtime.store.update({
+      ...record!,
+      status: 'stopped',
+      stop_reason: 'test holder finished',
+      finished_at: new Date().toISOString(),
+    });
   });
 });

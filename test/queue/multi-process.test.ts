@@ -62,14 +62,26 @@ const nextPhone = () => `55119${String(60000000 + ++phoneSeq * 1013).padStart(8,
 const event = (phone: string, text: string) => leadTextEvent({ phone, text, token: TOKEN, owner: CLINIC_PHONE });
 
 async function post(url: string, body: unknown): Promise<{ status: number; json: any }> {
-  const res = await fetch(`${url}/leadagent`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${url}/leadagent`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, json: await res.json() };
 }
 
 async function createLead(phone: string): Promise<void> {
   const clinic = await knex('clinicas_com_atendentes').first('id');
   const instance = await knex('instancias_whatsapp').first('id');
-  await knex('leads').insert({ remotejid: phone, clinica_id: clinic.id, instancia_id: instance.id, nome: 'Lead Teste', telefone: phone, orcamento: 'Até R$ 3.000', transferido: false });
+  await knex('leads').insert({
+    remotejid: phone,
+    clinica_id: clinic.id,
+    instancia_id: instance.id,
+    nome: 'Lead Teste',
+    telefone: phone,
+    orcamento: 'Até R$ 3.000',
+    transferido: false,
+  });
 }
 
 const repliesTo = (phone: string) => gateway.sent.filter((s) => s.number === phone).map((s) => s.text);
@@ -159,14 +171,21 @@ suite('queue mode across processes (serve + workers on PostgreSQL and Redis)', (
     const rows = await knex('wf_chat_histories').whereIn('session_id', leads).where('type', 'lead').select('content');
     expect(rows.map((r) => r.content)).toEqual(leads.map(() => 'Oi\ntudo bem?\nquero saber das lentes'));
     // Executions finished in the workers too, not only in the server.
-    const finishedIn = (p: Proc) => p.logs().split('\n').filter((l) => l.includes('"flow":"agent"') && l.includes('execution finished')).length;
+    const finishedIn = (p: Proc) =>
+      p
+        .logs()
+        .split('\n')
+        .filter((l) => l.includes('"flow":"agent"') && l.includes('execution finished')).length;
     expect(workers.map(finishedIn).reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
     // Each worker exposes its own figures; together they count the agent runs they finished.
     let counted = 0;
     for (const w of workers) {
       const port = /"port":(\d+).*worker metrics/.exec(w.logs())![1];
       const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-      for (const line of text.split('\n').filter((l) => /^leadflow_executions_total\{flow="agent",status="(success|stopped|failed)"\}/.test(l))) counted += Number(line.split(' ').at(-1));
+      for (const line of text
+        .split('\n')
+        .filter((l) => /^leadflow_executions_total\{flow="agent",status="(success|stopped|failed)"\}/.test(l)))
+        counted += Number(line.split(' ').at(-1));
       expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
     }
     expect(counted).toBe(workers.map(finishedIn).reduce((a, b) => a + b, 0));
@@ -178,13 +197,21 @@ suite('queue mode across processes (serve + workers on PostgreSQL and Redis)', (
     const phone = nextPhone();
     await createLead(phone);
     openai.reset();
-    openai.queueChat({ text: 'Resposta um, parte A.\\n\\nResposta um, parte B.', delay_ms: 2500 }, { text: 'Resposta dois, parte A.\\n\\nResposta dois, parte B.' });
+    openai.queueChat(
+      { text: 'Resposta um, parte A.\\n\\nResposta um, parte B.', delay_ms: 2500 },
+      { text: 'Resposta dois, parte A.\\n\\nResposta dois, parte B.' },
+    );
     expect(await post(url, event(phone, 'primeira pergunta'))).toEqual({ status: 200, json: { status: 'queued' } });
     await until('the first run to reach the model', () => openai.chatRequests().length === 1);
     expect(await post(url, event(phone, 'segunda pergunta'))).toEqual({ status: 200, json: { status: 'queued' } });
     await until('both replies', () => repliesTo(phone).length >= 4, 45_000);
     await new Promise((r) => setTimeout(r, 1500));
-    expect(repliesTo(phone)).toEqual(['Resposta um, parte A.', 'Resposta um, parte B.', 'Resposta dois, parte A.', 'Resposta dois, parte B.']);
+    expect(repliesTo(phone)).toEqual([
+      'Resposta um, parte A.',
+      'Resposta um, parte B.',
+      'Resposta dois, parte A.',
+      'Resposta dois, parte B.',
+    ]);
     // The second run started after the first had answered: its memory holds the first exchange.
     const second = JSON.stringify(openai.chatRequests()[1].messages);
     expect(second).toContain('Resposta um, parte A.');

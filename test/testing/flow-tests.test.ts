@@ -19,7 +19,8 @@ describe('runFlowTests over the fixture tests', () => {
     expect(found, `no result for "${name}"`).toBeDefined();
     return found!;
   };
-  const problemsOf = (file: string) => run.problems.filter((p) => p.file === shown(file)).map(({ line, col, code, message }) => ({ line, col, code, message }));
+  const problemsOf = (file: string) =>
+    run.problems.filter((p) => p.file === shown(file)).map(({ line, col, code, message }) => ({ line, col, code, message }));
 
   beforeAll(async () => {
     run = await runFlowTests({ testsDir, flowsDir, registry: defaultRegistry() });
@@ -99,7 +100,10 @@ describe('runFlowTests over the fixture tests', () => {
   it('reports missing outbound calls', () => {
     expect(result('failing: missing outbound')).toMatchObject({
       passed: false,
-      failures: ['outbound: expected 1 call(s) got 0', 'outbound[0]: expected {"method":"POST","url":"https://gw.example/send/text"} got nothing'],
+      failures: [
+        'outbound: expected 1 call(s) got 0',
+        'outbound[0]: expected {"method":"POST","url":"https://gw.example/send/text"} got nothing',
+      ],
     });
   });
 
@@ -130,7 +134,8 @@ describe('runFlowTests over the fixture tests', () => {
         line: 5,
         col: 12,
         code: 'invalid-value',
-        message: 'env: "FLOWTEST_GREETNG" is not declared by flow "intake" or the flows it calls, so it would change nothing (declared: FLOWTEST_GREETING, FLOWTEST_INTAKE_DELAY_MS)',
+        message:
+          'env: "FLOWTEST_GREETNG" is not declared by flow "intake" or the flows it calls, so it would change nothing (declared: FLOWTEST_GREETING, FLOWTEST_INTAKE_DELAY_MS)',
       },
       { line: 7, col: 7, code: 'unknown-step', message: 'mocks: flow "intake" has no step "lookup_leed"' },
       { line: 11, col: 9, code: 'unknown-step', message: 'expect.steps: flow "intake" has no step "sendfirst"' },
@@ -139,7 +144,9 @@ describe('runFlowTests over the fixture tests', () => {
   });
 
   it('reports an unknown flow', () => {
-    expect(problemsOf('unknown-flow.test.yaml')).toEqual([{ line: 1, col: 7, code: 'invalid-value', message: 'unknown flow "intak" (loaded flows: intake, notify)' }]);
+    expect(problemsOf('unknown-flow.test.yaml')).toEqual([
+      { line: 1, col: 7, code: 'invalid-value', message: 'unknown flow "intak" (loaded flows: intake, notify)' },
+    ]);
     expect(run.results.some((r) => r.name === 'never runs')).toBe(false);
   });
 

@@ -4,7 +4,10 @@ import { childPath, showValue, subsetMatches, subsetMismatches } from '../../eng
 describe('subsetMismatches', () => {
   it('matches objects by the expected keys only', () => {
     expect(subsetMismatches({ a: 1 }, { a: 1, b: 2 }, 'x')).toEqual([]);
-    expect(subsetMismatches({ a: 1, c: { d: 'e' } }, { a: 2, c: { d: 'f' } }, 'x')).toEqual(['x.a: expected 1 got 2', 'x.c.d: expected "e" got "f"']);
+    expect(subsetMismatches({ a: 1, c: { d: 'e' } }, { a: 2, c: { d: 'f' } }, 'x')).toEqual([
+      'x.a: expected 1 got 2',
+      'x.c.d: expected "e" got "f"',
+    ]);
     expect(subsetMismatches({ gone: null }, {}, 'x')).toEqual(['x.gone: expected null got nothing']);
   });
 
