@@ -221,7 +221,10 @@ async function main(): Promise<number> {
 
       // --- analysis ------------------------------------------------------------------------------
       const violations: Record<string, string[]> = {};
-      const violate = (kind: string, example: string) => (violations[kind] ??= []).push(example);
+      const violate = (kind: string, example: string) => {
+        violations[kind] ??= [];
+        violations[kind].push(example);
+      };
 
       const badPosts = posts.filter((p) => p.status !== 200 || !/"status"\s*:\s*"queued"/.test(p.body));
       for (const p of badPosts) violate('webhook not answered 200 queued', `lead-${p.lead} m${p.k}: ${p.status} ${p.body.slice(0, 200)}`);

@@ -192,7 +192,7 @@ export class Engine {
     } finally {
       this.claiming.delete(id);
     }
-    if (!claimed.record || claimed.record.status !== 'running') return undefined;
+    if (claimed.record?.status !== 'running') return undefined;
     this.logger.warn({ execution: id, flow: claimed.record.flow }, 'took over an execution whose process died');
     return this.drive(claimed.record);
   }
@@ -276,7 +276,7 @@ export class Engine {
     }
     if (!this.store.claim) {
       const record = await this.store.get(id);
-      if (!record || record.status !== 'waiting') return record;
+      if (record?.status !== 'waiting') return record;
       return this.drive(record);
     }
     // Two wakes of one execution in this process (a stalled job and a sweep) must not both drive it:

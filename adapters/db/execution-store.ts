@@ -250,13 +250,13 @@ export class DbExecutionStore implements ExecutionStore, PayloadEraser {
     const compiled = new CompiledErasure(erasure);
     const result: PayloadEraseResult = { erased: [], spared: [] };
     if (compiled.needles.length === 0) return result;
-    const escape = (n: string) => n.replace(/[!%_]/g, (c) => `!${c}`);
+    const escapeLike = (n: string) => n.replace(/[!%_]/g, (c) => `!${c}`);
     let rows: DbRow[];
     try {
       rows = (await this.knex(TABLE)
         .where((q) => {
           for (const column of PAYLOAD_COLUMNS)
-            for (const n of compiled.needles) q.orWhereRaw(`?? like ? escape '!'`, [column, `%${escape(n)}%`]);
+            for (const n of compiled.needles) q.orWhereRaw(`?? like ? escape '!'`, [column, `%${escapeLike(n)}%`]);
         })
         .orderBy('seq')
         .select('id', 'status', 'parent_id', ...PAYLOAD_COLUMNS)) as DbRow[];

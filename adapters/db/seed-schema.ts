@@ -118,7 +118,8 @@ export function seedProblems(data: unknown): SeedProblem[] {
     const at = ['clinicas', i];
     duplicate(clinicNames, c.nome, i, [...at, 'nome'], 'clinic', 'clinicas', problems);
     checkPhone(c.hunter_telefone, [...at, 'hunter_telefone'], problems);
-    if (Array.isArray(c.admin_telefones)) c.admin_telefones.forEach((p, j) => checkPhone(p, [...at, 'admin_telefones', j], problems));
+    if (Array.isArray(c.admin_telefones))
+      for (const [j, p] of c.admin_telefones.entries()) checkPhone(p, [...at, 'admin_telefones', j], problems);
     else if (typeof c.admin_telefones === 'string') {
       const bad = splitPhones(c.admin_telefones).filter((p) => !PHONE.test(p));
       if (bad.length > 0)

@@ -127,7 +127,7 @@ export class MemoryKeyValue implements KeyValue {
     checkMs('now', now);
     checkMs('max hold', maxHoldMs);
     const buffer = this.buffer(key);
-    if (!buffer || !buffer.ids.has(id)) return null;
+    if (!buffer?.ids.has(id)) return null;
     const last = buffer.entries[buffer.entries.length - 1]!;
     if (last.id !== id && Math.floor(now) - buffer.first_at < Math.floor(maxHoldMs)) return null;
     this.storage.delete(this.key('buf', key));
@@ -190,7 +190,7 @@ export class MemoryKeyValue implements KeyValue {
   }
 
   async erase(keys: string[]): Promise<number> {
-    keys.forEach((k) => checkKey('key to erase', k));
+    for (const k of keys) checkKey('key to erase', k);
     let deleted = 0;
     for (const k of keys) for (const kind of KINDS) if (this.storage.delete(this.key(kind, k))) deleted++;
     await this.storage.flush();

@@ -110,7 +110,7 @@ export class RedisKeyValue implements KeyValue {
   }
 
   async erase(keys: string[]): Promise<number> {
-    keys.forEach((k) => checkKey('key to erase', k));
+    for (const k of keys) checkKey('key to erase', k);
     if (keys.length === 0) return 0;
     return this.redis.unlink(...keys.flatMap((k) => KINDS.map((kind) => this.key(kind, k))));
   }

@@ -111,7 +111,8 @@ export async function startServices(options: { env?: Record<string, string>; log
   let closed: Promise<void> | undefined;
   const onSignal = (signal: NodeJS.Signals) => {
     console.error(`\n${signal}: closing the services…`);
-    void (closed ??= close()).finally(() => process.exit(130));
+    closed ??= close();
+    void closed.finally(() => process.exit(130));
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
@@ -140,17 +141,15 @@ export async function startServices(options: { env?: Record<string, string>; log
     async createLeads(count) {
       const phones = Array.from({ length: count }, () => `55119${String(10000000 + ++phoneSeq).padStart(8, '0')}`);
       for (let i = 0; i < phones.length; i += 500) {
-        const rows = phones
-          .slice(i, i + 500)
-          .map((phone) => ({
-            remotejid: phone,
-            clinica_id: clinic.id,
-            instancia_id: instance.id,
-            nome: 'Lead Bench',
-            telefone: phone,
-            orcamento: 'Até R$ 3.000',
-            transferido: false,
-          }));
+        const rows = phones.slice(i, i + 500).map((phone) => ({
+          remotejid: phone,
+          clinica_id: clinic.id,
+          instancia_id: instance.id,
+          nome: 'Lead Bench',
+          telefone: phone,
+          orcamento: 'Até R$ 3.000',
+          transferido: false,
+        }));
         await knex('leads').insert(rows);
       }
       return phones;

@@ -33,7 +33,7 @@ function expressionsWithPaths(
       for (const [k, v] of value.entries) expressionsWithPaths(v, [...path, k], out);
       return;
     case 'array':
-      value.items.forEach((v, i) => expressionsWithPaths(v, [...path, i], out));
+      for (const [i, v] of value.items.entries()) expressionsWithPaths(v, [...path, i], out);
   }
 }
 

@@ -50,7 +50,7 @@ export class YamlSource {
     let pair: Pair | null = null;
     let offset = (node as Node | null)?.range?.[0] ?? 0;
     for (const segment of path) {
-      let next: unknown = undefined;
+      let next: unknown;
       pair = null;
       if (isMap(node)) {
         const found = node.items.find((p) => isPair(p) && isScalar(p.key) && String(p.key.value) === String(segment));

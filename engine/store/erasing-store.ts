@@ -133,7 +133,10 @@ class Erasures {
       const ids = new Set(entry.execution_ids);
       let lineage = [out.id];
       if (ids.has(out.id)) named.push(entry);
-      else if (out.parent_id !== undefined) lineage = [out.id, ...(ancestors ??= await this.ancestors(out.parent_id))];
+      else if (out.parent_id !== undefined) {
+        ancestors ??= await this.ancestors(out.parent_id);
+        lineage = [out.id, ...ancestors];
+      }
       const mine = lineage.filter((id) => ids.has(id));
       if (mine.length === 0) continue;
       out = new CompiledErasure(entry.erasure).scrubRecord(out, mine.includes(entry.eraser_id));

@@ -37,7 +37,7 @@ export function testFileProblems(errors: ErrorObject[], data: unknown, source: Y
     const outbound = OUTBOUND_PATH.exec(e.instancePath);
     if (outbound && e.schemaPath.includes('/outbound/anyOf')) {
       const index = Number(outbound[1]);
-      const value = ((cases[index] as { expect?: { outbound?: unknown } } | undefined)?.expect ?? {}).outbound;
+      const value = (cases[index] as { expect?: { outbound?: unknown } } | undefined)?.expect?.outbound;
       const isList = Array.isArray(value);
       const isObject = typeof value === 'object' && value !== null && !isList;
       if (isList && e.schemaPath.includes(OUTBOUND_LIST_BRANCH)) rest.push(e);

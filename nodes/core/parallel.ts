@@ -30,7 +30,7 @@ export default defineNode({
     const settled = await Promise.allSettled(names.map((name) => ctx.runChildren(`branches.${name}`)));
     const outputs = rethrowSettled(settled);
     const result: Record<string, JsonValue> = {};
-    names.forEach((name, i) => (result[name] = outputs[i] ?? {}));
+    for (const [i, name] of names.entries()) result[name] = outputs[i] ?? {};
     return result;
   },
 });

@@ -179,7 +179,10 @@ describe('media.to-text', () => {
     const audio = Buffer.from('OggS voice note bytes');
     const taken: string[] = [];
     const media = {
-      take: (ref: string) => (taken.push(ref), ref === 'm1' ? { bytes: audio, mimetype: 'audio/ogg; codecs=opus' } : undefined),
+      take: (ref: string) => {
+        taken.push(ref);
+        return ref === 'm1' ? { bytes: audio, mimetype: 'audio/ogg; codecs=opus' } : undefined;
+      },
     };
     openai.queueTranscription({ transcript: 'Oi, tudo bem?' });
     const { record } = await run(mediaFlow, { ai, media }, { ref: 'm1' });

@@ -420,7 +420,7 @@ forEachBackend('agent', (backend) => {
         },
         { text: 'Perfeito! A Mariana vai continuar com você.' },
       );
-      expect((await post(event({ phone, text: 'quero agendar, e transfere o ' + other }))).json).toEqual({ status: 'queued' });
+      expect((await post(event({ phone, text: `quero agendar, e transfere o ${other}` }))).json).toEqual({ status: 'queued' });
       await stack.idle();
       const handoffs = await stack.executions('handoff');
       expect(handoffs).toHaveLength(1);

@@ -236,7 +236,7 @@ forEachBackend('excluir erases the lead everywhere', (backend) => {
     expect(excluir.status).toBe('stopped');
     const step = (id: string) => excluir.steps.find((s) => s.id === id);
     expect(step('erase_executions')?.status).toBe('success');
-    expect((step('erase_executions')?.output as { erased: number }).erased).toBeGreaterThanOrEqual(4);
+    expect((step('erase_executions')!.output as { erased: number }).erased).toBeGreaterThanOrEqual(4);
     expect(step('confirm_excluir')?.status).toBe('success');
     expect(excluir.trigger.body).toMatchObject({ message: { chatid: '5521*******34@s.whatsapp.net' } });
 

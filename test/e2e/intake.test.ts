@@ -336,7 +336,7 @@ forEachBackend('intake', (backend) => {
         expect(
           (
             await signed.post('/form/intake', typeform, {
-              'typeform-signature': 'sha256=' + createHmac('sha256', 'wrong').update(raw).digest('base64'),
+              'typeform-signature': `sha256=${createHmac('sha256', 'wrong').update(raw).digest('base64')}`,
             })
           ).status,
         ).toBe(401);

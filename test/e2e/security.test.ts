@@ -4,7 +4,7 @@
 // the CLI does them), and the log lines of a real agent execution through the service's pino logger.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { maskPhone } from '../../adapters/phones/mask-phone.js';
 import { captureLogger } from '../helpers/capture-logger.js';
 import type { ExecutionRecord } from '../../engine/types.js';

@@ -97,7 +97,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   if (backend === 'postgres+redis' && postgresRedisProblem) throw new Error(`backend postgres+redis unavailable: ${postgresRedisProblem}`);
   // Everything made so far, undone in reverse order by close() or when starting fails; every step
   // runs even when one before it failed (the schema and keys must go anyway), the first error wins.
-  const undo: Array<() => Promise<unknown> | void> = [];
+  const undo: Array<() => unknown> = [];
   const cleanup = async () => {
     const errors: unknown[] = [];
     for (const step of undo.splice(0).reverse()) {
@@ -117,12 +117,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   }
 }
 
-async function start(
-  options: StackOptions,
-  backend: Backend,
-  undo: Array<() => Promise<unknown> | void>,
-  cleanup: () => Promise<void>,
-): Promise<Stack> {
+async function start(options: StackOptions, backend: Backend, undo: Array<() => unknown>, cleanup: () => Promise<void>): Promise<Stack> {
   const gateway = await new FakeGateway({ tokens: { [INSTANCE_TOKEN]: CLINIC_PHONE } }).start();
   undo.push(() => gateway.close());
   const openai = await startFakeOpenAi();

@@ -127,7 +127,7 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
         return send(res, 400, {
           error: { message: 'expected multipart/form-data', type: 'invalid_request_error', param: null, code: null },
         });
-      const form = await new Request('http://fake' + (req.url ?? '/'), {
+      const form = await new Request(`http://fake${req.url ?? '/'}`, {
         method: 'POST',
         headers: { 'content-type': contentType },
         body: raw,

@@ -52,7 +52,7 @@ forEachBackend('provider storms', (backend) => {
     await stack.idle(30_000);
     expect(repliesTo(phone)).toEqual(['Passou a tempestade.']);
     const agent = (await stack.executions('agent')).flatMap((e) => e.steps).find((s) => s.id === 'agent' && s.status === 'success');
-    const attempts = (agent?.output as { attempts: Array<{ outcome: string }> }).attempts;
+    const attempts = (agent!.output as { attempts: Array<{ outcome: string }> }).attempts;
     expect(attempts.filter((a) => a.outcome === 'rate_limited').length).toBeGreaterThanOrEqual(6);
     expect(attempts.at(-1)).toMatchObject({ outcome: 'ok' });
   }, 60_000);

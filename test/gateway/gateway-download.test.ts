@@ -2,7 +2,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { uazapiEventSchema } from '../../adapters/gateway/uazapi-event-schema.js';
 import { InputValidationError } from '../../engine/errors/input-validation-error.js';
-import { FakeGateway, startFakeGateway } from '../fakes/fake-gateway.js';
+import { type FakeGateway, startFakeGateway } from '../fakes/fake-gateway.js';
 import { makeEngine, runFlow, shutdownEngines, stepRecord, waitForEnd } from '../helpers/run-flow.js';
 import { uazapiFixture } from './helpers/fixtures.js';
 import { messagingRegistry, messagingServices, type MessagingServices } from './helpers/messaging-engine.js';

@@ -1,6 +1,6 @@
 // gateway.send in real flows: loaded from YAML, run by the Engine against the fake uazapi server.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FakeGateway, startFakeGateway } from '../fakes/fake-gateway.js';
+import { type FakeGateway, startFakeGateway } from '../fakes/fake-gateway.js';
 import { runFlow, shutdownEngines, stepRecord } from '../helpers/run-flow.js';
 import { messagingRegistry, messagingServices, type MessagingServices } from './helpers/messaging-engine.js';
 

@@ -26,7 +26,7 @@ const NODE = new RegExp(
 );
 const EDGE = new RegExp(`^  (${ID}) (-->|-\\.->)(?:\\|"(${LABEL})"\\|)? (${ID})$`);
 const SUBGRAPH = new RegExp(`^\\s+subgraph (${ID})\\["${LABEL}"\\]$`);
-const OTHER = [/^flowchart TD$/, /^\s+end$/, /^  classDef [A-Za-z]+ [^\s]+$/, new RegExp(`^  class ${ID}(,${ID})* [A-Za-z]+$`)];
+const OTHER = [/^flowchart TD$/, /^\s+end$/, /^ {2}classDef [A-Za-z]+ [^\s]+$/, new RegExp(`^  class ${ID}(,${ID})* [A-Za-z]+$`)];
 
 /**
  * Loose syntax check without Mermaid: every line is a header, node, edge, subgraph, end or style

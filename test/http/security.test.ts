@@ -187,7 +187,7 @@ describe('an unexpected exception', () => {
     const line = logger.lines.find((l) => l.level === 'error');
     expect(line?.message).toBe('request failed');
     expect(line?.fields).toMatchObject({ method: 'POST', path: '/inbound', err: { name: 'Error', message: leaky } });
-    expect((line?.fields.err as { stack?: string }).stack).toMatch(/security\.test\.ts/);
+    expect((line!.fields.err as { stack?: string }).stack).toMatch(/security\.test\.ts/);
   });
 });
 

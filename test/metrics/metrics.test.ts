@@ -300,7 +300,7 @@ describe('engine observer', () => {
     const observer: EngineObserver = {
       executionEnded: boom,
       stepEnded: boom,
-      waitResumed: () => Promise.reject(new Error('async observer broken')) as unknown as void,
+      waitResumed: () => Promise.reject(new Error('async observer broken')) as unknown as undefined,
     };
     const engine = makeEngine(PAUSE_FLOW, { observer, logger });
     await engine.startScheduler();
