@@ -1,9 +1,9 @@
 // The instance-token check of `POST /leadagent` (CONTRACT §4): which registered WhatsApp instance
 // (`instancias_whatsapp`) an inbound gateway event's `token` belongs to. Every registered token is
-// compared, each in constant time (SHA-256 digests, so lengths do not matter either), without
+// compared, each in constant time (engine/constant-time.ts: lengths do not matter either), without
 // stopping at a match: the answer time does not depend on the token sent. The table is small (one
 // row per clinic phone); it is read in pages of 1000 rows.
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { constantTimeEqual } from '../../engine/constant-time.js';
 import type { Row, FindOptions } from '../db/table-ops.js';
 
 /** What the check hands the flow as `trigger.auth`: never the token. */
@@ -19,11 +19,8 @@ export interface InstanceRowSource {
 
 const PAGE = 1000;
 
-const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
-
 /** `{instance_id, clinica_id}` of the instance whose token is `token`, or undefined (also for ''). */
 export async function findInstanceByToken(db: InstanceRowSource, token: string): Promise<InstanceGrant | undefined> {
-  const given = digest(token);
   let found: Row | undefined;
   let after: number | undefined;
   for (;;) {
@@ -34,7 +31,7 @@ export async function findInstanceByToken(db: InstanceRowSource, token: string):
     });
     for (const row of rows) {
       const stored = typeof row.token === 'string' ? row.token : '';
-      const same = timingSafeEqual(given, digest(stored));
+      const same = constantTimeEqual(token, stored);
       if (same && stored !== '' && !found) found = row;
     }
     if (rows.length < PAGE) break;
