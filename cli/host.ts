@@ -1,15 +1,17 @@
 // Wiring shared by the commands: the node registry, the flows directory, the engine.
 import { resolve } from 'node:path';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { Engine } from '../engine/engine.js';
 import { loadFlowDirectory } from '../engine/load/loader.js';
 import type { EngineObserver } from '../engine/observer.js';
 import type { Logger } from '../engine/run/execution-run.js';
-import { formatProblem } from '../engine/load/yaml-source.js';
+import { formatProblem, YamlSource } from '../engine/load/yaml-source.js';
 import type { Scheduler } from '../engine/scheduler/scheduler.js';
 import type { ExecutionStore } from '../engine/store/execution-store.js';
+import type { WebhookAuthModes } from '../engine/triggers/auth-modes.js';
 import type { LoadedFlow, LoadProblem } from '../engine/types.js';
 import { defaultRegistry } from '../nodes/index.js';
+import { loadTimeAuthModes } from './webhook-auth-modes.js';
 
 /** The flows directory: the argument, else LEADFLOW_FLOWS_DIR, else ./flows. */
 export function flowsDirectory(arg?: string): string {
@@ -29,7 +31,22 @@ export interface LoadedFlows {
 export function loadFlows(dir: string): LoadedFlows {
   if (!existsSync(dir)) throw new UsageError(`flows directory not found: ${dir}`);
   const { flows, problems } = loadFlowDirectory(dir, defaultRegistry());
+  problems.push(...unregisteredAuthModes(flows, loadTimeAuthModes()));
   return { dir, flows, problems };
+}
+
+/** An `invalid-value` problem, at `trigger.webhook.auth`, for each flow whose auth mode the host does not register. */
+export function unregisteredAuthModes(flows: Map<string, LoadedFlow>, modes: WebhookAuthModes): LoadProblem[] {
+  const problems: LoadProblem[] = [];
+  for (const flow of flows.values()) {
+    const auth = flow.trigger.webhook?.auth;
+    const message = auth === undefined ? undefined : modes.unknownModeMessage(flow.name, auth);
+    if (!message) continue;
+    problems.push(
+      new YamlSource(flow.file, readFileSync(flow.file, 'utf8')).problem(['trigger', 'webhook', 'auth'], 'invalid-value', message),
+    );
+  }
+  return problems;
 }
 
 /** Loads the flows and fails with every problem listed when any flow is invalid. */

@@ -19,6 +19,7 @@ import { InProcessScheduler } from './scheduler/in-process-scheduler.js';
 import type { Scheduler } from './scheduler/scheduler.js';
 import type { ExecutionStore, Lease } from './store/execution-store.js';
 import { MemoryExecutionStore } from './store/memory-store.js';
+import { GENERIC_SECRET_HEADERS } from './triggers/auth-modes.js';
 import type { ExecutionRecord, JsonObject, JsonValue, LoadedFlow } from './types.js';
 
 export interface EngineOptions {
@@ -94,8 +95,8 @@ export interface ExecutionHandle {
 }
 
 const FINAL = new Set(['success', 'failed', 'stopped']);
-/** Header names never stored with an execution (credentials). */
-const SECRET_HEADERS = /^(authorization|cookie|x-webhook-secret|typeform-signature|tally-signature|token|x-api-key)$/i;
+/** Header names never stored with an execution from any entry (credentials); the webhook app also drops its auth modes' (WebhookAuthModes). */
+const SECRET_HEADERS = new Set(GENERIC_SECRET_HEADERS);
 
 export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
@@ -223,7 +224,7 @@ export class Engine {
     const now = new Date().toISOString();
     const trigger: JsonObject = {
       body: input.body,
-      headers: Object.fromEntries(Object.entries(input.headers ?? {}).filter(([k]) => !SECRET_HEADERS.test(k))),
+      headers: Object.fromEntries(Object.entries(input.headers ?? {}).filter(([k]) => !SECRET_HEADERS.has(k.toLowerCase()))),
       query: Object.fromEntries(Object.entries(input.query ?? {}).filter(([k]) => k !== 'secret')),
       ...(input.auth ? { auth: input.auth } : {}),
     };

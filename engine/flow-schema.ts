@@ -3,6 +3,7 @@
 // gives editors completion and diagnostics. Each step type gets its own `$defs/step.<type>` entry,
 // selected with if/then on `type`, so errors point at the exact parameter.
 import type { NodeRegistry } from './registry.js';
+import { AUTH_MODE_NAME } from './triggers/auth-modes.js';
 import type { NodeDefinition } from './types.js';
 
 type Schema = Record<string, unknown>;
@@ -133,10 +134,11 @@ const triggerSchema: Schema = {
         method: { enum: ['POST', 'PUT', 'PATCH', 'GET', 'DELETE'], default: 'POST' },
         path: { type: 'string', pattern: '^/[A-Za-z0-9/_-]*$', description: 'Route served by `leadflow serve`.' },
         auth: {
-          enum: ['none', 'secret', 'form-signature', 'instance-token'],
+          type: 'string',
+          pattern: AUTH_MODE_NAME.source,
           default: 'secret',
           description:
-            '`secret`: X-Webhook-Secret header or ?secret= must equal LEADFLOW_WEBHOOK_SECRET when it is set; `form-signature`: the secret, or a Typeform/Tally HMAC of the raw body; `instance-token`: the secret when it is set, and always the body\'s `token` must be a registered WhatsApp instance\'s (401 otherwise): the flow sees the instance as `trigger.auth` ({instance_id, clinica_id}) and the recorded body keeps `token` as "***"; `none`: public.',
+            'How a request is authenticated: the name of a mode the host registers (an unregistered one is refused when the flows load). The engine ships `secret` (X-Webhook-Secret header or ?secret= must equal LEADFLOW_WEBHOOK_SECRET when it is set) and `none` (public); `leadflow` adds `form-signature` and `instance-token` (README, "Webhook authentication").',
         },
         respond: {
           type: 'object',

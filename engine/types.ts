@@ -59,7 +59,8 @@ export interface StepDefinition {
   children: Record<string, StepDefinition[]>;
 }
 
-export type AuthMode = 'none' | 'secret' | 'form-signature' | 'instance-token';
+/** A webhook authentication mode's name: `none`, `secret`, or one the host registers (WebhookAuthModes). */
+export type AuthMode = string;
 
 export interface WebhookTrigger {
   method: 'POST' | 'PUT' | 'PATCH' | 'GET' | 'DELETE';

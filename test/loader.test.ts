@@ -94,7 +94,7 @@ const FIXTURE_PROBLEMS: Record<string, Expected[]> = {
   'unreachable-step-stop.yaml': [{ code: 'unreachable-step', line: 6, col: 9, at: 'never', message: /step "never" can never run/ }],
   'unreachable-step-if.yaml': [{ code: 'unreachable-step', line: 14, col: 9, at: 'never', message: /step "never" can never run/ }],
   'many-problems.yaml': [
-    { code: 'invalid-value', line: 6, col: 11, at: 'password', message: /auth must be one of: none, secret, form-signature/ },
+    { code: 'invalid-value', line: 6, col: 11, at: 'Password', message: /auth must match pattern/ },
     { code: 'unknown-node-type', line: 9, col: 11, at: 'sett', message: /unknown node type "sett"/ },
     { code: 'wrong-type', line: 12, col: 19, at: 'soon', message: /ms must be integer/ },
     { code: 'bad-expression', line: 16, col: 48, at: '! }}', message: /unknown operator/i },

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import { authorizeInstanceToken } from '../../adapters/gateway/instance-token-auth.js';
 import type { TriggerInput } from '../../engine/engine.js';
 import { InputValidationError } from '../../engine/errors/input-validation-error.js';
-import { authorizeInstanceToken } from '../../engine/triggers/webhook-auth.js';
 import type { ExecutionRecord, JsonValue } from '../../engine/types.js';
 import { createEngine, flowsDirectory, loadValidFlows, pickFlow, UsageError } from '../host.js';
 import { MemoryExecutionStore } from '../../engine/store/memory-store.js';

@@ -9,6 +9,7 @@ import { leaseMsFromEnv, queueSchedulerFromEnv, SWEEP_EVERY_MS, webhooksQueuedFr
 import { startPruning } from '../pruning.js';
 import { openRuntime } from '../runtime.js';
 import { watchFlows } from '../watch-flows.js';
+import { hostAuthModes } from '../webhook-auth-modes.js';
 
 /** How often finished executions past the retention are deleted, ms (1 hour). */
 /** Longest a graceful shutdown waits for requests and steps in flight, ms. */
@@ -58,7 +59,7 @@ export function registerServe(program: Command): void {
         engine,
         logger,
         secret,
-        instanceTokens: runtime.instanceByToken,
+        authModes: hostAuthModes(runtime.instanceByToken),
         ...(admin ? { admin } : {}),
         metrics,
         ready: () => runtime.ready(),

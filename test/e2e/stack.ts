@@ -17,6 +17,7 @@ import { adminFromEnv } from '../../cli/admin-host.js';
 import { createEngine, flowsDirectory, loadValidFlows } from '../../cli/host.js';
 import { queueSchedulerFromEnv, webhooksQueuedFromEnv } from '../../cli/queue-mode.js';
 import { openRuntime, type Runtime } from '../../cli/runtime.js';
+import { hostAuthModes } from '../../cli/webhook-auth-modes.js';
 import { silentLogger, type Engine } from '../../engine/engine.js';
 import type { Logger } from '../../engine/run/execution-run.js';
 import { buildWebhookApp } from '../../engine/triggers/webhook-app.js';
@@ -212,7 +213,7 @@ async function start(options: StackOptions, backend: Backend, undo: Array<() => 
     engine,
     logger,
     secret: env.LEADFLOW_WEBHOOK_SECRET || undefined,
-    instanceTokens: runtime.instanceByToken,
+    authModes: hostAuthModes(runtime.instanceByToken),
     ...(admin ? { admin } : {}),
     metrics,
     ready: () => runtime.ready(),

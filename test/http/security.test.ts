@@ -6,13 +6,14 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { instanceTokenAuth, type InstanceTokenLookup } from '../../adapters/gateway/instance-token-auth.js';
 import { Engine } from '../../engine/engine.js';
 import { loadFlowDirectory } from '../../engine/load/loader.js';
 import type { Logger } from '../../engine/run/execution-run.js';
 import type { AdminOptions } from '../../engine/triggers/admin-routes.js';
 import { recordedTriggerInput } from '../../engine/triggers/trigger-input.js';
+import { WebhookAuthModes } from '../../engine/triggers/auth-modes.js';
 import { buildWebhookApp } from '../../engine/triggers/webhook-app.js';
-import type { InstanceTokenLookup } from '../../engine/triggers/webhook-auth.js';
 import type { ExecutionRecord } from '../../engine/types.js';
 import { defaultRegistry } from '../../nodes/index.js';
 
@@ -70,7 +71,7 @@ async function serve(options: ServeOptions = {}): Promise<Running> {
     engine,
     logger,
     secret: options.secret,
-    ...(lookup ? { instanceTokens: lookup } : {}),
+    authModes: new WebhookAuthModes(lookup ? [instanceTokenAuth(lookup)] : []),
     ...(admin ? { admin } : {}),
   });
   const server = await new Promise<Server>((resolve) => {
@@ -165,11 +166,13 @@ describe('auth: instance-token', () => {
     for (const r of records) expect(JSON.stringify(await engine.waitForEnd(r.id))).not.toMatch(new RegExp(`${TOKEN}|${SECRET}`));
   });
 
-  it('without an instance lookup the host is misconfigured: 500, nothing runs', async () => {
-    const { url, engine, logger } = await serve({ lookup: null });
-    expect(await expectCleanError(await post(`${url}/inbound`, event(TOKEN)), 500)).toEqual({ error: 'internal error', details: [] });
-    expect(await count(engine)).toBe(0);
-    expect(logger.lines.some((l) => l.level === 'error' && /instance lookup/.test(l.message))).toBe(true);
+  it('without the instance-token mode registered the host is misconfigured: the app is not built, the error names flow and mode', () => {
+    const registry = defaultRegistry();
+    const { flows } = loadFlowDirectory(FLOWS, registry);
+    const engine = new Engine({ registry, flows });
+    expect(() => buildWebhookApp({ engine, logger: captureLogger() })).toThrow(
+      /flow "inbound": webhook auth "instance-token" is not a registered mode \(registered: none, secret\)/,
+    );
   });
 });
 

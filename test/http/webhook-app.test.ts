@@ -3,8 +3,10 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { formSignatureAuth } from '../../adapters/forms/form-signature-auth.js';
 import { Engine, silentLogger } from '../../engine/engine.js';
 import { loadFlowDirectory } from '../../engine/load/loader.js';
+import { WebhookAuthModes } from '../../engine/triggers/auth-modes.js';
 import { buildWebhookApp } from '../../engine/triggers/webhook-app.js';
 import { defaultRegistry } from '../../nodes/index.js';
 
@@ -24,7 +26,7 @@ async function serve(secret?: string): Promise<Running> {
   expect(problems).toEqual([]);
   const engine = new Engine({ registry, flows });
   await engine.startScheduler();
-  const app = buildWebhookApp({ engine, logger: silentLogger, secret });
+  const app = buildWebhookApp({ engine, logger: silentLogger, secret, authModes: new WebhookAuthModes([formSignatureAuth]) });
   const server = await new Promise<Server>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });

@@ -1,0 +1,208 @@
+// The webhook request pipeline: one named express middleware per check, mounted by buildWebhookApp
+// in this order (each answers its status and stops, or passes the request on):
+//   routeToFlow (404) -> authenticateHeaders (401) -> requireJsonContentType (415) -> readRawBody (413)
+//   -> verifyRawBody (401) -> parseJsonBody (400) -> authenticateBody (401) -> startExecution (422)
+//   -> answerWebhook
+// What one stage establishes for the next travels in `res.locals.webhook` (WebhookCall). Nothing is
+// recorded before startExecution, so a request rejected earlier changes nothing.
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import type { Engine, ExecutionHandle } from '../engine.js';
+import { InputValidationError } from '../errors/input-validation-error.js';
+import type { Logger } from '../run/execution-run.js';
+import type { JsonValue, LoadedFlow } from '../types.js';
+import type { WebhookAuthModes } from './auth-modes.js';
+import type { AuthGrant, BeforeBodyDecision, WebhookAuthContext, WebhookAuthMode } from './webhook-auth-mode.js';
+
+/** What every stage of the pipeline needs; built once per app. */
+export interface WebhookPipelineDeps {
+  engine: Engine;
+  logger: Logger;
+  /** LEADFLOW_WEBHOOK_SECRET; undefined when unset. */
+  secret: string | undefined;
+  authModes: WebhookAuthModes;
+  /** Largest accepted body, bytes. */
+  bodyLimit: number;
+}
+
+/** One request's progress through the pipeline, kept in `res.locals.webhook`. */
+interface WebhookCall {
+  flow: LoadedFlow;
+  mode: WebhookAuthMode;
+  auth: WebhookAuthContext;
+  decision: BeforeBodyDecision;
+  /** The body as received; undefined for methods without a body (GET, DELETE). */
+  raw?: Buffer;
+  body: JsonValue;
+  grant?: AuthGrant;
+  handle?: ExecutionHandle;
+}
+
+const callOf = (res: Response): WebhookCall => res.locals.webhook as WebhookCall;
+
+/** Every error answer: `{"error", "details"}` (details empty when there is nothing to point at). */
+export function sendError(res: Response, status: number, error: string, details: unknown[] = []): void {
+  res.status(status).json({ error, details });
+}
+
+/** True when the request's Content-Type is `application/json` or `application/<anything>+json`. */
+export function isJson(req: Request): boolean {
+  const type = (req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
+}
+
+/**
+ * The body parsed as JSON (`{}` when empty), or the 400 details of a syntax error: its position,
+ * never the offending text (it may hold a credential).
+ */
+export function parseJson(raw: Buffer): { body: JsonValue } | { problems: Array<{ path: string; message: string }> } {
+  if (raw.length === 0) return { body: {} };
+  try {
+    return { body: JSON.parse(raw.toString('utf8')) as JsonValue };
+  } catch (err) {
+    const at = /position (\d+)/.exec(err instanceof Error ? err.message : '')?.[1];
+    return { problems: [{ path: '(body)', message: at ? `not valid JSON at position ${at}` : 'not valid JSON' }] };
+  }
+}
+
+const carriesBody = (req: Request): boolean => req.method !== 'GET' && req.method !== 'DELETE';
+
+function rejectUnauthenticated(deps: WebhookPipelineDeps, req: Request, res: Response, reason: string): void {
+  deps.logger.warn({ flow: callOf(res).flow.name, path: req.path, ip: req.ip }, `webhook rejected: ${reason}`);
+  sendError(res, 401, 'unauthorized');
+}
+
+/** 404 unless a loaded flow serves the method and path (looked up per request: reloads apply). */
+export function routeToFlow(deps: WebhookPipelineDeps): RequestHandler {
+  return (req, res, next) => {
+    const path = req.path.length > 1 ? req.path.replace(/\/+$/, '') : req.path;
+    const flow = deps.engine.listFlows().find((f) => f.trigger.webhook?.method === req.method && f.trigger.webhook.path === path);
+    if (!flow) return sendError(res, 404, `no flow serves ${req.method} ${req.path}`);
+    res.locals.webhook = { flow, body: {} } as Partial<WebhookCall>;
+    next();
+  };
+}
+
+/** The mode's `beforeBody`: 401 when denied; 500 when the flow names a mode the host did not register. */
+export function authenticateHeaders(deps: WebhookPipelineDeps): RequestHandler {
+  return (req, res, next) => {
+    const call = callOf(res);
+    const name = call.flow.trigger.webhook!.auth;
+    const mode = deps.authModes.get(name);
+    if (!mode) {
+      deps.logger.error({ flow: call.flow.name, path: req.path, auth: name }, deps.authModes.unknownModeMessage(call.flow.name, name)!);
+      return sendError(res, 500, 'internal error');
+    }
+    call.mode = mode;
+    call.auth = { flow: call.flow.name, secret: deps.secret };
+    call.decision = mode.beforeBody?.(req, call.auth) ?? 'ok';
+    if (call.decision === 'denied') return rejectUnauthenticated(deps, req, res, 'not authenticated');
+    next();
+  };
+}
+
+/** 415 unless a request that carries a body declares it JSON. */
+export const requireJsonContentType: RequestHandler = (req, res, next) => {
+  if (carriesBody(req) && !isJson(req)) return sendError(res, 415, 'Content-Type must be application/json');
+  next();
+};
+
+/** Reads the raw body (bounded: over the limit the error handler answers 413) into the call. */
+export function readRawBody(deps: WebhookPipelineDeps): RequestHandler {
+  const read = express.raw({ type: () => true, limit: deps.bodyLimit });
+  return (req, res, next) => {
+    if (!carriesBody(req)) return next();
+    read(req, res, (err?: unknown) => {
+      if (err) return next(err);
+      callOf(res).raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      next();
+    });
+  };
+}
+
+/** After `need-body`: the mode's `verifyRawBody` (401 when false, or when no body was sent). */
+export function verifyRawBody(deps: WebhookPipelineDeps): RequestHandler {
+  return (req, res, next) => {
+    const call = callOf(res);
+    if (call.decision !== 'need-body') return next();
+    if (!(call.raw && call.mode.verifyRawBody?.(req, call.raw, call.auth))) return rejectUnauthenticated(deps, req, res, 'bad signature');
+    next();
+  };
+}
+
+/** 400 unless the body is JSON (an empty or absent body is `{}`). */
+export const parseJsonBody: RequestHandler = (_req, res, next) => {
+  const call = callOf(res);
+  const parsed = parseJson(call.raw ?? Buffer.alloc(0));
+  if ('problems' in parsed) return sendError(res, 400, 'invalid JSON', parsed.problems);
+  call.body = parsed.body;
+  next();
+};
+
+/** The mode's `withBody`: 401 when it denies; else its grant (without one, the body as sent). */
+export function authenticateBody(deps: WebhookPipelineDeps): RequestHandler {
+  return async (req, res, next) => {
+    const call = callOf(res);
+    if (!call.mode.withBody) {
+      call.grant = { body: call.body };
+      return next();
+    }
+    const result = await call.mode.withBody(req, call.body, call.auth);
+    if ('denied' in result) return rejectUnauthenticated(deps, req, res, result.denied);
+    call.grant = result;
+    next();
+  };
+}
+
+/** Records and starts the execution (422 when the body does not match the flow's input schema). */
+export function startExecution(deps: WebhookPipelineDeps): RequestHandler {
+  const neverRecorded = deps.authModes.headersNeverRecorded();
+  return async (req, res, next) => {
+    const call = callOf(res);
+    const headers = Object.fromEntries(
+      Object.entries(req.headers)
+        .filter(([name]) => !neverRecorded.has(name.toLowerCase()))
+        .map(([name, v]) => [name, Array.isArray(v) ? v.join(', ') : String(v ?? '')]),
+    );
+    const query = Object.fromEntries(Object.entries(req.query).map(([k, v]) => [k, String(v)]));
+    const { body, auth } = call.grant!;
+    try {
+      call.handle = await deps.engine.start(call.flow.name, { body, headers, query, ...(auth ? { auth } : {}) });
+    } catch (err) {
+      if (err instanceof InputValidationError) return sendError(res, 422, 'invalid input', err.details);
+      throw err;
+    }
+    next();
+  };
+}
+
+/**
+ * The answer: `immediately` (the flow's status and body), or at the `respond` step; past its
+ * `timeout_ms`, 202 `{execution_id, status: "running"}`; a finished execution without a respond
+ * step answers 200 with its status, or 500 `execution failed` when it failed.
+ */
+export function answerWebhook(deps: WebhookPipelineDeps): RequestHandler {
+  return async (_req: Request, res: Response, _next: NextFunction) => {
+    const { flow, handle } = callOf(res);
+    const respond = flow.trigger.webhook!.respond;
+    if (respond.mode === 'immediately') {
+      res.status(respond.status).json(await deps.engine.immediateBody(flow, handle!.record));
+      return;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), respond.timeout_ms);
+    });
+    const answer = await Promise.race([handle!.responded, timeout]);
+    clearTimeout(timer);
+    if (answer === 'timeout') {
+      res.status(202).json({ execution_id: handle!.id, status: 'running' });
+    } else if (answer) {
+      if (answer.headers) res.set(answer.headers);
+      res.status(answer.status).json(answer.body);
+    } else {
+      const record = await deps.engine.store.get(handle!.id);
+      if (record?.status === 'failed') sendError(res, 500, 'execution failed', [{ execution_id: handle!.id }]);
+      else res.status(200).json({ execution_id: handle!.id, status: record?.status ?? 'unknown' });
+    }
+  };
+}
