@@ -13,15 +13,17 @@
 // replay: content type JSON when a body is sent (415), 1 MiB (413), JSON (400), `{dry_run?: boolean}` (422).
 // Errors are `{"error", "details"}` like the webhooks'; the recorded trigger never held a credential
 // (secret headers dropped, an instance token masked), so a replay runs on the recorded `trigger.auth`.
-import { createHash, timingSafeEqual } from 'node:crypto';
-import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import type { Engine } from '../engine.js';
+import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
+import { constantTimeEqual } from '../constant-time.js';
+import type { Engine, TriggerInput } from '../engine.js';
 import { InputValidationError } from '../errors/input-validation-error.js';
 import type { Logger } from '../run/execution-run.js';
 import { schemaProblems } from '../run/param-validator.js';
 import type { ExecutionRecord, ExecutionStatus, JsonValue } from '../types.js';
 import { recordedTriggerInput } from './trigger-input.js';
+import { parseJson } from './webhook-pipeline.js';
 
+/** The admin surface's settings, from the host (`serve`: LEADFLOW_ADMIN_TOKEN). */
 export interface AdminOptions {
   /** LEADFLOW_ADMIN_TOKEN: every admin request must carry `Authorization: Bearer <token>`. */
   token: string;
@@ -32,6 +34,7 @@ export interface AdminOptions {
   dryRun?: (record: ExecutionRecord) => Promise<ExecutionRecord>;
 }
 
+/** What `adminRouter` works with: the engine, the log, the settings, and the server's error and JSON helpers. */
 export interface AdminRouteContext {
   engine: Engine;
   logger: Logger;
@@ -46,17 +49,13 @@ const STATUSES: ExecutionStatus[] = ['running', 'waiting', 'success', 'failed', 
 const DEFAULT_LIMIT = 20;
 const MAX_LIMIT = 1000;
 
-/** Constant-time bearer check: digests make the comparison independent of both lengths. */
+/** Whether `Authorization` is `Bearer <token>`, compared in constant time. */
 function bearerMatches(header: string | undefined, token: string): boolean {
   const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header ?? '');
-  const given = createHash('sha256')
-    .update(match?.[1] ?? '')
-    .digest();
-  const expected = createHash('sha256').update(token).digest();
-  return timingSafeEqual(given, expected) && match !== null;
+  return constantTimeEqual(match?.[1] ?? '', token) && match !== null;
 }
 
-/** One line of the list: what `leadflow executions list` shows, as JSON. */
+/** One line of the list: what `leadflow executions list` shows, as JSON (`duration_ms`: from `created_at` to `finished_at`, or to `updated_at` while unfinished). */
 export function executionSummary(r: ExecutionRecord): Record<string, JsonValue> {
   const end = r.finished_at ?? r.updated_at;
   return {
@@ -87,20 +86,27 @@ function parseBoolean(text: string): boolean | undefined {
   return undefined;
 }
 
-/** The admin router; mount it at `/admin`. */
-export function adminRouter(ctx: AdminRouteContext): Router {
-  const { engine, logger, admin, sendError } = ctx;
-  const router = express.Router();
-  const readBody = express.raw({ type: () => true, limit: ctx.bodyLimit });
+interface ReplayRequest {
+  dryRun: boolean;
+  original: ExecutionRecord;
+  input: TriggerInput;
+}
 
-  router.use((req: Request, res: Response, next: NextFunction) => {
+const replayOf = (res: Response): ReplayRequest => res.locals.replay as ReplayRequest;
+
+/** 401 (with `WWW-Authenticate: Bearer`) unless the request carries the admin bearer token. */
+function requireBearer({ logger, admin, sendError }: AdminRouteContext): RequestHandler {
+  return (req, res, next) => {
     if (bearerMatches(req.header('authorization'), admin.token)) return next();
     logger.warn({ method: req.method, path: req.originalUrl.split('?')[0], ip: req.ip }, 'admin request rejected: not authenticated');
     res.set('WWW-Authenticate', 'Bearer realm="leadflow-admin"');
     sendError(res, 401, 'unauthorized');
-  });
+  };
+}
 
-  router.get('/executions', async (req: Request, res: Response) => {
+/** `GET /executions?flow=&status=&limit=`: summaries, newest first; 422 on a malformed query. */
+function listExecutions({ engine, sendError }: AdminRouteContext): RequestHandler {
+  return async (req, res) => {
     const problems: Array<{ path: string; message: string }> = [];
     const flow = single(req.query.flow);
     const status = single(req.query.status);
@@ -114,76 +120,115 @@ export function adminRouter(ctx: AdminRouteContext): Router {
     if (problems.length > 0) return sendError(res, 422, 'invalid query', problems);
     const records = await engine.store.list({ limit, ...(flow ? { flow } : {}), ...(status ? { status: status as ExecutionStatus } : {}) });
     res.json({ executions: records.map(executionSummary) });
-  });
+  };
+}
 
-  router.get('/executions/:id', async (req: Request, res: Response) => {
+/** `GET /executions/:id`: the whole record, or 404. */
+function getExecution({ engine, sendError }: AdminRouteContext): RequestHandler {
+  return async (req, res) => {
     const record = await engine.store.get(String(req.params.id));
     if (!record) return sendError(res, 404, 'no such execution');
     res.json(record);
-  });
+  };
+}
 
+/** The replay's optional body: 415 unless JSON when one is sent; 413 over the limit (error handler). */
+function readReplayBody(ctx: AdminRouteContext): RequestHandler {
+  const read = express.raw({ type: () => true, limit: ctx.bodyLimit });
+  return (req, res, next) => {
+    const hasBody = Number(req.header('content-length') ?? 0) > 0 || req.header('transfer-encoding') !== undefined;
+    if (hasBody && !ctx.isJson(req)) return ctx.sendError(res, 415, 'Content-Type must be application/json');
+    read(req, res, next);
+  };
+}
+
+/** `dry_run` from the body (`{dry_run?: boolean}`) or the query; 400 on bad JSON, 422 on a bad value. */
+function parseReplayOptions({ sendError }: AdminRouteContext): RequestHandler {
+  return (req, res, next) => {
+    const parsed = parseJson(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
+    if ('problems' in parsed) return sendError(res, 400, 'invalid JSON', parsed.problems);
+    const body = parsed.body;
+    const problems: Array<{ path: string; message: string }> = [];
+    if (!body || typeof body !== 'object' || Array.isArray(body)) problems.push({ path: '(body)', message: 'must be an object' });
+    const bodyDryRun = body && typeof body === 'object' && !Array.isArray(body) ? body.dry_run : undefined;
+    if (bodyDryRun !== undefined && typeof bodyDryRun !== 'boolean') problems.push({ path: 'dry_run', message: 'must be a boolean' });
+    const queryText = single(req.query.dry_run);
+    const queryDryRun = typeof queryText === 'string' ? parseBoolean(queryText) : undefined;
+    if (queryText === null || (typeof queryText === 'string' && queryDryRun === undefined))
+      problems.push({ path: 'dry_run', message: 'must be true or false' });
+    if (problems.length > 0) return sendError(res, 422, 'invalid input', problems);
+    res.locals.replay = { dryRun: queryDryRun === true || bodyDryRun === true };
+    next();
+  };
+}
+
+/** The recorded execution and its trigger: 404 unknown, 409 flow not served, 422 input no longer matches. */
+function loadReplayable({ engine, sendError }: AdminRouteContext): RequestHandler {
+  return async (req, res, next) => {
+    const original = await engine.store.get(String(req.params.id));
+    if (!original) return sendError(res, 404, 'no such execution');
+    const flow = engine.getFlow(original.flow);
+    if (!flow) return sendError(res, 409, 'flow not loaded', [{ path: 'flow', message: `flow "${original.flow}" is not served` }]);
+    const input = recordedTriggerInput(original);
+    const mismatch = flow.trigger.input ? schemaProblems(flow.trigger.input, input.body) : [];
+    if (mismatch.length > 0) return sendError(res, 422, 'the recorded trigger no longer matches the flow input', mismatch);
+    Object.assign(replayOf(res), { original, input });
+    next();
+  };
+}
+
+/** Dry run: 200 `{replay_of, execution}` through the host's hook (501 without one). */
+function replayDryRun({ logger, admin, sendError }: AdminRouteContext): RequestHandler {
+  return async (_req, res, next) => {
+    const { dryRun, original } = replayOf(res);
+    if (!dryRun) return next();
+    if (!admin.dryRun) return sendError(res, 501, 'dry-run replay is not available');
+    const record = await admin.dryRun(original);
+    logger.info(
+      { execution: record.id, flow: record.flow, replay_of: original.id, dry_run: true, status: record.status },
+      'execution replayed (dry run)',
+    );
+    res.status(200).json({ replay_of: original.id, execution: record as unknown as JsonValue });
+  };
+}
+
+/** Real replay: a new execution with the recorded trigger; 202 `{execution_id, replay_of}`. */
+function replayForReal({ engine, logger, sendError }: AdminRouteContext): RequestHandler {
+  return async (_req, res) => {
+    const { original, input } = replayOf(res);
+    let handle;
+    try {
+      handle = await engine.start(original.flow, input);
+    } catch (err) {
+      if (err instanceof InputValidationError)
+        return sendError(res, 422, 'the recorded trigger no longer matches the flow input', err.details);
+      throw err;
+    }
+    logger.info({ execution: handle.id, flow: original.flow, replay_of: original.id, dry_run: false }, 'execution replayed');
+    res.status(202).json({ execution_id: handle.id, replay_of: original.id });
+  };
+}
+
+/**
+ * The admin router; mount it at `/admin`. Its middlewares run in the order of this file's header:
+ * bearer, then the route; every error answer goes through `ctx.sendError`.
+ *
+ * @example
+ * app.use('/admin', adminRouter({ engine, logger, admin: { token }, bodyLimit: 1 << 20, sendError, isJson }));
+ */
+export function adminRouter(ctx: AdminRouteContext): Router {
+  const router = express.Router();
+  router.use(requireBearer(ctx));
+  router.get('/executions', listExecutions(ctx));
+  router.get('/executions/:id', getExecution(ctx));
   router.post(
     '/executions/:id/replay',
-    (req: Request, res: Response, next: NextFunction) => {
-      // A body is optional; when one is sent it must be JSON like every body of this server.
-      const hasBody = Number(req.header('content-length') ?? 0) > 0 || req.header('transfer-encoding') !== undefined;
-      if (hasBody && !ctx.isJson(req)) return sendError(res, 415, 'Content-Type must be application/json');
-      readBody(req, res, next);
-    },
-    async (req: Request, res: Response) => {
-      const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-      let body: JsonValue = {};
-      if (raw.length > 0) {
-        try {
-          body = JSON.parse(raw.toString('utf8')) as JsonValue;
-        } catch (err) {
-          const at = /position (\d+)/.exec((err as Error).message)?.[1];
-          return sendError(res, 400, 'invalid JSON', [
-            { path: '(body)', message: at ? `not valid JSON at position ${at}` : 'not valid JSON' },
-          ]);
-        }
-      }
-      const problems: Array<{ path: string; message: string }> = [];
-      if (!body || typeof body !== 'object' || Array.isArray(body)) problems.push({ path: '(body)', message: 'must be an object' });
-      const bodyDryRun = body && typeof body === 'object' && !Array.isArray(body) ? body.dry_run : undefined;
-      if (bodyDryRun !== undefined && typeof bodyDryRun !== 'boolean') problems.push({ path: 'dry_run', message: 'must be a boolean' });
-      const queryText = single(req.query.dry_run);
-      const queryDryRun = typeof queryText === 'string' ? parseBoolean(queryText) : undefined;
-      if (queryText === null || (typeof queryText === 'string' && queryDryRun === undefined))
-        problems.push({ path: 'dry_run', message: 'must be true or false' });
-      if (problems.length > 0) return sendError(res, 422, 'invalid input', problems);
-      const dryRun = queryDryRun === true || bodyDryRun === true;
-
-      const original = await engine.store.get(String(req.params.id));
-      if (!original) return sendError(res, 404, 'no such execution');
-      const flow = engine.getFlow(original.flow);
-      if (!flow) return sendError(res, 409, 'flow not loaded', [{ path: 'flow', message: `flow "${original.flow}" is not served` }]);
-      const input = recordedTriggerInput(original);
-      const mismatch = flow.trigger.input ? schemaProblems(flow.trigger.input, input.body) : [];
-      if (mismatch.length > 0) return sendError(res, 422, 'the recorded trigger no longer matches the flow input', mismatch);
-      if (dryRun) {
-        if (!admin.dryRun) return sendError(res, 501, 'dry-run replay is not available');
-        const record = await admin.dryRun(original);
-        logger.info(
-          { execution: record.id, flow: record.flow, replay_of: original.id, dry_run: true, status: record.status },
-          'execution replayed (dry run)',
-        );
-        res.status(200).json({ replay_of: original.id, execution: record as unknown as JsonValue });
-        return;
-      }
-      let handle;
-      try {
-        handle = await engine.start(original.flow, input);
-      } catch (err) {
-        if (err instanceof InputValidationError)
-          return sendError(res, 422, 'the recorded trigger no longer matches the flow input', err.details);
-        throw err;
-      }
-      logger.info({ execution: handle.id, flow: original.flow, replay_of: original.id, dry_run: false }, 'execution replayed');
-      res.status(202).json({ execution_id: handle.id, replay_of: original.id });
-    },
+    readReplayBody(ctx),
+    parseReplayOptions(ctx),
+    loadReplayable(ctx),
+    replayDryRun(ctx),
+    replayForReal(ctx),
   );
-
-  router.use((req: Request, res: Response) => sendError(res, 404, `no admin route ${req.method} ${req.originalUrl.split('?')[0]}`));
+  router.use((req: Request, res: Response) => ctx.sendError(res, 404, `no admin route ${req.method} ${req.originalUrl.split('?')[0]}`));
   return router;
 }

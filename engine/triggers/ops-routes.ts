@@ -4,18 +4,21 @@
 import { Router, type Request, type Response } from 'express';
 import type { Logger } from '../run/execution-run.js';
 
+/** What `GET /metrics` serves: a Prometheus text exposition rendered on each request. */
 export interface MetricsEndpoint {
   /** Content-Type of the exposition (prom-client's registry.contentType). */
   contentType: string;
   render(): Promise<string>;
 }
 
+/** The host's readiness verdict: `GET /readyz` answers 200 when `ok`, else 503, with `checks`. */
 export interface ReadinessResult {
   ok: boolean;
   /** Per dependency: `ok`, `not configured`, or a short reason (`failed`, `timeout`). */
   checks: Record<string, string>;
 }
 
+/** What `opsRoutes` serves. */
 export interface OpsRoutesOptions {
   logger: Logger;
   /** `GET /metrics`; without it the route is not served. */
@@ -24,6 +27,10 @@ export interface OpsRoutesOptions {
   ready?: () => Promise<ReadinessResult>;
 }
 
+/**
+ * `GET /readyz` (503 `not ready` when a check fails or throws; `cache-control: no-store`) and, with
+ * `metrics`, `GET /metrics` (500 `metrics unavailable` when rendering throws). Never throws.
+ */
 export function opsRoutes(options: OpsRoutesOptions): Router {
   const router = Router();
   const { logger } = options;
