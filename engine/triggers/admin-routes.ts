@@ -12,7 +12,7 @@
 // Per request: bearer (401, constant time; `WWW-Authenticate: Bearer`) -> route (404) -> for the
 // replay: content type JSON when a body is sent (415), 1 MiB (413), JSON (400), `{dry_run?: boolean}` (422).
 // Errors are `{"error", "details"}` like the webhooks'; the recorded trigger never held a credential
-// (secret headers dropped, an instance token masked), so a replay runs on the recorded `trigger.auth`.
+// (secret headers dropped, a credential in the body masked by its auth mode), so a replay runs on the recorded `trigger.auth`.
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import { constantTimeEqual } from '../constant-time.js';
 import type { Engine, TriggerInput } from '../engine.js';

@@ -8,7 +8,7 @@ function isObject(value: unknown): value is JsonObject {
 
 /**
  * `body`, `headers`, `query` and `auth` of the recorded trigger. Credentials were never recorded
- * (secret headers dropped, an instance token kept as "***"): a replay runs on what the original
+ * (secret headers dropped, a credential in the body kept as "***" by its auth mode): a replay runs on what the original
  * authentication established (`auth`), it is not authenticated again.
  */
 export function recordedTriggerInput(record: ExecutionRecord): TriggerInput {
