@@ -1,11 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import { runAgent } from '../../adapters/ai/agent-runner.js';
-import { defineNode, type JsonValue } from '../../engine/types.js';
+import type { JsonValue } from '../../engine/types.js';
 import { fallbackModelsParam, modelRefParam, optionalModelRefParam } from '../ai/model-params.js';
-import { aiServiceOf } from '../ai/services.js';
-import { dbService } from '../data/db-service.js';
 import { buildSystemPrompt, memoryToHistory, quoteLeadText } from './agent-prompt.js';
 import { agentTools, type ToolEffects } from './agent-tools.js';
+import { defineServiceNode } from '../services.js';
 
 /**
  * `ai.agent`: one turn of the WhatsApp agent for the current lead (original spec §4.1 "Agent").
@@ -19,8 +18,9 @@ import { agentTools, type ToolEffects } from './agent-tools.js';
  *   - Models: runAgent's chain (primary, fallbacks, 429 → wait → contingency). An empty answer is a
  *     failure: the step fails and nothing is output to send.
  */
-export default defineNode({
+export default defineServiceNode({
   type: 'ai.agent',
+  services: ['ai', 'db'],
   description:
     "Answers the current lead as the clinic's WhatsApp agent: system prompt from a template file filled with the clinic's and protocol's data, the conversation memory of wf_chat_histories, the lead's combined input as quoted data, and the tools buscar_lead, buscar_clinica, buscar_protocolo and transferir(motivo) bound to this lead (transferir POSTs to the handoff endpoint). Model chain with fallback and 429 -> wait -> contingency; an empty answer fails the step.",
   params: Type.Object(
@@ -133,8 +133,8 @@ export default defineNode({
     },
   ],
   async run(params, ctx) {
-    const ai = aiServiceOf(ctx, 'ai.agent');
-    const db = dbService(ctx);
+    const ai = ctx.services.ai;
+    const db = ctx.services.db;
     const lead = await db.get('leads', { id: params.lead_id });
     if (!lead) throw new Error(`ai.agent: lead ${params.lead_id} does not exist`);
     const clinicaId = Number(lead.clinica_id);

@@ -1,7 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
-import { defineNode } from '../../engine/types.js';
-import { dbService } from '../data/db-service.js';
+import { defineServiceNode } from '../services.js';
 
 /** Constant-time equality of two tokens (a length difference still costs one comparison). */
 function sameToken(a: string, b: string): boolean {
@@ -20,8 +19,9 @@ function sameToken(a: string, b: string): boolean {
  * (db.get would put it in the execution record). The parameter is named `token` so the recorded
  * parameters mask it. An empty token matches nothing.
  */
-export default defineNode({
+export default defineServiceNode({
   type: 'instance.by-token',
+  services: ['db'],
   readOnly: true,
   description:
     "Finds the WhatsApp instance (`instancias_whatsapp`) an inbound gateway event belongs to, by the event's instance token (compared in constant time). The output never contains the token.",
@@ -43,7 +43,7 @@ export default defineNode({
   ],
   async run(params, ctx) {
     if (params.token === '') return null;
-    const rows = await dbService(ctx).find('instancias_whatsapp', { where: { token: params.token }, limit: 10 });
+    const rows = await ctx.services.db.find('instancias_whatsapp', { where: { token: params.token }, limit: 10 });
     const row = rows.find((r) => typeof r.token === 'string' && sameToken(r.token, params.token));
     if (!row) return null;
     return { id: row.id ?? null, clinica_id: row.clinica_id ?? null, nome: row.nome ?? null, server_url: row.server_url ?? null };
