@@ -17,7 +17,7 @@ import type { AiService } from '../adapters/ai/ai-service.js';
 import type { ChatMessage } from '../adapters/ai/chat-model.js';
 import type { TableOperations } from '../adapters/db/table-ops.js';
 import type { JsonObject } from '../engine/types.js';
-import { buildSystemPrompt, quoteLeadText } from '../nodes/lead/agent-prompt.js';
+import { buildSystemPrompt, quoteLeadText, type Row } from '../nodes/lead/agent-prompt.js';
 import { clinicTools } from '../nodes/lead/agent-tools.js';
 import { formatReply } from '../nodes/lead/text-split.js';
 import { UsageError } from './host.js';
@@ -57,7 +57,7 @@ function testTools(db: TableOperations, clinicaId: number, err: Writable): Agent
       parameters: { type: 'object', properties: {} },
       handler: async () => ({ teste: true, nota: 'Conversa de teste: não há lead cadastrado nem respostas de formulário.' }),
     },
-    ...clinicTools(db, clinicaId),
+    ...clinicTools({ clinic: () => db.get('clinicas_com_atendentes', { id: clinicaId }), protocol: () => clinicProtocol(db, clinicaId) }),
     {
       name: 'transferir',
       description: 'Transfere a conversa para o especialista humano da clínica. Nesta conversa de teste nada é enviado.',
@@ -74,6 +74,11 @@ function testTools(db: TableOperations, clinicaId: number, err: Writable): Agent
   ];
 }
 
+/** The clinic's protocol, as the agent flow reads it: its first by id (extra rows are ignored), or null. */
+function clinicProtocol(db: TableOperations, clinicaId: number): Promise<Row | null> {
+  return db.get('protocolos', { clinica_id: clinicaId });
+}
+
 export async function runChatSession(options: ChatSessionOptions): Promise<ChatSessionSummary> {
   const { db, clinicaId, out, err } = options;
   const clinic = await db.get('clinicas_com_atendentes', { id: clinicaId });
@@ -84,7 +89,7 @@ export async function runChatSession(options: ChatSessionOptions): Promise<ChatS
       `clinic ${clinicaId} does not exist; ${list ? `clinics: ${list}` : 'there are no clinics yet (run `leadflow seed FILE`)'}`,
     );
   }
-  const system = await buildSystemPrompt(db, clinicaId, options.promptFile);
+  const system = await buildSystemPrompt(clinic, await clinicProtocol(db, clinicaId), options.promptFile);
   const tools = testTools(db, clinicaId, err);
   let history: ChatMessage[] = [];
   const summary: ChatSessionSummary = { answered: 0, failed: 0 };

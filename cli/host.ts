@@ -11,6 +11,7 @@ import type { ExecutionStore } from '../engine/store/execution-store.js';
 import type { WebhookAuthModes } from '../engine/triggers/auth-modes.js';
 import type { LoadedFlow, LoadProblem } from '../engine/types.js';
 import { defaultRegistry } from '../nodes/index.js';
+import type { NodeServices } from '../nodes/services.js';
 import { loadTimeAuthModes } from './webhook-auth-modes.js';
 
 /** The flows directory: the argument, else LEADFLOW_FLOWS_DIR, else ./flows. */
@@ -66,11 +67,15 @@ export function pickFlow(loaded: LoadedFlows, nameOrFile: string): LoadedFlow {
   throw new UsageError(`unknown flow "${nameOrFile}" (flows in ${loaded.dir}: ${names})`);
 }
 
+/**
+ * The engine of a command, with every shipped node type. Fails at once (MissingServiceError, naming
+ * the node type and the service) when `services` lacks one a node type declares.
+ */
 export function createEngine(
   flows: Map<string, LoadedFlow>,
   logger: Logger,
   options: {
-    services?: Record<string, unknown>;
+    services: NodeServices;
     store?: ExecutionStore;
     env?: Record<string, string | undefined>;
     observer?: EngineObserver;
@@ -78,13 +83,15 @@ export function createEngine(
     leaseMs?: number;
     /** With a shared (durable) scheduler: triggered executions are only recorded and enqueued for any process (LEADFLOW_WEBHOOK_MODE=queue). Default false: run here first. */
     queueWebhooks?: boolean;
-  } = {},
+  },
 ): Engine {
+  const registry = defaultRegistry();
+  registry.requireServices(options.services);
   return new Engine({
-    registry: defaultRegistry(),
+    registry,
     flows,
     logger,
-    services: options.services ?? {},
+    services: options.services,
     store: options.store,
     env: options.env,
     observer: options.observer,

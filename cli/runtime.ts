@@ -1,5 +1,6 @@
 // The composition root: the adapters a command's engine gets, built from the environment
-// (CONTRACT.md §2). Nodes reach them as `ctx.services.<key>` (see adapters/README.md).
+// (CONTRACT.md §2). Nodes reach them as `ctx.services.<key>`, typed by NodeServices
+// (nodes/services.ts; see adapters/README.md).
 import { databaseFromEnv, type Database } from '../adapters/db/database.js';
 import { DbExecutionStore } from '../adapters/db/execution-store.js';
 import { withErasure, type ExecutionEraser } from '../engine/store/erasing-store.js';
@@ -12,11 +13,12 @@ import { DurableKeyValueStorage } from '../adapters/kv/durable-storage.js';
 import { MemoryKeyValue } from '../adapters/kv/memory-key-value.js';
 import type { Metrics } from '../adapters/metrics/metrics.js';
 import type { Logger } from '../engine/run/execution-run.js';
+import type { NodeServices } from '../nodes/services.js';
 
 export interface Runtime {
   db: Database;
-  /** Services for nodes; `db` may be a rollback scope in dry runs. */
-  services: Record<string, unknown>;
+  /** Services for nodes, every one the node types declare (a dry run swaps `db`, `instances` and `kv`). */
+  services: NodeServices;
   /**
    * The execution store on the database, with erasure (engine/store/erasing-store.ts): the store to
    * hand the engine, so what an `excluir` execution writes after erasing a lead is scrubbed too, and
@@ -94,7 +96,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     });
   }
   const store = withErasure(new DbExecutionStore(db));
-  const services: Record<string, unknown> = {
+  const services: NodeServices = {
     db,
     instances: { get: (id: number) => db.instanceById(id) },
     gateway: uazapiClientFactory({ logger: options.logger, ...(options.metrics ? { onCall: options.metrics.gatewayCall } : {}) }),

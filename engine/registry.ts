@@ -1,5 +1,6 @@
 // The set of node types a host makes available to flows. The engine never imports node files:
 // the CLI builds a registry from `nodes/` and hands it to the loader and the executor.
+import { MissingServiceError } from './errors/missing-service-error.js';
 import type { NodeDefinition } from './types.js';
 
 export class NodeRegistry {
@@ -21,6 +22,19 @@ export class NodeRegistry {
 
   has(type: string): boolean {
     return this.byType.has(type);
+  }
+
+  /**
+   * Checks that `services` holds every service each registered node type declares (a value other
+   * than undefined or null). For hosts, when they build their engine, so a missing service fails at
+   * start rather than at the first step that needs it.
+   * @throws MissingServiceError naming every node type and service that is missing.
+   */
+  requireServices(services: Readonly<Record<string, unknown>>): void {
+    const missing = this.all().flatMap((def) =>
+      (def.services ?? []).filter((name) => services[name] == null).map((service) => ({ type: def.type, service })),
+    );
+    if (missing.length > 0) throw new MissingServiceError(missing);
   }
 
   /** All definitions, sorted by type name. */

@@ -119,7 +119,7 @@ export interface NodeContext {
   readonly signal: AbortSignal;
   /** State this step saved before suspending (see `suspend`); undefined on first entry. */
   readonly state: JsonObject | undefined;
-  /** Services provided by the host (database, gateway, AI ...), keyed by name. */
+  /** Services provided by the host (database, gateway, AI ...), keyed by name; a node declares the ones it needs (`NodeDefinition.services`). */
   readonly services: Record<string, unknown>;
   log(level: 'debug' | 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>): void;
   /** Records an outbound call; returns whether the caller may perform it (false in dry-run). */
@@ -191,6 +191,12 @@ export interface NodeDefinition<P extends TSchema = TSchema> {
    * an effect, a wait, or the end. Default false: stored before the next step starts.
    */
   readOnly?: boolean;
+  /**
+   * Names of the host services (`ctx.services.<name>`) this node type needs. A host checks them
+   * when it builds its engine (`NodeRegistry.requireServices`), so a missing one fails at start,
+   * naming the node type and the service. Default: none.
+   */
+  services?: readonly string[];
   run(params: Static<P>, ctx: NodeContext): Promise<unknown>;
 }
 

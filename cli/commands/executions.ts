@@ -11,6 +11,7 @@ import type { NodeRegistry } from '../../engine/registry.js';
 import { recordedTriggerInput } from '../../engine/triggers/trigger-input.js';
 import type { ExecutionRecord, ExecutionStatus, JsonValue, LoadedFlow } from '../../engine/types.js';
 import { defaultRegistry } from '../../nodes/index.js';
+import type { NodeServices } from '../../nodes/services.js';
 import { flowsDirectory, loadValidFlows, UsageError } from '../host.js';
 import { createLogger } from '../logger.js';
 import { openRuntime } from '../runtime.js';
@@ -111,8 +112,8 @@ export interface ReplayOptions {
   dryRun: boolean;
   logger: Logger;
   registry?: NodeRegistry;
-  /** Services besides `db` (gateway, AI ...). */
-  services?: Record<string, unknown>;
+  /** Services besides `db` and `instances` (gateway, AI ...): every other one the registry's node types declare. */
+  services?: Partial<NodeServices>;
 }
 
 /**
@@ -127,20 +128,28 @@ export async function replayExecution(options: ReplayOptions): Promise<Execution
     throw new UsageError(
       `flow "${record.flow}" of execution ${record.id} is not loaded (flows: ${[...flows.keys()].join(', ') || 'none'})`,
     );
+  const registry = options.registry ?? defaultRegistry();
   const scope = dryRun ? await options.db.rollbackScope() : undefined;
+  // Lookups go through the same transaction as the writes (on SQLite it holds the only connection).
+  const services: Partial<NodeServices> = {
+    ...options.services,
+    db: scope ? scope.db : options.db,
+    instances: { get: (id: number) => (scope ? scope.db : options.db).instanceById(id) },
+    // A dry run's buffers, dedupe marks, locks and erasures stay in a scratch store of its own.
+    ...(dryRun ? { kv: new MemoryKeyValue() } : {}),
+  };
+  try {
+    registry.requireServices(services);
+  } catch (err) {
+    await scope?.rollback();
+    throw err;
+  }
   const engine = new Engine({
-    registry: options.registry ?? defaultRegistry(),
+    registry,
     flows,
     logger: options.logger,
     store: dryRun ? new MemoryExecutionStore() : ownWaitsOnly(new DbExecutionStore(options.db)),
-    // Lookups go through the same transaction as the writes (on SQLite it holds the only connection).
-    services: {
-      ...options.services,
-      db: scope ? scope.db : options.db,
-      instances: { get: (id: number) => (scope ? scope.db : options.db).instanceById(id) },
-      // A dry run's buffers, dedupe marks, locks and erasures stay in a scratch store of its own.
-      ...(dryRun ? { kv: new MemoryKeyValue() } : {}),
-    },
+    services,
   });
   try {
     await engine.startScheduler();

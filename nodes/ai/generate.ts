@@ -1,11 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import { runAgent } from '../../adapters/ai/agent-runner.js';
-import { defineNode } from '../../engine/types.js';
 import { fallbackModelsParam, modelRefParam, optionalModelRefParam } from './model-params.js';
-import { aiServiceOf } from './services.js';
+import { defineServiceNode } from '../services.js';
 
-export default defineNode({
+export default defineServiceNode({
   type: 'ai.generate',
+  services: ['ai'],
   description:
     'Generates text with a model chain: `model`, then each of `fallback_models` when one fails or answers empty. With `contingency_model`, a 429 waits `rate_limit_wait_ms` and tries the contingency model, repeating within `deadline_ms`. An empty answer is never output: when every option fails the step fails (AgentFailedError, status 429 when rate limited).',
   params: Type.Object(
@@ -76,7 +76,7 @@ export default defineNode({
     },
   ],
   async run(params, ctx) {
-    const ai = aiServiceOf(ctx, 'ai.generate');
+    const ai = ctx.services.ai;
     const result = await runAgent({
       ai,
       models: {

@@ -1,12 +1,28 @@
 import { Type } from '@sinclair/typebox';
 import { createMediaConverter } from '../../adapters/media/media-to-text.js';
 import { MediaNotFoundError } from '../../adapters/media/media-not-found-error.js';
-import { defineNode } from '../../engine/types.js';
 import { optionalModelRefParam } from './model-params.js';
-import { aiServiceOf, mediaCacheOf, mediaOptionsOf } from './services.js';
+import { defineServiceNode } from '../services.js';
 
-export default defineNode({
+/** One media item as the cache holds it. */
+interface CachedMedia {
+  bytes: Uint8Array;
+  mimetype: string;
+  filename?: string;
+}
+
+/**
+ * The part of `services.media` this node reads: `take` hands the item out and removes it; `get`,
+ * when the cache has it, reads without removing (so a retried step still finds the bytes).
+ */
+interface MediaReader {
+  take(ref: string): CachedMedia | undefined | Promise<CachedMedia | undefined>;
+  get?(ref: string): CachedMedia | undefined | Promise<CachedMedia | undefined>;
+}
+
+export default defineServiceNode({
   type: 'media.to-text',
+  services: ['ai', 'media'],
   description:
     'Turns a downloaded media item (taken from the media cache by `media_ref`) into text for the agent: audio is transcribed, an image described, a PDF read, a video described from a few frames plus its transcribed audio (needs ffmpeg). When conversion is impossible the text is a pt-BR marker such as "[vídeo recebido: não foi possível analisar o conteúdo]" and `ok` is false.',
   params: Type.Object(
@@ -60,14 +76,14 @@ export default defineNode({
     },
   ],
   async run(params, ctx) {
-    const ai = aiServiceOf(ctx, 'media.to-text');
-    const cache = mediaCacheOf(ctx, 'media.to-text');
+    const ai = ctx.services.ai;
+    const cache: MediaReader = ctx.services.media;
     // Read without removing when the cache allows it: a step that fails (on_failure error) and is
     // retried must find the bytes again. They are removed once a conversion result exists.
     const item = await (cache.get ? cache.get(params.media_ref) : cache.take(params.media_ref));
     if (!item) throw new MediaNotFoundError(params.media_ref);
     const converter = createMediaConverter({
-      ...mediaOptionsOf(ctx),
+      ...ctx.services.mediaOptions,
       ai,
       models: {
         transcribe: params.transcribe_model || ai.models.transcribe,

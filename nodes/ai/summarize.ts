@@ -1,11 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import { summarize } from '../../adapters/ai/summarizer.js';
-import { defineNode } from '../../engine/types.js';
 import { fallbackModelsParam, modelRefParam } from './model-params.js';
-import { aiServiceOf } from './services.js';
+import { defineServiceNode } from '../services.js';
 
-export default defineNode({
+export default defineServiceNode({
   type: 'ai.summarize',
+  services: ['ai'],
   description:
     'Summarises a text in pt-BR within a hard word limit: when the model writes more than `max_words`, it is asked once to shorten; if still too long, the summary is cut at the limit keeping whole words. A blank `text` gives an empty summary without calling a model.',
   params: Type.Object(
@@ -55,7 +55,7 @@ export default defineNode({
     },
   ],
   async run(params, ctx) {
-    const ai = aiServiceOf(ctx, 'ai.summarize');
+    const ai = ctx.services.ai;
     const result = await summarize({
       ai,
       models: { primary: params.model, fallbacks: params.fallback_models },

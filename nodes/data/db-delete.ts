@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import { defineNode } from '../../engine/types.js';
 import { tableParam, whereParam } from './db-params.js';
-import { dbService } from './db-service.js';
+import { defineServiceNode } from '../services.js';
 
-export default defineNode({
+export default defineServiceNode({
   type: 'db.delete',
+  services: ['db'],
   description: 'Deletes the rows matching `where`, which must name at least one column (never every row).',
   params: Type.Object(
     {
@@ -21,6 +21,6 @@ export default defineNode({
     },
   ],
   async run(params, ctx) {
-    return dbService(ctx).delete(params.table, params.where);
+    return ctx.services.db.delete(params.table, params.where);
   },
 });

@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import { defineNode } from '../../engine/types.js';
 import { limitParam, orderByParam, tableParam, whereParam } from './db-params.js';
-import { dbService } from './db-service.js';
+import { defineServiceNode } from '../services.js';
 
-export default defineNode({
+export default defineServiceNode({
   type: 'db.find',
+  services: ['db'],
   readOnly: true,
   description: 'Reads the rows of a table matching `where`, sorted by `order_by` (default id ascending), at most `limit` of them.',
   params: Type.Object(
@@ -37,7 +37,7 @@ export default defineNode({
     },
   ],
   async run(params, ctx) {
-    const rows = await dbService(ctx).find(params.table, { where: params.where, order_by: params.order_by, limit: params.limit });
+    const rows = await ctx.services.db.find(params.table, { where: params.where, order_by: params.order_by, limit: params.limit });
     return { rows, count: rows.length };
   },
 });

@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import { defineNode } from '../../engine/types.js';
 import { orderByParam, tableParam, whereParam } from './db-params.js';
-import { dbService } from './db-service.js';
+import { defineServiceNode } from '../services.js';
 
-export default defineNode({
+export default defineServiceNode({
   type: 'db.get',
+  services: ['db'],
   readOnly: true,
   description: 'Reads the first row of a table matching `where` (by `order_by`, default id ascending), or null when none matches.',
   params: Type.Object(
@@ -27,6 +27,6 @@ export default defineNode({
     },
   ],
   async run(params, ctx) {
-    return dbService(ctx).get(params.table, params.where, params.order_by);
+    return ctx.services.db.get(params.table, params.where, params.order_by);
   },
 });

@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import { defineNode } from '../../engine/types.js';
 import { tableParam, valuesParam } from './db-params.js';
-import { dbService } from './db-service.js';
+import { defineServiceNode } from '../services.js';
 
-export default defineNode({
+export default defineServiceNode({
   type: 'db.insert',
+  services: ['db'],
   description: 'Inserts one row and returns it as stored (with its id and defaults). A unique-key clash is an error; use db.upsert to match an existing row instead.',
   params: Type.Object(
     {
@@ -25,6 +25,6 @@ export default defineNode({
     },
   ],
   async run(params, ctx) {
-    return dbService(ctx).insert(params.table, params.values);
+    return ctx.services.db.insert(params.table, params.values);
   },
 });

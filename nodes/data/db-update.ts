@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import { defineNode } from '../../engine/types.js';
 import { tableParam, valuesParam, whereParam } from './db-params.js';
-import { dbService } from './db-service.js';
+import { defineServiceNode } from '../services.js';
 
-export default defineNode({
+export default defineServiceNode({
   type: 'db.update',
+  services: ['db'],
   description: 'Updates the rows matching `where` (which must name a column: never every row) with `values`. `updated_at` of leads is set to now unless given.',
   params: Type.Object(
     {
@@ -26,6 +26,6 @@ export default defineNode({
     },
   ],
   async run(params, ctx) {
-    return dbService(ctx).update(params.table, params.where, params.values);
+    return ctx.services.db.update(params.table, params.where, params.values);
   },
 });

@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import { defineNode } from '../../engine/types.js';
 import { tableParam, valuesParam } from './db-params.js';
-import { dbService } from './db-service.js';
+import { defineServiceNode } from '../services.js';
 
-export default defineNode({
+export default defineServiceNode({
   type: 'db.upsert',
+  services: ['db'],
   description:
     'Inserts a row, or when a row with the same unique key (`conflict`) exists, updates it with the other values (`on_conflict: update`) or leaves it as it is (`keep`). Race-free: concurrent identical upserts make one row, and exactly one of them reports `inserted: true`.',
   params: Type.Object(
@@ -41,6 +41,6 @@ export default defineNode({
     },
   ],
   async run(params, ctx) {
-    return dbService(ctx).upsert(params.table, params.values, { conflict: params.conflict, on_conflict: params.on_conflict });
+    return ctx.services.db.upsert(params.table, params.values, { conflict: params.conflict, on_conflict: params.on_conflict });
   },
 });

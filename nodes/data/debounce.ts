@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { defineNode, type JsonObject, type JsonValue } from '../../engine/types.js';
-import { kvService } from './kv-service.js';
+import { type JsonObject, type JsonValue } from '../../engine/types.js';
+import { defineServiceNode } from '../services.js';
 
 /** Shortest life of a buffer nobody drains (10 × max hold when that is longer). */
 const MIN_BUFFER_TTL_MS = 3_600_000;
@@ -49,8 +49,9 @@ function peerWait(until: number | null, state: DebounceState): number | null {
   return null;
 }
 
-export default defineNode({
+export default defineServiceNode({
   type: 'debounce',
+  services: ['kv'],
   description:
     "Groups a lead's consecutive messages: pushes this message into the buffer `key` (by `message_id`, so a redelivered message is kept once), waits durably until `quiet_ms` pass without a newer message (each new message restarts the quiet period) or the burst is `max_hold_ms` old, then lets exactly one execution of the burst - the one whose message came last, or whichever wakes first once the max hold is reached - take every buffered message in order. The others output `leader: false` and should end. The wait is stored, so a restart during it still answers the burst, once; and when another execution of the flow was cut off mid-step by a process that died (here or on another machine), the drain waits until it is taken over and has buffered its message (at most 30 s past its lease).",
   params: Type.Object(
@@ -84,7 +85,7 @@ export default defineNode({
     },
   ],
   async run(params, ctx) {
-    const kv = kvService(ctx);
+    const kv = ctx.services.kv;
     let state = savedState(ctx.state);
     if (!state) {
       // First entry: push once. A re-run after a crash before the state was saved pushes again,

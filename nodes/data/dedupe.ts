@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import { defineNode } from '../../engine/types.js';
-import { kvService } from './kv-service.js';
+import { defineServiceNode } from '../services.js';
 
-export default defineNode({
+export default defineServiceNode({
   type: 'dedupe',
+  services: ['kv'],
   description:
     'Tells whether a key (e.g. a provider message id) is seen for the first time within `ttl_ms`: the first execution gets `first: true`, every other one within the TTL `first: false` (usually followed by a stop). Atomic across processes when the store is Redis.',
   params: Type.Object(
@@ -25,6 +25,6 @@ export default defineNode({
     },
   ],
   async run(params, ctx) {
-    return { first: await kvService(ctx).dedupe(params.key, params.ttl_ms) };
+    return { first: await ctx.services.kv.dedupe(params.key, params.ttl_ms) };
   },
 });

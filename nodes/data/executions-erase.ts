@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import { leadErasure } from '../../adapters/phones/index.js';
-import { isExecutionEraser } from '../../engine/store/erasing-store.js';
-import { defineNode } from '../../engine/types.js';
+import { defineServiceNode } from '../services.js';
 
-export default defineNode({
+export default defineServiceNode({
   type: 'executions.erase',
+  services: ['executions'],
   description:
     "Erases a lead from the recorded executions (`excluir`, data protection): in every execution holding the lead's phone (any Brazilian variant, also inside JIDs), the phone becomes a masked form (`5511*******21`), the lead's name `[nome apagado]`, WhatsApp LIDs `[lid apagado]`, and message texts and form answers `[texto apagado]`. Covers the stored executions now, and what this execution (and any flow it calls) records after this step; the lead's executions still running or waiting are erased when they end. A dry run erases nothing.",
   params: Type.Object(
@@ -35,10 +35,6 @@ export default defineNode({
     if (erasure.needles.length === 0) throw new Error(`step "${ctx.stepId}": no phone of at least 8 digits to erase`);
     // A dry run's database changes are rolled back: the records stay as they are too.
     if (ctx.dryRun) return { erased: 0, pending: 0, dry_run: true };
-    const eraser = ctx.services.executions;
-    if (!isExecutionEraser(eraser)) {
-      throw new Error(`step "${ctx.stepId}" needs an execution store that can erase, but none is configured (services.executions is missing)`);
-    }
-    return eraser.eraseExecutions(ctx.executionId, erasure);
+    return ctx.services.executions.eraseExecutions(ctx.executionId, erasure);
   },
 });

@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import { defineNode } from '../../engine/types.js';
-import { kvService } from './kv-service.js';
+import { defineServiceNode } from '../services.js';
 
-export default defineNode({
+export default defineServiceNode({
   type: 'kv.erase',
+  services: ['kv'],
   description:
     "Erases a lead's traces in the key-value store: its message buffer, dedupe and lock keys (the key itself and every key starting with `key:`). Used by `excluir` (data protection: nothing of the lead may remain).",
   params: Type.Object(
@@ -19,7 +19,7 @@ export default defineNode({
   output: { description: '`{erased}`: how many keys were deleted.' },
   examples: [{ title: 'Forget a lead', step: { id: 'forget_keys', type: 'kv.erase', params: { key: '{{ vars.clinic_id }}:{{ vars.phone }}' } } }],
   async run(params, ctx) {
-    const kv = kvService(ctx);
+    const kv = ctx.services.kv;
     const exact = await kv.erase([params.key]);
     const nested = await kv.deleteByPrefix(`${params.key}:`);
     return { erased: exact + nested };

@@ -1,10 +1,10 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { Type } from '@sinclair/typebox';
-import { defineNode } from '../../engine/types.js';
-import { kvService } from './kv-service.js';
+import { defineServiceNode } from '../services.js';
 
-export default defineNode({
+export default defineServiceNode({
   type: 'lock',
+  services: ['kv'],
   description:
     'Runs `do` while holding the lock `key`, so at most one execution per key runs it at a time, in any number of processes (e.g. one agent run per lead). Waits for the lock up to `wait_ms` (polling every `poll_ms`), then fails. The lock lives `ttl_ms` and is extended while `do` runs, so a crashed holder frees it after at most `ttl_ms`; it belongs to the execution, so the same execution resumed by another process takes it back at once. It is released when `do` ends, fails or waits (a waiting execution holds no lock; it takes it again when it resumes).',
   params: Type.Object(
@@ -31,7 +31,7 @@ export default defineNode({
     },
   ],
   async run(params, ctx) {
-    const kv = kvService(ctx);
+    const kv = ctx.services.kv;
     const started = Date.now();
     // The lock belongs to this execution, not to the process: an execution taken over after its
     // process died finds its own lock and goes on at once instead of waiting for it to expire.

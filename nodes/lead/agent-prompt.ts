@@ -1,5 +1,5 @@
 // Prompt pieces of the `ai.agent` node: the system prompt from a template file filled with the
-// clinic's and protocol's data, and the lead's words wrapped as quoted data (never instructions).
+// clinic's and protocol's rows, and the lead's words wrapped as quoted data (never instructions).
 //
 // Contract:
 //   - renderTemplate: `{{name}}` placeholders (letters, digits, `_`) are replaced from `values`; an
@@ -12,7 +12,6 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { ChatMessage } from '../../adapters/ai/chat-model.js';
-import type { TableOperations } from '../../adapters/db/table-ops.js';
 import type { JsonValue } from '../../engine/types.js';
 
 export function renderTemplate(template: string, values: Record<string, string>): string {
@@ -53,23 +52,16 @@ export function text(value: JsonValue | undefined): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
-/** The clinic's protocol: its first by id (a clinic sells one protocol; extra rows are ignored), or null. */
-export async function clinicProtocol(db: TableOperations, clinicaId: number): Promise<Record<string, JsonValue> | null> {
-  const rows = await db.find('protocolos', { where: { clinica_id: clinicaId }, order_by: [{ column: 'id', direction: 'asc' }], limit: 1 });
-  return rows[0] ?? null;
-}
+/** A database row as the flow read it (`db.get` output): column name to JSON value. */
+export type Row = Record<string, JsonValue>;
 
 /**
  * The agent's system prompt for one clinic: `promptFile` (relative to the working directory) filled
- * with the clinic's and its protocol's data (the first protocol by id). Shared by `ai.agent` and
- * `leadflow chat`, so the test path talks with the same prompt as the leads.
+ * with the clinic's row and its protocol's (a null row fills its placeholders with ''). Shared by
+ * `ai.agent` and `leadflow chat`, so the test path talks with the same prompt as the leads.
  */
-export async function buildSystemPrompt(db: TableOperations, clinicaId: number, promptFile: string): Promise<string> {
-  const [clinic, protocol, template] = await Promise.all([
-    db.get('clinicas_com_atendentes', { id: clinicaId }),
-    clinicProtocol(db, clinicaId),
-    readFile(resolve(promptFile), 'utf8'),
-  ]);
+export async function buildSystemPrompt(clinic: Row | null, protocol: Row | null, promptFile: string): Promise<string> {
+  const template = await readFile(resolve(promptFile), 'utf8');
   return renderTemplate(template, {
     clinica_nome: text(clinic?.nome),
     clinica_endereco: text(clinic?.endereco),

@@ -1,21 +1,25 @@
 // The agent's tools (CONTRACT.md §6), bound to the CURRENT lead.
 //
 // Contract:
-//   - Every tool takes its identity (lead id, clinic id, phone, instance) from `AgentToolBinding`,
-//     built by the node from its own parameters — never from the model. Arguments the model adds
-//     (a phone, an id) are accepted by the schema and ignored.
-//   - buscar_lead / buscar_clinica / buscar_protocolo read fresh rows and return an allow-listed
-//     projection (no tokens, no other lead, no Hunter phone).
+//   - Every tool takes its identity (lead, clinic, phone, instance) from `AgentToolBinding`, built
+//     by the node from its own parameters — never from the model. Arguments the model adds (a phone,
+//     an id) are accepted by the schema and ignored.
+//   - buscar_lead / buscar_clinica / buscar_protocolo answer an allow-listed projection (no tokens,
+//     no other lead, no Hunter phone) of the rows the flow read and handed to the node.
 //   - transferir(motivo) POSTs `{telefone, motivo, instancia_id}` to the handoff endpoint once per
 //     run: a repeated call (the model asking twice, or the next model of the chain repeating it)
 //     answers the first result without calling again. In dry-run the call is recorded, not made.
 import type { AgentTool } from '../../adapters/ai/agent-runner.js';
-import type { TableOperations } from '../../adapters/db/table-ops.js';
 import type { JsonObject, JsonValue, NodeContext } from '../../engine/types.js';
-import { clinicProtocol } from './agent-prompt.js';
+import type { Row } from './agent-prompt.js';
 
 export interface AgentToolBinding {
-  lead: { id: number; clinica_id: number; remotejid: string };
+  /** The current lead's row (`leads`): its id, clinic and phone bind every tool. */
+  lead: Row & { id: number; clinica_id: number; remotejid: string };
+  /** The lead's clinic row (`clinicas_com_atendentes`), or null. */
+  clinic: Row | null;
+  /** The clinic's protocol row (`protocolos`, its first by id), or null. */
+  protocol: Row | null;
   instancia_id: number | null;
   handoff: { url: string; secret: string; timeout_ms: number };
 }
@@ -34,10 +38,9 @@ const TRANSFER_ARGS = {
 };
 const NO_ARGS = { type: 'object', properties: {}, description: 'No arguments: the tool always works on the current lead.' };
 
-const pick = (row: Record<string, JsonValue> | null, columns: string[]): JsonValue =>
-  row ? Object.fromEntries(columns.map((c) => [c, row[c] ?? null])) : null;
+const pick = (row: Row | null, columns: string[]): JsonValue => (row ? Object.fromEntries(columns.map((c) => [c, row[c] ?? null])) : null);
 
-export function agentTools(db: TableOperations, binding: AgentToolBinding, ctx: NodeContext, effects: ToolEffects): AgentTool[] {
+export function agentTools(binding: AgentToolBinding, ctx: NodeContext, effects: ToolEffects): AgentTool[] {
   let transfer: Promise<JsonValue> | undefined;
 
   const transferir = async (motivo: string): Promise<JsonValue> => {
@@ -75,10 +78,9 @@ export function agentTools(db: TableOperations, binding: AgentToolBinding, ctx: 
       name: 'buscar_lead',
       description: 'Dados do lead desta conversa (nome, telefone, faixa de orçamento, respostas do formulário). Sem argumentos.',
       parameters: NO_ARGS,
-      handler: async () =>
-        pick(await db.get('leads', { id: binding.lead.id }), ['nome', 'telefone', 'orcamento', 'respostas', 'created_at']),
+      handler: async () => pick(binding.lead, ['nome', 'telefone', 'orcamento', 'respostas', 'created_at']),
     },
-    ...clinicTools(db, binding.lead.clinica_id),
+    ...clinicTools({ clinic: async () => binding.clinic, protocol: async () => binding.protocol }),
     {
       name: 'transferir',
       description:
@@ -97,24 +99,30 @@ export function agentTools(db: TableOperations, binding: AgentToolBinding, ctx: 
   ];
 }
 
+/** Where buscar_clinica and buscar_protocolo read their rows from (null: none). */
+export interface ClinicRows {
+  clinic(): Promise<Row | null>;
+  protocol(): Promise<Row | null>;
+}
+
 /**
- * buscar_clinica and buscar_protocolo for one clinic: allow-listed columns of fresh rows (no tokens,
- * no Hunter phone). Shared by the lead's agent and `leadflow chat`.
+ * buscar_clinica and buscar_protocolo for one clinic: allow-listed columns of its rows (no tokens,
+ * no Hunter phone). Shared by the lead's agent (the rows its flow read) and `leadflow chat` (fresh
+ * reads of the database).
  */
-export function clinicTools(db: TableOperations, clinicaId: number): AgentTool[] {
+export function clinicTools(rows: ClinicRows): AgentTool[] {
   return [
     {
       name: 'buscar_clinica',
       description: 'Dados da clínica (nome, endereço, posicionamento, nome do especialista que atende). Sem argumentos.',
       parameters: NO_ARGS,
-      handler: async () =>
-        pick(await db.get('clinicas_com_atendentes', { id: clinicaId }), ['nome', 'endereco', 'posicionamento', 'hunter_nome']),
+      handler: async () => pick(await rows.clinic(), ['nome', 'endereco', 'posicionamento', 'hunter_nome']),
     },
     {
       name: 'buscar_protocolo',
       description: 'O protocolo (tratamento) da clínica: nome, descrição e preço. Sem argumentos.',
       parameters: NO_ARGS,
-      handler: async () => pick(await clinicProtocol(db, clinicaId), ['nome', 'descricao', 'preco']),
+      handler: async () => pick(await rows.protocol(), ['nome', 'descricao', 'preco']),
     },
   ];
 }

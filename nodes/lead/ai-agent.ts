@@ -1,17 +1,17 @@
 import { Type } from '@sinclair/typebox';
 import { runAgent } from '../../adapters/ai/agent-runner.js';
-import { defineNode, type JsonValue } from '../../engine/types.js';
+import type { JsonValue } from '../../engine/types.js';
 import { fallbackModelsParam, modelRefParam, optionalModelRefParam } from '../ai/model-params.js';
-import { aiServiceOf } from '../ai/services.js';
-import { dbService } from '../data/db-service.js';
-import { buildSystemPrompt, memoryToHistory, quoteLeadText } from './agent-prompt.js';
+import { buildSystemPrompt, memoryToHistory, quoteLeadText, type Row } from './agent-prompt.js';
 import { agentTools, type ToolEffects } from './agent-tools.js';
+import { defineServiceNode } from '../services.js';
 
 /**
  * `ai.agent`: one turn of the WhatsApp agent for the current lead (original spec §4.1 "Agent").
  * Contract:
- *   - The current lead is `lead_id`; its clinic and protocol come from the database. Every tool is
- *     bound to that lead (agent-tools.ts): identities the model passes are ignored.
+ *   - The current lead, its clinic and the clinic's protocol are the rows the flow read (`lead`,
+ *     `clinic`, `protocol`); the node reads none of them again. Every tool is bound to that lead
+ *     (agent-tools.ts): identities the model passes are ignored.
  *   - System prompt: `prompt_file` with `{{placeholders}}` of the clinic and protocol (operator data
  *     only; nothing the lead wrote goes into the system prompt).
  *   - Memory: rows of wf_chat_histories of (clinic, lead phone) with id < `memory_before_id` (0: all),
@@ -19,16 +19,34 @@ import { agentTools, type ToolEffects } from './agent-tools.js';
  *   - Models: runAgent's chain (primary, fallbacks, 429 → wait → contingency). An empty answer is a
  *     failure: the step fails and nothing is output to send.
  */
-export default defineNode({
+export default defineServiceNode({
   type: 'ai.agent',
+  services: ['ai', 'db'],
   description:
-    "Answers the current lead as the clinic's WhatsApp agent: system prompt from a template file filled with the clinic's and protocol's data, the conversation memory of wf_chat_histories, the lead's combined input as quoted data, and the tools buscar_lead, buscar_clinica, buscar_protocolo and transferir(motivo) bound to this lead (transferir POSTs to the handoff endpoint). Model chain with fallback and 429 -> wait -> contingency; an empty answer fails the step.",
+    "Answers the current lead as the clinic's WhatsApp agent: system prompt from a template file filled with the clinic's and protocol's rows (as the flow read them), the conversation memory of wf_chat_histories, the lead's combined input as quoted data, and the tools buscar_lead, buscar_clinica, buscar_protocolo and transferir(motivo) bound to this lead and answered from those rows (transferir POSTs to the handoff endpoint). Model chain with fallback and 429 -> wait -> contingency; an empty answer fails the step.",
   params: Type.Object(
     {
-      lead_id: Type.Integer({
-        minimum: 1,
-        description: 'Id of the current lead (`leads.id`); every tool acts on this lead only.',
-        examples: ['{{ vars.lead.id }}'],
+      lead: Type.Object(
+        { id: Type.Integer({ minimum: 1 }), clinica_id: Type.Integer({ minimum: 1 }), remotejid: Type.String({ minLength: 1 }) },
+        {
+          additionalProperties: true,
+          description:
+            'The current lead: its `leads` row as the flow read it (best read just before, inside the lock). Every tool acts on this lead only; buscar_lead answers its nome, telefone, orcamento, respostas and created_at.',
+          examples: ['{{ steps.current }}', { id: 11, clinica_id: 3, remotejid: '5511987654321', nome: 'Ana', telefone: '11987654321' }],
+        },
+      ),
+      clinic: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], {
+        description:
+          "The lead's clinic: its `clinicas_com_atendentes` row (nome, endereco, posicionamento, hunter_nome fill the prompt and buscar_clinica), or null.",
+        examples: [
+          '{{ steps.clinic }}',
+          { id: 3, nome: 'Clínica Sorriso', endereco: 'Rua A, 10', posicionamento: 'Lentes', hunter_nome: 'Rafa' },
+        ],
+      }),
+      protocol: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], {
+        description:
+          "The clinic's protocol: its first `protocolos` row by id (nome, descricao, preco fill the prompt and buscar_protocolo), or null.",
+        examples: ['{{ steps.protocol }}', { id: 1, clinica_id: 3, nome: 'Lentes', descricao: 'Lentes de resina', preco: 'R$ 900' }],
       }),
       instancia_id: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], {
         default: null,
@@ -119,7 +137,9 @@ export default defineNode({
         id: 'agent',
         type: 'ai.agent',
         params: {
-          lead_id: '{{ vars.lead.id }}',
+          lead: '{{ vars.lead }}',
+          clinic: '{{ vars.clinic }}',
+          protocol: '{{ vars.protocol }}',
           instancia_id: '{{ vars.instance_id }}',
           input: '{{ vars.input }}',
           prompt_file: '{{ env.LEADFLOW_FLOWS_DIR }}/prompts/agent-system.md',
@@ -133,15 +153,13 @@ export default defineNode({
     },
   ],
   async run(params, ctx) {
-    const ai = aiServiceOf(ctx, 'ai.agent');
-    const db = dbService(ctx);
-    const lead = await db.get('leads', { id: params.lead_id });
-    if (!lead) throw new Error(`ai.agent: lead ${params.lead_id} does not exist`);
-    const clinicaId = Number(lead.clinica_id);
-    const phone = String(lead.remotejid);
-    const system = await buildSystemPrompt(db, clinicaId, params.prompt_file);
+    const { ai, db } = ctx.services;
+    const lead = params.lead;
+    const clinic = params.clinic as Row | null;
+    const protocol = params.protocol as Row | null;
+    const system = await buildSystemPrompt(clinic, protocol, params.prompt_file);
 
-    const where: Record<string, unknown> = { clinica_id: clinicaId, session_id: phone };
+    const where: Record<string, unknown> = { clinica_id: lead.clinica_id, session_id: lead.remotejid };
     if (params.memory_before_id > 0) where.id = { lt: params.memory_before_id };
     const rows =
       params.memory_limit === 0
@@ -151,9 +169,10 @@ export default defineNode({
 
     const effects: ToolEffects = { transferred: false, motivo: null };
     const tools = agentTools(
-      db,
       {
-        lead: { id: params.lead_id, clinica_id: clinicaId, remotejid: phone },
+        lead: lead as Row & typeof lead,
+        clinic,
+        protocol,
         instancia_id: params.instancia_id,
         handoff: { url: params.handoff_url, secret: params.secret, timeout_ms: params.handoff_timeout_ms },
       },

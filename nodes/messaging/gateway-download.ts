@@ -1,15 +1,16 @@
 import { Type } from '@sinclair/typebox';
-import { defineNode } from '../../engine/types.js';
 import { instanceIdParam } from './params.js';
-import { instanceClient, mediaStore } from './services.js';
+import { instanceClient } from './instance-client.js';
+import { defineServiceNode } from '../services.js';
 
 // Media contract: the bytes go into `ctx.services.media` (adapters/gateway/media-cache.ts) and
 // never into the execution: the output carries `media_ref`, a handle the next step (transcribe,
 // describe, read a document) passes to `media.get(ref)` / `media.take(ref)`. The handle lives 10
 // minutes by default and only in this process: put no `wait` between the download and its consumer.
 
-export default defineNode({
+export default defineServiceNode({
   type: 'gateway.download',
+  services: ['media', 'gateway', 'instances'],
   description:
     "Downloads the media (audio, image, video, document) of a received WhatsApp message through the instance's uazapi gateway (POST {server_url}/message/download) and keeps the bytes in the in-process media cache. The output holds a `media_ref` handle, never the bytes. In dry-run the call is recorded and nothing is downloaded.",
   outbound: true,
@@ -46,8 +47,8 @@ export default defineNode({
     },
   ],
   async run(params, ctx) {
-    const media = mediaStore(ctx);
-    const { client } = await instanceClient(ctx, params.instance_id);
+    const media = ctx.services.media;
+    const { client } = await instanceClient(ctx.services, params.instance_id);
     const perform = ctx.recordOutbound({
       kind: 'gateway',
       method: 'POST',

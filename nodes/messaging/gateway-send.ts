@@ -1,8 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import { maskPhone } from '../../adapters/phones/mask-phone.js';
-import { defineNode, type JsonValue } from '../../engine/types.js';
+import type { JsonValue } from '../../engine/types.js';
 import { instanceIdParam, phoneParam } from './params.js';
-import { instanceClient } from './services.js';
+import { instanceClient } from './instance-client.js';
+import { defineServiceNode } from '../services.js';
 
 /** Most messages one step sends (one reply split into parts). */
 const MAX_MESSAGES = 50;
@@ -15,8 +16,9 @@ function typingDelay(min: number, max: number): number {
   return min + Math.floor(Math.random() * (high - min + 1));
 }
 
-export default defineNode({
+export default defineServiceNode({
   type: 'gateway.send',
+  services: ['gateway', 'instances'],
   description:
     'Sends one or more WhatsApp texts to a number through the instance\'s uazapi gateway (POST {server_url}/send/text), one by one in order, each awaited. Each message carries a random `delay` (ms) in [typing_min_ms, typing_max_ms], shown to the lead as "typing…". Blank texts are skipped. In dry-run each call is recorded (token masked) and nothing is sent.',
   outbound: true,
@@ -79,7 +81,7 @@ export default defineNode({
   async run(params, ctx) {
     const texts = (Array.isArray(params.messages) ? params.messages : [params.messages]).filter((t) => t.trim() !== '');
     if (texts.length === 0) return { sent: 0, results: [] };
-    const { client } = await instanceClient(ctx, params.instance_id);
+    const { client } = await instanceClient(ctx.services, params.instance_id);
     const url = `${client.serverUrl}/send/text`;
     // Messages this step already delivered in an earlier run (a retry, or a resume after a crash):
     // skipped, so the lead never gets one twice. Recorded after each delivery (ctx.checkpoint).

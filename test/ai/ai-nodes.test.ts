@@ -84,7 +84,9 @@ describe('ai.generate', () => {
   it('fails with a clear error when the host gave no AI service', async () => {
     const { record } = await run(generateFlow, {}, { nome: 'Ana' });
     expect(record.status).toBe('failed');
-    expect(stepRecord(record, 'gen').error!.message).toMatch(/ai\.generate needs the AI service.*services\.ai/);
+    expect(stepRecord(record, 'gen').error!.message).toBe(
+      'step "gen" needs the AI service, but none is configured (services.ai is missing)',
+    );
   });
 
   it('rejects a model without provider: at load when literal, at run time when an expression', async () => {
@@ -228,7 +230,9 @@ describe('media.to-text', () => {
     const { record } = await run(mediaFlow, { ai, media: { take: () => undefined } }, { ref: 'gone' });
     expect(stepRecord(record, 'conv').error).toMatchObject({ name: 'MediaNotFoundError', code: 'media_not_found' });
     const second = await run(mediaFlow, { ai }, { ref: 'gone' });
-    expect(stepRecord(second.record, 'conv').error!.message).toMatch(/media\.to-text needs the media cache/);
+    expect(stepRecord(second.record, 'conv').error!.message).toBe(
+      'step "conv" needs a media cache, but none is configured (services.media is missing)',
+    );
   });
 
   it('on_failure error fails the step on a provider error; marker (default) answers the marker', async () => {
