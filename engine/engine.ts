@@ -19,6 +19,7 @@ import { InProcessScheduler } from './scheduler/in-process-scheduler.js';
 import type { Scheduler } from './scheduler/scheduler.js';
 import type { ExecutionStore, Lease } from './store/execution-store.js';
 import { MemoryExecutionStore } from './store/memory-store.js';
+import { isFinalStatus } from './statuses.js';
 import type { ExecutionRecord, JsonObject, JsonValue, LoadedFlow } from './types.js';
 
 export interface EngineOptions {
@@ -93,7 +94,6 @@ export interface ExecutionHandle {
   responded: Promise<WebhookResponse | undefined>;
 }
 
-const FINAL = new Set(['success', 'failed', 'stopped']);
 /** Header names never stored with an execution (credentials). */
 const SECRET_HEADERS = /^(authorization|cookie|x-webhook-secret|typeform-signature|tally-signature|token|x-api-key)$/i;
 
@@ -329,9 +329,9 @@ export class Engine {
         look();
       });
     const responded = poll<{ value: WebhookResponse | undefined }>((r) =>
-      r.response ? { value: r.response } : FINAL.has(r.status) ? { value: undefined } : undefined,
+      r.response ? { value: r.response } : isFinalStatus(r.status) ? { value: undefined } : undefined,
     ).then((r) => r.value);
-    const settled = poll((r) => (FINAL.has(r.status) || (r.status === 'waiting' && r.steps.length > 0) ? r : undefined));
+    const settled = poll((r) => (isFinalStatus(r.status) || (r.status === 'waiting' && r.steps.length > 0) ? r : undefined));
     // Nobody may await one of them: keep an unanswered poll from being an unhandled rejection.
     responded.catch(() => undefined);
     settled.catch(() => undefined);
@@ -348,7 +348,7 @@ export class Engine {
       // is final even while its drive is still unwinding (its finishers may already have been called).
       const look = () =>
         this.store.get(id).then((current) => {
-          if (current && FINAL.has(current.status)) return resolve(current);
+          if (current && isFinalStatus(current.status)) return resolve(current);
           // In queue mode another process may drive it: watch the store too.
           if (this.queued && !this.abort.signal.aborted) setTimeout(() => void look().catch(reject), 50).unref();
         }, reject);
@@ -472,7 +472,7 @@ export class Engine {
 
   private async finish(record: ExecutionRecord, startedAt: number): Promise<ExecutionRecord> {
     record.updated_at = new Date().toISOString();
-    if (FINAL.has(record.status)) record.finished_at = record.updated_at;
+    if (isFinalStatus(record.status)) record.finished_at = record.updated_at;
     await this.store.update(record);
     const fields = {
       execution: record.id,
