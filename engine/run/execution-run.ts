@@ -54,11 +54,15 @@ function writtenKeys(step: LoadedStep): string[] {
 /** Most step runs one drive may make (guards `goto` loops). */
 export const MAX_STEP_RUNS = 10_000;
 
+/** A flow test's replacement for one step: its output, or the error it throws (never retried). */
 export interface StepMock {
+  /** The step's output instead of running its node. */
   output?: JsonValue;
+  /** Thrown instead of running its node (`name` defaults to MockError). Wins over `output`. */
   error?: { message: string; status?: number; body?: JsonValue; name?: string };
 }
 
+/** Structured logging as the engine uses it (pino-compatible): fields first, then the message. Must not throw. */
 export interface Logger {
   debug(fields: object, message: string): void;
   info(fields: object, message: string): void;
@@ -97,6 +101,21 @@ type StepOutcome = { kind: 'next' } | { kind: 'goto'; target: string };
 /** What one attempt of a step leads to: on to the next step, a jump, or another attempt. */
 type AttemptOutcome = StepOutcome | { kind: 'retry' };
 
+/**
+ * Walks one drive of an execution: the flow's steps, top to bottom, through the hooks of the file
+ * header, writing step records into `record` and saving it through `host.save`. Made by the engine
+ * once per drive (start or resume); a resumed run skips the steps already recorded as finished.
+ *
+ * @example
+ * const run = new ExecutionRun(host, flow, record, engine.flowEnv(flow));
+ * try {
+ *   record.output = await run.run();
+ *   record.status = 'success';
+ * } catch (err) {
+ *   // SuspendSignal: park it; StopSignal: stopped; StepFailedError or any other: failed
+ * }
+ * await run.flush(); // then store the final record
+ */
 export class ExecutionRun {
   private readonly memo = new Map<string, StepRecord>();
   private readonly outputs: Record<string, JsonValue> = {};
@@ -131,6 +150,7 @@ export class ExecutionRun {
     await this.saving;
   }
 
+  /** What expressions see inside `scope`: trigger, steps, vars, env, now, execution and loop bindings. */
   expressionScope(scope: Scope): object {
     const chain: Scope[] = [];
     for (let s: Scope | null = scope; s; s = s.parent) chain.unshift(s);

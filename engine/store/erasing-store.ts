@@ -39,6 +39,7 @@ import type { ExecutionRecord } from '../types.js';
 import type { ExecutionStore } from './execution-store.js';
 import { CompiledErasure, type Erasure, type ErasureEntry, type PayloadEraser, type RecordSummary } from './erasure.js';
 
+/** What the `executions.erase` node asks of the store (handed to nodes as `services.executions`). */
 export interface ExecutionEraser {
   /**
    * Erases the person `erasure` describes from every stored execution now and from what
@@ -49,9 +50,11 @@ export interface ExecutionEraser {
   eraseExecutions(executionId: string, erasure: Erasure): Promise<{ erased: number; pending: number }>;
 }
 
+/** How an ErasingStore is set up; every member is optional. */
 export interface ErasingStoreOptions {
   /** How long the erasure of later writes stays armed (in memory and in the ledger), ms. Default 24 h. */
   ttlMs?: number;
+  /** Clock, ms since epoch. Default Date.now (tests pass their own). */
   now?: () => number;
 }
 
