@@ -1,8 +1,8 @@
 // The engine: starts executions of loaded flows, drives them through ExecutionRun, parks them when
 // they wait and resumes them when the scheduler fires. Knows flows, not leads: node types, services,
-// store and scheduler are handed in by the host (the CLI).
-import { randomBytes, randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
+// store and scheduler are handed in by the host (the CLI). Holding executions among several
+// processes is in run/leases.ts, run/take-over.ts and run/sweep.ts.
+import { randomUUID } from 'node:crypto';
 import { evaluateValue } from './expressions.js';
 import { InputValidationError } from './errors/input-validation-error.js';
 import { StepFailedError } from './errors/step-failed-error.js';
@@ -11,23 +11,34 @@ import { SuspendSignal } from './errors/suspend-signal.js';
 import { toStepError } from './errors/to-step-error.js';
 import { notifyObserver, type EngineObserver } from './observer.js';
 import type { NodeRegistry } from './registry.js';
-import { ExecutionRun, type Logger, type StepMock } from './run/execution-run.js';
+import { ExecutionRun, type Logger, type RunHost, type StepMock } from './run/execution-run.js';
 import { flowEnv } from './run/flow-env.js';
+import { DEFAULT_LEASE_MS, Leases, leaseOwnerName } from './run/leases.js';
 import { schemaProblems } from './run/param-validator.js';
 import { DEPENDENCY_RETRY_MS, isDependencyUnavailable } from './errors/dependency-unavailable.js';
+import { sweepExecutions } from './run/sweep.js';
+import { AFTER_LAPSE_MS, interruptedPeersUntil, storeCanTakeOver, type TakeOverHost } from './run/take-over.js';
 import { InProcessScheduler } from './scheduler/in-process-scheduler.js';
 import type { Scheduler } from './scheduler/scheduler.js';
-import type { ExecutionStore, Lease } from './store/execution-store.js';
+import type { ClaimResult, ExecutionStore } from './store/execution-store.js';
 import { MemoryExecutionStore } from './store/memory-store.js';
+import { isFinalStatus } from './statuses.js';
 import { GENERIC_SECRET_HEADERS } from './triggers/auth-modes.js';
 import type { ExecutionRecord, JsonObject, JsonValue, LoadedFlow } from './types.js';
 
+/** What an Engine is built from. Only `registry` and `flows` are required. */
 export interface EngineOptions {
+  /** Node types the flows' steps name. */
   registry: NodeRegistry;
+  /** Loaded flows by name (see loadFlows); replaced later with Engine.setFlows. */
   flows: Map<string, LoadedFlow>;
+  /** Where executions live. Default: a MemoryExecutionStore (lost with the process). */
   store?: ExecutionStore;
+  /** Wakes waiting executions. Default: an InProcessScheduler (timers in this process). */
   scheduler?: Scheduler;
+  /** Handed to every node as `ctx.services` (database, gateway, AI clients …). Default {}. */
   services?: Record<string, unknown>;
+  /** Default: silentLogger. */
   logger?: Logger;
   /** Source of `env.*` values; default process.env. */
   env?: Record<string, string | undefined>;
@@ -43,48 +54,40 @@ export interface EngineOptions {
   leaseMs?: number;
 }
 
-/** Default lease on a running execution, ms. */
-export const DEFAULT_LEASE_MS = 30_000;
-/** How long a sweep lets executions taken over from a dead process run before it wakes the overdue waits, ms. */
-const TAKE_OVER_HEAD_START_MS = 5_000;
-
-/**
- * True when a lease owner (`host:pid:random`, see Engine.owner) is a process of this machine that no
- * longer exists, so its executions can be taken over without waiting for the lease to lapse.
- */
-export function isDeadLocalOwner(owner: string): boolean {
-  const [host, pidText] = owner.split(':');
-  const pid = Number(pidText);
-  if (host !== hostname() || !Number.isInteger(pid) || pid <= 0 || pid === process.pid) return false;
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'ESRCH';
-  }
-}
-
 /** Longest a queued execution's webhook answer is awaited by polling the store, ms. */
 const MAX_RESPONSE_POLL_MS = 300_000;
 
+/**
+ * What a trigger hands Engine.start. Credential headers and a `secret` query member are dropped
+ * before the trigger is recorded; the rest is seen by expressions as `trigger.*`.
+ */
 export interface TriggerInput {
+  /** The request body (validated against the flow's `trigger.input` schema, if any). */
   body: JsonValue;
+  /** Request headers, names in lower case. Default {}. */
   headers?: Record<string, string>;
+  /** Query string members. Default {}. */
   query?: Record<string, string>;
   /** What the trigger's authentication established (e.g. the instance of an instance token), recorded and seen as `trigger.auth`. */
   auth?: JsonObject;
 }
 
+/** How Engine.start runs an execution. */
 export interface StartOptions {
+  /** Nodes record outbound calls without performing them (`ctx.dryRun`). Default false. */
   dryRun?: boolean;
   /** Replace chosen steps' outputs or errors (flow tests). */
   mocks?: Record<string, StepMock>;
+  /** The execution that started this one (`call-flow`); woken when this one ends. */
   parentId?: string;
 }
 
+/** What a respond step answered: status, body and headers of the webhook's reply. */
 export type WebhookResponse = NonNullable<ExecutionRecord['response']>;
 
+/** A started execution, as Engine.start returns it. */
 export interface ExecutionHandle {
+  /** The execution id (a UUID). */
   id: string;
   /** The record as created, before any step ran. */
   record: ExecutionRecord;
@@ -94,12 +97,26 @@ export interface ExecutionHandle {
   responded: Promise<WebhookResponse | undefined>;
 }
 
-const FINAL = new Set(['success', 'failed', 'stopped']);
 /** Header names never stored with an execution from any entry (credentials); the webhook app also drops its auth modes' (WebhookAuthModes). */
 const SECRET_HEADERS = new Set(GENERIC_SECRET_HEADERS);
 
+/** A Logger that drops everything (tests, benchmarks, and the default of EngineOptions.logger). */
 export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
+/**
+ * Starts executions of loaded flows and drives them: each drive walks the steps (ExecutionRun) until
+ * the execution ends or parks at a wait; the scheduler wakes parked ones and `resume` drives them on.
+ * With a store that has leases, several processes share the executions (queue mode: `queued`).
+ *
+ * @example
+ * const registry = defaultRegistry(); // the node types (nodes/index.ts)
+ * const { flows } = loadFlowDirectory('flows', registry);
+ * const engine = new Engine({ registry, flows });
+ * await engine.startScheduler();
+ * const handle = await engine.start('hello', { body: { name: 'Ana' } });
+ * const record = await engine.waitForEnd(handle.id); // record.status: success, failed or stopped
+ * await engine.shutdown();
+ */
 export class Engine {
   readonly registry: NodeRegistry;
   readonly store: ExecutionStore;
@@ -110,9 +127,11 @@ export class Engine {
   private readonly env: Record<string, string | undefined>;
   private readonly observer: EngineObserver | undefined;
   private readonly queued: boolean;
-  private readonly leaseMs: number;
-  /** This process's name on leases. */
-  readonly owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  /** This process's name on leases (`host:pid:random`, see leaseOwnerName). */
+  readonly owner = leaseOwnerName();
+  private readonly leases: Leases;
+  /** This engine as take-over and the sweep see it. */
+  private readonly takeOverHost: TakeOverHost;
   private readonly abort = new AbortController();
   private readonly active = new Map<string, Promise<ExecutionRecord>>();
   private readonly wakeRequested = new Set<string>();
@@ -132,7 +151,16 @@ export class Engine {
     this.env = options.env ?? process.env;
     this.observer = options.observer;
     this.queued = options.queued ?? false;
-    this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+    this.leases = new Leases(this.owner, options.leaseMs ?? DEFAULT_LEASE_MS);
+    this.takeOverHost = {
+      store: this.store,
+      scheduler: this.scheduler,
+      logger: this.logger,
+      leases: this.leases,
+      isHeldHere: (id) => this.active.has(id) || this.claiming.has(id),
+      claim: (id, takeOverFrom) => this.claimHere(id, takeOverFrom),
+      drive: (record) => this.drive(record),
+    };
   }
 
   /** Ids of the executions being driven in this process now (queue depth). */
@@ -140,10 +168,12 @@ export class Engine {
     return [...this.active.keys()];
   }
 
+  /** The served flow of that name, or undefined. */
   getFlow(name: string): LoadedFlow | undefined {
     return this.flows.get(name);
   }
 
+  /** The served flows, in the order of the map given. */
   listFlows(): LoadedFlow[] {
     return [...this.flows.values()];
   }
@@ -161,45 +191,23 @@ export class Engine {
 
   /**
    * Hands the scheduler every stored wait, and every running execution not driven here (its holder
-   * may have died: it is taken over when its lease lapses). Idempotent; `serve` and `worker` call it
-   * at start and periodically, so a scheduler that lost its timers (restart, Redis flushed) recovers.
+   * may have died: it is taken over when its lease lapses, at once when it was a dead process of this
+   * machine). Idempotent; `serve` and `worker` call it at start and every minute, so a scheduler that
+   * lost its timers (restart, Redis flushed) recovers. See sweepExecutions. Rejects when the store
+   * cannot be reached.
    */
   async sweep(): Promise<void> {
-    // Executions interrupted in the middle of a step come first: one whose holder is a dead process
-    // of this machine is taken over now, and its drive is given a moment to reach its next wait
-    // before the overdue waits are woken — a message accepted but not yet buffered when the process
-    // died joins its burst instead of being answered on its own.
-    if (this.store.listRunning) {
-      const takenOver: Array<Promise<unknown>> = [];
-      for (const running of await this.store.listRunning()) {
-        if (this.active.has(running.id) || this.claiming.has(running.id)) continue;
-        if (running.lease_owner && isDeadLocalOwner(running.lease_owner)) takenOver.push(this.takeOver(running.id, running.lease_owner));
-        else this.scheduler.schedule(running.id, running.lease_until ?? Date.now());
-      }
-      if (takenOver.length > 0)
-        await Promise.race([Promise.allSettled(takenOver), new Promise((r) => setTimeout(r, TAKE_OVER_HEAD_START_MS).unref())]);
-    }
-    for (const wait of await this.store.listWaiting()) {
-      if (wait.wake_at !== null) this.scheduler.schedule(wait.id, wait.wake_at);
-    }
+    await sweepExecutions(this.takeOverHost);
   }
 
-  /** Drives an execution whose holder died (its lease not lapsed yet). */
-  private async takeOver(id: string, deadOwner: string): Promise<unknown> {
+  /** ExecutionStore.claim with a fresh lease of this process; the id counts as claimed here meanwhile. */
+  private async claimHere(id: string, takeOverFrom?: string): Promise<ClaimResult> {
     this.claiming.add(id);
-    let claimed;
     try {
-      claimed = await this.store.claim!(id, this.lease(), deadOwner);
+      return await this.store.claim!(id, this.leases.fresh(), takeOverFrom);
     } finally {
       this.claiming.delete(id);
     }
-    if (claimed.record?.status !== 'running') return undefined;
-    this.logger.warn({ execution: id, flow: claimed.record.flow }, 'took over an execution whose process died');
-    return this.drive(claimed.record);
-  }
-
-  private lease(): Lease {
-    return { owner: this.owner, until: Date.now() + this.leaseMs };
   }
 
   /** Stops timers and aborts running steps; waits stay in the store. */
@@ -209,11 +217,17 @@ export class Engine {
     await Promise.allSettled([...this.active.values()]);
   }
 
+  /** The flow's allow-listed `env.*` values, read from EngineOptions.env. */
   flowEnv(flow: LoadedFlow): Record<string, JsonValue> {
     return flowEnv(flow.env, this.env);
   }
 
-  /** Validates the input, records a new execution and starts driving it (not awaited). */
+  /**
+   * Validates the input, records a new execution and starts driving it (not awaited). In queue mode
+   * (without parent, dry run or mocks) it is recorded as due and left to whichever process takes it.
+   * Throws when the flow is unknown, InputValidationError when the body fails the flow's input
+   * schema; rejects when the store cannot be reached.
+   */
   async start(flowName: string, input: TriggerInput, options: StartOptions = {}): Promise<ExecutionHandle> {
     const flow = this.flows.get(flowName);
     if (!flow) throw new Error(`unknown flow "${flowName}"`);
@@ -259,7 +273,7 @@ export class Engine {
       this.scheduler.schedule(record.id, record.wake_at);
       return { id: record.id, record, ...this.watchStored(record.id) };
     }
-    if (this.store.insertLeased) await this.store.insertLeased(record, this.lease());
+    if (this.store.insertLeased) await this.store.insertLeased(record, this.leases.fresh());
     else await this.store.insert(record);
     if (options.mocks) this.mocks.set(record.id, options.mocks);
     const responded = new Promise<WebhookResponse | undefined>((resolve) => this.responders.set(record.id, resolve));
@@ -267,7 +281,11 @@ export class Engine {
     return { id: record.id, record, settled, responded };
   }
 
-  /** Resumes a waiting execution (no-op for any other status, or when it is already running here). */
+  /**
+   * Resumes a waiting execution (no-op for any other status, or when it is already running here).
+   * Resolves with the record after this drive, or undefined when another process holds it or the
+   * store is away (then it is looked at again later). Rejects on any other store error.
+   */
   async resume(id: string): Promise<ExecutionRecord | undefined> {
     const running = this.active.get(id);
     if (running) {
@@ -286,21 +304,18 @@ export class Engine {
       this.wakeRequested.add(id);
       return undefined;
     }
-    this.claiming.add(id);
-    let claimed;
+    let claimed: ClaimResult;
     try {
-      claimed = await this.store.claim(id, this.lease());
+      claimed = await this.claimHere(id);
     } catch (err) {
       // The database is away: look again shortly (the same wake, later), whatever the scheduler.
       if (!isDependencyUnavailable(err) || this.abort.signal.aborted) throw err;
       this.scheduler.schedule(id, Date.now() + DEPENDENCY_RETRY_MS);
       return undefined;
-    } finally {
-      this.claiming.delete(id);
     }
     if (claimed.heldUntil !== undefined) {
       // Another process holds it: look again when its lease lapses (taken over if its holder died).
-      if (!this.abort.signal.aborted) this.scheduler.schedule(id, claimed.heldUntil + 100);
+      if (!this.abort.signal.aborted) this.scheduler.schedule(id, claimed.heldUntil + AFTER_LAPSE_MS);
       return undefined;
     }
     if (!claimed.record) return this.store.get(id);
@@ -330,16 +345,19 @@ export class Engine {
         look();
       });
     const responded = poll<{ value: WebhookResponse | undefined }>((r) =>
-      r.response ? { value: r.response } : FINAL.has(r.status) ? { value: undefined } : undefined,
+      r.response ? { value: r.response } : isFinalStatus(r.status) ? { value: undefined } : undefined,
     ).then((r) => r.value);
-    const settled = poll((r) => (FINAL.has(r.status) || (r.status === 'waiting' && r.steps.length > 0) ? r : undefined));
+    const settled = poll((r) => (isFinalStatus(r.status) || (r.status === 'waiting' && r.steps.length > 0) ? r : undefined));
     // Nobody may await one of them: keep an unanswered poll from being an unhandled rejection.
     responded.catch(() => undefined);
     settled.catch(() => undefined);
     return { responded, settled };
   }
 
-  /** Resolves when the execution reaches success, failed or stopped (following any waits). */
+  /**
+   * Resolves when the execution reaches a final status (success, failed or stopped), following any
+   * waits; never resolves for an execution that never ends. Rejects when the store cannot be read.
+   */
   async waitForEnd(id: string): Promise<ExecutionRecord> {
     return new Promise((resolve, reject) => {
       const list = this.finishers.get(id) ?? [];
@@ -349,7 +367,7 @@ export class Engine {
       // is final even while its drive is still unwinding (its finishers may already have been called).
       const look = () =>
         this.store.get(id).then((current) => {
-          if (current && FINAL.has(current.status)) return resolve(current);
+          if (current && isFinalStatus(current.status)) return resolve(current);
           // In queue mode another process may drive it: watch the store too.
           if (this.queued && !this.abort.signal.aborted) setTimeout(() => void look().catch(reject), 50).unref();
         }, reject);
@@ -369,28 +387,11 @@ export class Engine {
     );
   }
 
+  /** Drives a record claimed for this process, its lease kept renewed meanwhile; resolves when the drive ends. */
   private drive(record: ExecutionRecord): Promise<ExecutionRecord> {
-    const renewLease = this.store.renewLease?.bind(this.store);
-    const renewal = renewLease
-      ? setInterval(
-          () => {
-            renewLease(record.id, this.lease()).then(
-              (kept) => {
-                if (!kept && this.active.has(record.id))
-                  this.logger.warn(
-                    { execution: record.id, flow: record.flow },
-                    'lost the lease on a running execution (another process may take it over)',
-                  );
-              },
-              (err: unknown) => this.logger.warn({ execution: record.id, err: (err as Error).message }, 'renewing the lease failed'),
-            );
-          },
-          Math.max(50, Math.floor(this.leaseMs / 3)),
-        )
-      : undefined;
-    renewal?.unref();
+    const stopRenewal = this.leases.keepRenewed(this.store, record, this.logger, () => this.active.has(record.id));
     const promise = this.driveOnce(record).finally(() => {
-      clearInterval(renewal);
+      stopRenewal();
       this.active.delete(record.id);
       if (this.wakeRequested.delete(record.id) && !this.abort.signal.aborted) void this.resume(record.id);
     });
@@ -408,6 +409,7 @@ export class Engine {
     return promise;
   }
 
+  /** One drive: marks the record running, walks its steps, and stores where it ended (finish). */
   private async driveOnce(record: ExecutionRecord): Promise<ExecutionRecord> {
     const flow = this.flows.get(record.flow);
     const startedAt = performance.now();
@@ -422,58 +424,63 @@ export class Engine {
       record.error = { name: 'Error', message: `flow "${record.flow}" is not loaded` };
       return this.finish(record, startedAt);
     }
-    const run = new ExecutionRun(
-      {
-        registry: this.registry,
-        services: this.services,
-        logger: this.logger,
-        signal: this.abort.signal,
-        mocks: this.mocks.get(record.id),
-        save: (r) => this.store.update(r),
-        respond: (r) => {
-          this.responders.get(r.id)?.(r.response);
-          this.responders.delete(r.id);
-        },
-        callFlow: (parent, stepKey, name, input, state) => this.callFlow(parent, stepKey, name, input, state),
-        observer: this.observer,
-        saveResponses: this.queued,
-        ...(this.store.listRunning && this.store.claim
-          ? { interruptedPeersUntil: (r: ExecutionRecord) => this.interruptedPeersUntil(r) }
-          : {}),
-      },
-      flow,
-      record,
-      this.flowEnv(flow),
-    );
+    const run = new ExecutionRun(this.runHost(record), flow, record, this.flowEnv(flow));
     try {
       record.output = await run.run();
       record.status = 'success';
     } catch (err) {
-      if (this.abort.signal.aborted) {
-        // Shutting down: hand the execution back as due now; the next start resumes it from its records.
-        record.status = 'waiting';
-        record.wake_at = Date.now();
-      } else if (err instanceof SuspendSignal) {
-        record.status = 'waiting';
-        if (err.wakeAt !== null) record.wake_at = err.wakeAt;
-      } else if (err instanceof StopSignal) {
-        record.status = 'stopped';
-        record.stop_reason = err.reason;
-      } else if (err instanceof StepFailedError) {
-        record.status = 'failed';
-        record.error = { ...err.detail, message: err.message, step: err.stepId };
-      } else {
-        record.status = 'failed';
-        record.error = toStepError(err);
-      }
+      this.recordThrown(record, err);
     }
     await run.flush();
     return this.finish(record, startedAt);
   }
 
+  /** What an ExecutionRun of `record` is given: node types, services, and the engine's hooks. */
+  private runHost(record: ExecutionRecord): RunHost {
+    return {
+      registry: this.registry,
+      services: this.services,
+      logger: this.logger,
+      signal: this.abort.signal,
+      mocks: this.mocks.get(record.id),
+      save: (r) => this.store.update(r),
+      respond: (r) => {
+        this.responders.get(r.id)?.(r.response);
+        this.responders.delete(r.id);
+      },
+      callFlow: (parent, stepKey, name, input, state) => this.callFlow(parent, stepKey, name, input, state),
+      observer: this.observer,
+      saveResponses: this.queued,
+      ...(storeCanTakeOver(this.store)
+        ? { interruptedPeersUntil: (r: ExecutionRecord) => interruptedPeersUntil(this.takeOverHost, r) }
+        : {}),
+    };
+  }
+
+  /** Sets the record's status (and error, stop reason or wake time) from what its run threw. */
+  private recordThrown(record: ExecutionRecord, err: unknown): void {
+    if (this.abort.signal.aborted) {
+      // Shutting down: hand the execution back as due now; the next start resumes it from its records.
+      record.status = 'waiting';
+      record.wake_at = Date.now();
+    } else if (err instanceof SuspendSignal) {
+      record.status = 'waiting';
+      if (err.wakeAt !== null) record.wake_at = err.wakeAt;
+    } else if (err instanceof StopSignal) {
+      record.status = 'stopped';
+      record.stop_reason = err.reason;
+    } else if (err instanceof StepFailedError) {
+      record.status = 'failed';
+      record.error = { ...err.detail, message: err.message, step: err.stepId };
+    } else {
+      record.status = 'failed';
+      record.error = toStepError(err);
+    }
+  }
+
   private async finish(record: ExecutionRecord, startedAt: number): Promise<ExecutionRecord> {
     record.updated_at = new Date().toISOString();
-    if (FINAL.has(record.status)) record.finished_at = record.updated_at;
+    if (isFinalStatus(record.status)) record.finished_at = record.updated_at;
     await this.store.update(record);
     const fields = {
       execution: record.id,
@@ -498,32 +505,6 @@ export class Engine {
     this.finishers.delete(record.id);
     if (record.parent_id) this.scheduler.schedule(record.parent_id, Date.now());
     return record;
-  }
-
-  /**
-   * NodeContext.interruptedPeersUntil: running executions of `self`'s flow, not driven here, whose
-   * holder missed a lease renewal (renewed every third of the lease, so a lease ending sooner than
-   * a third of it from now was not renewed on time; the holders are assumed to run with this
-   * process's LEADFLOW_LEASE_MS) or is a dead process of this machine. Each is taken over now (dead
-   * local holder) or scheduled for when its lease lapses. Returns the latest of those times.
-   */
-  private async interruptedPeersUntil(self: ExecutionRecord): Promise<number | null> {
-    const now = Date.now();
-    let latest: number | null = null;
-    for (const running of await this.store.listRunning!()) {
-      if (running.id === self.id || running.flow !== self.flow || running.lease_until === null) continue;
-      if (this.active.has(running.id) || this.claiming.has(running.id)) continue;
-      const deadHere = running.lease_owner !== null && isDeadLocalOwner(running.lease_owner);
-      if (!deadHere && running.lease_until >= now + this.leaseMs / 3) continue;
-      const until = deadHere ? now : Math.max(now, running.lease_until);
-      if (deadHere)
-        void this.takeOver(running.id, running.lease_owner!).catch((err: unknown) =>
-          this.logger.warn({ execution: running.id, err: (err as Error).message }, 'taking over an interrupted execution failed'),
-        );
-      else this.scheduler.schedule(running.id, until + 100);
-      latest = Math.max(latest ?? 0, until);
-    }
-    return latest;
   }
 
   /** `call-flow`: runs the child in this process; if it parks, the parent parks until the child wakes it. */

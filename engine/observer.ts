@@ -18,6 +18,7 @@ export interface StepEndedEvent {
   attempt: number;
 }
 
+/** A watcher of executions (metrics); see the file comment for how its methods are called. */
 export interface EngineObserver {
   /**
    * One drive of an execution ended: final (success, failed, stopped) or parked (waiting). `ms` is

@@ -205,7 +205,8 @@ export function defineNode<P extends TSchema>(def: NodeDefinition<P>): NodeDefin
   return def;
 }
 
-export type ExecutionStatus = 'running' | 'waiting' | 'success' | 'failed' | 'stopped';
+/** Status of an execution; the list and the final ones are declared in engine/statuses.ts. */
+export type ExecutionStatus = import('./statuses.js').ExecutionStatus;
 export type StepStatus = 'running' | 'waiting' | 'success' | 'error' | 'skipped' | 'stopped';
 
 export interface StepError {

@@ -13,6 +13,7 @@ import {
   type PayloadEraseResult,
   type RecordSummary,
 } from '../../engine/store/erasure.js';
+import { FINAL_STATUSES } from '../../engine/statuses.js';
 import type { ExecutionRecord, ExecutionStatus, JsonValue } from '../../engine/types.js';
 import type { Database } from './database.js';
 import { toIsoTimestamp } from './values.js';
@@ -22,7 +23,6 @@ const TABLE = 'executions';
 const ERASURES = 'execution_erasures';
 /** Text columns holding payloads; `erasePayloads` searches and rewrites these. */
 const PAYLOAD_COLUMNS = ['trigger', 'vars', 'steps', 'outbound', 'response', 'output', 'error', 'stop_reason'] as const;
-const FINAL: ExecutionStatus[] = ['success', 'failed', 'stopped'];
 /** Default and largest page of `list`. */
 const DEFAULT_LIST_LIMIT = 20;
 const MAX_LIST_LIMIT = 1000;
@@ -223,7 +223,7 @@ export class DbExecutionStore implements ExecutionStore, PayloadEraser {
       throw new Error(`prune: olderThanDays must be a number >= 0, got ${olderThanDays}`);
     const cutoff = new Date(now - olderThanDays * DAY_MS).toISOString();
     const deleted = await this.knex(TABLE)
-      .whereIn('status', FINAL)
+      .whereIn('status', FINAL_STATUSES)
       .where((q) => q.where('finished_at', '<', cutoff).orWhere((q2) => q2.whereNull('finished_at').where('updated_at', '<', cutoff)))
       .whereNotExists((q) =>
         q

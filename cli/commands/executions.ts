@@ -8,6 +8,7 @@ import type { Logger } from '../../engine/run/execution-run.js';
 import type { ExecutionStore } from '../../engine/store/execution-store.js';
 import { MemoryExecutionStore } from '../../engine/store/memory-store.js';
 import type { NodeRegistry } from '../../engine/registry.js';
+import { EXECUTION_STATUSES, isExecutionStatus } from '../../engine/statuses.js';
 import { recordedTriggerInput } from '../../engine/triggers/trigger-input.js';
 import type { ExecutionRecord, ExecutionStatus, JsonValue, LoadedFlow } from '../../engine/types.js';
 import { defaultRegistry } from '../../nodes/index.js';
@@ -20,7 +21,6 @@ import { openMigratedDatabase } from './migrate.js';
 import { exitCodeOf } from './run.js';
 import { MemoryKeyValue } from '../../adapters/kv/memory-key-value.js';
 
-const STATUSES: ExecutionStatus[] = ['running', 'waiting', 'success', 'failed', 'stopped'];
 /** Default and largest `list --limit`. */
 const DEFAULT_LIMIT = 20;
 const MAX_LIMIT = 1000;
@@ -194,11 +194,11 @@ export function registerExecutions(program: Command): void {
     .description('list executions, newest first')
     .option('--limit <n>', `how many (1 to ${MAX_LIMIT})`, parseLimit, DEFAULT_LIMIT)
     .option('--flow <name>', 'only executions of this flow')
-    .option('--status <status>', `only executions in this status (${STATUSES.join(', ')})`)
+    .option('--status <status>', `only executions in this status (${EXECUTION_STATUSES.join(', ')})`)
     .option('--json', 'print the records as one JSON array')
     .action(async (opts: { limit: number; flow?: string; status?: string; json?: boolean }) => {
-      if (opts.status !== undefined && !STATUSES.includes(opts.status as ExecutionStatus))
-        throw new UsageError(`--status must be one of ${STATUSES.join(', ')}`);
+      if (opts.status !== undefined && !isExecutionStatus(opts.status))
+        throw new UsageError(`--status must be one of ${EXECUTION_STATUSES.join(', ')}`);
       const records = await withStore((store) =>
         store.list({ limit: opts.limit, flow: opts.flow, status: opts.status as ExecutionStatus | undefined }),
       );

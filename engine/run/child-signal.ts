@@ -3,12 +3,18 @@
 // process, those listeners (and what they hold) would pile up with every call. Each step gets a
 // child instead: aborted with the parent (same reason) while the step runs, and let go with it.
 
+/** A step's signal and the way to let it go. */
 export interface ChildSignal {
+  /** Aborted, with the parent's reason, when the parent aborts before `release`. */
   signal: AbortSignal;
   /** Stops following the parent (removes the one listener on it). Call when the step ends. */
   release(): void;
 }
 
+/**
+ * A signal that follows `parent` until released (already aborted when `parent` is). Adds one
+ * listener to `parent`, removed by `release`. Never throws.
+ */
 export function childSignal(parent: AbortSignal): ChildSignal {
   const controller = new AbortController();
   if (parent.aborted) {

@@ -1,21 +1,25 @@
 // Walks one execution's steps. One ExecutionRun per drive (start or resume) of an execution.
 //
-// Order of hooks for each step (the whole contract of the executor):
-//  1. memo     - a step already recorded as finished (success / continued error) is not run again;
-//                its recorded output is put back under `steps.<id>` (this is how resume works: the
-//                walk starts from the top and skips what is done, so waits may sit at any depth).
-//  2. params   - expressions resolved against the context (or the recorded params when the step
-//                was interrupted while waiting or running children), then checked against the node
-//                schema with defaults filled in.
-//  3. mock     - flow tests may replace a step's output or error.
-//  4. run      - `node.run(params, ctx)`; the output is recorded as JSON.
-//  5. retry    - on error, while attempts remain and `retry.when` holds: wait the backoff delay, go to 4.
-//  6. on_error - after the last attempt: `fail` ends the execution, `continue` goes on with
-//                `steps.<id> = {error}`, `goto` jumps to a step of the same list.
-//  7. save     - the execution record is saved after every step, before the next one starts; after a
-//                read-only node (NodeDefinition.readOnly: computes, branches or reads) it is saved
-//                with the next step instead, since running such a step again after a crash is harmless.
-// Suspension (wait) and stop are signals thrown through the walk to the engine.
+// Order of hooks for each step (the whole contract of the executor); each hook is the method named
+// after it, and the methods follow in this order (runStep and attempt call them):
+//  1. memo     (recall)        - a step already recorded as finished (success / continued error) is not
+//                run again; its recorded output is put back under `steps.<id>` (this is how resume
+//                works: the walk starts from the top and skips what is done, so waits may sit at any depth).
+//  2. params   (resolveParams) - expressions resolved against the context (or the recorded params when
+//                the step was interrupted while waiting or running children), then checked against the
+//                node schema with defaults filled in.
+//  3. mock     (mock)          - flow tests may replace a step's output or error.
+//  4. run      (invoke, recordOutput) - `node.run(params, ctx)`; the output is recorded as JSON.
+//  5. retry    (retry)         - on error, while attempts remain and `retry.when` holds: wait the backoff
+//                delay, go to 2.
+//  6. on_error (afterFailure)  - after the last attempt: `fail` ends the execution, `continue` goes on
+//                with `steps.<id> = {error}`, `goto` jumps to a step of the same list.
+//  7. save     (save)          - the execution record is saved after every step, before the next one
+//                starts; after a read-only node (NodeDefinition.readOnly: computes, branches or reads) it
+//                is saved with the next step instead, since running such a step again after a crash is harmless.
+// Suspension (wait) and stop are signals thrown through the walk to the engine (passOn). So is an
+// unreachable database or Redis: not the step's failure, the execution parks and the step runs again
+// later (parkForOutage), without spending its retries or on_error.
 import { assignOwn } from '../assign-own.js';
 import { lazyChildSignal, type ChildSignal } from './child-signal.js';
 import { evaluateValue, isTruthy, toPlainJson } from '../expressions.js';
@@ -33,6 +37,7 @@ import type {
   LoadedFlow,
   LoadedStep,
   NodeContext,
+  NodeDefinition,
   OutboundCall,
   ScopeBindings,
   StepError,
@@ -49,11 +54,15 @@ function writtenKeys(step: LoadedStep): string[] {
 /** Most step runs one drive may make (guards `goto` loops). */
 export const MAX_STEP_RUNS = 10_000;
 
+/** A flow test's replacement for one step: its output, or the error it throws (never retried). */
 export interface StepMock {
+  /** The step's output instead of running its node. */
   output?: JsonValue;
+  /** Thrown instead of running its node (`name` defaults to MockError). Wins over `output`. */
   error?: { message: string; status?: number; body?: JsonValue; name?: string };
 }
 
+/** Structured logging as the engine uses it (pino-compatible): fields first, then the message. Must not throw. */
 export interface Logger {
   debug(fields: object, message: string): void;
   info(fields: object, message: string): void;
@@ -89,7 +98,24 @@ interface Scope {
 }
 
 type StepOutcome = { kind: 'next' } | { kind: 'goto'; target: string };
+/** What one attempt of a step leads to: on to the next step, a jump, or another attempt. */
+type AttemptOutcome = StepOutcome | { kind: 'retry' };
 
+/**
+ * Walks one drive of an execution: the flow's steps, top to bottom, through the hooks of the file
+ * header, writing step records into `record` and saving it through `host.save`. Made by the engine
+ * once per drive (start or resume); a resumed run skips the steps already recorded as finished.
+ *
+ * @example
+ * const run = new ExecutionRun(host, flow, record, engine.flowEnv(flow));
+ * try {
+ *   record.output = await run.run();
+ *   record.status = 'success';
+ * } catch (err) {
+ *   // SuspendSignal: park it; StopSignal: stopped; StepFailedError or any other: failed
+ * }
+ * await run.flush(); // then store the final record
+ */
 export class ExecutionRun {
   private readonly memo = new Map<string, StepRecord>();
   private readonly outputs: Record<string, JsonValue> = {};
@@ -124,6 +150,7 @@ export class ExecutionRun {
     await this.saving;
   }
 
+  /** What expressions see inside `scope`: trigger, steps, vars, env, now, execution and loop bindings. */
   expressionScope(scope: Scope): object {
     const chain: Scope[] = [];
     for (let s: Scope | null = scope; s; s = s.parent) chain.unshift(s);
@@ -167,20 +194,49 @@ export class ExecutionRun {
     else this.outputs[id] = value;
   }
 
+  /** Runs one step through the hooks of the file header, attempt after attempt (hook 5 asks for another). */
   private async runStep(step: LoadedStep, scope: Scope, produced: Record<string, JsonValue>): Promise<StepOutcome> {
     const key = scope.prefix + step.id;
     const previous = this.memo.get(key);
-    // 1. memo
-    if (previous?.status === 'success') {
-      this.setOutput(scope, step.id, previous.output ?? null, produced);
-      return { kind: 'next' };
-    }
-    if (previous?.status === 'error') return this.afterFailure(step, scope, previous, produced);
+    const recalled = this.recall(step, scope, previous, produced);
+    if (recalled) return recalled;
     if (++this.stepRuns > MAX_STEP_RUNS) throw new Error(`more than ${MAX_STEP_RUNS} step runs in one execution (goto loop?)`);
-
     const def = this.host.registry.get(step.type);
     if (!def) throw new Error(`unknown node type "${step.type}"`);
-    const record: StepRecord = previous ?? {
+    const record = previous ?? this.openStepRecord(step, key);
+    for (;;) {
+      const outcome = await this.attempt(step, scope, def, record, produced);
+      if (outcome.kind !== 'retry') return outcome;
+    }
+  }
+
+  /** One attempt of a step: hooks 2 to 4 and 7, or on a throw hooks 5 and 6 (onFailure). */
+  private async attempt(
+    step: LoadedStep,
+    scope: Scope,
+    def: NodeDefinition,
+    record: StepRecord,
+    produced: Record<string, JsonValue>,
+  ): Promise<AttemptOutcome> {
+    const started = performance.now();
+    record.status = 'running';
+    try {
+      const params = await this.resolveParams(step, scope, def, record);
+      const replaced = this.mock(step);
+      const output = replaced ? replaced.output : await this.invoke(step, scope, def, record, params);
+      this.recordOutput(step, scope, record, output, started, produced);
+      // 7. Read-only steps are stored with the next step that has an effect (or the wait, or the end).
+      if (!def.readOnly || this.host.mocks?.[step.id]) await this.save();
+      return { kind: 'next' };
+    } catch (err) {
+      record.ms = Math.round(performance.now() - started);
+      return this.onFailure(step, scope, record, err, produced);
+    }
+  }
+
+  /** Creates the record of a step's first run and files it with the execution's steps. */
+  private openStepRecord(step: LoadedStep, key: string): StepRecord {
+    const record: StepRecord = {
       key,
       id: step.id,
       type: step.type,
@@ -189,128 +245,138 @@ export class ExecutionRun {
       started_at: new Date().toISOString(),
       ms: 0,
     };
-    if (!previous) {
-      this.record.steps.push(record);
-      this.memo.set(key, record);
-    }
-    const mock = this.host.mocks?.[step.id];
+    this.record.steps.push(record);
+    this.memo.set(key, record);
+    return record;
+  }
 
-    for (;;) {
-      const started = performance.now();
-      record.status = 'running';
-      try {
-        // 2. params (recorded ones are reused so a resumed step sees what it saw before)
-        let params = this.liveParams.get(key);
-        if (!params && record.params !== undefined && !containsMasked(record.params)) params = record.params;
-        if (!params) {
-          const resolved = await evaluateValue(step.compiledParams, this.expressionScope(scope));
-          params = validateParams(def, resolved, step.id, writtenKeys(step)) as JsonValue;
-        }
-        this.liveParams.set(key, params);
-        // Recorded with credentials masked; the live copy above is what the node gets.
-        record.params = maskSecrets(params);
-        // 3. mock, 4. run
-        let output: unknown;
-        if (mock?.error)
-          throw Object.assign(new Error(mock.error.message), {
-            name: mock.error.name ?? 'MockError',
-            status: mock.error.status,
-            body: mock.error.body,
-            mocked: true,
-          });
-        if (mock && 'output' in mock) output = mock.output;
-        else {
-          const stepSignal = lazyChildSignal(this.host.signal);
-          try {
-            output = await def.run(structuredClone(params) as never, this.nodeContext(step, scope, record, stepSignal));
-          } finally {
-            stepSignal.release();
-          }
-        }
-        record.output = toPlainJson(output) ?? null;
-        record.status = 'success';
-        record.error = undefined;
-        record.state = undefined;
-        record.ms = Math.round(performance.now() - started);
-        this.setOutput(scope, step.id, record.output, produced);
-        this.logStep(record);
-        // Read-only steps are stored with the next step that has an effect (or the wait, or the end).
-        if (!def.readOnly || mock) await this.save();
-        return { kind: 'next' };
-      } catch (err) {
-        record.ms = Math.round(performance.now() - started);
-        if (err instanceof SuspendSignal) {
-          // A control step whose child suspended waits too; only the suspending step keeps the state.
-          record.status = 'waiting';
-          if (err.origin === key) record.state = err.state;
-          throw err;
-        }
-        if (err instanceof StopSignal) {
-          record.status = 'stopped';
-          if (err.origin === key) record.output = { reason: err.reason };
-          this.logStep(record);
-          throw err;
-        }
-        if (this.host.signal.aborted) throw err;
-        if (isDependencyUnavailable(err) && !(err as { mocked?: boolean }).mocked) {
-          // The database or Redis cannot be reached: not this step's failure. Park the execution and
-          // run the step again later (its retries and on_error are kept for real failures).
-          record.status = 'waiting';
-          this.host.logger.warn(
-            {
-              execution: this.record.id,
-              flow: this.flow.name,
-              step: step.id,
-              error: toStepError(err).message,
-              retry_in_ms: DEPENDENCY_RETRY_MS,
-            },
-            'a dependency is unreachable; the step runs again later',
-          );
-          throw new SuspendSignal(Date.now() + DEPENDENCY_RETRY_MS, {});
-        }
-        if (err instanceof StepFailedError) {
-          // A child step failed: this control step fails with it; its on_error applies, retries do not.
-          record.status = 'error';
-          record.error = { ...err.detail, message: `step "${err.stepId}": ${err.detail.message}` };
-          this.logStep(record);
-          await this.save();
-          if (step.on_error === 'fail') throw err;
-          return this.afterFailure(step, scope, record, produced);
-        }
-        const error = toStepError(err);
-        record.error = error;
-        // 5. retry
-        if (
-          step.retry &&
-          record.attempt < step.retry.attempts &&
-          !(err as { mocked?: boolean }).mocked &&
-          (await this.retryAllowed(step, scope, error))
-        ) {
-          const delay = retryDelay(step.retry, record.attempt);
-          this.host.logger.debug(
-            {
-              execution: this.record.id,
-              flow: this.flow.name,
-              step: step.id,
-              attempt: record.attempt,
-              delay_ms: delay,
-              error: error.message,
-            },
-            'step failed, retrying',
-          );
-          record.attempt++;
-          record.params = undefined;
-          this.liveParams.delete(key);
-          await sleep(delay, this.host.signal);
-          continue;
-        }
-        record.status = 'error';
-        this.logStep(record);
-        await this.save();
-        // 6. on_error
-        return this.afterFailure(step, scope, record, produced);
-      }
+  /**
+   * 1. memo: a step recorded as finished is not run again. A success puts its output back; an error
+   * (continued or jumped from) applies its on_error again. Undefined: the step runs.
+   */
+  private recall(
+    step: LoadedStep,
+    scope: Scope,
+    previous: StepRecord | undefined,
+    produced: Record<string, JsonValue>,
+  ): StepOutcome | undefined {
+    if (previous?.status === 'success') {
+      this.setOutput(scope, step.id, previous.output ?? null, produced);
+      return { kind: 'next' };
     }
+    if (previous?.status === 'error') return this.afterFailure(step, scope, previous, produced);
+    return undefined;
+  }
+
+  /**
+   * 2. params: the params this drive resolved already, else the recorded ones (unless masked), else
+   * the expressions resolved now and validated against the node's schema (defaults filled in).
+   * Records them with credentials masked; returns the unmasked ones. Throws ParamValidationError.
+   */
+  private async resolveParams(step: LoadedStep, scope: Scope, def: NodeDefinition, record: StepRecord): Promise<JsonValue> {
+    let params = this.liveParams.get(record.key);
+    // Recorded ones are reused so a resumed step sees what it saw before.
+    if (!params && record.params !== undefined && !containsMasked(record.params)) params = record.params;
+    if (!params) {
+      const resolved = await evaluateValue(step.compiledParams, this.expressionScope(scope));
+      params = validateParams(def, resolved, step.id, writtenKeys(step)) as JsonValue;
+    }
+    this.liveParams.set(record.key, params);
+    record.params = maskSecrets(params);
+    return params;
+  }
+
+  /**
+   * 3. mock: a flow test's replacement for the step. Returns the replaced output, or undefined when
+   * the node runs; throws the mocked error (marked `mocked`: never retried, never an outage).
+   */
+  private mock(step: LoadedStep): { output: JsonValue | undefined } | undefined {
+    const mock = this.host.mocks?.[step.id];
+    if (mock?.error)
+      throw Object.assign(new Error(mock.error.message), {
+        name: mock.error.name ?? 'MockError',
+        status: mock.error.status,
+        body: mock.error.body,
+        mocked: true,
+      });
+    return mock && 'output' in mock ? { output: mock.output } : undefined;
+  }
+
+  /** 4. run: `node.run(params, ctx)` on a copy of the params, with a signal of its own. */
+  private async invoke(step: LoadedStep, scope: Scope, def: NodeDefinition, record: StepRecord, params: JsonValue): Promise<unknown> {
+    const stepSignal = lazyChildSignal(this.host.signal);
+    try {
+      return await def.run(structuredClone(params) as never, this.nodeContext(step, scope, record, stepSignal));
+    } finally {
+      stepSignal.release();
+    }
+  }
+
+  /** 4. run, continued: the output is recorded as JSON and seen as `steps.<id>` from now on. */
+  private recordOutput(
+    step: LoadedStep,
+    scope: Scope,
+    record: StepRecord,
+    output: unknown,
+    started: number,
+    produced: Record<string, JsonValue>,
+  ): void {
+    record.output = toPlainJson(output) ?? null;
+    record.status = 'success';
+    record.error = undefined;
+    record.state = undefined;
+    record.ms = Math.round(performance.now() - started);
+    this.setOutput(scope, step.id, record.output, produced);
+    this.logStep(record);
+  }
+
+  /**
+   * An attempt threw. Signals and outages pass through (passOn); a failed child step fails this
+   * control step without retries; any other error is retried while hook 5 allows, then hook 6.
+   */
+  private async onFailure(
+    step: LoadedStep,
+    scope: Scope,
+    record: StepRecord,
+    err: unknown,
+    produced: Record<string, JsonValue>,
+  ): Promise<AttemptOutcome> {
+    this.passOn(step, record, err);
+    if (err instanceof StepFailedError) {
+      // A child step failed: this control step fails with it; its on_error applies, retries do not.
+      record.status = 'error';
+      record.error = { ...err.detail, message: `step "${err.stepId}": ${err.detail.message}` };
+      this.logStep(record);
+      await this.save();
+      if (step.on_error === 'fail') throw err;
+      return this.afterFailure(step, scope, record, produced);
+    }
+    record.error = toStepError(err);
+    if (await this.retry(step, scope, record, err)) return { kind: 'retry' };
+    record.status = 'error';
+    this.logStep(record);
+    await this.save();
+    return this.afterFailure(step, scope, record, produced);
+  }
+
+  /**
+   * 5. retry: true (after the backoff delay) when attempts remain, the error is not mocked and
+   * `retry.when` holds; the params are then resolved again. Rejects when the run is aborted meanwhile.
+   */
+  private async retry(step: LoadedStep, scope: Scope, record: StepRecord, err: unknown): Promise<boolean> {
+    const error = record.error!;
+    if (!step.retry || record.attempt >= step.retry.attempts || (err as { mocked?: boolean }).mocked) return false;
+    if (!(await this.retryAllowed(step, scope, error))) return false;
+    const delay = retryDelay(step.retry, record.attempt);
+    this.host.logger.debug(
+      { execution: this.record.id, flow: this.flow.name, step: step.id, attempt: record.attempt, delay_ms: delay, error: error.message },
+      'step failed, retrying',
+    );
+    record.attempt++;
+    record.params = undefined;
+    this.liveParams.delete(record.key);
+    await sleep(delay, this.host.signal);
+    return true;
   }
 
   private async retryAllowed(step: LoadedStep, scope: Scope, error: StepError): Promise<boolean> {
@@ -322,12 +388,57 @@ export class ExecutionRun {
     }
   }
 
+  /**
+   * 6. on_error, after the last attempt: `fail` throws StepFailedError, `continue` goes on with
+   * `steps.<id> = {error}`, `goto` jumps (with the same output).
+   */
   private afterFailure(step: LoadedStep, scope: Scope, record: StepRecord, produced: Record<string, JsonValue>): StepOutcome {
     const error = record.error ?? { name: 'Error', message: 'failed' };
     if (step.on_error === 'fail') throw new StepFailedError(this.flow.name, step.id, step.type, record.attempt, error);
     this.setOutput(scope, step.id, { error: error as unknown as JsonValue }, produced);
     if (step.on_error === 'continue') return { kind: 'next' };
     return { kind: 'goto', target: step.on_error.goto };
+  }
+
+  /**
+   * Rethrows what is not the step's failure: a wait or stop signal (recorded on the step), the run's
+   * abort, and an unreachable dependency (the execution parks and the step runs again later).
+   */
+  private passOn(step: LoadedStep, record: StepRecord, err: unknown): void {
+    if (err instanceof SuspendSignal) {
+      // A control step whose child suspended waits too; only the suspending step keeps the state.
+      record.status = 'waiting';
+      if (err.origin === record.key) record.state = err.state;
+      throw err;
+    }
+    if (err instanceof StopSignal) {
+      record.status = 'stopped';
+      if (err.origin === record.key) record.output = { reason: err.reason };
+      this.logStep(record);
+      throw err;
+    }
+    if (this.host.signal.aborted) throw err;
+    if (isDependencyUnavailable(err) && !(err as { mocked?: boolean }).mocked) this.parkForOutage(step, record, err);
+  }
+
+  /**
+   * The database or Redis cannot be reached: not this step's failure. Throws a SuspendSignal that
+   * parks the execution for DEPENDENCY_RETRY_MS; the step runs again then, its retries and on_error
+   * kept for real failures.
+   */
+  private parkForOutage(step: LoadedStep, record: StepRecord, err: unknown): never {
+    record.status = 'waiting';
+    this.host.logger.warn(
+      {
+        execution: this.record.id,
+        flow: this.flow.name,
+        step: step.id,
+        error: toStepError(err).message,
+        retry_in_ms: DEPENDENCY_RETRY_MS,
+      },
+      'a dependency is unreachable; the step runs again later',
+    );
+    throw new SuspendSignal(Date.now() + DEPENDENCY_RETRY_MS, {});
   }
 
   private logStep(record: StepRecord): void {

@@ -2,6 +2,7 @@ import type { JsonValue } from '../types.js';
 
 /** Keys whose values are credentials, at any depth of recorded params. */
 const SECRET_KEY = /^(authorization|proxy-authorization|token|api[-_]?key|x-api-key|password|secret|x-webhook-secret|cookie|set-cookie)$/i;
+/** What a credential's value becomes in recorded params and outbound calls. */
 export const MASK = '***';
 
 /** A copy of `value` with every credential-named member replaced by "***" (what execution records keep). */

@@ -41,8 +41,14 @@ export function validateParams(
   return value;
 }
 
-/** Validates a value against a JSON Schema (trigger inputs); returns the problems, empty when valid. */
+/** Compiled trigger input schemas, by schema object. */
 const inputValidators = new WeakMap<object, ValidateFunction>();
+
+/**
+ * Validates a value against a JSON Schema (trigger inputs; compiled once per schema object) and
+ * returns the problems, empty when valid: `path` dotted (`(body)` for the whole value), `message` in
+ * words. Throws when the schema itself does not compile.
+ */
 export function schemaProblems(schema: object, value: unknown): Array<{ path: string; message: string }> {
   let validate = inputValidators.get(schema);
   if (!validate) {

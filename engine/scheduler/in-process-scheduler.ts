@@ -3,7 +3,10 @@ import type { Scheduler } from './scheduler.js';
 /** setTimeout cannot exceed 2^31-1 ms; longer waits are re-armed in chunks. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-/** Timers in this process. Durable only together with the store sweep at start (see Engine.start). */
+/**
+ * Timers in this process (waits of any length: longer than 2^31-1 ms are re-armed in chunks). Not
+ * durable: the timers die with the process, and the sweep at start (Engine.sweep) schedules them again.
+ */
 export class InProcessScheduler implements Scheduler {
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private handler: ((id: string) => Promise<void>) | null = null;

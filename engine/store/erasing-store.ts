@@ -34,10 +34,12 @@
 // unchanged, so the decorator can stand wherever the store stood; `prune`, when it has one, also
 // settles the ledger as said above.
 import { randomUUID } from 'node:crypto';
+import { isFinalStatus } from '../statuses.js';
 import type { ExecutionRecord } from '../types.js';
 import type { ExecutionStore } from './execution-store.js';
 import { CompiledErasure, type Erasure, type ErasureEntry, type PayloadEraser, type RecordSummary } from './erasure.js';
 
+/** What the `executions.erase` node asks of the store (handed to nodes as `services.executions`). */
 export interface ExecutionEraser {
   /**
    * Erases the person `erasure` describes from every stored execution now and from what
@@ -48,14 +50,15 @@ export interface ExecutionEraser {
   eraseExecutions(executionId: string, erasure: Erasure): Promise<{ erased: number; pending: number }>;
 }
 
+/** How an ErasingStore is set up; every member is optional. */
 export interface ErasingStoreOptions {
   /** How long the erasure of later writes stays armed (in memory and in the ledger), ms. Default 24 h. */
   ttlMs?: number;
+  /** Clock, ms since epoch. Default Date.now (tests pass their own). */
   now?: () => number;
 }
 
 const DEFAULT_TTL_MS = 24 * 60 * 60 * 1000;
-const FINAL = new Set(['success', 'failed', 'stopped']);
 /** Store methods that write a record given as their first argument. */
 const RECORD_WRITES = ['insert', 'update', 'insertLeased'] as const;
 /** Most ancestors looked up for a record of a child execution (a guard against a cycle of parent ids). */
@@ -112,7 +115,7 @@ class Erasures {
     let out = record;
     for (const a of this.armed) {
       if (claims(a.owners, out)) out = a.erasure.scrubRecord(out, true);
-      else if (claims(a.deferred, out) && FINAL.has(out.status)) out = a.erasure.scrubRecord(out);
+      else if (claims(a.deferred, out) && isFinalStatus(out.status)) out = a.erasure.scrubRecord(out);
     }
     return out;
   }
@@ -124,7 +127,7 @@ class Erasures {
    */
   async write(record: ExecutionRecord, write: (record: ExecutionRecord) => Promise<unknown>): Promise<unknown> {
     let out = this.prepare(record);
-    if (!this.ledger || !FINAL.has(out.status)) return write(out);
+    if (!this.ledger || !isFinalStatus(out.status)) return write(out);
     const entries = await this.ledger.liveErasures(this.now());
     if (entries.length === 0) return write(out);
     let ancestors: string[] | undefined;
@@ -167,7 +170,7 @@ class Erasures {
     for (const id of entry.execution_ids) {
       const record = await this.inner.get(id);
       if (!record) continue;
-      if (!FINAL.has(record.status)) return false;
+      if (!isFinalStatus(record.status)) return false;
       records.push(record);
     }
     const compiled = new CompiledErasure(entry.erasure);
@@ -217,7 +220,7 @@ class Erasures {
     let pending = 0;
     for (const id of spared) {
       const record = await this.inner.get(id);
-      if (!record || !FINAL.has(record.status)) {
+      if (!record || !isFinalStatus(record.status)) {
         if (record) pending++;
         continue;
       }

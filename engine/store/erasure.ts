@@ -11,6 +11,7 @@
 // person's are never changed.
 import type { ExecutionRecord, ExecutionStatus, JsonValue } from '../types.js';
 
+/** One text replacement applied to the person's records. The pattern must compile: CompiledErasure throws otherwise. */
 export interface ReplaceRule {
   /** JavaScript regular expression source, e.g. `5\D{0,3}5\D{0,3}1…`. */
   pattern: string;
@@ -32,10 +33,12 @@ export interface Erasure {
   text_mask?: string;
 }
 
+/** What the person's message texts become when the Erasure names no `text_mask`. */
 export const DEFAULT_TEXT_MASK = '[texto apagado]';
 
 /** The parts of a record that hold payloads (what is searched and rewritten). */
 export const PAYLOAD_PARTS = ['trigger', 'vars', 'steps', 'outbound', 'response', 'output', 'error', 'stop_reason'] as const;
+/** One of PAYLOAD_PARTS. */
 export type PayloadPart = (typeof PAYLOAD_PARTS)[number];
 
 /** What a store tells about a record when asking whether to spare it. */
@@ -45,6 +48,7 @@ export interface RecordSummary {
   parent_id?: string;
 }
 
+/** What erasing payloads did: ids of the records rewritten and of those spared. */
 export interface PayloadEraseResult {
   /** Records rewritten. */
   erased: string[];

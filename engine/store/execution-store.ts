@@ -1,21 +1,35 @@
 import type { ExecutionRecord, ExecutionStatus } from '../types.js';
 
+/** Filters of ExecutionStore.list; every member is optional. */
 export interface ListOptions {
-  /** Newest first; default 20. */
+  /** Most records returned, newest first; default 20 (stores may cap it, the database at 1000). */
   limit?: number;
+  /** Only executions of this flow. */
   flow?: string;
+  /** Only executions in this status. */
   status?: ExecutionStatus;
 }
 
 /**
  * Where executions live. Implementations must store records as JSON (no shared references with the
  * caller) and return `list` newest first. The in-memory store is the default in tests and the CLI's
- * `run`; the database store (same interface) serves `serve`.
+ * `run`; the database store (same interface) serves `serve`. Every method rejects when the store
+ * cannot be reached (an error isDependencyUnavailable recognises, for the database store).
+ *
+ * @example
+ * const store: ExecutionStore = new MemoryExecutionStore();
+ * await store.insert(record); // a new id; update() writes it again as it runs
+ * const failed = await store.list({ flow: 'intake', status: 'failed', limit: 50 });
+ * for (const { id, wake_at } of await store.listWaiting()) if (wake_at !== null) scheduler.schedule(id, wake_at);
  */
 export interface ExecutionStore {
+  /** Writes a new record (its `id` not stored yet). */
   insert(record: ExecutionRecord): Promise<void>;
+  /** Replaces the stored record of `record.id` with `record`, whole. */
   update(record: ExecutionRecord): Promise<void>;
+  /** A copy of the stored record, or undefined when there is none with that id. */
   get(id: string): Promise<ExecutionRecord | undefined>;
+  /** Stored records matching `options`, newest (`created_at`) first. */
   list(options?: ListOptions): Promise<ExecutionRecord[]>;
   /** Executions in status `waiting`, with their wake time (null: waiting to be woken by another execution). */
   listWaiting(): Promise<Array<{ id: string; wake_at: number | null }>>;
@@ -55,7 +69,9 @@ export interface Lease {
   until: number;
 }
 
+/** What ExecutionStore.claim did: took the record, found it held (`heldUntil`), or neither (not there to take). */
 export interface ClaimResult {
+  /** The record taken, now `running` under the caller's lease. */
   record?: ExecutionRecord;
   /** Set when another owner's live lease holds the execution: when that lease lapses. */
   heldUntil?: number;

@@ -1,0 +1,95 @@
+// Leases: a process's hold on the executions it drives, when several processes share one store.
+// Names the holder (`host:pid:random`), makes leases of a set life and keeps them renewed while a
+// drive lasts. A holder that stops renewing loses its executions to another process (take-over.ts).
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { ExecutionStore, Lease } from '../store/execution-store.js';
+import type { ExecutionRecord } from '../types.js';
+import type { Logger } from './execution-run.js';
+
+/** Default life of a lease on a running execution, ms (LEADFLOW_LEASE_MS overrides it in the CLI). */
+export const DEFAULT_LEASE_MS = 30_000;
+
+/** Shortest renewal period, ms, whatever the lease life. */
+const MIN_RENEWAL_MS = 50;
+
+/**
+ * A new name for this process on leases: `host:pid:random`. The random part (8 hex digits) tells
+ * apart two engines of one process. Never throws.
+ */
+export function leaseOwnerName(): string {
+  return `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+}
+
+/**
+ * True when a lease owner (`host:pid:random`, see leaseOwnerName) is a process of this machine that
+ * no longer exists, so its executions can be taken over without waiting for the lease to lapse.
+ * False for this process, another machine, or an owner name it cannot read. Never throws.
+ */
+export function isDeadLocalOwner(owner: string): boolean {
+  const [host, pidText] = owner.split(':');
+  const pid = Number(pidText);
+  if (host !== hostname() || !Number.isInteger(pid) || pid <= 0 || pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
+/**
+ * One process's leases: who holds them and for how long. A lease lives `ms` milliseconds and is
+ * renewed every third of it, so a lease ending sooner than a third of `ms` from now missed a renewal.
+ *
+ * @example
+ * const leases = new Leases(leaseOwnerName(), DEFAULT_LEASE_MS);
+ * const claimed = await store.claim?.(id, leases.fresh());
+ */
+export class Leases {
+  /**
+   * @param owner this process's name on leases (see leaseOwnerName)
+   * @param ms life of a lease, ms (positive)
+   */
+  constructor(
+    readonly owner: string,
+    readonly ms: number,
+  ) {}
+
+  /** A lease held by this owner from now until `ms` from now. */
+  fresh(): Lease {
+    return { owner: this.owner, until: Date.now() + this.ms };
+  }
+
+  /**
+   * True when a lease lapsing at `until` (ms since epoch) was not renewed on time at `now`: it ends
+   * sooner than a third of the lease life from `now`. Assumes its holder runs with the same lease life.
+   */
+  missedRenewal(until: number, now: number): boolean {
+    return until < now + this.ms / 3;
+  }
+
+  /**
+   * Renews the lease on `record` every third of the lease life (at least every 50 ms) until the
+   * returned function is called. Does nothing when the store has no leases. A lost lease (while
+   * `stillDriven()` holds) and a failed renewal are logged at warn, never thrown.
+   */
+  keepRenewed(store: ExecutionStore, record: ExecutionRecord, logger: Logger, stillDriven: () => boolean): () => void {
+    const renewLease = store.renewLease?.bind(store);
+    if (!renewLease) return () => undefined;
+    const renew = () =>
+      renewLease(record.id, this.fresh()).then(
+        (kept) => {
+          if (!kept && stillDriven())
+            logger.warn(
+              { execution: record.id, flow: record.flow },
+              'lost the lease on a running execution (another process may take it over)',
+            );
+        },
+        (err: unknown) => logger.warn({ execution: record.id, err: (err as Error).message }, 'renewing the lease failed'),
+      );
+    const renewal = setInterval(renew, Math.max(MIN_RENEWAL_MS, Math.floor(this.ms / 3)));
+    renewal.unref();
+    return () => clearInterval(renewal);
+  }
+}
