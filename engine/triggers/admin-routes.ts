@@ -19,6 +19,7 @@ import type { Engine, TriggerInput } from '../engine.js';
 import { InputValidationError } from '../errors/input-validation-error.js';
 import type { Logger } from '../run/execution-run.js';
 import { schemaProblems } from '../run/param-validator.js';
+import { EXECUTION_STATUSES, isExecutionStatus } from '../statuses.js';
 import type { ExecutionRecord, ExecutionStatus, JsonValue } from '../types.js';
 import { recordedTriggerInput } from './trigger-input.js';
 import { parseJson } from './webhook-pipeline.js';
@@ -45,7 +46,6 @@ export interface AdminRouteContext {
   isJson(req: Request): boolean;
 }
 
-const STATUSES: ExecutionStatus[] = ['running', 'waiting', 'success', 'failed', 'stopped'];
 const DEFAULT_LIMIT = 20;
 const MAX_LIMIT = 1000;
 
@@ -112,8 +112,8 @@ function listExecutions({ engine, sendError }: AdminRouteContext): RequestHandle
     const status = single(req.query.status);
     const limitText = single(req.query.limit);
     if (flow === null) problems.push({ path: 'flow', message: 'must be given once' });
-    if (status === null || (status !== undefined && !STATUSES.includes(status as ExecutionStatus)))
-      problems.push({ path: 'status', message: `must be one of ${STATUSES.join(', ')}` });
+    if (status === null || (status !== undefined && !isExecutionStatus(status)))
+      problems.push({ path: 'status', message: `must be one of ${EXECUTION_STATUSES.join(', ')}` });
     const limit = limitText === undefined ? DEFAULT_LIMIT : Number(limitText);
     if (limitText === null || !Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT)
       problems.push({ path: 'limit', message: `must be an integer from 1 to ${MAX_LIMIT}` });
