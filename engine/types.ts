@@ -16,7 +16,16 @@ export interface LoadProblem {
   message: string;
 }
 
+/**
+ * What went wrong in a flow (or flow test) file; stable, printed in brackets by `leadflow validate`.
+ * `unreadable-file`: the file (or directory) could not be read at all; `yaml-syntax`: it is not
+ * valid YAML; `duplicate-flow`: a second file uses a flow name already loaded; `duplicate-route`: a
+ * second flow serves a method and path already served; `unknown-flow`: a `call-flow` names a flow
+ * that is not loaded; `unknown-step`: an expression, `on_error.goto`, mock or expectation names a
+ * step the flow does not have.
+ */
 export type LoadProblemCode =
+  | 'unreadable-file'
   | 'yaml-syntax'
   | 'unknown-node-type'
   | 'unknown-field'
@@ -27,7 +36,9 @@ export type LoadProblemCode =
   | 'unknown-step'
   | 'duplicate-step-id'
   | 'unreachable-step'
-  | 'duplicate-route';
+  | 'duplicate-route'
+  | 'duplicate-flow'
+  | 'unknown-flow';
 
 /** Retry policy of one step. Delays are milliseconds. */
 export interface RetryPolicy {

@@ -176,7 +176,7 @@ export function loadFlowFile(file: string, registry: NodeRegistry, displayName =
   } catch (err) {
     return {
       problems: [
-        { file: displayName, line: 1, col: 1, path: [], code: 'yaml-syntax', message: `cannot read file: ${(err as Error).message}` },
+        { file: displayName, line: 1, col: 1, path: [], code: 'unreadable-file', message: `cannot read file: ${(err as Error).message}` },
       ],
     };
   }
@@ -213,7 +213,7 @@ export function loadFlowDirectory(dir: string, registry: NodeRegistry, cwd = pro
     if (flows.has(flow.name)) {
       const source = new YamlSource(display, readFileSync(file, 'utf8'));
       problems.push(
-        source.problem(['name'], 'duplicate-route', `flow name "${flow.name}" is already used by ${flows.get(flow.name)!.file}`),
+        source.problem(['name'], 'duplicate-flow', `flow name "${flow.name}" is already used by ${flows.get(flow.name)!.file}`),
       );
       continue;
     }
@@ -245,7 +245,7 @@ function callFlowProblems(flows: Map<string, LoadedFlow>, cwd: string): LoadProb
           problems.push(
             source.problem(
               [...step.sourcePath, 'params', 'flow'],
-              'unknown-step',
+              'unknown-flow',
               `call-flow target "${target.value}" is not a loaded flow`,
             ),
           );

@@ -64,7 +64,7 @@ export async function runFlowTests(options: FlowTestOptions): Promise<FlowTestRu
       line: 1,
       col: 1,
       path: [],
-      code: 'yaml-syntax',
+      code: 'unreadable-file',
       message: `cannot read the tests directory: ${(err as Error).message}`,
     });
     return { results, problems };

@@ -58,7 +58,9 @@ export function readTestFile(path: string, display: string, flows: Map<string, L
     text = readFileSync(path, 'utf8');
   } catch (err) {
     return {
-      problems: [{ file: display, line: 1, col: 1, path: [], code: 'yaml-syntax', message: `cannot read file: ${(err as Error).message}` }],
+      problems: [
+        { file: display, line: 1, col: 1, path: [], code: 'unreadable-file', message: `cannot read file: ${(err as Error).message}` },
+      ],
     };
   }
   return parseTestFile(display, text, flows);
