@@ -2,6 +2,7 @@
 // The loader validates with it, and `flows/flow.schema.json` (written by `leadflow schema --write`)
 // gives editors completion and diagnostics. Each step type gets its own `$defs/step.<type>` entry,
 // selected with if/then on `type`, so errors point at the exact parameter.
+import { RESPOND_DEFAULTS, RETRY_DEFAULTS } from './load/defaults.js';
 import type { NodeRegistry } from './registry.js';
 import type { NodeDefinition } from './types.js';
 
@@ -94,11 +95,28 @@ const retrySchema: Schema = {
   additionalProperties: false,
   description: 'Retry the step when it fails.',
   properties: {
-    attempts: { type: 'integer', minimum: 1, maximum: 100, default: 3, description: 'Total attempts, the first included.' },
-    delay_ms: { type: 'integer', minimum: 0, default: 1000, description: 'Delay before the second attempt, ms.' },
-    backoff: { type: 'number', minimum: 1, default: 2, description: 'Factor applied to the delay after each attempt.' },
-    max_delay_ms: { type: 'integer', minimum: 0, default: 60000, description: 'Cap of any single delay, ms.' },
-    jitter: { type: 'number', minimum: 0, maximum: 1, default: 0, description: 'Random fraction of each delay added or removed.' },
+    attempts: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 100,
+      default: RETRY_DEFAULTS.attempts,
+      description: 'Total attempts, the first included.',
+    },
+    delay_ms: { type: 'integer', minimum: 0, default: RETRY_DEFAULTS.delay_ms, description: 'Delay before the second attempt, ms.' },
+    backoff: {
+      type: 'number',
+      minimum: 1,
+      default: RETRY_DEFAULTS.backoff,
+      description: 'Factor applied to the delay after each attempt.',
+    },
+    max_delay_ms: { type: 'integer', minimum: 0, default: RETRY_DEFAULTS.max_delay_ms, description: 'Cap of any single delay, ms.' },
+    jitter: {
+      type: 'number',
+      minimum: 0,
+      maximum: 1,
+      default: RETRY_DEFAULTS.jitter,
+      description: 'Random fraction of each delay added or removed.',
+    },
     when: {
       $ref: '#/$defs/expression',
       description: 'Retry only when this expression over `error` (name, message, status, body, code) is true.',
@@ -143,10 +161,21 @@ const triggerSchema: Schema = {
           additionalProperties: false,
           description: 'When the caller gets its answer: at once, or when a `respond` step runs.',
           properties: {
-            mode: { enum: ['immediately', 'step'], default: 'immediately' },
-            status: { type: 'integer', minimum: 100, maximum: 599, default: 202, description: 'Status for `immediately`.' },
+            mode: { enum: ['immediately', 'step'], default: RESPOND_DEFAULTS.mode },
+            status: {
+              type: 'integer',
+              minimum: 100,
+              maximum: 599,
+              default: RESPOND_DEFAULTS.status,
+              description: 'Status for `immediately`.',
+            },
             body: { description: 'Body for `immediately`; may use `execution.id` and `trigger`.' },
-            timeout_ms: { type: 'integer', minimum: 1, default: 30000, description: 'For `step`: longest wait for the respond step, ms.' },
+            timeout_ms: {
+              type: 'integer',
+              minimum: 1,
+              default: RESPOND_DEFAULTS.timeout_ms,
+              description: 'For `step`: longest wait for the respond step, ms.',
+            },
           },
         },
       },

@@ -40,17 +40,17 @@ export type LoadProblemCode =
   | 'duplicate-flow'
   | 'unknown-flow';
 
-/** Retry policy of one step. Delays are milliseconds. */
+/** Retry policy of one step. Delays are milliseconds; omitted fields take RETRY_DEFAULTS (engine/load/defaults.ts). */
 export interface RetryPolicy {
   /** Total attempts including the first; 1 means no retry. */
   attempts: number;
-  /** Delay before the second attempt. Default 1000. */
+  /** Delay before the second attempt. */
   delay_ms: number;
-  /** Each further delay is the previous one times this factor. Default 2. */
+  /** Each further delay is the previous one times this factor. */
   backoff: number;
-  /** Upper bound of any single delay. Default 60000. */
+  /** Upper bound of any single delay. */
   max_delay_ms: number;
-  /** Fraction (0..1) of each delay added or removed at random. Default 0. */
+  /** Fraction (0..1) of each delay added or removed at random. */
   jitter: number;
   /** Expression over `error` (name, message, status, body, code); retry only when truthy. Default: always. */
   when?: string;
@@ -76,7 +76,10 @@ export interface WebhookTrigger {
   method: 'POST' | 'PUT' | 'PATCH' | 'GET' | 'DELETE';
   path: string;
   auth: AuthMode;
-  /** `immediately`: answer at once with status/body; `step`: answer when a `respond` step runs. */
+  /**
+   * `immediately`: answer at once with status/body; `step`: answer when a `respond` step runs, waiting
+   * at most `timeout_ms`. What the YAML leaves out comes from RESPOND_DEFAULTS (engine/load/defaults.ts).
+   */
   respond: { mode: 'immediately'; status: number; body: unknown } | { mode: 'step'; timeout_ms: number };
 }
 

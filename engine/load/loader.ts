@@ -12,6 +12,7 @@ import type { JsonValue, LoadedFlow, LoadedStep, LoadProblem, OnError, RetryPoli
 import { YamlSource, type Path } from './yaml-source.js';
 import { structuralProblems, type TerminationRule } from './structure-checks.js';
 import { schemaProblems } from './schema-problems.js';
+import { RESPOND_DEFAULTS, RETRY_DEFAULTS } from './defaults.js';
 
 const Ajv = AjvModule.default ?? AjvModule;
 
@@ -35,8 +36,6 @@ function flowValidator(registry: NodeRegistry): ValidateFunction {
 const inputSchemaAjv = new Ajv({ allErrors: true, strict: false });
 
 type Raw = Record<string, unknown>;
-
-const RETRY_DEFAULTS = { attempts: 3, delay_ms: 1000, backoff: 2, max_delay_ms: 60000, jitter: 0 };
 
 /** Loads one flow from its text. `file` is only used in problem positions. */
 export function loadFlowText(file: string, text: string, registry: NodeRegistry): LoadResult {
@@ -94,11 +93,11 @@ export function loadFlowText(file: string, text: string, registry: NodeRegistry)
         auth: (webhookRaw.auth as WebhookTrigger['auth']) ?? 'secret',
         respond:
           respondRaw.mode === 'step'
-            ? { mode: 'step', timeout_ms: Number(respondRaw.timeout_ms ?? 30000) }
+            ? { mode: 'step', timeout_ms: Number(respondRaw.timeout_ms ?? RESPOND_DEFAULTS.timeout_ms) }
             : {
                 mode: 'immediately',
-                status: Number(respondRaw.status ?? 202),
-                body: respondRaw.body ?? { execution_id: '{{ execution.id }}' },
+                status: Number(respondRaw.status ?? RESPOND_DEFAULTS.status),
+                body: respondRaw.body ?? { ...RESPOND_DEFAULTS.body },
               },
       }
     : undefined;
@@ -113,8 +112,7 @@ export function loadFlowText(file: string, text: string, registry: NodeRegistry)
     steps,
     compiledVars,
     compiledOutput,
-    compiledRespondBody:
-      compiledRespondBody ?? (webhook?.respond.mode === 'immediately' ? compile({ execution_id: '{{ execution.id }}' }, []) : undefined),
+    compiledRespondBody: compiledRespondBody ?? (webhook?.respond.mode === 'immediately' ? compile(RESPOND_DEFAULTS.body, []) : undefined),
     sourceHash: createHash('sha256').update(text).digest('hex'),
   };
   return { flow, problems: [] };
