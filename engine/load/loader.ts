@@ -8,11 +8,12 @@ import AjvModule, { type ValidateFunction } from 'ajv';
 import { buildFlowSchema } from '../flow-schema.js';
 import { compileValue, type CompiledValue, type ExpressionProblem } from '../expressions.js';
 import type { NodeRegistry } from '../registry.js';
-import type { JsonValue, LoadedFlow, LoadedStep, LoadProblem, OnError, RetryPolicy, WebhookTrigger } from '../types.js';
-import { YamlSource, type Path } from './yaml-source.js';
-import { structuralProblems, type TerminationRule } from './structure-checks.js';
+import type { JsonValue, LoadedFlow, LoadedStep, LoadProblem, WebhookTrigger } from '../types.js';
+import { buildSteps, terminationRule } from './build-steps.js';
+import { RESPOND_DEFAULTS } from './defaults.js';
 import { schemaProblems } from './schema-problems.js';
-import { RESPOND_DEFAULTS, RETRY_DEFAULTS } from './defaults.js';
+import { type FlowLevelValues, structuralProblems } from './structure-checks.js';
+import { type Path, YamlSource } from './yaml-source.js';
 
 const Ajv = AjvModule.default ?? AjvModule;
 
@@ -40,6 +41,24 @@ type Raw = Record<string, unknown>;
 /** Loads one flow from its text. `file` is only used in problem positions. */
 export function loadFlowText(file: string, text: string, registry: NodeRegistry): LoadResult {
   const source = new YamlSource(file, text);
+  const parsed = parseFlowData(source);
+  if (!parsed.data) return { problems: parsed.problems };
+  const raw = parsed.data;
+  const validate = flowValidator(registry);
+  const problems: LoadProblem[] = [];
+  if (!validate(raw)) problems.push(...schemaProblems(validate.errors ?? [], raw, source, registry.types()));
+  const compiled = compileFlow(raw, registry);
+  for (const p of compiled.expressionProblems) {
+    problems.push(source.problem(p.path, 'bad-expression', `bad expression: ${p.message}`, { charOffset: p.offset }));
+  }
+  problems.push(...structuralProblems(compiled.steps, source, compiled, terminationRule(registry)));
+  problems.push(...inputSchemaProblems(raw, source));
+  if (problems.length > 0) return { problems: sortProblems(problems) };
+  return { flow: assembleFlow(file, text, raw, compiled), problems: [] };
+}
+
+/** The file's data when it is a YAML mapping; else its syntax (or shape) problems. */
+function parseFlowData(source: YamlSource): { data?: Raw; problems: LoadProblem[] } {
   const syntax = source.syntaxProblems();
   if (syntax.length > 0) return { problems: syntax };
   let data: unknown;
@@ -52,56 +71,69 @@ export function loadFlowText(file: string, text: string, registry: NodeRegistry)
   if (!data || typeof data !== 'object' || Array.isArray(data)) {
     return { problems: [source.problem([], 'wrong-type', 'a flow file must be a YAML mapping with name, trigger and steps')] };
   }
-  const validate = flowValidator(registry);
-  const problems: LoadProblem[] = [];
-  if (!validate(data)) {
-    problems.push(...schemaProblems(validate.errors ?? [], data, source, registry.types()));
-  }
-  const raw = data as Raw;
+  return { data: data as Raw, problems: [] };
+}
+
+interface CompiledFlow extends FlowLevelValues {
+  steps: LoadedStep[];
+  expressionProblems: ExpressionProblem[];
+}
+
+/** Every value of the flow that may hold expressions, compiled; their problems are collected, not thrown. */
+function compileFlow(raw: Raw, registry: NodeRegistry): CompiledFlow {
   const expressionProblems: ExpressionProblem[] = [];
   const compile = (value: unknown, path: Path): CompiledValue => compileValue(value, path, expressionProblems);
+  const respondBody = webhookOf(raw)?.respond?.body;
+  return {
+    steps: buildSteps(raw.steps, ['steps'], registry, compile),
+    compiledVars: compile(raw.vars ?? {}, ['vars']),
+    compiledOutput: raw.output === undefined ? undefined : compile(raw.output, ['output']),
+    compiledRespondBody: respondBody === undefined ? undefined : compile(respondBody, ['trigger', 'webhook', 'respond', 'body']),
+    expressionProblems,
+  };
+}
 
-  const steps = buildSteps(raw.steps, ['steps'], registry, compile);
-  const compiledVars = compile(raw.vars ?? {}, ['vars']);
-  const compiledOutput = raw.output === undefined ? undefined : compile(raw.output, ['output']);
+/** `trigger.webhook` as written, with its `respond` block, when the flow has one. */
+function webhookOf(raw: Raw): (Raw & { respond?: Raw }) | undefined {
+  return ((raw.trigger ?? {}) as Raw).webhook as (Raw & { respond?: Raw }) | undefined;
+}
+
+/** A `trigger.input` that ajv cannot compile as a JSON Schema. */
+function inputSchemaProblems(raw: Raw, source: YamlSource): LoadProblem[] {
+  const input = ((raw.trigger ?? {}) as Raw).input;
+  if (input === undefined || typeof input !== 'object') return [];
+  try {
+    inputSchemaAjv.compile(input as object);
+    return [];
+  } catch (err) {
+    return [source.problem(['trigger', 'input'], 'invalid-value', `trigger.input is not a valid JSON Schema: ${(err as Error).message}`)];
+  }
+}
+
+/** The webhook trigger with every default filled in (RESPOND_DEFAULTS, POST, `secret` auth). */
+function buildWebhook(webhookRaw: (Raw & { respond?: Raw }) | undefined): WebhookTrigger | undefined {
+  if (!webhookRaw) return undefined;
+  const respondRaw = webhookRaw.respond ?? {};
+  return {
+    method: (webhookRaw.method as WebhookTrigger['method']) ?? 'POST',
+    path: String(webhookRaw.path),
+    auth: (webhookRaw.auth as WebhookTrigger['auth']) ?? 'secret',
+    respond:
+      respondRaw.mode === 'step'
+        ? { mode: 'step', timeout_ms: Number(respondRaw.timeout_ms ?? RESPOND_DEFAULTS.timeout_ms) }
+        : {
+            mode: 'immediately',
+            status: Number(respondRaw.status ?? RESPOND_DEFAULTS.status),
+            body: respondRaw.body ?? { ...RESPOND_DEFAULTS.body },
+          },
+  };
+}
+
+/** The loaded flow of a file that has no problem. */
+function assembleFlow(file: string, text: string, raw: Raw, compiled: CompiledFlow): LoadedFlow {
+  const webhook = buildWebhook(webhookOf(raw));
   const trigger = (raw.trigger ?? {}) as Raw;
-  const webhookRaw = trigger.webhook as Raw | undefined;
-  const respondRaw = (webhookRaw?.respond ?? {}) as Raw;
-  const compiledRespondBody =
-    respondRaw.body === undefined ? undefined : compile(respondRaw.body, ['trigger', 'webhook', 'respond', 'body']);
-
-  for (const p of expressionProblems) {
-    problems.push(source.problem(p.path, 'bad-expression', `bad expression: ${p.message}`, { charOffset: p.offset }));
-  }
-  problems.push(...structuralProblems(steps, source, { compiledVars, compiledOutput, compiledRespondBody }, terminationRule(registry)));
-
-  if (trigger.input !== undefined && typeof trigger.input === 'object') {
-    try {
-      inputSchemaAjv.compile(trigger.input as object);
-    } catch (err) {
-      problems.push(
-        source.problem(['trigger', 'input'], 'invalid-value', `trigger.input is not a valid JSON Schema: ${(err as Error).message}`),
-      );
-    }
-  }
-  if (problems.length > 0) return { problems: sortProblems(problems) };
-
-  const webhook: WebhookTrigger | undefined = webhookRaw
-    ? {
-        method: (webhookRaw.method as WebhookTrigger['method']) ?? 'POST',
-        path: String(webhookRaw.path),
-        auth: (webhookRaw.auth as WebhookTrigger['auth']) ?? 'secret',
-        respond:
-          respondRaw.mode === 'step'
-            ? { mode: 'step', timeout_ms: Number(respondRaw.timeout_ms ?? RESPOND_DEFAULTS.timeout_ms) }
-            : {
-                mode: 'immediately',
-                status: Number(respondRaw.status ?? RESPOND_DEFAULTS.status),
-                body: respondRaw.body ?? { ...RESPOND_DEFAULTS.body },
-              },
-      }
-    : undefined;
-  const flow: LoadedFlow = {
+  return {
     name: String(raw.name),
     description: raw.description as string | undefined,
     file,
@@ -109,58 +141,13 @@ export function loadFlowText(file: string, text: string, registry: NodeRegistry)
     env: (raw.env ?? {}) as Record<string, JsonValue>,
     vars: (raw.vars ?? {}) as Record<string, unknown>,
     output: raw.output,
-    steps,
-    compiledVars,
-    compiledOutput,
-    compiledRespondBody: compiledRespondBody ?? (webhook?.respond.mode === 'immediately' ? compile(RESPOND_DEFAULTS.body, []) : undefined),
+    steps: compiled.steps,
+    compiledVars: compiled.compiledVars,
+    compiledOutput: compiled.compiledOutput,
+    compiledRespondBody:
+      compiled.compiledRespondBody ?? (webhook?.respond.mode === 'immediately' ? compileValue(RESPOND_DEFAULTS.body) : undefined),
     sourceHash: createHash('sha256').update(text).digest('hex'),
   };
-  return { flow, problems: [] };
-}
-
-function terminationRule(registry: NodeRegistry): TerminationRule {
-  const rule = ((type: string) => registry.get(type)?.terminates) as TerminationRule;
-  rule.slots = (type: string) => Object.keys(registry.get(type)?.children ?? {});
-  return rule;
-}
-
-function buildSteps(value: unknown, path: Path, registry: NodeRegistry, compile: (v: unknown, p: Path) => CompiledValue): LoadedStep[] {
-  if (!Array.isArray(value)) return [];
-  const steps: LoadedStep[] = [];
-  value.forEach((item, index) => {
-    if (!item || typeof item !== 'object') return;
-    const raw = item as Raw;
-    const stepPath = [...path, index];
-    const def = typeof raw.type === 'string' ? registry.get(raw.type) : undefined;
-    const children: Record<string, LoadedStep[]> = {};
-    for (const [slot, decl] of Object.entries(def?.children ?? {})) {
-      const slotValue = raw[slot];
-      if (decl.shape === 'list') {
-        // An absent optional slot (`else`, `default`) stays absent: nodes tell it from an empty list.
-        if (slotValue !== undefined) children[slot] = buildSteps(slotValue, [...stepPath, slot], registry, compile);
-      } else if (slotValue && typeof slotValue === 'object') {
-        for (const [name, list] of Object.entries(slotValue as Raw)) {
-          children[`${slot}.${name}`] = buildSteps(list, [...stepPath, slot, name], registry, compile);
-        }
-      }
-    }
-    const retryRaw = raw.retry as Raw | undefined;
-    const retry: RetryPolicy | undefined = retryRaw ? { ...RETRY_DEFAULTS, ...(retryRaw as Partial<RetryPolicy>) } : undefined;
-    const params = (raw.params ?? {}) as Record<string, unknown>;
-    steps.push({
-      id: String(raw.id ?? ''),
-      type: String(raw.type ?? ''),
-      name: raw.name as string | undefined,
-      params,
-      retry,
-      on_error: (raw.on_error as OnError | undefined) ?? 'fail',
-      children,
-      compiledParams: compile(params, [...stepPath, 'params']),
-      compiledRetryWhen: retryRaw?.when !== undefined ? compile(retryRaw.when, [...stepPath, 'retry', 'when']) : undefined,
-      sourcePath: stepPath,
-    });
-  });
-  return steps;
 }
 
 function sortProblems(problems: LoadProblem[]): LoadProblem[] {
