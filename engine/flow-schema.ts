@@ -184,6 +184,39 @@ const triggerSchema: Schema = {
   },
 };
 
+/** Prometheus metric names: letters, digits, `_` and `:`, not starting with a digit. */
+export const METRIC_NAME_PATTERN = '^[a-zA-Z_:][a-zA-Z0-9_:]*$';
+
+const metricsSchema: Schema = {
+  type: 'array',
+  description: "Figures this flow reports to the host's metrics (GET /metrics), observed when one of its executions succeeds.",
+  items: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['name', 'type', 'help', 'value', 'buckets'],
+    properties: {
+      name: {
+        type: 'string',
+        pattern: METRIC_NAME_PATTERN,
+        description: 'Exposed metric name, e.g. leadflow_form_to_first_message_seconds.',
+      },
+      type: { enum: ['histogram'], description: 'Kind of metric.' },
+      help: { type: 'string', minLength: 1, description: 'HELP text of the metric.' },
+      value: {
+        $ref: '#/$defs/expression',
+        description:
+          'Expression over output, trigger, vars, execution; a value that is not a finite number of zero or more is not observed.',
+      },
+      buckets: {
+        type: 'array',
+        minItems: 1,
+        items: { type: 'number' },
+        description: 'Upper bounds of the histogram buckets, strictly ascending, in the unit of value.',
+      },
+    },
+  },
+};
+
 /** The whole flow-file schema for the node types in `registry`. */
 export function buildFlowSchema(registry: NodeRegistry): Schema {
   const defs: Record<string, Schema> = {
@@ -233,6 +266,7 @@ export function buildFlowSchema(registry: NodeRegistry): Schema {
       },
       vars: { type: 'object', description: 'Initial flow variables (`vars.NAME`); expressions allowed.' },
       output: { description: 'Output of the flow for `call-flow`; default: output of the last top-level step.' },
+      metrics: metricsSchema,
       steps: { $ref: '#/$defs/steps' },
     },
     $defs: defs,

@@ -98,7 +98,31 @@ export interface FlowDefinition {
   vars: Record<string, unknown>;
   /** Expression giving the flow's output (for call-flow); default: the output of the last top-level step. */
   output?: unknown;
+  /** Figures this flow reports to the host's metrics (`metrics:`); empty when it declares none. */
+  metrics: FlowMetric[];
   steps: StepDefinition[];
+}
+
+/**
+ * A figure a flow declares for the host's metrics (Prometheus `GET /metrics`), observed once per
+ * execution of the flow that ends in `success`. The host registers it under `name` as soon as the
+ * engine is given the flow, so it is exposed (empty) before its first observation.
+ */
+export interface FlowMetric {
+  /** Exposed metric name, e.g. `leadflow_form_to_first_message_seconds` ([a-zA-Z_:][a-zA-Z0-9_:]*). */
+  name: string;
+  /** Only `histogram` so far. */
+  type: 'histogram';
+  /** The metric's HELP text. */
+  help: string;
+  /**
+   * Expression (`{{ … }}`) over `output`, `trigger`, `vars` and `execution` (id, flow, started_at) of
+   * the finished execution. A histogram observes amounts: a value that is not a finite number of zero
+   * or more (null, absent, text, an expression that fails) is not observed.
+   */
+  value: string;
+  /** Upper bounds of the histogram's buckets, strictly ascending, in the value's unit. */
+  buckets: number[];
 }
 
 /** Where a child step list runs: foreach iterations get `item` and `index`, parallel branches their name. */
@@ -271,12 +295,19 @@ export interface LoadedStep extends StepDefinition {
   sourcePath: Array<string | number>;
 }
 
+/** A declared metric after loading: its value expression compiled. */
+export interface LoadedFlowMetric extends FlowMetric {
+  compiledValue: import('./expressions.js').CompiledValue;
+}
+
 /** A flow after loading and validation, ready to run. */
 export interface LoadedFlow extends FlowDefinition {
   steps: LoadedStep[];
   compiledVars: import('./expressions.js').CompiledValue;
   compiledOutput?: import('./expressions.js').CompiledValue;
   compiledRespondBody?: import('./expressions.js').CompiledValue;
+  /** The declared metrics, each `value` compiled once. */
+  metrics: LoadedFlowMetric[];
   /** Source text hash, to tell whether a reload changed anything. */
   sourceHash: string;
 }

@@ -88,6 +88,10 @@ const FIXTURE_PROBLEMS: Record<string, Expected[]> = {
     { code: 'invalid-value', line: 6, col: 15, at: 'FETCH', message: /method must be one of: GET, POST, PUT, PATCH, DELETE/ },
   ],
   'bad-expression-syntax.yaml': [{ code: 'bad-expression', line: 7, col: 43, at: '! }}', message: /unknown operator: "!"/i }],
+  'bad-expression-metric.yaml': [{ code: 'bad-expression', line: 6, col: 27, at: ' }}', message: /unexpected end of expression/i }],
+  'invalid-value-metric-buckets.yaml': [
+    { code: 'invalid-value', line: 7, col: 14, at: '[1, 10, 5]', message: /metrics buckets must be strictly ascending/ },
+  ],
   'bad-expression-unclosed.yaml': [{ code: 'bad-expression', line: 7, col: 21, at: '{{ trigger.body.name', message: /unclosed "\{\{"/ }],
   'bad-expression-forbidden.yaml': [
     { code: 'bad-expression', line: 7, col: 32, at: 'constructor }}', message: /"constructor" is not allowed/ },
@@ -456,6 +460,36 @@ describe('a valid flow', () => {
   it('compiles vars and output', async () => {
     expect(await evaluateValue(flow!.compiledVars, scope)).toEqual({ started: 't0' });
     expect(await evaluateValue(flow!.compiledOutput!, scope)).toEqual({ name: 'Ana' });
+  });
+
+  it('has no declared metrics unless it declares some; declared ones get their value compiled', async () => {
+    expect(flow!.metrics).toEqual([]);
+    const text = `name: timed
+output: { ms: 2500 }
+metrics:
+  - name: leadflow_timed_seconds
+    type: histogram
+    help: Seconds it took.
+    value: "{{ output.ms / 1000 }}"
+    buckets: [1, 5]
+steps:
+  - id: only
+    type: set
+    params: { values: { a: 1 } }
+`;
+    const timed = loadFlowText('timed.yaml', text, registry);
+    expect(timed.problems).toEqual([]);
+    const [metric] = timed.flow!.metrics;
+    expect(metric).toMatchObject({ name: 'leadflow_timed_seconds', type: 'histogram', help: 'Seconds it took.', buckets: [1, 5] });
+    expect(await evaluateValue(metric!.compiledValue, { output: { ms: 2500 } })).toBe(2.5);
+    const twice = loadFlowText(
+      'twice.yaml',
+      text.replace('steps:', `${text.slice(text.indexOf('  - name'), text.indexOf('steps:'))}steps:`),
+      registry,
+    );
+    expect(twice.problems).toMatchObject([
+      { code: 'invalid-value', path: ['metrics', 1, 'name'], message: 'metric "leadflow_timed_seconds" is declared twice' },
+    ]);
   });
 
   it("fills on_error 'fail' by default and keeps the declared one", () => {

@@ -8,9 +8,10 @@ import AjvModule, { type ValidateFunction } from 'ajv';
 import { buildFlowSchema } from '../flow-schema.js';
 import { compileValue, type CompiledValue, type ExpressionProblem } from '../expressions.js';
 import type { NodeRegistry } from '../registry.js';
-import type { JsonValue, LoadedFlow, LoadedStep, LoadProblem, WebhookTrigger } from '../types.js';
+import type { JsonValue, LoadedFlow, LoadedFlowMetric, LoadedStep, LoadProblem, WebhookTrigger } from '../types.js';
 import { buildSteps, terminationRule } from './build-steps.js';
 import { RESPOND_DEFAULTS } from './defaults.js';
+import { buildMetrics, metricProblems } from './metric-declarations.js';
 import { schemaProblems } from './schema-problems.js';
 import { type FlowLevelValues, structuralProblems } from './structure-checks.js';
 import { type Path, YamlSource } from './yaml-source.js';
@@ -52,7 +53,7 @@ export function loadFlowText(file: string, text: string, registry: NodeRegistry)
     problems.push(source.problem(p.path, 'bad-expression', `bad expression: ${p.message}`, { charOffset: p.offset }));
   }
   problems.push(...structuralProblems(compiled.steps, source, compiled, terminationRule(registry)));
-  problems.push(...inputSchemaProblems(raw, source));
+  problems.push(...inputSchemaProblems(raw, source), ...metricProblems(raw.metrics, source));
   if (problems.length > 0) return { problems: sortProblems(problems) };
   return { flow: assembleFlow(file, text, raw, compiled), problems: [] };
 }
@@ -76,6 +77,7 @@ function parseFlowData(source: YamlSource): { data?: Raw; problems: LoadProblem[
 
 interface CompiledFlow extends FlowLevelValues {
   steps: LoadedStep[];
+  metrics: LoadedFlowMetric[];
   expressionProblems: ExpressionProblem[];
 }
 
@@ -89,6 +91,7 @@ function compileFlow(raw: Raw, registry: NodeRegistry): CompiledFlow {
     compiledVars: compile(raw.vars ?? {}, ['vars']),
     compiledOutput: raw.output === undefined ? undefined : compile(raw.output, ['output']),
     compiledRespondBody: respondBody === undefined ? undefined : compile(respondBody, ['trigger', 'webhook', 'respond', 'body']),
+    metrics: buildMetrics(raw.metrics, compile),
     expressionProblems,
   };
 }
@@ -141,6 +144,7 @@ function assembleFlow(file: string, text: string, raw: Raw, compiled: CompiledFl
     env: (raw.env ?? {}) as Record<string, JsonValue>,
     vars: (raw.vars ?? {}) as Record<string, unknown>,
     output: raw.output,
+    metrics: compiled.metrics,
     steps: compiled.steps,
     compiledVars: compiled.compiledVars,
     compiledOutput: compiled.compiledOutput,
