@@ -8,7 +8,9 @@ import type { NodeDefinition } from './types.js';
 
 type Schema = Record<string, unknown>;
 
+/** Step ids: lower-case letters, digits and `_`, not starting with a digit (`steps.<id>` in expressions). */
 export const STEP_ID_PATTERN = '^[a-z_][a-z0-9_]*$';
+/** Environment variable names a flow may declare: upper-case letters, digits and `_`. */
 export const ENV_NAME_PATTERN = '^[A-Z][A-Z0-9_]*$';
 const EXPRESSION_PATTERN = '^\\s*\\{\\{[\\s\\S]*\\}\\}\\s*$';
 const TEMPLATE_PATTERN = '\\{\\{[\\s\\S]*\\}\\}';
@@ -217,7 +219,7 @@ const metricsSchema: Schema = {
   },
 };
 
-/** The whole flow-file schema for the node types in `registry`. */
+/** The whole flow-file schema (JSON Schema draft-07) for the node types in `registry`; a new object per call. */
 export function buildFlowSchema(registry: NodeRegistry): Schema {
   const defs: Record<string, Schema> = {
     expression: {

@@ -2,7 +2,9 @@
 // Everything an execution holds is plain JSON (JsonValue) so it can be stored, resumed and printed.
 import type { Static, TSchema } from '@sinclair/typebox';
 
+/** Any JSON value: what executions hold, store and print. */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+/** A JSON object. */
 export type JsonObject = { [key: string]: JsonValue };
 
 /** A problem found while loading a flow file; printed as `file:line:col message`. Lines and columns start at 1. */
@@ -56,6 +58,7 @@ export interface RetryPolicy {
   when?: string;
 }
 
+/** What a step's failure (after its retries) does: `fail` the execution (default), `continue`, or `goto` a step of the same list. */
 export type OnError = 'fail' | 'continue' | { goto: string };
 
 /** One step as written in YAML, after validation. Children hold nested step lists of control nodes. */
@@ -70,8 +73,10 @@ export interface StepDefinition {
   children: Record<string, StepDefinition[]>;
 }
 
+/** How a webhook authenticates its caller; default `secret` (see the flow schema's `auth`). */
 export type AuthMode = 'none' | 'secret' | 'form-signature' | 'instance-token';
 
+/** A flow's webhook as loaded: defaults filled in (POST, `secret`, RESPOND_DEFAULTS). */
 export interface WebhookTrigger {
   method: 'POST' | 'PUT' | 'PATCH' | 'GET' | 'DELETE';
   path: string;
@@ -83,6 +88,7 @@ export interface WebhookTrigger {
   respond: { mode: 'immediately'; status: number; body: unknown } | { mode: 'step'; timeout_ms: number };
 }
 
+/** A flow as written in its file, after validation and defaults. */
 export interface FlowDefinition {
   name: string;
   description?: string;
@@ -200,6 +206,7 @@ export interface ChildSlot {
   required?: boolean;
 }
 
+/** An example step of a node type, shown by `leadflow nodes` and validated against the node's schema by its tests. */
 export interface NodeExample {
   title: string;
   /** The step as it would appear in YAML (without `id` when irrelevant). */
@@ -231,14 +238,40 @@ export interface NodeDefinition<P extends TSchema = TSchema> {
   run(params: Static<P>, ctx: NodeContext): Promise<unknown>;
 }
 
-/** Identity helper that keeps the params type inferred from the schema. */
+/**
+ * Declares a node type. An identity function: it returns `def` as given and never throws; it exists
+ * so `run` gets its params typed from the TypeBox `params` schema. Register the result in a
+ * NodeRegistry; the loader then validates each step's params against `params` (expressions allowed)
+ * and the engine validates them again, evaluated, before `run`.
+ *
+ * @example
+ * ```ts
+ * import { Type } from '@sinclair/typebox';
+ * import { defineNode } from './engine/types.js';
+ *
+ * export default defineNode({
+ *   type: 'text.upper',
+ *   description: 'Upper-cases a text.',
+ *   params: Type.Object({ text: Type.String({ description: 'Text to change.' }) }),
+ *   output: { description: '`{ text }`, upper-cased.' },
+ *   examples: [{ title: 'Shout a name', step: { type: 'text.upper', params: { text: '{{ trigger.body.name }}' } } }],
+ *   readOnly: true,
+ *   async run(params) {
+ *     return { text: params.text.toUpperCase() }; // params.text is typed string
+ *   },
+ * });
+ * ```
+ */
 export function defineNode<P extends TSchema>(def: NodeDefinition<P>): NodeDefinition<P> {
   return def;
 }
 
+/** Where an execution is: `running`, `waiting` (parked at a wait or a child flow), or final: `success`, `failed`, `stopped`. */
 export type ExecutionStatus = 'running' | 'waiting' | 'success' | 'failed' | 'stopped';
+/** Where a step is: `running`, `waiting`, `success`, `error` (after its retries), `skipped`, `stopped`. */
 export type StepStatus = 'running' | 'waiting' | 'success' | 'error' | 'skipped' | 'stopped';
 
+/** A step failure as recorded: error name and message, and the HTTP status, body or code when there is one. */
 export interface StepError {
   name: string;
   message: string;
@@ -265,6 +298,7 @@ export interface StepRecord {
   state?: JsonObject;
 }
 
+/** Everything stored about one execution; timestamps are ISO strings, `wake_at` ms since epoch. */
 export interface ExecutionRecord {
   id: string;
   flow: string;

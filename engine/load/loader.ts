@@ -18,6 +18,7 @@ import { type Path, YamlSource } from './yaml-source.js';
 
 const Ajv = AjvModule.default ?? AjvModule;
 
+/** What loading one flow file gives: the flow when it has no problem, else every problem found (sorted by position). */
 export interface LoadResult {
   flow?: LoadedFlow;
   problems: LoadProblem[];
@@ -39,7 +40,17 @@ const inputSchemaAjv = new Ajv({ allErrors: true, strict: false });
 
 type Raw = Record<string, unknown>;
 
-/** Loads one flow from its text. `file` is only used in problem positions. */
+/**
+ * Loads one flow from its text: YAML, then the flow schema of `registry`, then compiled expressions,
+ * then the checks that need the whole flow. `file` only names the file in problems. Every problem
+ * is collected (sorted by line and column); a text with any problem gives no flow. Never throws.
+ *
+ * @example
+ * ```ts
+ * const { flow, problems } = loadFlowText('hello.yaml', 'name: hello\nsteps:\n  - { id: hi, type: set, params: { values: { a: 1 } } }\n', registry);
+ * // problems: []; flow.steps[0].retry: undefined; a `retry:` block would get RETRY_DEFAULTS filled in
+ * ```
+ */
 export function loadFlowText(file: string, text: string, registry: NodeRegistry): LoadResult {
   const source = new YamlSource(file, text);
   const parsed = parseFlowData(source);
@@ -158,6 +169,10 @@ function sortProblems(problems: LoadProblem[]): LoadProblem[] {
   return problems.sort((a, b) => a.line - b.line || a.col - b.col);
 }
 
+/**
+ * Reads and loads one flow file. `displayName` names the file in problems (default: `file`). Never
+ * throws: a file that cannot be read is an `unreadable-file` problem at 1:1.
+ */
 export function loadFlowFile(file: string, registry: NodeRegistry, displayName = file): LoadResult {
   let text: string;
   try {
@@ -172,13 +187,17 @@ export function loadFlowFile(file: string, registry: NodeRegistry, displayName =
   return loadFlowText(displayName, text, registry);
 }
 
+/**
+ * What loading a flows directory gives: the flows without problems keyed by name, every problem of
+ * every file (and across files), and the flow files found (absolute or as given, sorted).
+ */
 export interface DirectoryLoadResult {
   flows: Map<string, LoadedFlow>;
   problems: LoadProblem[];
   files: string[];
 }
 
-/** Flow files of a directory: `*.yaml` / `*.yml` directly inside it (subfolders hold tests, prompts, samples). */
+/** Flow files of a directory, sorted: `*.yaml` / `*.yml` directly inside it (subfolders hold tests, prompts, samples). Throws when `dir` cannot be listed. */
 export function listFlowFiles(dir: string): string[] {
   return readdirSync(dir)
     .filter((name) => /\.ya?ml$/.test(name))
@@ -187,7 +206,24 @@ export function listFlowFiles(dir: string): string[] {
     .sort();
 }
 
-/** Loads every flow of a directory and checks what spans files: names, routes and call-flow targets. */
+/**
+ * Loads every flow file directly inside `dir` (`*.yaml`, `*.yml`) and checks what spans files:
+ * `duplicate-flow` (a name used twice), `duplicate-route` (a method and path served twice) and
+ * `unknown-flow` (a `call-flow` naming no loaded flow). A file with any problem gives no flow; the
+ * others are returned. Problems name files relative to `cwd` (default: the process's). Throws only
+ * when `dir` itself cannot be listed.
+ *
+ * @example
+ * ```ts
+ * import { loadFlowDirectory } from './engine/load/loader.js';
+ * import { formatProblem } from './engine/load/yaml-source.js';
+ * import { defaultRegistry } from './nodes/index.js';
+ *
+ * const { flows, problems } = loadFlowDirectory('flows', defaultRegistry());
+ * for (const problem of problems) console.error(formatProblem(problem)); // flows/intake.yaml:12:7 … [unknown-step]
+ * const intake = flows.get('intake'); // a LoadedFlow, ready for new Engine({ flows, registry })
+ * ```
+ */
 export function loadFlowDirectory(dir: string, registry: NodeRegistry, cwd = process.cwd()): DirectoryLoadResult {
   const files = listFlowFiles(dir);
   const flows = new Map<string, LoadedFlow>();
