@@ -200,7 +200,7 @@ const metricsSchema: Schema = {
       name: {
         type: 'string',
         pattern: METRIC_NAME_PATTERN,
-        description: 'Exposed metric name, e.g. leadflow_form_to_first_message_seconds.',
+        description: 'Exposed metric name (Prometheus), e.g. orders_checkout_seconds.',
       },
       type: { enum: ['histogram'], description: 'Kind of metric.' },
       help: { type: 'string', minLength: 1, description: 'HELP text of the metric.' },

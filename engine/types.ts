@@ -115,7 +115,7 @@ export interface FlowDefinition {
  * engine is given the flow, so it is exposed (empty) before its first observation.
  */
 export interface FlowMetric {
-  /** Exposed metric name, e.g. `leadflow_form_to_first_message_seconds` ([a-zA-Z_:][a-zA-Z0-9_:]*). */
+  /** Exposed metric name, e.g. `orders_checkout_seconds` ([a-zA-Z_:][a-zA-Z0-9_:]*). */
   name: string;
   /** Only `histogram` so far. */
   type: 'histogram';
