@@ -4,6 +4,7 @@
 // processes is in run/leases.ts, run/take-over.ts and run/sweep.ts.
 import { randomUUID } from 'node:crypto';
 import { evaluateValue } from './expressions.js';
+import { reportFlowMetrics } from './flow-metrics.js';
 import { InputValidationError } from './errors/input-validation-error.js';
 import { StepFailedError } from './errors/step-failed-error.js';
 import { StopSignal } from './errors/stop-signal.js';
@@ -150,6 +151,7 @@ export class Engine {
     this.logger = options.logger ?? silentLogger;
     this.env = options.env ?? process.env;
     this.observer = options.observer;
+    notifyObserver(this.observer, this.logger, (o) => o.flowsLoaded?.([...this.flows.values()]));
     this.queued = options.queued ?? false;
     this.leases = new Leases(this.owner, options.leaseMs ?? DEFAULT_LEASE_MS);
     this.takeOverHost = {
@@ -181,6 +183,7 @@ export class Engine {
   /** Replaces the served flows (reload); running executions keep the flow object they started with until they park. */
   setFlows(flows: Map<string, LoadedFlow>): void {
     this.flows = flows;
+    notifyObserver(this.observer, this.logger, (o) => o.flowsLoaded?.([...flows.values()]));
   }
 
   /** Starts the scheduler and resumes every wait the store holds (overdue ones at once). */
@@ -432,6 +435,7 @@ export class Engine {
       this.recordThrown(record, err);
     }
     await run.flush();
+    await reportFlowMetrics(this.observer, this.logger, flow, record);
     return this.finish(record, startedAt);
   }
 

@@ -13,12 +13,15 @@
 import jsonata from 'jsonata';
 import type { JsonValue } from './types.js';
 
+/** Longest an expression may run when evaluated, ms; longer is an ExpressionError. */
 export const EXPRESSION_TIMEOUT_MS = 1000;
+/** Deepest an expression's evaluation may nest (recursion); deeper is an ExpressionError. */
 export const EXPRESSION_MAX_DEPTH = 300;
 
 const FORBIDDEN_NAMES = new Set(['constructor', '__proto__', 'prototype', '__defineGetter__', '__lookupGetter__']);
 const FORBIDDEN_FUNCTIONS = new Set(['eval']);
 
+/** One `{{ … }}` expression compiled at load: its source text, the JSONata expression and the steps it reads. */
 export interface CompiledExpression {
   source: string;
   expression: jsonata.Expression;
@@ -26,6 +29,10 @@ export interface CompiledExpression {
   stepRefs: string[];
 }
 
+/**
+ * A YAML value compiled at load: a literal, a whole-string expression (any JSON result), a template
+ * (text with expressions, a string result), or an object or array compiled member by member.
+ */
 export type CompiledValue =
   | { kind: 'literal'; value: unknown }
   | { kind: 'expression'; expr: CompiledExpression }
@@ -40,6 +47,7 @@ export interface ExpressionProblem {
   message: string;
 }
 
+/** An expression that failed to compile or to evaluate; `source` is its text between `{{` and `}}`. */
 export class ExpressionError extends Error {
   override name = 'ExpressionError';
   constructor(
@@ -98,6 +106,7 @@ export function splitTemplate(input: string): Segment[] | { error: string; offse
   return segments;
 }
 
+/** Whether a value is a string holding `{{` (an expression or template to compile). */
 export function hasExpression(value: unknown): boolean {
   return typeof value === 'string' && value.includes('{{');
 }
@@ -163,7 +172,7 @@ export function compileExpression(source: string): CompiledExpression {
   return { source, expression, stepRefs: [...refs] };
 }
 
-/** Compiles any YAML value; problems are collected, not thrown. */
+/** Compiles any YAML value; problems are collected into `problems` (positioned by `path`), never thrown. */
 export function compileValue(value: unknown, path: Array<string | number> = [], problems: ExpressionProblem[] = []): CompiledValue {
   if (typeof value === 'string') {
     if (!value.includes('{{')) return { kind: 'literal', value };
@@ -270,7 +279,11 @@ function asText(value: JsonValue | undefined): string {
   return JSON.stringify(value);
 }
 
-/** Evaluates a compiled value against the scope (the execution context). Undefined members are dropped. */
+/**
+ * Evaluates a compiled value against the scope (the execution context). Undefined members are dropped,
+ * undefined array items become null. Throws ExpressionError when an expression fails or exceeds
+ * EXPRESSION_TIMEOUT_MS / EXPRESSION_MAX_DEPTH.
+ */
 export async function evaluateValue(value: CompiledValue, scope: object): Promise<JsonValue | undefined> {
   switch (value.kind) {
     case 'literal':

@@ -2,13 +2,16 @@
 // The loader validates with it, and `flows/flow.schema.json` (written by `leadflow schema --write`)
 // gives editors completion and diagnostics. Each step type gets its own `$defs/step.<type>` entry,
 // selected with if/then on `type`, so errors point at the exact parameter.
+import { RESPOND_DEFAULTS, RETRY_DEFAULTS } from './load/defaults.js';
 import type { NodeRegistry } from './registry.js';
 import { AUTH_MODE_NAME } from './triggers/auth-modes.js';
 import type { NodeDefinition } from './types.js';
 
 type Schema = Record<string, unknown>;
 
+/** Step ids: lower-case letters, digits and `_`, not starting with a digit (`steps.<id>` in expressions). */
 export const STEP_ID_PATTERN = '^[a-z_][a-z0-9_]*$';
+/** Environment variable names a flow may declare: upper-case letters, digits and `_`. */
 export const ENV_NAME_PATTERN = '^[A-Z][A-Z0-9_]*$';
 const EXPRESSION_PATTERN = '^\\s*\\{\\{[\\s\\S]*\\}\\}\\s*$';
 const TEMPLATE_PATTERN = '\\{\\{[\\s\\S]*\\}\\}';
@@ -95,11 +98,28 @@ const retrySchema: Schema = {
   additionalProperties: false,
   description: 'Retry the step when it fails.',
   properties: {
-    attempts: { type: 'integer', minimum: 1, maximum: 100, default: 3, description: 'Total attempts, the first included.' },
-    delay_ms: { type: 'integer', minimum: 0, default: 1000, description: 'Delay before the second attempt, ms.' },
-    backoff: { type: 'number', minimum: 1, default: 2, description: 'Factor applied to the delay after each attempt.' },
-    max_delay_ms: { type: 'integer', minimum: 0, default: 60000, description: 'Cap of any single delay, ms.' },
-    jitter: { type: 'number', minimum: 0, maximum: 1, default: 0, description: 'Random fraction of each delay added or removed.' },
+    attempts: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 100,
+      default: RETRY_DEFAULTS.attempts,
+      description: 'Total attempts, the first included.',
+    },
+    delay_ms: { type: 'integer', minimum: 0, default: RETRY_DEFAULTS.delay_ms, description: 'Delay before the second attempt, ms.' },
+    backoff: {
+      type: 'number',
+      minimum: 1,
+      default: RETRY_DEFAULTS.backoff,
+      description: 'Factor applied to the delay after each attempt.',
+    },
+    max_delay_ms: { type: 'integer', minimum: 0, default: RETRY_DEFAULTS.max_delay_ms, description: 'Cap of any single delay, ms.' },
+    jitter: {
+      type: 'number',
+      minimum: 0,
+      maximum: 1,
+      default: RETRY_DEFAULTS.jitter,
+      description: 'Random fraction of each delay added or removed.',
+    },
     when: {
       $ref: '#/$defs/expression',
       description: 'Retry only when this expression over `error` (name, message, status, body, code) is true.',
@@ -145,10 +165,21 @@ const triggerSchema: Schema = {
           additionalProperties: false,
           description: 'When the caller gets its answer: at once, or when a `respond` step runs.',
           properties: {
-            mode: { enum: ['immediately', 'step'], default: 'immediately' },
-            status: { type: 'integer', minimum: 100, maximum: 599, default: 202, description: 'Status for `immediately`.' },
+            mode: { enum: ['immediately', 'step'], default: RESPOND_DEFAULTS.mode },
+            status: {
+              type: 'integer',
+              minimum: 100,
+              maximum: 599,
+              default: RESPOND_DEFAULTS.status,
+              description: 'Status for `immediately`.',
+            },
             body: { description: 'Body for `immediately`; may use `execution.id` and `trigger`.' },
-            timeout_ms: { type: 'integer', minimum: 1, default: 30000, description: 'For `step`: longest wait for the respond step, ms.' },
+            timeout_ms: {
+              type: 'integer',
+              minimum: 1,
+              default: RESPOND_DEFAULTS.timeout_ms,
+              description: 'For `step`: longest wait for the respond step, ms.',
+            },
           },
         },
       },
@@ -157,7 +188,40 @@ const triggerSchema: Schema = {
   },
 };
 
-/** The whole flow-file schema for the node types in `registry`. */
+/** Prometheus metric names: letters, digits, `_` and `:`, not starting with a digit. */
+export const METRIC_NAME_PATTERN = '^[a-zA-Z_:][a-zA-Z0-9_:]*$';
+
+const metricsSchema: Schema = {
+  type: 'array',
+  description: "Figures this flow reports to the host's metrics (GET /metrics), observed when one of its executions succeeds.",
+  items: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['name', 'type', 'help', 'value', 'buckets'],
+    properties: {
+      name: {
+        type: 'string',
+        pattern: METRIC_NAME_PATTERN,
+        description: 'Exposed metric name (Prometheus), e.g. orders_checkout_seconds.',
+      },
+      type: { enum: ['histogram'], description: 'Kind of metric.' },
+      help: { type: 'string', minLength: 1, description: 'HELP text of the metric.' },
+      value: {
+        $ref: '#/$defs/expression',
+        description:
+          'Expression over output, trigger, vars, execution; a value that is not a finite number of zero or more is not observed.',
+      },
+      buckets: {
+        type: 'array',
+        minItems: 1,
+        items: { type: 'number' },
+        description: 'Upper bounds of the histogram buckets, strictly ascending, in the unit of value.',
+      },
+    },
+  },
+};
+
+/** The whole flow-file schema (JSON Schema draft-07) for the node types in `registry`; a new object per call. */
 export function buildFlowSchema(registry: NodeRegistry): Schema {
   const defs: Record<string, Schema> = {
     expression: {
@@ -206,6 +270,7 @@ export function buildFlowSchema(registry: NodeRegistry): Schema {
       },
       vars: { type: 'object', description: 'Initial flow variables (`vars.NAME`); expressions allowed.' },
       output: { description: 'Output of the flow for `call-flow`; default: output of the last top-level step.' },
+      metrics: metricsSchema,
       steps: { $ref: '#/$defs/steps' },
     },
     $defs: defs,

@@ -2,7 +2,7 @@
 // synchronously where the event happens; a method that throws (or returns a promise that rejects) is
 // logged and ignored: an observer can never change or break an execution.
 import type { Logger } from './run/execution-run.js';
-import type { ExecutionRecord } from './types.js';
+import type { ExecutionRecord, LoadedFlow } from './types.js';
 
 /** One step finished its last attempt (retries in between are not reported). */
 export interface StepEndedEvent {
@@ -18,8 +18,30 @@ export interface StepEndedEvent {
   attempt: number;
 }
 
-/** A watcher of executions (metrics); see the file comment for how its methods are called. */
+/** One value of a metric a flow declares (`metrics:` in the flow file), for one execution. */
+export interface FlowMetricObservation {
+  /** The declared metric's name (FlowMetric.name). */
+  name: string;
+  /** A finite number, zero or more, in the metric's unit. */
+  value: number;
+}
+
+/** The values a successful execution gives the metrics its flow declares; only those it has a value for. */
+export interface FlowMetricsEvent {
+  flow: string;
+  execution: string;
+  observations: FlowMetricObservation[];
+}
+
+/** Hooks of a watcher of the engine (metrics); see the file header for how they are called. */
 export interface EngineObserver {
+  /**
+   * The flows the engine runs: when it is created and on each reload (`setFlows`). Their `metrics`
+   * declarations let a watcher register those figures before anything is observed. Read only.
+   */
+  flowsLoaded?(flows: readonly LoadedFlow[]): void;
+  /** After a successful execution, the values of its flow's declared metrics (never an empty list). */
+  flowMetrics?(event: FlowMetricsEvent): void;
   /**
    * One drive of an execution ended: final (success, failed, stopped) or parked (waiting). `ms` is
    * this drive's wall time (a resumed execution reports each drive). The record is the engine's own:

@@ -3,23 +3,41 @@
 import { MissingServiceError } from './errors/missing-service-error.js';
 import type { NodeDefinition } from './types.js';
 
+/**
+ * The node types a host makes available to flows, keyed by `type`. The loader validates flows
+ * against it (the flow schema is generated from it) and the engine runs steps with it.
+ *
+ * @example
+ * ```ts
+ * import { NodeRegistry } from './engine/registry.js';
+ * import { loadFlowDirectory } from './engine/load/loader.js';
+ * import { setNode } from './nodes/core/set.js';
+ *
+ * const registry = new NodeRegistry([setNode]);
+ * const { flows, problems } = loadFlowDirectory('flows', registry); // a flow using another type is a problem
+ * ```
+ */
 export class NodeRegistry {
   private readonly byType = new Map<string, NodeDefinition>();
 
+  /** Registers each definition in order; throws on a type given twice. */
   constructor(definitions: Iterable<NodeDefinition> = []) {
     for (const def of definitions) this.register(def);
   }
 
+  /** Adds a node type; throws when a node type of the same `type` is already registered. */
   register(def: NodeDefinition): this {
     if (this.byType.has(def.type)) throw new Error(`node type "${def.type}" is registered twice`);
     this.byType.set(def.type, def);
     return this;
   }
 
+  /** The definition of `type`, or undefined when it is not registered. */
   get(type: string): NodeDefinition | undefined {
     return this.byType.get(type);
   }
 
+  /** Whether `type` is registered. */
   has(type: string): boolean {
     return this.byType.has(type);
   }
@@ -42,6 +60,7 @@ export class NodeRegistry {
     return [...this.byType.values()].sort((a, b) => a.type.localeCompare(b.type));
   }
 
+  /** Every registered type name, sorted. */
   types(): string[] {
     return this.all().map((d) => d.type);
   }

@@ -2,7 +2,9 @@
 // Everything an execution holds is plain JSON (JsonValue) so it can be stored, resumed and printed.
 import type { Static, TSchema } from '@sinclair/typebox';
 
+/** Any JSON value: what executions hold, store and print. */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+/** A JSON object. */
 export type JsonObject = { [key: string]: JsonValue };
 
 /** A problem found while loading a flow file; printed as `file:line:col message`. Lines and columns start at 1. */
@@ -16,7 +18,16 @@ export interface LoadProblem {
   message: string;
 }
 
+/**
+ * What went wrong in a flow (or flow test) file; stable, printed in brackets by `leadflow validate`.
+ * `unreadable-file`: the file (or directory) could not be read at all; `yaml-syntax`: it is not
+ * valid YAML; `duplicate-flow`: a second file uses a flow name already loaded; `duplicate-route`: a
+ * second flow serves a method and path already served; `unknown-flow`: a `call-flow` names a flow
+ * that is not loaded; `unknown-step`: an expression, `on_error.goto`, mock or expectation names a
+ * step the flow does not have.
+ */
 export type LoadProblemCode =
+  | 'unreadable-file'
   | 'yaml-syntax'
   | 'unknown-node-type'
   | 'unknown-field'
@@ -27,24 +38,27 @@ export type LoadProblemCode =
   | 'unknown-step'
   | 'duplicate-step-id'
   | 'unreachable-step'
-  | 'duplicate-route';
+  | 'duplicate-route'
+  | 'duplicate-flow'
+  | 'unknown-flow';
 
-/** Retry policy of one step. Delays are milliseconds. */
+/** Retry policy of one step. Delays are milliseconds; omitted fields take RETRY_DEFAULTS (engine/load/defaults.ts). */
 export interface RetryPolicy {
   /** Total attempts including the first; 1 means no retry. */
   attempts: number;
-  /** Delay before the second attempt. Default 1000. */
+  /** Delay before the second attempt. */
   delay_ms: number;
-  /** Each further delay is the previous one times this factor. Default 2. */
+  /** Each further delay is the previous one times this factor. */
   backoff: number;
-  /** Upper bound of any single delay. Default 60000. */
+  /** Upper bound of any single delay. */
   max_delay_ms: number;
-  /** Fraction (0..1) of each delay added or removed at random. Default 0. */
+  /** Fraction (0..1) of each delay added or removed at random. */
   jitter: number;
   /** Expression over `error` (name, message, status, body, code); retry only when truthy. Default: always. */
   when?: string;
 }
 
+/** What a step's failure (after its retries) does: `fail` the execution (default), `continue`, or `goto` a step of the same list. */
 export type OnError = 'fail' | 'continue' | { goto: string };
 
 /** One step as written in YAML, after validation. Children hold nested step lists of control nodes. */
@@ -62,14 +76,19 @@ export interface StepDefinition {
 /** A webhook authentication mode's name: `none`, `secret`, or one the host registers (WebhookAuthModes). */
 export type AuthMode = string;
 
+/** A flow's webhook as loaded: defaults filled in (POST, `secret`, RESPOND_DEFAULTS). */
 export interface WebhookTrigger {
   method: 'POST' | 'PUT' | 'PATCH' | 'GET' | 'DELETE';
   path: string;
   auth: AuthMode;
-  /** `immediately`: answer at once with status/body; `step`: answer when a `respond` step runs. */
+  /**
+   * `immediately`: answer at once with status/body; `step`: answer when a `respond` step runs, waiting
+   * at most `timeout_ms`. What the YAML leaves out comes from RESPOND_DEFAULTS (engine/load/defaults.ts).
+   */
   respond: { mode: 'immediately'; status: number; body: unknown } | { mode: 'step'; timeout_ms: number };
 }
 
+/** A flow as written in its file, after validation and defaults. */
 export interface FlowDefinition {
   name: string;
   description?: string;
@@ -85,7 +104,31 @@ export interface FlowDefinition {
   vars: Record<string, unknown>;
   /** Expression giving the flow's output (for call-flow); default: the output of the last top-level step. */
   output?: unknown;
+  /** Figures this flow reports to the host's metrics (`metrics:`); empty when it declares none. */
+  metrics: FlowMetric[];
   steps: StepDefinition[];
+}
+
+/**
+ * A figure a flow declares for the host's metrics (Prometheus `GET /metrics`), observed once per
+ * execution of the flow that ends in `success`. The host registers it under `name` as soon as the
+ * engine is given the flow, so it is exposed (empty) before its first observation.
+ */
+export interface FlowMetric {
+  /** Exposed metric name, e.g. `orders_checkout_seconds` ([a-zA-Z_:][a-zA-Z0-9_:]*). */
+  name: string;
+  /** Only `histogram` so far. */
+  type: 'histogram';
+  /** The metric's HELP text. */
+  help: string;
+  /**
+   * Expression (`{{ … }}`) over `output`, `trigger`, `vars` and `execution` (id, flow, started_at) of
+   * the finished execution. A histogram observes amounts: a value that is not a finite number of zero
+   * or more (null, absent, text, an expression that fails) is not observed.
+   */
+  value: string;
+  /** Upper bounds of the histogram's buckets, strictly ascending, in the value's unit. */
+  buckets: number[];
 }
 
 /** Where a child step list runs: foreach iterations get `item` and `index`, parallel branches their name. */
@@ -163,6 +206,7 @@ export interface ChildSlot {
   required?: boolean;
 }
 
+/** An example step of a node type, shown by `leadflow nodes` and validated against the node's schema by its tests. */
 export interface NodeExample {
   title: string;
   /** The step as it would appear in YAML (without `id` when irrelevant). */
@@ -200,15 +244,40 @@ export interface NodeDefinition<P extends TSchema = TSchema> {
   run(params: Static<P>, ctx: NodeContext): Promise<unknown>;
 }
 
-/** Identity helper that keeps the params type inferred from the schema. */
+/**
+ * Declares a node type. An identity function: it returns `def` as given and never throws; it exists
+ * so `run` gets its params typed from the TypeBox `params` schema. Register the result in a
+ * NodeRegistry; the loader then validates each step's params against `params` (expressions allowed)
+ * and the engine validates them again, evaluated, before `run`.
+ *
+ * @example
+ * ```ts
+ * import { Type } from '@sinclair/typebox';
+ * import { defineNode } from './engine/types.js';
+ *
+ * export default defineNode({
+ *   type: 'text.upper',
+ *   description: 'Upper-cases a text.',
+ *   params: Type.Object({ text: Type.String({ description: 'Text to change.' }) }),
+ *   output: { description: '`{ text }`, upper-cased.' },
+ *   examples: [{ title: 'Shout a name', step: { type: 'text.upper', params: { text: '{{ trigger.body.name }}' } } }],
+ *   readOnly: true,
+ *   async run(params) {
+ *     return { text: params.text.toUpperCase() }; // params.text is typed string
+ *   },
+ * });
+ * ```
+ */
 export function defineNode<P extends TSchema>(def: NodeDefinition<P>): NodeDefinition<P> {
   return def;
 }
 
-/** Status of an execution; the list and the final ones are declared in engine/statuses.ts. */
+/** Where an execution is: `running`, `waiting` (parked at a wait or a child flow), or final (engine/statuses.ts declares the lists). */
 export type ExecutionStatus = import('./statuses.js').ExecutionStatus;
+/** Where a step is: `running`, `waiting`, `success`, `error` (after its retries), `skipped`, `stopped`. */
 export type StepStatus = 'running' | 'waiting' | 'success' | 'error' | 'skipped' | 'stopped';
 
+/** A step failure as recorded: error name and message, and the HTTP status, body or code when there is one. */
 export interface StepError {
   name: string;
   message: string;
@@ -235,6 +304,7 @@ export interface StepRecord {
   state?: JsonObject;
 }
 
+/** Everything stored about one execution; timestamps are ISO strings, `wake_at` ms since epoch. */
 export interface ExecutionRecord {
   id: string;
   flow: string;
@@ -265,12 +335,19 @@ export interface LoadedStep extends StepDefinition {
   sourcePath: Array<string | number>;
 }
 
+/** A declared metric after loading: its value expression compiled. */
+export interface LoadedFlowMetric extends FlowMetric {
+  compiledValue: import('./expressions.js').CompiledValue;
+}
+
 /** A flow after loading and validation, ready to run. */
 export interface LoadedFlow extends FlowDefinition {
   steps: LoadedStep[];
   compiledVars: import('./expressions.js').CompiledValue;
   compiledOutput?: import('./expressions.js').CompiledValue;
   compiledRespondBody?: import('./expressions.js').CompiledValue;
+  /** The declared metrics, each `value` compiled once. */
+  metrics: LoadedFlowMetric[];
   /** Source text hash, to tell whether a reload changed anything. */
   sourceHash: string;
 }

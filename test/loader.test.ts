@@ -15,6 +15,7 @@ const registry = defaultRegistry();
 
 /** Every problem code; a new code fails type-checking here until it gets a fixture. */
 const ALL_CODES: Record<LoadProblemCode, true> = {
+  'unreadable-file': true,
   'yaml-syntax': true,
   'unknown-node-type': true,
   'unknown-field': true,
@@ -26,7 +27,12 @@ const ALL_CODES: Record<LoadProblemCode, true> = {
   'duplicate-step-id': true,
   'unreachable-step': true,
   'duplicate-route': true,
+  'duplicate-flow': true,
+  'unknown-flow': true,
 };
+
+/** Codes whose fixture is a directory of their own (below) rather than one `<code>*.yaml` file. */
+const DIRECTORY_FIXTURES = ['unreadable-file', 'duplicate-route', 'duplicate-flow', 'unknown-flow'];
 
 interface Expected {
   code: LoadProblemCode;
@@ -82,6 +88,10 @@ const FIXTURE_PROBLEMS: Record<string, Expected[]> = {
     { code: 'invalid-value', line: 6, col: 15, at: 'FETCH', message: /method must be one of: GET, POST, PUT, PATCH, DELETE/ },
   ],
   'bad-expression-syntax.yaml': [{ code: 'bad-expression', line: 7, col: 43, at: '! }}', message: /unknown operator: "!"/i }],
+  'bad-expression-metric.yaml': [{ code: 'bad-expression', line: 6, col: 27, at: ' }}', message: /unexpected end of expression/i }],
+  'invalid-value-metric-buckets.yaml': [
+    { code: 'invalid-value', line: 7, col: 14, at: '[1, 10, 5]', message: /metrics buckets must be strictly ascending/ },
+  ],
   'bad-expression-unclosed.yaml': [{ code: 'bad-expression', line: 7, col: 21, at: '{{ trigger.body.name', message: /unclosed "\{\{"/ }],
   'bad-expression-forbidden.yaml': [
     { code: 'bad-expression', line: 7, col: 32, at: 'constructor }}', message: /"constructor" is not allowed/ },
@@ -119,9 +129,9 @@ describe('load-problem fixtures', () => {
   it('cover every fixture file and every problem code', () => {
     const files = readdirSync(FIXTURES).filter((f) => f.endsWith('.yaml'));
     expect(files.sort()).toEqual(Object.keys(FIXTURE_PROBLEMS).sort());
-    // duplicate-route spans files: its fixture is the duplicate-route/ directory (below).
+    // Problems that span files (or are not about a file's text) have a directory fixture (below).
     const covered = new Set<string>([
-      'duplicate-route',
+      ...DIRECTORY_FIXTURES,
       ...Object.values(FIXTURE_PROBLEMS)
         .flat()
         .map((p) => p.code),
@@ -170,36 +180,49 @@ describe('load-problem fixtures', () => {
 });
 
 describe('loadFlowDirectory', () => {
-  const result = loadFlowDirectory(join(FIXTURES, 'duplicate-route'), registry, FIXTURES);
+  const load = (dir: string) => loadFlowDirectory(join(FIXTURES, dir), registry, FIXTURES);
 
-  it('reports a second flow serving the same method and path, at its path', () => {
+  it('duplicate-route: a second flow serving the same method and path, at its path', () => {
+    const result = load('duplicate-route');
     const problem = result.problems.find((p) => p.file === 'duplicate-route/second.yaml');
     expect(problem).toMatchObject({ code: 'duplicate-route', line: 5, col: 11, path: ['trigger', 'webhook', 'path'] });
     expect(problem?.message).toBe('route POST /leads is already served by duplicate-route/first.yaml');
-  });
-
-  it('reports a flow name used twice, at the name', () => {
-    const problem = result.problems.find((p) => p.file === 'duplicate-route/fourth.yaml');
-    expect(problem).toMatchObject({ code: 'duplicate-route', line: 2, col: 7, path: ['name'] });
-    expect(problem?.message).toMatch(/flow name "first" is already used by duplicate-route\/first\.yaml/);
-  });
-
-  it('reports a call-flow to a flow that does not exist, at its flow parameter', () => {
-    const problem = result.problems.find((p) => p.file === 'duplicate-route/third.yaml');
-    expect(problem).toMatchObject({ code: 'unknown-step', line: 12, col: 21, path: ['steps', 1, 'params', 'flow'] });
-    expect(problem?.message).toMatch(/call-flow target "nowhere" is not a loaded flow/);
-  });
-
-  it('reports nothing else: the same path with another method, and a call-flow to a loaded flow, are fine', () => {
-    expect(result.problems).toHaveLength(3);
+    // The same path with another method, calling a loaded flow, is fine.
+    expect(result.problems).toHaveLength(1);
     expect([...result.flows.keys()].sort()).toEqual(['first', 'third']);
     expect(result.flows.get('third')?.trigger.webhook).toMatchObject({ method: 'GET', path: '/leads' });
     expect(result.files.map((f) => f.slice(FIXTURES.length + 1))).toEqual([
       'duplicate-route/first.yaml',
-      'duplicate-route/fourth.yaml',
       'duplicate-route/second.yaml',
       'duplicate-route/third.yaml',
     ]);
+  });
+
+  it('duplicate-flow: a flow name used twice, at the name', () => {
+    const result = load('duplicate-flow');
+    expect(result.problems).toHaveLength(1);
+    expect(result.problems[0]).toMatchObject({
+      file: 'duplicate-flow/second.yaml',
+      code: 'duplicate-flow',
+      line: 2,
+      col: 7,
+      path: ['name'],
+    });
+    expect(result.problems[0]?.message).toBe('flow name "first" is already used by duplicate-flow/first.yaml');
+    expect([...result.flows.keys()]).toEqual(['first']);
+  });
+
+  it('unknown-flow: a call-flow to a flow that does not exist, at its flow parameter', () => {
+    const result = load('unknown-flow');
+    expect(result.problems).toHaveLength(1);
+    expect(result.problems[0]).toMatchObject({
+      file: 'unknown-flow/caller.yaml',
+      code: 'unknown-flow',
+      line: 12,
+      col: 21,
+      path: ['steps', 1, 'params', 'flow'],
+    });
+    expect(result.problems[0]?.message).toBe('call-flow target "nowhere" is not a loaded flow');
   });
 });
 
@@ -281,11 +304,19 @@ describe('YAML that cannot become a flow', () => {
     expect(positions(result.problems)).toEqual([{ code: 'wrong-type', line: 1, col: 1 }]);
   });
 
-  it('a file that cannot be read is a problem naming the file', () => {
+  it('a file that cannot be read is an unreadable-file problem naming the file', () => {
     const result = loadFlowFile(join(FIXTURES, 'no-such-file.yaml'), registry, 'no-such-file.yaml');
     expect(result.flow).toBeUndefined();
     expect(result.problems).toMatchObject([
-      { file: 'no-such-file.yaml', line: 1, col: 1, message: expect.stringMatching(/cannot read file/) },
+      { file: 'no-such-file.yaml', line: 1, col: 1, code: 'unreadable-file', message: expect.stringMatching(/cannot read file/) },
+    ]);
+  });
+
+  it('unreadable-file: a path that is a directory, not a file', () => {
+    const result = loadFlowFile(join(FIXTURES, 'unreadable-file'), registry, 'unreadable-file');
+    expect(result.flow).toBeUndefined();
+    expect(result.problems).toMatchObject([
+      { file: 'unreadable-file', line: 1, col: 1, code: 'unreadable-file', message: expect.stringMatching(/^cannot read file: EISDIR/) },
     ]);
   });
 });
@@ -429,6 +460,36 @@ describe('a valid flow', () => {
   it('compiles vars and output', async () => {
     expect(await evaluateValue(flow!.compiledVars, scope)).toEqual({ started: 't0' });
     expect(await evaluateValue(flow!.compiledOutput!, scope)).toEqual({ name: 'Ana' });
+  });
+
+  it('has no declared metrics unless it declares some; declared ones get their value compiled', async () => {
+    expect(flow!.metrics).toEqual([]);
+    const text = `name: timed
+output: { ms: 2500 }
+metrics:
+  - name: leadflow_timed_seconds
+    type: histogram
+    help: Seconds it took.
+    value: "{{ output.ms / 1000 }}"
+    buckets: [1, 5]
+steps:
+  - id: only
+    type: set
+    params: { values: { a: 1 } }
+`;
+    const timed = loadFlowText('timed.yaml', text, registry);
+    expect(timed.problems).toEqual([]);
+    const [metric] = timed.flow!.metrics;
+    expect(metric).toMatchObject({ name: 'leadflow_timed_seconds', type: 'histogram', help: 'Seconds it took.', buckets: [1, 5] });
+    expect(await evaluateValue(metric!.compiledValue, { output: { ms: 2500 } })).toBe(2.5);
+    const twice = loadFlowText(
+      'twice.yaml',
+      text.replace('steps:', `${text.slice(text.indexOf('  - name'), text.indexOf('steps:'))}steps:`),
+      registry,
+    );
+    expect(twice.problems).toMatchObject([
+      { code: 'invalid-value', path: ['metrics', 1, 'name'], message: 'metric "leadflow_timed_seconds" is declared twice' },
+    ]);
   });
 
   it("fills on_error 'fail' by default and keeps the declared one", () => {

@@ -3,19 +3,16 @@
 // `createMetrics` builds its own Registry (never prom-client's global one), so tests can build several.
 //
 // Fed by hooks, never by polling the business: the engine's observer (executions, steps, wait lag,
-// form-to-first-message), the AI service's onCall / onAgentAttempt, the uazapi client's onCall; the
+// and the metrics flows declare in their `metrics:` block), the AI service's onCall / onAgentAttempt, the uazapi client's onCall; the
 // queue depth is read at scrape time from a callback the host sets (embedded: running + due waits
 // of this process; a queue backend sets its own). Every hook swallows its own errors.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { EngineObserver, StepEndedEvent } from '../../engine/observer.js';
-import type { ExecutionRecord } from '../../engine/types.js';
+import type { EngineObserver, FlowMetricsEvent, StepEndedEvent } from '../../engine/observer.js';
+import type { ExecutionRecord, FlowMetric } from '../../engine/types.js';
 import type { AgentAttemptEvent, AiCallEvent } from '../ai/ai-service.js';
 import type { GatewayCallEvent } from '../gateway/uazapi-client.js';
 
 export const METRIC_PREFIX = 'leadflow_';
-
-/** Output field of an execution that carries rule 1's time (flows/intake.yaml). */
-const FORM_TO_FIRST_MESSAGE_FIELD = 'form_to_first_message_ms';
 
 export interface MetricsOptions {
   /** Process metrics (CPU, memory, event loop, GC) with the `leadflow_` prefix. Default true. */
@@ -49,8 +46,6 @@ export interface Metrics {
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
 /** How late a wait resumes, seconds. */
 const LAG_BUCKETS = [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 15, 60, 300, 3600];
-/** Form to first WhatsApp message, seconds; rule 1 is "within two minutes" (the 120 bucket). */
-const FORM_BUCKETS = [1, 5, 10, 15, 20, 30, 45, 60, 90, 120, 180, 300, 600];
 
 export function createMetrics(options: MetricsOptions = {}): Metrics {
   const registry = new Registry();
@@ -115,12 +110,6 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     buckets: LAG_BUCKETS,
     registers,
   });
-  const formToFirstMessage = new Histogram({
-    name: `${METRIC_PREFIX}form_to_first_message_seconds`,
-    help: 'Rule 1: from the form webhook to the first WhatsApp message (intake output form_to_first_message_ms), successful executions.',
-    buckets: FORM_BUCKETS,
-    registers,
-  });
   const aiCalls = new Counter({
     name: `${METRIC_PREFIX}ai_calls_total`,
     help: 'AI provider calls, by model (provider:model), kind (chat, transcribe) and outcome (ok, error, rate_limited).',
@@ -152,21 +141,24 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     registers,
   });
 
+  const declared = flowDeclaredMetrics(registers);
+
   const observer: EngineObserver = {
     executionEnded: guard('executionEnded', (record: Readonly<ExecutionRecord>, ms: number) => {
       executions.inc({ flow: record.flow, status: record.status });
       executionDuration.observe({ flow: record.flow, status: record.status }, ms / 1000);
-      if (record.status !== 'success') return;
-      const output = record.output;
-      if (!output || typeof output !== 'object' || Array.isArray(output)) return;
-      const value = (output as Record<string, unknown>)[FORM_TO_FIRST_MESSAGE_FIELD];
-      if (typeof value === 'number' && Number.isFinite(value) && value >= 0) formToFirstMessage.observe(value / 1000);
     }),
     stepEnded: guard('stepEnded', (event: StepEndedEvent) => {
       stepDuration.observe({ node_type: event.node_type, status: event.status }, event.ms / 1000);
     }),
     waitResumed: guard('waitResumed', (lagMs: number) => {
       waitLag.observe(Math.max(0, lagMs) / 1000);
+    }),
+    flowsLoaded: (flows) => {
+      for (const metric of flows.flatMap((flow) => flow.metrics ?? [])) guard('flowsLoaded', declared.declare)(metric);
+    },
+    flowMetrics: guard('flowMetrics', (event: FlowMetricsEvent) => {
+      for (const { name, value } of event.observations) declared.observe(name, value);
     }),
   };
 
@@ -188,6 +180,29 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     }),
     setQueueDepth(source) {
       queueDepth = source;
+    },
+  };
+}
+
+/**
+ * The metrics flows declare (`metrics:`), registered on first declaration. A name declared again
+ * with the same type, help and buckets (another flow, a reload) is the same metric; with anything
+ * else, or a name already taken by another metric, `declare` throws and the first one stays.
+ */
+function flowDeclaredMetrics(registers: Registry[]) {
+  const byName = new Map<string, { signature: string; histogram: Histogram }>();
+  return {
+    declare(metric: FlowMetric): void {
+      const signature = JSON.stringify([metric.type, metric.help, metric.buckets]);
+      const known = byName.get(metric.name);
+      if (known?.signature === signature) return;
+      if (known) throw new Error(`metric ${metric.name} is declared again with another type, help or buckets`);
+      const histogram = new Histogram({ name: metric.name, help: metric.help, buckets: metric.buckets, registers });
+      byName.set(metric.name, { signature, histogram });
+    },
+    /** Observes a declared metric; a name never declared is ignored. */
+    observe(name: string, value: number): void {
+      byName.get(name)?.histogram.observe(value);
     },
   };
 }

@@ -8,13 +8,17 @@ import AjvModule, { type ValidateFunction } from 'ajv';
 import { buildFlowSchema } from '../flow-schema.js';
 import { compileValue, type CompiledValue, type ExpressionProblem } from '../expressions.js';
 import type { NodeRegistry } from '../registry.js';
-import type { JsonValue, LoadedFlow, LoadedStep, LoadProblem, OnError, RetryPolicy, WebhookTrigger } from '../types.js';
-import { YamlSource, type Path } from './yaml-source.js';
-import { structuralProblems, type TerminationRule } from './structure-checks.js';
+import type { JsonValue, LoadedFlow, LoadedFlowMetric, LoadedStep, LoadProblem, WebhookTrigger } from '../types.js';
+import { buildSteps, terminationRule } from './build-steps.js';
+import { RESPOND_DEFAULTS } from './defaults.js';
+import { buildMetrics, metricProblems } from './metric-declarations.js';
 import { schemaProblems } from './schema-problems.js';
+import { type FlowLevelValues, structuralProblems } from './structure-checks.js';
+import { type Path, YamlSource } from './yaml-source.js';
 
 const Ajv = AjvModule.default ?? AjvModule;
 
+/** What loading one flow file gives: the flow when it has no problem, else every problem found (sorted by position). */
 export interface LoadResult {
   flow?: LoadedFlow;
   problems: LoadProblem[];
@@ -36,11 +40,37 @@ const inputSchemaAjv = new Ajv({ allErrors: true, strict: false });
 
 type Raw = Record<string, unknown>;
 
-const RETRY_DEFAULTS = { attempts: 3, delay_ms: 1000, backoff: 2, max_delay_ms: 60000, jitter: 0 };
-
-/** Loads one flow from its text. `file` is only used in problem positions. */
+/**
+ * Loads one flow from its text: YAML, then the flow schema of `registry`, then compiled expressions,
+ * then the checks that need the whole flow. `file` only names the file in problems. Every problem
+ * is collected (sorted by line and column); a text with any problem gives no flow. Never throws.
+ *
+ * @example
+ * ```ts
+ * const { flow, problems } = loadFlowText('hello.yaml', 'name: hello\nsteps:\n  - { id: hi, type: set, params: { values: { a: 1 } } }\n', registry);
+ * // problems: []; flow.steps[0].retry: undefined; a `retry:` block would get RETRY_DEFAULTS filled in
+ * ```
+ */
 export function loadFlowText(file: string, text: string, registry: NodeRegistry): LoadResult {
   const source = new YamlSource(file, text);
+  const parsed = parseFlowData(source);
+  if (!parsed.data) return { problems: parsed.problems };
+  const raw = parsed.data;
+  const validate = flowValidator(registry);
+  const problems: LoadProblem[] = [];
+  if (!validate(raw)) problems.push(...schemaProblems(validate.errors ?? [], raw, source, registry.types()));
+  const compiled = compileFlow(raw, registry);
+  for (const p of compiled.expressionProblems) {
+    problems.push(source.problem(p.path, 'bad-expression', `bad expression: ${p.message}`, { charOffset: p.offset }));
+  }
+  problems.push(...structuralProblems(compiled.steps, source, compiled, terminationRule(registry)));
+  problems.push(...inputSchemaProblems(raw, source), ...metricProblems(raw.metrics, source));
+  if (problems.length > 0) return { problems: sortProblems(problems) };
+  return { flow: assembleFlow(file, text, raw, compiled), problems: [] };
+}
+
+/** The file's data when it is a YAML mapping; else its syntax (or shape) problems. */
+function parseFlowData(source: YamlSource): { data?: Raw; problems: LoadProblem[] } {
   const syntax = source.syntaxProblems();
   if (syntax.length > 0) return { problems: syntax };
   let data: unknown;
@@ -53,56 +83,71 @@ export function loadFlowText(file: string, text: string, registry: NodeRegistry)
   if (!data || typeof data !== 'object' || Array.isArray(data)) {
     return { problems: [source.problem([], 'wrong-type', 'a flow file must be a YAML mapping with name, trigger and steps')] };
   }
-  const validate = flowValidator(registry);
-  const problems: LoadProblem[] = [];
-  if (!validate(data)) {
-    problems.push(...schemaProblems(validate.errors ?? [], data, source, registry.types()));
-  }
-  const raw = data as Raw;
+  return { data: data as Raw, problems: [] };
+}
+
+interface CompiledFlow extends FlowLevelValues {
+  steps: LoadedStep[];
+  metrics: LoadedFlowMetric[];
+  expressionProblems: ExpressionProblem[];
+}
+
+/** Every value of the flow that may hold expressions, compiled; their problems are collected, not thrown. */
+function compileFlow(raw: Raw, registry: NodeRegistry): CompiledFlow {
   const expressionProblems: ExpressionProblem[] = [];
   const compile = (value: unknown, path: Path): CompiledValue => compileValue(value, path, expressionProblems);
+  const respondBody = webhookOf(raw)?.respond?.body;
+  return {
+    steps: buildSteps(raw.steps, ['steps'], registry, compile),
+    compiledVars: compile(raw.vars ?? {}, ['vars']),
+    compiledOutput: raw.output === undefined ? undefined : compile(raw.output, ['output']),
+    compiledRespondBody: respondBody === undefined ? undefined : compile(respondBody, ['trigger', 'webhook', 'respond', 'body']),
+    metrics: buildMetrics(raw.metrics, compile),
+    expressionProblems,
+  };
+}
 
-  const steps = buildSteps(raw.steps, ['steps'], registry, compile);
-  const compiledVars = compile(raw.vars ?? {}, ['vars']);
-  const compiledOutput = raw.output === undefined ? undefined : compile(raw.output, ['output']);
+/** `trigger.webhook` as written, with its `respond` block, when the flow has one. */
+function webhookOf(raw: Raw): (Raw & { respond?: Raw }) | undefined {
+  return ((raw.trigger ?? {}) as Raw).webhook as (Raw & { respond?: Raw }) | undefined;
+}
+
+/** A `trigger.input` that ajv cannot compile as a JSON Schema. */
+function inputSchemaProblems(raw: Raw, source: YamlSource): LoadProblem[] {
+  const input = ((raw.trigger ?? {}) as Raw).input;
+  if (input === undefined || typeof input !== 'object') return [];
+  try {
+    inputSchemaAjv.compile(input as object);
+    return [];
+  } catch (err) {
+    return [source.problem(['trigger', 'input'], 'invalid-value', `trigger.input is not a valid JSON Schema: ${(err as Error).message}`)];
+  }
+}
+
+/** The webhook trigger with every default filled in (RESPOND_DEFAULTS, POST, `secret` auth). */
+function buildWebhook(webhookRaw: (Raw & { respond?: Raw }) | undefined): WebhookTrigger | undefined {
+  if (!webhookRaw) return undefined;
+  const respondRaw = webhookRaw.respond ?? {};
+  return {
+    method: (webhookRaw.method as WebhookTrigger['method']) ?? 'POST',
+    path: String(webhookRaw.path),
+    auth: (webhookRaw.auth as WebhookTrigger['auth']) ?? 'secret',
+    respond:
+      respondRaw.mode === 'step'
+        ? { mode: 'step', timeout_ms: Number(respondRaw.timeout_ms ?? RESPOND_DEFAULTS.timeout_ms) }
+        : {
+            mode: 'immediately',
+            status: Number(respondRaw.status ?? RESPOND_DEFAULTS.status),
+            body: respondRaw.body ?? { ...RESPOND_DEFAULTS.body },
+          },
+  };
+}
+
+/** The loaded flow of a file that has no problem. */
+function assembleFlow(file: string, text: string, raw: Raw, compiled: CompiledFlow): LoadedFlow {
+  const webhook = buildWebhook(webhookOf(raw));
   const trigger = (raw.trigger ?? {}) as Raw;
-  const webhookRaw = trigger.webhook as Raw | undefined;
-  const respondRaw = (webhookRaw?.respond ?? {}) as Raw;
-  const compiledRespondBody =
-    respondRaw.body === undefined ? undefined : compile(respondRaw.body, ['trigger', 'webhook', 'respond', 'body']);
-
-  for (const p of expressionProblems) {
-    problems.push(source.problem(p.path, 'bad-expression', `bad expression: ${p.message}`, { charOffset: p.offset }));
-  }
-  problems.push(...structuralProblems(steps, source, { compiledVars, compiledOutput, compiledRespondBody }, terminationRule(registry)));
-
-  if (trigger.input !== undefined && typeof trigger.input === 'object') {
-    try {
-      inputSchemaAjv.compile(trigger.input as object);
-    } catch (err) {
-      problems.push(
-        source.problem(['trigger', 'input'], 'invalid-value', `trigger.input is not a valid JSON Schema: ${(err as Error).message}`),
-      );
-    }
-  }
-  if (problems.length > 0) return { problems: sortProblems(problems) };
-
-  const webhook: WebhookTrigger | undefined = webhookRaw
-    ? {
-        method: (webhookRaw.method as WebhookTrigger['method']) ?? 'POST',
-        path: String(webhookRaw.path),
-        auth: (webhookRaw.auth as WebhookTrigger['auth']) ?? 'secret',
-        respond:
-          respondRaw.mode === 'step'
-            ? { mode: 'step', timeout_ms: Number(respondRaw.timeout_ms ?? 30000) }
-            : {
-                mode: 'immediately',
-                status: Number(respondRaw.status ?? 202),
-                body: respondRaw.body ?? { execution_id: '{{ execution.id }}' },
-              },
-      }
-    : undefined;
-  const flow: LoadedFlow = {
+  return {
     name: String(raw.name),
     description: raw.description as string | undefined,
     file,
@@ -110,65 +155,24 @@ export function loadFlowText(file: string, text: string, registry: NodeRegistry)
     env: (raw.env ?? {}) as Record<string, JsonValue>,
     vars: (raw.vars ?? {}) as Record<string, unknown>,
     output: raw.output,
-    steps,
-    compiledVars,
-    compiledOutput,
+    metrics: compiled.metrics,
+    steps: compiled.steps,
+    compiledVars: compiled.compiledVars,
+    compiledOutput: compiled.compiledOutput,
     compiledRespondBody:
-      compiledRespondBody ?? (webhook?.respond.mode === 'immediately' ? compile({ execution_id: '{{ execution.id }}' }, []) : undefined),
+      compiled.compiledRespondBody ?? (webhook?.respond.mode === 'immediately' ? compileValue(RESPOND_DEFAULTS.body) : undefined),
     sourceHash: createHash('sha256').update(text).digest('hex'),
   };
-  return { flow, problems: [] };
-}
-
-function terminationRule(registry: NodeRegistry): TerminationRule {
-  const rule = ((type: string) => registry.get(type)?.terminates) as TerminationRule;
-  rule.slots = (type: string) => Object.keys(registry.get(type)?.children ?? {});
-  return rule;
-}
-
-function buildSteps(value: unknown, path: Path, registry: NodeRegistry, compile: (v: unknown, p: Path) => CompiledValue): LoadedStep[] {
-  if (!Array.isArray(value)) return [];
-  const steps: LoadedStep[] = [];
-  value.forEach((item, index) => {
-    if (!item || typeof item !== 'object') return;
-    const raw = item as Raw;
-    const stepPath = [...path, index];
-    const def = typeof raw.type === 'string' ? registry.get(raw.type) : undefined;
-    const children: Record<string, LoadedStep[]> = {};
-    for (const [slot, decl] of Object.entries(def?.children ?? {})) {
-      const slotValue = raw[slot];
-      if (decl.shape === 'list') {
-        // An absent optional slot (`else`, `default`) stays absent: nodes tell it from an empty list.
-        if (slotValue !== undefined) children[slot] = buildSteps(slotValue, [...stepPath, slot], registry, compile);
-      } else if (slotValue && typeof slotValue === 'object') {
-        for (const [name, list] of Object.entries(slotValue as Raw)) {
-          children[`${slot}.${name}`] = buildSteps(list, [...stepPath, slot, name], registry, compile);
-        }
-      }
-    }
-    const retryRaw = raw.retry as Raw | undefined;
-    const retry: RetryPolicy | undefined = retryRaw ? { ...RETRY_DEFAULTS, ...(retryRaw as Partial<RetryPolicy>) } : undefined;
-    const params = (raw.params ?? {}) as Record<string, unknown>;
-    steps.push({
-      id: String(raw.id ?? ''),
-      type: String(raw.type ?? ''),
-      name: raw.name as string | undefined,
-      params,
-      retry,
-      on_error: (raw.on_error as OnError | undefined) ?? 'fail',
-      children,
-      compiledParams: compile(params, [...stepPath, 'params']),
-      compiledRetryWhen: retryRaw?.when !== undefined ? compile(retryRaw.when, [...stepPath, 'retry', 'when']) : undefined,
-      sourcePath: stepPath,
-    });
-  });
-  return steps;
 }
 
 function sortProblems(problems: LoadProblem[]): LoadProblem[] {
   return problems.sort((a, b) => a.line - b.line || a.col - b.col);
 }
 
+/**
+ * Reads and loads one flow file. `displayName` names the file in problems (default: `file`). Never
+ * throws: a file that cannot be read is an `unreadable-file` problem at 1:1.
+ */
 export function loadFlowFile(file: string, registry: NodeRegistry, displayName = file): LoadResult {
   let text: string;
   try {
@@ -176,20 +180,24 @@ export function loadFlowFile(file: string, registry: NodeRegistry, displayName =
   } catch (err) {
     return {
       problems: [
-        { file: displayName, line: 1, col: 1, path: [], code: 'yaml-syntax', message: `cannot read file: ${(err as Error).message}` },
+        { file: displayName, line: 1, col: 1, path: [], code: 'unreadable-file', message: `cannot read file: ${(err as Error).message}` },
       ],
     };
   }
   return loadFlowText(displayName, text, registry);
 }
 
+/**
+ * What loading a flows directory gives: the flows without problems keyed by name, every problem of
+ * every file (and across files), and the flow files found (absolute or as given, sorted).
+ */
 export interface DirectoryLoadResult {
   flows: Map<string, LoadedFlow>;
   problems: LoadProblem[];
   files: string[];
 }
 
-/** Flow files of a directory: `*.yaml` / `*.yml` directly inside it (subfolders hold tests, prompts, samples). */
+/** Flow files of a directory, sorted: `*.yaml` / `*.yml` directly inside it (subfolders hold tests, prompts, samples). Throws when `dir` cannot be listed. */
 export function listFlowFiles(dir: string): string[] {
   return readdirSync(dir)
     .filter((name) => /\.ya?ml$/.test(name))
@@ -198,7 +206,24 @@ export function listFlowFiles(dir: string): string[] {
     .sort();
 }
 
-/** Loads every flow of a directory and checks what spans files: names, routes and call-flow targets. */
+/**
+ * Loads every flow file directly inside `dir` (`*.yaml`, `*.yml`) and checks what spans files:
+ * `duplicate-flow` (a name used twice), `duplicate-route` (a method and path served twice) and
+ * `unknown-flow` (a `call-flow` naming no loaded flow). A file with any problem gives no flow; the
+ * others are returned. Problems name files relative to `cwd` (default: the process's). Throws only
+ * when `dir` itself cannot be listed.
+ *
+ * @example
+ * ```ts
+ * import { loadFlowDirectory } from './engine/load/loader.js';
+ * import { formatProblem } from './engine/load/yaml-source.js';
+ * import { defaultRegistry } from './nodes/index.js';
+ *
+ * const { flows, problems } = loadFlowDirectory('flows', defaultRegistry());
+ * for (const problem of problems) console.error(formatProblem(problem)); // flows/intake.yaml:12:7 … [unknown-step]
+ * const intake = flows.get('intake'); // a LoadedFlow, ready for new Engine({ flows, registry })
+ * ```
+ */
 export function loadFlowDirectory(dir: string, registry: NodeRegistry, cwd = process.cwd()): DirectoryLoadResult {
   const files = listFlowFiles(dir);
   const flows = new Map<string, LoadedFlow>();
@@ -213,7 +238,7 @@ export function loadFlowDirectory(dir: string, registry: NodeRegistry, cwd = pro
     if (flows.has(flow.name)) {
       const source = new YamlSource(display, readFileSync(file, 'utf8'));
       problems.push(
-        source.problem(['name'], 'duplicate-route', `flow name "${flow.name}" is already used by ${flows.get(flow.name)!.file}`),
+        source.problem(['name'], 'duplicate-flow', `flow name "${flow.name}" is already used by ${flows.get(flow.name)!.file}`),
       );
       continue;
     }
@@ -245,7 +270,7 @@ function callFlowProblems(flows: Map<string, LoadedFlow>, cwd: string): LoadProb
           problems.push(
             source.problem(
               [...step.sourcePath, 'params', 'flow'],
-              'unknown-step',
+              'unknown-flow',
               `call-flow target "${target.value}" is not a loaded flow`,
             ),
           );

@@ -66,66 +66,75 @@ export function schemaProblems(errors: ErrorObject[], data: unknown, source: Yam
   const problems: LoadProblem[] = [];
   for (const e of relevant) {
     if (e.keyword === 'anyOf' && pathsWithSpecificErrors.has(e.instancePath)) continue;
-    const path = toPath(e.instancePath, data);
-    let problem: LoadProblem;
-    switch (e.keyword) {
-      case 'additionalProperties': {
-        const field = String((e.params as { additionalProperty: string }).additionalProperty);
-        const allowed = Object.keys(((e.parentSchema ?? {}) as { properties?: object }).properties ?? {});
-        const hint = closest(field, allowed);
-        problem = source.problem(
-          [...path, field],
-          'unknown-field',
-          `unknown field "${field}" in ${describe(path)}${hint ? ` (did you mean "${hint}"?)` : allowed.length ? ` (allowed: ${allowed.join(', ')})` : ''}`,
-          { atKey: true },
-        );
-        break;
-      }
-      case 'required': {
-        const field = String((e.params as { missingProperty: string }).missingProperty);
-        problem = source.problem(path, 'missing-field', `missing required field "${field}" in ${describe(path)}`, { atKey: true });
-        break;
-      }
-      case 'type':
-        problem = source.problem(path, 'wrong-type', `${describe(path)} must be ${(e.params as { type: string }).type}`);
-        break;
-      case 'enum': {
-        const allowed = (e.params as { allowedValues: unknown[] }).allowedValues.map(String);
-        const value = String(e.data);
-        if (isStepTypePath(path)) {
-          const hint = closest(value, stepTypes);
-          problem = source.problem(
-            path,
-            'unknown-node-type',
-            `unknown node type "${value}"${hint ? ` (did you mean "${hint}"?)` : ''}; see \`leadflow nodes\``,
-          );
-        } else {
-          problem = source.problem(path, 'invalid-value', `${describe(path)} must be one of: ${allowed.join(', ')}`);
-        }
-        break;
-      }
-      case 'const': {
-        // A union of literals fails once per literal: list them all, as for an enum.
-        const allowed = relevant
-          .filter((o) => o.keyword === 'const' && o.instancePath === e.instancePath)
-          .map((o) => String((o.params as { allowedValue: unknown }).allowedValue));
-        problem = source.problem(
-          path,
-          'invalid-value',
-          `${describe(path)} must be ${allowed.length > 1 ? `one of: ${allowed.join(', ')}` : allowed.join('')}`,
-        );
-        break;
-      }
-      case 'anyOf':
-        problem = source.problem(path, 'wrong-type', `${describe(path)} has the wrong type`);
-        break;
-      default:
-        problem = source.problem(path, 'invalid-value', `${describe(path)} ${e.message ?? 'is invalid'}`);
-    }
+    const problem = problemOf(e, { path: toPath(e.instancePath, data), source, stepTypes, relevant });
     const key = `${problem.line}:${problem.col}:${problem.code}:${problem.message}`;
     if (seen.has(key)) continue;
     seen.add(key);
     problems.push(problem);
   }
   return problems;
+}
+
+interface ErrorContext {
+  path: Path;
+  source: YamlSource;
+  stepTypes: string[];
+  /** Every error kept, for keywords that fail once per alternative (`const`). */
+  relevant: ErrorObject[];
+}
+
+/** The one problem an ajv error stands for, by keyword. */
+function problemOf(e: ErrorObject, ctx: ErrorContext): LoadProblem {
+  const { path, source } = ctx;
+  switch (e.keyword) {
+    case 'additionalProperties':
+      return unknownFieldProblem(e, path, source);
+    case 'required': {
+      const field = String((e.params as { missingProperty: string }).missingProperty);
+      return source.problem(path, 'missing-field', `missing required field "${field}" in ${describe(path)}`, { atKey: true });
+    }
+    case 'type':
+      return source.problem(path, 'wrong-type', `${describe(path)} must be ${(e.params as { type: string }).type}`);
+    case 'enum':
+      return enumProblem(e, ctx);
+    case 'const':
+      return constProblem(e, ctx);
+    case 'anyOf':
+      return source.problem(path, 'wrong-type', `${describe(path)} has the wrong type`);
+    default:
+      return source.problem(path, 'invalid-value', `${describe(path)} ${e.message ?? 'is invalid'}`);
+  }
+}
+
+function unknownFieldProblem(e: ErrorObject, path: Path, source: YamlSource): LoadProblem {
+  const field = String((e.params as { additionalProperty: string }).additionalProperty);
+  const allowed = Object.keys(((e.parentSchema ?? {}) as { properties?: object }).properties ?? {});
+  const hint = closest(field, allowed);
+  const suffix = hint ? ` (did you mean "${hint}"?)` : allowed.length ? ` (allowed: ${allowed.join(', ')})` : '';
+  return source.problem([...path, field], 'unknown-field', `unknown field "${field}" in ${describe(path)}${suffix}`, { atKey: true });
+}
+
+/** A step `type` outside the registry is an unknown node type (with a hint); any other enum an invalid value. */
+function enumProblem(e: ErrorObject, { path, source, stepTypes }: ErrorContext): LoadProblem {
+  const allowed = (e.params as { allowedValues: unknown[] }).allowedValues.map(String);
+  const value = String(e.data);
+  if (!isStepTypePath(path)) return source.problem(path, 'invalid-value', `${describe(path)} must be one of: ${allowed.join(', ')}`);
+  const hint = closest(value, stepTypes);
+  return source.problem(
+    path,
+    'unknown-node-type',
+    `unknown node type "${value}"${hint ? ` (did you mean "${hint}"?)` : ''}; see \`leadflow nodes\``,
+  );
+}
+
+/** A union of literals fails once per literal: list them all, as for an enum. */
+function constProblem(e: ErrorObject, { path, source, relevant }: ErrorContext): LoadProblem {
+  const allowed = relevant
+    .filter((o) => o.keyword === 'const' && o.instancePath === e.instancePath)
+    .map((o) => String((o.params as { allowedValue: unknown }).allowedValue));
+  return source.problem(
+    path,
+    'invalid-value',
+    `${describe(path)} must be ${allowed.length > 1 ? `one of: ${allowed.join(', ')}` : allowed.join('')}`,
+  );
 }

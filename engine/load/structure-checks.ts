@@ -69,12 +69,18 @@ export interface TerminationRule {
   slots(type: string): string[];
 }
 
+/** The flow-level values whose expressions may name steps (vars, output, the webhook's respond body). */
 export interface FlowLevelValues {
   compiledVars: CompiledValue;
   compiledOutput?: CompiledValue;
   compiledRespondBody?: CompiledValue;
 }
 
+/**
+ * Problems only the whole flow shows: `duplicate-step-id`, `unknown-step` (an expression or
+ * `on_error.goto` naming no step; a goto must name a step of the same list) and `unreachable-step`
+ * (every path before the step ends the flow). Positions come from `source`. Never throws.
+ */
 export function structuralProblems(
   steps: LoadedStep[],
   source: YamlSource,

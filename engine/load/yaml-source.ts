@@ -2,8 +2,13 @@
 import { LineCounter, parseDocument, isMap, isSeq, isPair, isScalar, visit, type Document, type Node, type Pair } from 'yaml';
 import type { LoadProblem, LoadProblemCode } from '../types.js';
 
+/** JSON path of a value inside a YAML file: mapping keys and 0-based sequence indexes. */
 export type Path = Array<string | number>;
 
+/**
+ * One parsed YAML text (duplicate keys are errors) that positions problems: `problem(path, …)` gives
+ * the 1-based line and column of the value at `path`, or of its deepest existing ancestor.
+ */
 export class YamlSource {
   readonly doc: Document;
   private readonly lines = new LineCounter();
@@ -101,6 +106,7 @@ function rawLength(raw: string, chars: number, type: 'QUOTE_DOUBLE' | 'QUOTE_SIN
   return i;
 }
 
+/** A problem as `leadflow validate` prints it: `FILE:LINE:COL message [code]`. */
 export function formatProblem(p: LoadProblem): string {
   return `${p.file}:${p.line}:${p.col} ${p.message} [${p.code}]`;
 }

@@ -15,6 +15,7 @@ import { expectationFailures } from './case-assertions.js';
 import { runCase } from './run-case.js';
 import { readTestFile } from './test-file.js';
 
+/** The outcome of one flow test case: passed, or the reasons it failed (one line each). */
 export interface FlowTestCaseResult {
   file: string;
   name: string;
@@ -24,11 +25,13 @@ export interface FlowTestCaseResult {
   ms: number;
 }
 
+/** Every case run (file then case order) and every problem of the flows and test files. */
 export interface FlowTestRun {
   results: FlowTestCaseResult[];
   problems: LoadProblem[];
 }
 
+/** Where `runFlowTests` finds flows and tests, the node types and services they run with, and a name filter. */
 export interface FlowTestOptions {
   testsDir: string;
   flowsDir: string;
@@ -39,7 +42,7 @@ export interface FlowTestOptions {
   filter?: string;
 }
 
-/** `*.yaml` / `*.yml` files under `dir`, subfolders included, sorted by path. */
+/** `*.yaml` / `*.yml` files under `dir`, subfolders included, sorted by path. Throws when `dir` cannot be listed. */
 export function listTestFiles(dir: string): string[] {
   const out: string[] = [];
   for (const name of readdirSync(dir).sort()) {
@@ -50,6 +53,11 @@ export function listTestFiles(dir: string): string[] {
   return out;
 }
 
+/**
+ * Loads the flows of `flowsDir`, then runs every case of every test file under `testsDir` in
+ * dry-run, each on its own engine. Never throws for bad input: an unreadable tests directory is an
+ * `unreadable-file` problem, a test file with problems runs none of its cases.
+ */
 export async function runFlowTests(options: FlowTestOptions): Promise<FlowTestRun> {
   const cwd = process.cwd();
   const display = (path: string) => relative(cwd, path) || path;
@@ -64,7 +72,7 @@ export async function runFlowTests(options: FlowTestOptions): Promise<FlowTestRu
       line: 1,
       col: 1,
       path: [],
-      code: 'yaml-syntax',
+      code: 'unreadable-file',
       message: `cannot read the tests directory: ${(err as Error).message}`,
     });
     return { results, problems };

@@ -12,12 +12,14 @@ import type { TestCase } from './test-file-schema.js';
 /** Longest wait for a case's execution to end when the case sets no `timeout_ms`, ms. */
 export const DEFAULT_CASE_TIMEOUT_MS = 10_000;
 
+/** How one case's execution went: it ran (to its end, or until the case's timeout), or was refused at start. */
 export type CaseOutcome =
   /** The execution ran; `finished` is false when it had not ended within `timeoutMs` (status then reads `waiting`). */
   | { kind: 'ran'; record: ExecutionRecord; finished: boolean; timeoutMs: number }
   /** The engine refused to start it (e.g. the payload fails `trigger.input`). */
   | { kind: 'rejected'; message: string };
 
+/** What a case runs with: every loaded flow (for call-flow), the node types and the services handed to nodes. */
 export interface CaseHost {
   flows: Map<string, LoadedFlow>;
   registry: NodeRegistry;
@@ -33,6 +35,11 @@ function caseEnv(overrides: Record<string, string | number | boolean> | undefine
   return env;
 }
 
+/**
+ * Runs one case of `flow` in dry-run on a fresh in-memory engine: the case's payload as the trigger,
+ * its env overrides and step mocks applied, waiting at most the case's `timeout_ms` (default
+ * DEFAULT_CASE_TIMEOUT_MS). Resolves to `rejected` when the engine refuses the payload; never rejects.
+ */
 export async function runCase(flow: LoadedFlow, testCase: TestCase, host: CaseHost): Promise<CaseOutcome> {
   const engine = new Engine({
     registry: host.registry,

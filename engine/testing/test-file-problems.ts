@@ -16,6 +16,10 @@ function unescapePointer(segment: string): string {
   return segment.replace(/~1/g, '/').replace(/~0/g, '~');
 }
 
+/**
+ * Maps ajv errors on a test file to positioned problems with the same codes as flow files
+ * (`unknown-field`, `missing-field`, `wrong-type`, `invalid-value`), one per error kind and place.
+ */
 export function testFileProblems(errors: ErrorObject[], data: unknown, source: YamlSource): LoadProblem[] {
   const cases = (data as { cases?: unknown[] }).cases ?? [];
   const problems: LoadProblem[] = [];

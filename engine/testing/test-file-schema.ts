@@ -26,6 +26,7 @@ export const MAX_CASE_TIMEOUT_MS = 600_000;
 
 const AnyJson = (description: string) => Type.Unknown({ description });
 
+/** A step mock: the step is not run and gives exactly one of `output` or `error` instead. */
 export const StepMockSchema = Type.Object(
   {
     output: Type.Optional(AnyJson('Output the step gives instead of running.')),
@@ -44,6 +45,7 @@ export const StepMockSchema = Type.Object(
   { additionalProperties: false, minProperties: 1, maxProperties: 1, description: 'Exactly one of `output` or `error`.' },
 );
 
+/** What a case expects of one step (status, output subset …); every field optional. */
 export const StepExpectationSchema = Type.Object(
   {
     ran: Type.Optional(Type.Boolean({ description: 'Whether the step ran at all.' })),
@@ -60,6 +62,7 @@ export const StepExpectationSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** How many outbound calls of a kind a case expects; at least one field. */
 export const OutboundCountSchema = Type.Object(
   {
     count: Type.Optional(Type.Integer({ minimum: 0, description: 'Number of recorded outbound calls.' })),
@@ -70,6 +73,7 @@ export const OutboundCountSchema = Type.Object(
   { additionalProperties: false, minProperties: 1 },
 );
 
+/** What a case expects of its execution: status, output, steps, outbound calls. */
 export const ExpectationSchema = Type.Object(
   {
     status: Type.Union([Type.Literal('success'), Type.Literal('failed'), Type.Literal('stopped'), Type.Literal('waiting')], {
@@ -93,6 +97,7 @@ export const ExpectationSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** One test case: name, payload, env overrides, step mocks, timeout and expectations. */
 export const TestCaseSchema = Type.Object(
   {
     name: Type.String({ minLength: 1, description: 'Shown in the report; unique in its file.' }),
@@ -117,6 +122,7 @@ export const TestCaseSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** A flow test file: the flow it tests and its cases. */
 export const TestFileSchema = Type.Object(
   {
     flow: Type.String({ minLength: 1, description: 'Name of the flow under test.' }),
@@ -126,7 +132,11 @@ export const TestFileSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** A test file as written (validated against TestFileSchema). */
 export type TestFile = Static<typeof TestFileSchema>;
+/** One case as written. */
 export type TestCase = Static<typeof TestCaseSchema>;
+/** A case's expectations as written. */
 export type Expectation = Static<typeof ExpectationSchema>;
+/** A case's expectation of one step as written. */
 export type StepExpectation = Static<typeof StepExpectationSchema>;

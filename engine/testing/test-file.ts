@@ -12,6 +12,7 @@ import { TestFileSchema, type TestFile } from './test-file-schema.js';
 const Ajv = AjvModule.default ?? AjvModule;
 const validate = new Ajv({ allErrors: true, verbose: true, strict: false }).compile(JSON.parse(JSON.stringify(TestFileSchema)));
 
+/** A test file without problems: its display name, the flow it tests, and its cases as written. */
 export interface ParsedTestFile {
   /** The file as shown in results and problems. */
   file: string;
@@ -19,6 +20,7 @@ export interface ParsedTestFile {
   spec: TestFile;
 }
 
+/** A test file read: parsed when it has no problem, else its problems (positioned like flow load problems). */
 export interface TestFileResult {
   parsed?: ParsedTestFile;
   problems: LoadProblem[];
@@ -51,20 +53,22 @@ function declaredEnv(flow: LoadedFlow, flows: Map<string, LoadedFlow>, seen = ne
   return names;
 }
 
-/** Parses and checks the test file at `path`; `display` names it in problems. */
+/** Parses and checks the test file at `path`; `display` names it in problems. Never throws: an unreadable file is an `unreadable-file` problem. */
 export function readTestFile(path: string, display: string, flows: Map<string, LoadedFlow>): TestFileResult {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
     return {
-      problems: [{ file: display, line: 1, col: 1, path: [], code: 'yaml-syntax', message: `cannot read file: ${(err as Error).message}` }],
+      problems: [
+        { file: display, line: 1, col: 1, path: [], code: 'unreadable-file', message: `cannot read file: ${(err as Error).message}` },
+      ],
     };
   }
   return parseTestFile(display, text, flows);
 }
 
-/** Parses and checks a test file's text. */
+/** Parses and checks a test file's text against its schema and `flows` (the flow it names, its steps and env). Never throws. */
 export function parseTestFile(file: string, text: string, flows: Map<string, LoadedFlow>): TestFileResult {
   const source = new YamlSource(file, text);
   const syntax = source.syntaxProblems();

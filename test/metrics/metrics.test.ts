@@ -48,10 +48,21 @@ async function deadPort(): Promise<number> {
   return port;
 }
 
+/** Rule 1's histogram as flows/intake.yaml declares it. */
+const FORM_METRIC = `
+metrics:
+  - name: leadflow_form_to_first_message_seconds
+    type: histogram
+    help: "Rule 1: from the form webhook to the first WhatsApp message, successful executions."
+    value: "{{ output.form_to_first_message_ms / 1000 }}"
+    buckets: [1, 5, 10, 15, 20, 30, 45, 60, 90, 120, 180, 300, 600]
+`;
+
 const PAUSE_FLOW = `
 name: pause
 output:
   form_to_first_message_ms: 1500
+${FORM_METRIC}
 steps:
   - id: first
     type: set
@@ -74,7 +85,7 @@ steps:
 `;
 
 describe('createMetrics', () => {
-  it('builds a registry of its own per call, with every family declared and the process metrics prefixed', async () => {
+  it('builds a registry of its own per call, with every family of its own declared and the process metrics prefixed', async () => {
     const a = createMetrics();
     const b = createMetrics({ defaultMetrics: false });
     expect(a.registry).not.toBe(b.registry);
@@ -88,7 +99,6 @@ describe('createMetrics', () => {
       leadflow_step_duration_seconds: 'histogram',
       leadflow_queue_depth: 'gauge',
       leadflow_wait_lag_seconds: 'histogram',
-      leadflow_form_to_first_message_seconds: 'histogram',
       leadflow_ai_calls_total: 'counter',
       leadflow_ai_tokens_total: 'counter',
       leadflow_ai_agent_attempts_total: 'counter',
@@ -139,6 +149,69 @@ describe('createMetrics', () => {
     expect(sampleValue(samples, 'leadflow_form_to_first_message_seconds_bucket', { le: '1' })).toBe(0);
     expect(sampleValue(samples, 'leadflow_form_to_first_message_seconds_bucket', { le: '5' })).toBe(1);
     expect(sampleValue(samples, 'leadflow_execution_duration_seconds_count', { flow: 'halt', status: 'stopped' })).toBe(1);
+  });
+
+  it('registers the metrics flows declare when the engine gets them, before anything is observed', async () => {
+    const metrics = createMetrics({ defaultMetrics: false });
+    makeEngine([PAUSE_FLOW, STOP_FLOW], { observer: metrics.observer });
+    const text = await metrics.render();
+    expect(familyTypes(text)).toMatchObject({ leadflow_form_to_first_message_seconds: 'histogram' });
+    const samples = parseMetrics(text);
+    expect(sampleValue(samples, 'leadflow_form_to_first_message_seconds_count')).toBe(0);
+    expect(samplesOf(samples, 'leadflow_form_to_first_message_seconds_bucket').map((s) => s.le)).toEqual([
+      '1',
+      '5',
+      '10',
+      '15',
+      '20',
+      '30',
+      '45',
+      '60',
+      '90',
+      '120',
+      '180',
+      '300',
+      '600',
+      '+Inf',
+    ]);
+  });
+
+  it('observes a declared metric only for successful executions with a finite value of zero or more', async () => {
+    const metrics = createMetrics({ defaultMetrics: false });
+    const flow = (name: string, output: string, last = 'set') => `
+name: ${name}
+output: ${output}
+${FORM_METRIC}
+steps:
+  - id: only
+    type: ${last}
+    params: ${last === 'stop' ? '{ reason: done }' : '{ values: { a: 1 } }'}
+`;
+    const engine = makeEngine(
+      [
+        flow('counted', '{ form_to_first_message_ms: 2000 }'),
+        flow('absent', '{ other: 1 }'),
+        flow('negative', '{ form_to_first_message_ms: -5 }'),
+        flow('text', '{ form_to_first_message_ms: "soon" }'),
+        flow('stopped', '{ form_to_first_message_ms: 2000 }', 'stop'),
+      ],
+      { observer: metrics.observer },
+    );
+    for (const name of ['counted', 'absent', 'negative', 'text', 'stopped'])
+      await waitForEnd(engine, (await engine.start(name, { body: {} })).id);
+    const samples = parseMetrics(await metrics.render());
+    expect(sampleValue(samples, 'leadflow_form_to_first_message_seconds_count')).toBe(1);
+    expect(sampleValue(samples, 'leadflow_form_to_first_message_seconds_sum')).toBe(2);
+  });
+
+  it('a flow metric declared again with other buckets is reported and the first declaration stays', async () => {
+    const errors: string[] = [];
+    const metrics = createMetrics({ defaultMetrics: false, onError: (_err, where) => errors.push(where) });
+    const other = PAUSE_FLOW.replace('name: pause', 'name: other').replace('[1, 5, 10,', '[2, 5, 10,');
+    makeEngine([PAUSE_FLOW, other], { observer: metrics.observer });
+    expect(errors).toEqual(['flowsLoaded']);
+    const buckets = samplesOf(parseMetrics(await metrics.render()), 'leadflow_form_to_first_message_seconds_bucket');
+    expect(buckets[0]).toMatchObject({ le: '1' });
   });
 
   it('reads the queue depth at scrape time from the callback the host sets; NaN when the callback fails', async () => {
