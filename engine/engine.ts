@@ -1,5 +1,5 @@
 // The engine: starts executions of loaded flows, drives them through ExecutionRun, parks them when
-// they wait and resumes them when the scheduler fires. Knows flows, not leads: node types, services,
+// they wait and resumes them when the scheduler fires. Knows flows, not the business they serve: node types, services,
 // store and scheduler are handed in by the host (the CLI). Holding executions among several
 // processes is in run/leases.ts, run/take-over.ts and run/sweep.ts.
 import { randomUUID } from 'node:crypto';

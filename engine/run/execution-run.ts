@@ -98,7 +98,7 @@ interface Scope {
 }
 
 type StepOutcome = { kind: 'next' } | { kind: 'goto'; target: string };
-/** What one attempt of a step leads to: on to the next step, a jump, or another attempt. */
+/** Where one attempt of a step goes next: on to the next step, a jump, or another attempt. */
 type AttemptOutcome = StepOutcome | { kind: 'retry' };
 
 /**

@@ -6,6 +6,7 @@ import type { NodeRegistry } from '../registry.js';
 import type { StepMock } from '../run/execution-run.js';
 import { InProcessScheduler } from '../scheduler/in-process-scheduler.js';
 import { MemoryExecutionStore } from '../store/memory-store.js';
+import { isFinalStatus } from '../statuses.js';
 import type { ExecutionRecord, JsonObject, JsonValue, LoadedFlow } from '../types.js';
 import type { TestCase } from './test-file-schema.js';
 
@@ -25,8 +26,6 @@ export interface CaseHost {
   registry: NodeRegistry;
   services?: Record<string, unknown>;
 }
-
-const FINAL = new Set(['success', 'failed', 'stopped']);
 
 /** `process.env` with the case's overrides, as strings (the engine reads env like the process does). */
 function caseEnv(overrides: Record<string, string | number | boolean> | undefined): Record<string, string | undefined> {
@@ -67,7 +66,7 @@ export async function runCase(flow: LoadedFlow, testCase: TestCase, host: CaseHo
     if (ended !== 'timeout') return { kind: 'ran', record: ended, finished: true, timeoutMs };
     const record = await engine.store.get(id);
     if (!record) return { kind: 'rejected', message: `execution ${id} disappeared from the store` };
-    return { kind: 'ran', record, finished: FINAL.has(record.status), timeoutMs };
+    return { kind: 'ran', record, finished: isFinalStatus(record.status), timeoutMs };
   } finally {
     clearTimeout(timer);
     await engine.shutdown();

@@ -1,8 +1,8 @@
-// JSON Schema (TypeBox) of a flow test file, e.g. `flows/tests/intake.test.yaml`:
+// JSON Schema (TypeBox) of a flow test file, e.g. `flows/tests/<flow>.test.yaml`:
 //
-//   flow: intake                       # the flow under test (its `name`)
+//   flow: greet                        # the flow under test (its `name`)
 //   cases:
-//     - name: new lead gets a first message
+//     - name: a new visitor gets a greeting
 //       payload: { nome: Ana }         # trigger body; default {}
 //       auth: { instance_id: 7 }       # what the webhook's auth established (`trigger.auth`); default none
 //       env: { DELAY_MS: 0 }           # overrides; names the flow (or a flow it calls) declares in `env`
@@ -105,7 +105,7 @@ export const TestCaseSchema = Type.Object(
     auth: Type.Optional(
       Type.Record(Type.String(), Type.Unknown(), {
         description:
-          "What the webhook's authentication established, seen as `trigger.auth` (e.g. `{instance_id, clinica_id}` for `auth: instance-token`); default none.",
+          "What the webhook's authentication established, seen as `trigger.auth` (what the flow's auth mode hands it, e.g. the caller it identified); default none.",
       }),
     ),
     env: Type.Optional(
