@@ -1,13 +1,14 @@
 import { Type } from '@sinclair/typebox';
+import { AgentFailedError } from '../../adapters/ai/agent-failed-error.js';
 import { runAgent } from '../../adapters/ai/agent-runner.js';
 import { defineNode } from '../../engine/types.js';
 import { fallbackModelsParam, modelRefParam, optionalModelRefParam } from './model-params.js';
 import { aiServiceOf } from './services.js';
 
-export default defineNode({
+const generate = defineNode({
   type: 'ai.generate',
   description:
-    'Generates text with a model chain: `model`, then each of `fallback_models` when one fails or answers empty. With `contingency_model`, a 429 waits `rate_limit_wait_ms` and tries the contingency model, repeating within `deadline_ms`. An empty answer is never output: when every option fails the step fails (AgentFailedError, status 429 when rate limited).',
+    'Generates text with a model chain: `model`, then each of `fallback_models` when one fails or answers empty. With `contingency_model`, a 429 waits `rate_limit_wait_ms` and tries the contingency model, repeating within `deadline_ms`. An empty answer is never output: when every option fails the step fails (AgentFailedError, status 429 when rate limited), unless `fallback_text` is given: then that text is the output, with `written_by: "template"`.',
   params: Type.Object(
     {
       model: modelRefParam('First model to try.', '{{ env.LEADFLOW_MODEL_PRIMARY }}'),
@@ -50,12 +51,19 @@ export default defineNode({
         description: 'Total time for every attempt and wait, milliseconds.',
         examples: [90000],
       }),
+      fallback_text: Type.String({
+        default: '',
+        maxLength: 20_000,
+        description:
+          'Text output when every model fails (or the AI service is missing), so the step still succeeds, with `written_by: "template"`; empty: the step fails instead. A template like any other parameter.',
+        examples: ['{{ steps.greeting.text }} Recebemos o seu formulário e vamos falar com você por aqui.'],
+      }),
     },
     { additionalProperties: false },
   ),
   output: {
     description:
-      '`{text, model_used, attempts}`: the trimmed, non-empty answer; the `provider:model` that wrote it; every attempt as `{model, outcome: ok|error|rate_limited|empty, ms, error?}`.',
+      '`{text, model_used, written_by, attempts}`: the trimmed, non-empty answer; the `provider:model` that wrote it (`written_by` too); every attempt as `{model, outcome: ok|error|rate_limited|empty, ms, error?}`. With `fallback_text`, after every model failed: `{text: fallback_text, model_used: null, written_by: "template", attempts, error}` (`error`: why).',
   },
   examples: [
     {
@@ -72,6 +80,19 @@ export default defineNode({
           rate_limit_wait_ms: '{{ env.LEADFLOW_RATE_LIMIT_WAIT_MS }}',
         },
         on_error: 'continue',
+      },
+    },
+    {
+      title: 'A fixed text when every model fails',
+      step: {
+        id: 'first_message',
+        type: 'ai.generate',
+        params: {
+          model: '{{ env.LEADFLOW_MODEL_PRIMARY }}',
+          fallback_models: ['{{ env.LEADFLOW_MODEL_FALLBACK }}'],
+          prompt: 'Escreva uma mensagem de boas-vindas curta para {{ trigger.body.nome }}.',
+          fallback_text: 'Olá! Recebemos o seu formulário e vamos falar com você por aqui.',
+        },
       },
     },
   ],
@@ -92,6 +113,23 @@ export default defineNode({
       signal: ctx.signal,
       onAttempt: (a) => ctx.log(a.outcome === 'ok' ? 'debug' : 'warn', 'ai attempt', { ...a }),
     });
-    return { text: result.text, model_used: result.model_used, attempts: result.attempts };
+    return { text: result.text, model_used: result.model_used, written_by: result.model_used, attempts: result.attempts };
+  },
+});
+
+/** `ai.generate`: the model chain above; with `fallback_text`, its failure outputs that text instead. */
+export default defineNode({
+  ...generate,
+  async run(params, ctx) {
+    if (!params.fallback_text) return generate.run(params, ctx);
+    try {
+      return await generate.run(params, ctx);
+    } catch (err) {
+      if (ctx.signal.aborted) throw err;
+      const error = err instanceof Error ? err.message : String(err);
+      ctx.log('warn', 'every model failed: fallback_text used', { error });
+      const attempts = err instanceof AgentFailedError ? err.attempts : [];
+      return { text: params.fallback_text, model_used: null, written_by: 'template', attempts, error };
+    }
   },
 });
