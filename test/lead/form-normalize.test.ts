@@ -176,3 +176,58 @@ describe('form.normalize: Tally (fields by label, option ids turned into text)',
     expect(out.form).toMatchObject({ nome: 'Rui', clinica_id: 2, respostas: {} });
   });
 });
+
+describe('form.normalize: the reference payloads (gateway-and-forms.md §3), phone field named otherwise', () => {
+  it('Typeform: the phone under ref `whatsapp`; a partial response with `answers: null` has no answers', async () => {
+    const body = {
+      event_type: 'form_response',
+      form_response: {
+        hidden: { utm_source: 'meta', lead_id: 'L-123', clinica_id: '3' },
+        calculated: { score: 7 },
+        answers: [
+          { type: 'text', text: 'Maria Souza', field: { id: 'Fa1', type: 'short_text', ref: 'nome' } },
+          { type: 'phone_number', phone_number: '+5543999806366', field: { id: 'Fb2', type: 'phone_number', ref: 'whatsapp' } },
+          { type: 'choice', choice: { label: 'R$ 5–10 mil' }, field: { id: 'Fd4', type: 'multiple_choice', ref: 'orcamento' } },
+          { type: 'choices', choices: { labels: ['A', 'B'] }, field: { id: 'Fe5', type: 'multiple_choice', ref: 'interesses' } },
+        ],
+      },
+    };
+    const out = await normalize(body, { typeform: { ...TYPEFORM, telefone: 'whatsapp' } });
+    expect(out.form).toEqual({
+      nome: 'Maria Souza',
+      telefone: '+5543999806366',
+      orcamento: 'R$ 5–10 mil',
+      clinica_id: 3,
+      respostas: { interesses: ['A', 'B'], utm_source: 'meta', lead_id: 'L-123' },
+      source: 'typeform',
+    });
+    const partial = await normalize({ event_type: 'form_response_partial', form_response: { hidden: { clinica_id: '3' }, answers: null } });
+    expect(partial.form).toMatchObject({ nome: '', telefone: '', clinica_id: 3, respostas: {} });
+  });
+
+  it('Tally: the phone under label `WhatsApp`', async () => {
+    const out = await normalize(
+      tally([
+        { key: 'question_3EKz4n', label: 'Nome', type: 'INPUT_TEXT', value: 'Maria Souza' },
+        { key: 'question_3jZaa3', label: 'WhatsApp', type: 'INPUT_PHONE_NUMBER', value: '+5543999806366' },
+        {
+          key: 'question_Apj74k',
+          label: 'Orçamento',
+          type: 'DROPDOWN',
+          value: ['a69a8f0e'],
+          options: [{ id: 'a69a8f0e', text: 'R$ 5–10 mil' }],
+        },
+        { key: 'h2', label: 'utm_source', type: 'HIDDEN_FIELDS', value: 'meta' },
+      ]),
+      { tally: { ...TALLY, telefone: 'WhatsApp' } },
+    );
+    expect(out.form).toEqual({
+      nome: 'Maria Souza',
+      telefone: '+5543999806366',
+      orcamento: 'R$ 5–10 mil',
+      clinica_id: null,
+      respostas: { utm_source: 'meta' },
+      source: 'tally',
+    });
+  });
+});
