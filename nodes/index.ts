@@ -9,6 +9,7 @@ import parallel from './core/parallel.js';
 import respond from './core/respond.js';
 import set from './core/set.js';
 import stop from './core/stop.js';
+import stopIf from './core/stop-if.js';
 import switchNode from './core/switch.js';
 import wait from './core/wait.js';
 import { dbNodes } from './data/db-index.js';
@@ -26,6 +27,7 @@ export const coreNodes: NodeDefinition[] = [
   parallel,
   wait,
   stop,
+  stopIf,
   respond,
   callFlow,
   httpRequest,

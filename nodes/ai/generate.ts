@@ -1,61 +1,73 @@
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
+import { AgentFailedError } from '../../adapters/ai/agent-failed-error.js';
 import { runAgent } from '../../adapters/ai/agent-runner.js';
+import type { AiService } from '../../adapters/ai/ai-service.js';
+import type { NodeContext } from '../../engine/types.js';
 import { fallbackModelsParam, modelRefParam, optionalModelRefParam } from './model-params.js';
 import { defineServiceNode } from '../services.js';
+
+const GenerateParams = Type.Object(
+  {
+    model: modelRefParam('First model to try.', '{{ env.LEADFLOW_MODEL_PRIMARY }}'),
+    fallback_models: fallbackModelsParam,
+    contingency_model: optionalModelRefParam(
+      'Model used after a 429, after waiting `rate_limit_wait_ms`.',
+      'a 429 counts as an ordinary failure',
+      '{{ env.LEADFLOW_MODEL_CONTINGENCY }}',
+    ),
+    system: Type.String({
+      default: '',
+      maxLength: 100_000,
+      description: 'System prompt; empty for none. Not a secret: keep credentials and rules enforced by code out of it.',
+      examples: ['Você é a assistente da {{ steps.clinic.nome }}.'],
+    }),
+    prompt: Type.String({
+      minLength: 1,
+      maxLength: 200_000,
+      description: 'The user message to answer.',
+      examples: ['Escreva a primeira mensagem para {{ trigger.body.nome }}.'],
+    }),
+    max_tokens: Type.Integer({
+      minimum: 1,
+      maximum: 32_000,
+      default: 2048,
+      description: 'Most output tokens per call (reasoning models count their reasoning here too).',
+      examples: [600],
+    }),
+    rate_limit_wait_ms: Type.Integer({
+      minimum: 0,
+      maximum: 600_000,
+      default: 15_000,
+      description: 'Wait after a 429 before the contingency model, milliseconds.',
+      examples: ['{{ env.LEADFLOW_RATE_LIMIT_WAIT_MS }}', 15000],
+    }),
+    deadline_ms: Type.Integer({
+      minimum: 1000,
+      maximum: 900_000,
+      default: 60_000,
+      description: 'Total time for every attempt and wait, milliseconds.',
+      examples: [90000],
+    }),
+    fallback_text: Type.String({
+      default: '',
+      maxLength: 20_000,
+      description:
+        'Text output when every model fails (or the AI service is missing), so the step still succeeds, with `written_by: "template"`; empty: the step fails instead. A template like any other parameter.',
+      examples: ['{{ steps.greeting.text }} Recebemos o seu formulário e vamos falar com você por aqui.'],
+    }),
+  },
+  { additionalProperties: false },
+);
 
 export default defineServiceNode({
   type: 'ai.generate',
   services: ['ai'],
   description:
-    'Generates text with a model chain: `model`, then each of `fallback_models` when one fails or answers empty. With `contingency_model`, a 429 waits `rate_limit_wait_ms` and tries the contingency model, repeating within `deadline_ms`. An empty answer is never output: when every option fails the step fails (AgentFailedError, status 429 when rate limited).',
-  params: Type.Object(
-    {
-      model: modelRefParam('First model to try.', '{{ env.LEADFLOW_MODEL_PRIMARY }}'),
-      fallback_models: fallbackModelsParam,
-      contingency_model: optionalModelRefParam(
-        'Model used after a 429, after waiting `rate_limit_wait_ms`.',
-        'a 429 counts as an ordinary failure',
-        '{{ env.LEADFLOW_MODEL_CONTINGENCY }}',
-      ),
-      system: Type.String({
-        default: '',
-        maxLength: 100_000,
-        description: 'System prompt; empty for none. Not a secret: keep credentials and rules enforced by code out of it.',
-        examples: ['Você é a assistente da {{ steps.clinic.nome }}.'],
-      }),
-      prompt: Type.String({
-        minLength: 1,
-        maxLength: 200_000,
-        description: 'The user message to answer.',
-        examples: ['Escreva a primeira mensagem para {{ trigger.body.nome }}.'],
-      }),
-      max_tokens: Type.Integer({
-        minimum: 1,
-        maximum: 32_000,
-        default: 2048,
-        description: 'Most output tokens per call (reasoning models count their reasoning here too).',
-        examples: [600],
-      }),
-      rate_limit_wait_ms: Type.Integer({
-        minimum: 0,
-        maximum: 600_000,
-        default: 15_000,
-        description: 'Wait after a 429 before the contingency model, milliseconds.',
-        examples: ['{{ env.LEADFLOW_RATE_LIMIT_WAIT_MS }}', 15000],
-      }),
-      deadline_ms: Type.Integer({
-        minimum: 1000,
-        maximum: 900_000,
-        default: 60_000,
-        description: 'Total time for every attempt and wait, milliseconds.',
-        examples: [90000],
-      }),
-    },
-    { additionalProperties: false },
-  ),
+    'Generates text with a model chain: `model`, then each of `fallback_models` when one fails or answers empty. With `contingency_model`, a 429 waits `rate_limit_wait_ms` and tries the contingency model, repeating within `deadline_ms`. An empty answer is never output: when every option fails the step fails (AgentFailedError, status 429 when rate limited), unless `fallback_text` is given: then that text is the output, with `written_by: "template"`.',
+  params: GenerateParams,
   output: {
     description:
-      '`{text, model_used, attempts}`: the trimmed, non-empty answer; the `provider:model` that wrote it; every attempt as `{model, outcome: ok|error|rate_limited|empty, ms, error?}`.',
+      '`{text, model_used, written_by, attempts}`: the trimmed, non-empty answer; the `provider:model` that wrote it (`written_by` too); every attempt as `{model, outcome: ok|error|rate_limited|empty, ms, error?}`. With `fallback_text`, after every model failed: `{text: fallback_text, model_used: null, written_by: "template", attempts, error}` (`error`: why).',
   },
   examples: [
     {
@@ -74,24 +86,49 @@ export default defineServiceNode({
         on_error: 'continue',
       },
     },
+    {
+      title: 'A fixed text when every model fails',
+      step: {
+        id: 'first_message',
+        type: 'ai.generate',
+        params: {
+          model: '{{ env.LEADFLOW_MODEL_PRIMARY }}',
+          fallback_models: ['{{ env.LEADFLOW_MODEL_FALLBACK }}'],
+          prompt: 'Escreva uma mensagem de boas-vindas curta para {{ trigger.body.nome }}.',
+          fallback_text: 'Olá! Recebemos o seu formulário e vamos falar com você por aqui.',
+        },
+      },
+    },
   ],
   async run(params, ctx) {
-    const ai = ctx.services.ai;
-    const result = await runAgent({
-      ai,
-      models: {
-        primary: params.model,
-        fallbacks: params.fallback_models,
-        ...(params.contingency_model ? { contingency: params.contingency_model } : {}),
-      },
-      ...(params.system ? { system: params.system } : {}),
-      input: params.prompt,
-      maxTokens: params.max_tokens,
-      rateLimitWaitMs: params.rate_limit_wait_ms,
-      deadlineMs: params.deadline_ms,
-      signal: ctx.signal,
-      onAttempt: (a) => ctx.log(a.outcome === 'ok' ? 'debug' : 'warn', 'ai attempt', { ...a }),
-    });
-    return { text: result.text, model_used: result.model_used, attempts: result.attempts };
+    try {
+      return await generate(params, ctx.services.ai, ctx);
+    } catch (err) {
+      if (!params.fallback_text || ctx.signal.aborted) throw err;
+      const error = err instanceof Error ? err.message : String(err);
+      ctx.log('warn', 'every model failed: fallback_text used', { error });
+      const attempts = err instanceof AgentFailedError ? err.attempts : [];
+      return { text: params.fallback_text, model_used: null, written_by: 'template', attempts, error };
+    }
   },
 });
+
+/** One run of the model chain; throws AgentFailedError when every option fails. */
+async function generate(params: Static<typeof GenerateParams>, ai: AiService, ctx: NodeContext) {
+  const result = await runAgent({
+    ai,
+    models: {
+      primary: params.model,
+      fallbacks: params.fallback_models,
+      ...(params.contingency_model ? { contingency: params.contingency_model } : {}),
+    },
+    ...(params.system ? { system: params.system } : {}),
+    input: params.prompt,
+    maxTokens: params.max_tokens,
+    rateLimitWaitMs: params.rate_limit_wait_ms,
+    deadlineMs: params.deadline_ms,
+    signal: ctx.signal,
+    onAttempt: (a) => ctx.log(a.outcome === 'ok' ? 'debug' : 'warn', 'ai attempt', { ...a }),
+  });
+  return { text: result.text, model_used: result.model_used, written_by: result.model_used, attempts: result.attempts };
+}

@@ -3,11 +3,13 @@ import type { NodeDefinition } from '../../engine/types.js';
 import { agentNodes } from './agent-nodes.js';
 import { handoffNodes } from './handoff-nodes.js';
 import { intakeNodes } from './intake-nodes.js';
+import phoneInList from './phone-in-list.js';
 import phoneNormalize from './phone-normalize.js';
 import textSplit from './text-split.js';
 
 export const leadNodes: NodeDefinition[] = [
   phoneNormalize,
+  phoneInList,
   textSplit,
   ...intakeNodes,
   ...agentNodes,

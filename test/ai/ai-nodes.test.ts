@@ -81,6 +81,35 @@ describe('ai.generate', () => {
     expect(stepRecord(record, 'gen').output).toBeUndefined();
   });
 
+  it('outputs fallback_text, written_by template, when every model fails; the text is a template', async () => {
+    openai.queueChat({ status: 500 }, { status: 500 });
+    anthropic.queue({ status: 500 });
+    const withFallback = `${generateFlow}      fallback_text: "Olá, {{ trigger.body.nome }}! Já falamos com você."\n`;
+    const { record } = await run(withFallback, { ai }, { nome: 'Ana' });
+    expect(record.status).toBe('success');
+    expect(stepRecord(record, 'gen').status).toBe('success');
+    const output = stepOutput(record, 'gen');
+    expect(output).toMatchObject({ text: 'Olá, Ana! Já falamos com você.', model_used: null, written_by: 'template' });
+    expect(output.error).toMatch(/every model failed/);
+    expect(output.attempts.map((a: any) => a.outcome)).toEqual(['error', 'error', 'error']);
+  });
+
+  it('with fallback_text, a model that answers is used and named in written_by', async () => {
+    openai.queueChat({ text: 'Oi, Ana!' });
+    const { record } = await run(`${generateFlow}      fallback_text: Modelo fora do ar.\n`, { ai }, { nome: 'Ana' });
+    expect(stepOutput(record, 'gen')).toMatchObject({
+      text: 'Oi, Ana!',
+      model_used: 'openai:gpt-4.1-mini',
+      written_by: 'openai:gpt-4.1-mini',
+    });
+  });
+
+  it('with fallback_text, a missing AI service outputs the text too (as a failed step going to a template did)', async () => {
+    const { record } = await run(`${generateFlow}      fallback_text: Modelo fora do ar.\n`, {}, { nome: 'Ana' });
+    expect(record.status).toBe('success');
+    expect(stepOutput(record, 'gen')).toMatchObject({ text: 'Modelo fora do ar.', written_by: 'template', attempts: [] });
+  });
+
   it('fails with a clear error when the host gave no AI service', async () => {
     const { record } = await run(generateFlow, {}, { nome: 'Ana' });
     expect(record.status).toBe('failed');
