@@ -3,18 +3,12 @@ import { AgentFailedError } from '../../adapters/ai/agent-failed-error.js';
 import { runAgent } from '../../adapters/ai/agent-runner.js';
 import type { AiService } from '../../adapters/ai/ai-service.js';
 import type { NodeContext } from '../../engine/types.js';
-import { fallbackModelsParam, modelRefParam, optionalModelRefParam } from './model-params.js';
+import { modelChainParams } from './model-params.js';
 import { defineServiceNode } from '../services.js';
 
 const GenerateParams = Type.Object(
   {
-    model: modelRefParam('First model to try.', '{{ env.LEADFLOW_MODEL_PRIMARY }}'),
-    fallback_models: fallbackModelsParam,
-    contingency_model: optionalModelRefParam(
-      'Model used after a 429, after waiting `rate_limit_wait_ms`.',
-      'a 429 counts as an ordinary failure',
-      '{{ env.LEADFLOW_MODEL_CONTINGENCY }}',
-    ),
+    ...modelChainParams,
     system: Type.String({
       default: '',
       maxLength: 100_000,
@@ -33,13 +27,6 @@ const GenerateParams = Type.Object(
       default: 2048,
       description: 'Most output tokens per call (reasoning models count their reasoning here too).',
       examples: [600],
-    }),
-    rate_limit_wait_ms: Type.Integer({
-      minimum: 0,
-      maximum: 600_000,
-      default: 15_000,
-      description: 'Wait after a 429 before the contingency model, milliseconds.',
-      examples: ['{{ env.LEADFLOW_RATE_LIMIT_WAIT_MS }}', 15000],
     }),
     deadline_ms: Type.Integer({
       minimum: 1000,

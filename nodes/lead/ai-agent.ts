@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { runAgent } from '../../adapters/ai/agent-runner.js';
 import type { JsonValue } from '../../engine/types.js';
-import { fallbackModelsParam, modelRefParam, optionalModelRefParam } from '../ai/model-params.js';
+import { modelChainParams } from '../ai/model-params.js';
 import { buildSystemPrompt, memoryToHistory, quoteLeadText, type Row } from './agent-prompt.js';
 import { agentTools, type ToolEffects } from './agent-tools.js';
 import { defineServiceNode } from '../services.js';
@@ -78,20 +78,7 @@ export default defineServiceNode({
         description: 'Most memory rows given to the model (the latest).',
         examples: [50],
       }),
-      model: modelRefParam('First model to try.', '{{ env.LEADFLOW_MODEL_PRIMARY }}'),
-      fallback_models: fallbackModelsParam,
-      contingency_model: optionalModelRefParam(
-        'Model used after a 429, after waiting `rate_limit_wait_ms`.',
-        'a 429 counts as an ordinary failure',
-        '{{ env.LEADFLOW_MODEL_CONTINGENCY }}',
-      ),
-      rate_limit_wait_ms: Type.Integer({
-        minimum: 0,
-        maximum: 600_000,
-        default: 15_000,
-        description: 'Wait after a 429 before the contingency model, ms.',
-        examples: ['{{ env.LEADFLOW_RATE_LIMIT_WAIT_MS }}'],
-      }),
+      ...modelChainParams,
       deadline_ms: Type.Integer({
         minimum: 1000,
         maximum: 900_000,
