@@ -23,6 +23,8 @@ import { InProcessScheduler } from './scheduler/in-process-scheduler.js';
 import type { Scheduler } from './scheduler/scheduler.js';
 import type { ClaimResult, ExecutionStore } from './store/execution-store.js';
 import { MemoryExecutionStore } from './store/memory-store.js';
+import { MemoryTickStore, type TickStore } from './store/tick-store.js';
+import { ScheduleRunner } from './triggers/schedule-runner.js';
 import { isFinalStatus } from './statuses.js';
 import { GENERIC_SECRET_HEADERS } from './triggers/auth-modes.js';
 import type { ExecutionRecord, JsonObject, JsonValue, LoadedFlow } from './types.js';
@@ -53,6 +55,8 @@ export interface EngineOptions {
   queued?: boolean;
   /** Life of this process's hold on a running execution, ms; renewed every third of it. Default 30000. */
   leaseMs?: number;
+  /** Where schedule ticks are claimed (shared by every process on one database). Default: a MemoryTickStore. */
+  ticks?: TickStore;
 }
 
 /** Longest a queued execution's webhook answer is awaited by polling the store, ms. */
@@ -71,6 +75,8 @@ export interface TriggerInput {
   query?: Record<string, string>;
   /** What the trigger's authentication established (e.g. the instance of an instance token), recorded and seen as `trigger.auth`. */
   auth?: JsonObject;
+  /** The tick of a schedule trigger (scheduleTriggerValue), recorded and seen as `trigger.schedule`. */
+  schedule?: JsonObject;
 }
 
 /** How Engine.start runs an execution. */
@@ -141,6 +147,8 @@ export class Engine {
   private readonly mocks = new Map<string, Record<string, StepMock>>();
   private readonly responders = new Map<string, (r: WebhookResponse | undefined) => void>();
   private readonly finishers = new Map<string, Array<(r: ExecutionRecord) => void>>();
+  /** The flows' schedule triggers; run once startSchedules is called. */
+  private readonly schedules: ScheduleRunner;
 
   constructor(options: EngineOptions) {
     this.registry = options.registry;
@@ -163,6 +171,12 @@ export class Engine {
       claim: (id, takeOverFrom) => this.claimHere(id, takeOverFrom),
       drive: (record) => this.drive(record),
     };
+    this.schedules = new ScheduleRunner({
+      flows: () => this.listFlows(),
+      start: (flow, schedule) => this.start(flow, { body: {}, schedule }),
+      ticks: options.ticks ?? new MemoryTickStore(),
+      logger: this.logger,
+    });
   }
 
   /** Ids of the executions being driven in this process now (queue depth). */
@@ -184,6 +198,16 @@ export class Engine {
   setFlows(flows: Map<string, LoadedFlow>): void {
     this.flows = flows;
     notifyObserver(this.observer, this.logger, (o) => o.flowsLoaded?.([...flows.values()]));
+    void this.schedules.reload();
+  }
+
+  /**
+   * Starts the flows' schedule triggers (engine/triggers/schedule-runner.ts): catches up a tick
+   * missed while no process ran, then runs each tick, claimed in the TickStore so it runs once
+   * across every process. `serve` and `worker` call it; one-shot commands do not. Stopped by shutdown.
+   */
+  async startSchedules(): Promise<void> {
+    await this.schedules.start();
   }
 
   /** Starts the scheduler and resumes every wait the store holds (overdue ones at once). */
@@ -215,6 +239,7 @@ export class Engine {
 
   /** Stops timers and aborts running steps; waits stay in the store. */
   async shutdown(): Promise<void> {
+    this.schedules.stop();
     this.scheduler.stop();
     this.abort.abort(new Error('engine shutting down'));
     await Promise.allSettled([...this.active.values()]);
@@ -244,6 +269,7 @@ export class Engine {
       headers: Object.fromEntries(Object.entries(input.headers ?? {}).filter(([k]) => !SECRET_HEADERS.has(k.toLowerCase()))),
       query: Object.fromEntries(Object.entries(input.query ?? {}).filter(([k]) => k !== 'secret')),
       ...(input.auth ? { auth: input.auth } : {}),
+      ...(input.schedule ? { schedule: input.schedule } : {}),
     };
     const record: ExecutionRecord = {
       id: randomUUID(),

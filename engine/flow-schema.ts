@@ -2,7 +2,7 @@
 // The loader validates with it, and `flows/flow.schema.json` (written by `leadflow schema --write`)
 // gives editors completion and diagnostics. Each step type gets its own `$defs/step.<type>` entry,
 // selected with if/then on `type`, so errors point at the exact parameter.
-import { RESPOND_DEFAULTS, RETRY_DEFAULTS } from './load/defaults.js';
+import { RESPOND_DEFAULTS, RETRY_DEFAULTS, SCHEDULE_DEFAULTS } from './load/defaults.js';
 import type { NodeRegistry } from './registry.js';
 import { AUTH_MODE_NAME } from './triggers/auth-modes.js';
 import type { NodeDefinition } from './types.js';
@@ -144,7 +144,7 @@ const onErrorSchema: Schema = {
 const triggerSchema: Schema = {
   type: 'object',
   additionalProperties: false,
-  description: 'How the flow starts: a webhook, and the JSON Schema of its input.',
+  description: 'How the flow starts: a webhook or a schedule (neither: only called by other flows), and the JSON Schema of its input.',
   properties: {
     webhook: {
       type: 'object',
@@ -181,6 +181,27 @@ const triggerSchema: Schema = {
               description: 'For `step`: longest wait for the respond step, ms.',
             },
           },
+        },
+      },
+    },
+    schedule: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['cron'],
+      description:
+        'Start the flow on a schedule: each tick runs once across every `serve` and `worker` process; a tick missed while every process was down runs once at the next start. The execution sees `trigger.schedule` (tick, cron, timezone, catch_up). A flow has a webhook or a schedule, not both.',
+      properties: {
+        cron: {
+          type: 'string',
+          minLength: 1,
+          description: 'Cron pattern: five fields (minute hour day-of-month month day-of-week), or six with seconds first.',
+          examples: ['0 9 * * 1-5', '*/30 * * * * *'],
+        },
+        timezone: {
+          type: 'string',
+          minLength: 1,
+          default: SCHEDULE_DEFAULTS.timezone,
+          description: 'IANA time zone the pattern is read in.',
         },
       },
     },

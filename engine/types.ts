@@ -88,6 +88,16 @@ export interface WebhookTrigger {
   respond: { mode: 'immediately'; status: number; body: unknown } | { mode: 'step'; timeout_ms: number };
 }
 
+/**
+ * A flow's schedule as loaded: a cron pattern (five fields, or six with seconds first; what croner
+ * accepts) read in an IANA time zone (default SCHEDULE_DEFAULTS.timezone, engine/load/defaults.ts).
+ * Each tick starts one execution, once across every process (engine/triggers/schedule-runner.ts).
+ */
+export interface ScheduleTrigger {
+  cron: string;
+  timezone: string;
+}
+
 /** A flow as written in its file, after validation and defaults. */
 export interface FlowDefinition {
   name: string;
@@ -95,6 +105,8 @@ export interface FlowDefinition {
   file: string;
   trigger: {
     webhook?: WebhookTrigger;
+    /** Ticks that start the flow; a flow has a webhook or a schedule, not both. */
+    schedule?: ScheduleTrigger;
     /** JSON Schema of the trigger body (webhook) or of the input (call-flow). */
     input?: Record<string, unknown>;
   };

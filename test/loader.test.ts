@@ -92,6 +92,12 @@ const FIXTURE_PROBLEMS: Record<string, Expected[]> = {
   'invalid-value-metric-buckets.yaml': [
     { code: 'invalid-value', line: 7, col: 14, at: '[1, 10, 5]', message: /metrics buckets must be strictly ascending/ },
   ],
+  'invalid-value-schedule-cron.yaml': [
+    { code: 'invalid-value', line: 4, col: 11, at: '"0 25 * * 1-5"', message: /bad cron pattern "0 25 \* \* 1-5": .*hour: 25/ },
+  ],
+  'invalid-value-schedule-timezone.yaml': [
+    { code: 'invalid-value', line: 5, col: 15, at: 'America/Sao_Pablo', message: /unknown time zone "America\/Sao_Pablo"/ },
+  ],
   'bad-expression-unclosed.yaml': [{ code: 'bad-expression', line: 7, col: 21, at: '{{ trigger.body.name', message: /unclosed "\{\{"/ }],
   'bad-expression-forbidden.yaml': [
     { code: 'bad-expression', line: 7, col: 32, at: 'constructor }}', message: /"constructor" is not allowed/ },

@@ -25,3 +25,8 @@ export const RESPOND_DEFAULTS = Object.freeze({
   body: Object.freeze({ execution_id: '{{ execution.id }}' }),
   timeout_ms: 30000,
 });
+
+/** A `trigger.schedule` without `timezone` reads its cron pattern in São Paulo time. */
+export const SCHEDULE_DEFAULTS = Object.freeze({
+  timezone: 'America/Sao_Paulo',
+});

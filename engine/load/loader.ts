@@ -8,10 +8,11 @@ import AjvModule, { type ValidateFunction } from 'ajv';
 import { buildFlowSchema } from '../flow-schema.js';
 import { compileValue, type CompiledValue, type ExpressionProblem } from '../expressions.js';
 import type { NodeRegistry } from '../registry.js';
-import type { JsonValue, LoadedFlow, LoadedFlowMetric, LoadedStep, LoadProblem, WebhookTrigger } from '../types.js';
+import type { JsonValue, LoadedFlow, LoadedFlowMetric, LoadedStep, LoadProblem, ScheduleTrigger, WebhookTrigger } from '../types.js';
 import { buildSteps, terminationRule } from './build-steps.js';
 import { RESPOND_DEFAULTS } from './defaults.js';
 import { buildMetrics, metricProblems } from './metric-declarations.js';
+import { buildSchedule, scheduleProblems } from './schedule-declarations.js';
 import { schemaProblems } from './schema-problems.js';
 import { type FlowLevelValues, structuralProblems } from './structure-checks.js';
 import { type Path, YamlSource } from './yaml-source.js';
@@ -65,6 +66,7 @@ export function loadFlowText(file: string, text: string, registry: NodeRegistry)
   }
   problems.push(...structuralProblems(compiled.steps, source, compiled, terminationRule(registry)));
   problems.push(...inputSchemaProblems(raw, source), ...metricProblems(raw.metrics, source));
+  problems.push(...scheduleProblems(raw.trigger, source));
   if (problems.length > 0) return { problems: sortProblems(problems) };
   return { flow: assembleFlow(file, text, raw, compiled), problems: [] };
 }
@@ -151,7 +153,7 @@ function assembleFlow(file: string, text: string, raw: Raw, compiled: CompiledFl
     name: String(raw.name),
     description: raw.description as string | undefined,
     file,
-    trigger: { webhook, input: trigger.input as Record<string, unknown> | undefined },
+    trigger: { webhook, ...scheduleOf(trigger), input: trigger.input as Record<string, unknown> | undefined },
     env: (raw.env ?? {}) as Record<string, JsonValue>,
     vars: (raw.vars ?? {}) as Record<string, unknown>,
     output: raw.output,
@@ -163,6 +165,12 @@ function assembleFlow(file: string, text: string, raw: Raw, compiled: CompiledFl
       compiled.compiledRespondBody ?? (webhook?.respond.mode === 'immediately' ? compileValue(RESPOND_DEFAULTS.body) : undefined),
     sourceHash: createHash('sha256').update(text).digest('hex'),
   };
+}
+
+/** `{ schedule }` when the flow has a schedule trigger, else nothing (no `schedule: undefined` member). */
+function scheduleOf(trigger: Raw): { schedule?: ScheduleTrigger } {
+  const schedule = buildSchedule(trigger);
+  return schedule ? { schedule } : {};
 }
 
 function sortProblems(problems: LoadProblem[]): LoadProblem[] {

@@ -1,0 +1,143 @@
+// Schedule triggers: for each served flow with `trigger.schedule`, a timer set to its next tick.
+// At the tick the process asks the TickStore to claim it; the one claim that succeeds, in whichever
+// process, starts the execution; every other process sees the tick taken and does nothing. The same
+// claim serves one process (embedded) and any number of `serve` and `worker` processes on one
+// database (queue mode): there is no second mechanism.
+//
+// Catch-up: when a schedule starts being served here (process start, or a reload bringing a new or
+// changed schedule), the latest tick at or before now is claimed and run once with
+// `catch_up: true`, provided the store first saw this schedule (flow, cron and time zone) before
+// that tick. A tick missed while every process was down thus runs once at the next start (never
+// once per missed tick); a new or edited schedule never runs a tick from before it existed; a tick
+// another process already ran is taken already, so nothing happens.
+//
+// A process that falls behind (its event loop blocked, a suspended machine) runs the latest due
+// tick when its timer fires, not every tick it slept through. A process that dies between claiming
+// a tick and recording its execution loses that tick: the claim and the record are two writes.
+import type { Logger } from '../run/execution-run.js';
+import type { TickStore } from '../store/tick-store.js';
+import type { JsonObject, LoadedFlow, ScheduleTrigger } from '../types.js';
+import { latestTick, nextTick, scheduleTriggerValue } from './schedule.js';
+
+/** Longest single timer, ms: a later tick is reached through several (setTimeout holds at most ~24.8 days). */
+const MAX_TIMER_MS = 60 * 60 * 1000;
+
+/** What a ScheduleRunner works with; the engine hands over its own. */
+export interface ScheduleHost {
+  /** The flows served now; those with `trigger.schedule` get a timer. */
+  flows(): LoadedFlow[];
+  /** Starts an execution of `flow` whose trigger records `schedule` (scheduleTriggerValue). */
+  start(flow: string, schedule: JsonObject): Promise<unknown>;
+  ticks: TickStore;
+  logger: Logger;
+  /** Clock, ms since epoch. Default Date.now. */
+  now?: () => number;
+}
+
+/** One served schedule: its spec (cron and time zone) and its armed timer, when one is set. */
+interface Armed {
+  flow: string;
+  schedule: ScheduleTrigger;
+  spec: string;
+  timer?: NodeJS.Timeout;
+}
+
+/** The cron and time zone of a schedule as one text: a changed one is a new schedule. */
+function specOf(schedule: ScheduleTrigger): string {
+  return `${schedule.cron} ${schedule.timezone}`;
+}
+
+/**
+ * Runs the schedule triggers of the host's flows (see the file comment): `start` catches up and
+ * arms every schedule, `reload` follows a change of the served flows, `stop` clears every timer.
+ * Timers are unref'd: they never keep a process alive. Never throws from a timer: store and start
+ * errors are logged and the next tick is armed all the same.
+ */
+export class ScheduleRunner {
+  private readonly armed = new Map<string, Armed>();
+  private running = false;
+  private readonly now: () => number;
+
+  constructor(private readonly host: ScheduleHost) {
+    this.now = host.now ?? Date.now;
+  }
+
+  /** Starts serving the schedules; resolves once each one's catch-up claim is done and its timer set. Idempotent. */
+  async start(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    await this.reload();
+  }
+
+  /**
+   * Follows the host's flows now: a schedule that is unchanged keeps its timer; a new or changed one
+   * is caught up and armed (resolves when done); a removed one is cleared. No-op before start.
+   */
+  async reload(): Promise<void> {
+    if (!this.running) return;
+    const wanted = new Map<string, ScheduleTrigger>();
+    for (const flow of this.host.flows()) if (flow.trigger.schedule) wanted.set(flow.name, flow.trigger.schedule);
+    for (const [name, entry] of this.armed) {
+      const schedule = wanted.get(name);
+      if (schedule && specOf(schedule) === entry.spec) wanted.delete(name);
+      else this.clear(name);
+    }
+    await Promise.all([...wanted].map(([name, schedule]) => this.begin(name, schedule)));
+  }
+
+  /** Clears every timer; a tick being claimed or started goes on. */
+  stop(): void {
+    this.running = false;
+    for (const name of [...this.armed.keys()]) this.clear(name);
+  }
+
+  private clear(name: string): void {
+    clearTimeout(this.armed.get(name)?.timer);
+    this.armed.delete(name);
+  }
+
+  /** Catch-up (see the file comment), then the timer of the next tick. */
+  private async begin(flow: string, schedule: ScheduleTrigger): Promise<void> {
+    const entry: Armed = { flow, schedule, spec: specOf(schedule) };
+    this.armed.set(flow, entry);
+    const now = this.now();
+    try {
+      const firstSeen = await this.host.ticks.scheduleSeen(flow, entry.spec, now);
+      const due = latestTick(schedule, now);
+      if (due !== undefined && due > firstSeen && this.armed.get(flow) === entry) await this.fire(entry, due, true);
+    } catch (err) {
+      this.host.logger.error({ flow, err: (err as Error).message }, 'schedule catch-up failed');
+    }
+    if (this.armed.get(flow) === entry) this.arm(entry, now);
+  }
+
+  /** Sets the timer of the first tick after `after`; when it fires, the latest due tick runs and the next is armed. */
+  private arm(entry: Armed, after: number): void {
+    const next = nextTick(entry.schedule, after);
+    if (next === undefined) return;
+    entry.timer = setTimeout(
+      () => {
+        if (this.armed.get(entry.flow) !== entry) return;
+        const now = this.now();
+        if (now < next) return this.arm(entry, after);
+        const due = latestTick(entry.schedule, now) ?? next;
+        void this.fire(entry, due, false);
+        this.arm(entry, due);
+      },
+      Math.min(Math.max(0, next - this.now()), MAX_TIMER_MS),
+    );
+    entry.timer.unref();
+  }
+
+  /** Claims the tick and, when this process wins it, starts the execution. Never rejects. */
+  private async fire(entry: Armed, tick: number, catchUp: boolean): Promise<void> {
+    const fields = { flow: entry.flow, tick: new Date(tick).toISOString(), ...(catchUp ? { catch_up: true } : {}) };
+    try {
+      if (!(await this.host.ticks.claimTick(entry.flow, tick))) return;
+      await this.host.start(entry.flow, scheduleTriggerValue(entry.schedule, tick, catchUp));
+      this.host.logger.info(fields, catchUp ? 'schedule tick caught up' : 'schedule tick started');
+    } catch (err) {
+      this.host.logger.error({ ...fields, err: (err as Error).message }, 'schedule tick failed to start');
+    }
+  }
+}
