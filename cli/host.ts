@@ -8,6 +8,7 @@ import type { Logger } from '../engine/run/execution-run.js';
 import { formatProblem, YamlSource } from '../engine/load/yaml-source.js';
 import type { Scheduler } from '../engine/scheduler/scheduler.js';
 import type { ExecutionStore } from '../engine/store/execution-store.js';
+import type { TickStore } from '../engine/store/tick-store.js';
 import type { WebhookAuthModes } from '../engine/triggers/auth-modes.js';
 import type { LoadedFlow, LoadProblem } from '../engine/types.js';
 import { defaultRegistry } from '../nodes/index.js';
@@ -81,6 +82,8 @@ export function createEngine(
     observer?: EngineObserver;
     scheduler?: Scheduler;
     leaseMs?: number;
+    /** Where schedule ticks are claimed (the database's, shared by every process); default in memory. */
+    ticks?: TickStore;
     /** With a shared (durable) scheduler: triggered executions are only recorded and enqueued for any process (LEADFLOW_WEBHOOK_MODE=queue). Default false: run here first. */
     queueWebhooks?: boolean;
   },
@@ -96,6 +99,7 @@ export function createEngine(
     env: options.env,
     observer: options.observer,
     ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
+    ...(options.ticks ? { ticks: options.ticks } : {}),
     ...(options.scheduler
       ? { scheduler: options.scheduler, queued: options.scheduler.durable === true && options.queueWebhooks === true }
       : {}),

@@ -1,6 +1,6 @@
 // Execution retention, for `serve` and `worker`: prune finished executions older than
 // LEADFLOW_EXECUTIONS_RETAIN_DAYS (and settle the erasure ledger, engine/store/erasing-store.ts) at
-// start and every hour. Several processes may prune at once: each delete only takes what is still
+// start and every hour, and with them the claims of schedule ticks (each flow's latest is kept). Several processes may prune at once: each delete only takes what is still
 // there. A failed prune is logged and tried again at the next tick.
 import type { Logger } from '../engine/run/execution-run.js';
 import { retentionDays } from './runtime.js';
@@ -13,12 +13,14 @@ export interface Prunable {
   prune(olderThanDays: number): Promise<number>;
 }
 
-/** Prunes now (awaited) and then every PRUNE_EVERY_MS; returns the function that stops it. */
-export async function startPruning(store: Prunable, logger: Logger): Promise<() => void> {
+/** Prunes now (awaited) and then every PRUNE_EVERY_MS; `ticks`: schedule tick claims pruned alike. Returns the function that stops it. */
+export async function startPruning(store: Prunable, logger: Logger, ticks?: Prunable): Promise<() => void> {
   const prune = async () => {
     try {
       const removed = await store.prune(retentionDays());
       if (removed > 0) logger.info({ removed, retain_days: retentionDays() }, 'pruned old executions');
+      const ticksRemoved = (await ticks?.prune(retentionDays())) ?? 0;
+      if (ticksRemoved > 0) logger.info({ removed: ticksRemoved, retain_days: retentionDays() }, 'pruned old schedule ticks');
     } catch (err) {
       logger.error({ err: (err as Error).message }, 'pruning executions failed');
     }

@@ -150,8 +150,9 @@ const triggerSchema: Schema = {
       type: 'object',
       additionalProperties: false,
       required: ['path'],
+      description: 'Start the flow on an HTTP request to `path`, served by `leadflow serve`.',
       properties: {
-        method: { enum: ['POST', 'PUT', 'PATCH', 'GET', 'DELETE'], default: 'POST' },
+        method: { enum: ['POST', 'PUT', 'PATCH', 'GET', 'DELETE'], default: 'POST', description: 'HTTP method of the route.' },
         path: { type: 'string', pattern: '^/[A-Za-z0-9/_-]*$', description: 'Route served by `leadflow serve`.' },
         auth: {
           type: 'string',

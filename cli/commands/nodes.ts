@@ -1,8 +1,10 @@
 import type { Command } from 'commander';
+import { buildFlowSchema } from '../../engine/flow-schema.js';
 import type { NodeDefinition } from '../../engine/types.js';
 import { defaultRegistry } from '../../nodes/index.js';
 
 type Prop = { type?: string; description?: string; default?: unknown; anyOf?: Prop[]; enum?: unknown[]; const?: unknown; items?: Prop };
+type ObjectProp = Prop & { properties?: Record<string, Prop>; required?: string[] };
 
 function typeName(p: Prop): string {
   if (p.anyOf) return p.anyOf.map(typeName).join(' | ');
@@ -12,17 +14,21 @@ function typeName(p: Prop): string {
   return p.type ?? 'any';
 }
 
-/** One node type as text: description, child slots and a line per parameter. */
-export function describeNode(def: NodeDefinition): string {
-  const schema = JSON.parse(JSON.stringify(def.params)) as { properties?: Record<string, Prop>; required?: string[] };
-  const lines = [`${def.type}`, `  ${def.description}`];
-  const props = Object.entries(schema.properties ?? {});
-  if (props.length) lines.push('  params:');
-  for (const [name, prop] of props) {
+/** A line per field of an object schema: name, type, required or default, description. */
+function fieldLines(schema: ObjectProp, indent: string): string[] {
+  return Object.entries(schema.properties ?? {}).map(([name, prop]) => {
     const required = schema.required?.includes(name) && prop.default === undefined ? ' (required)' : '';
     const fallback = prop.default !== undefined ? ` [default: ${JSON.stringify(prop.default)}]` : '';
-    lines.push(`    ${name}: ${typeName(prop)}${required}${fallback} - ${prop.description ?? ''}`);
-  }
+    return `${indent}${name}: ${typeName(prop)}${required}${fallback} - ${prop.description ?? ''}`;
+  });
+}
+
+/** One node type as text: description, child slots and a line per parameter. */
+export function describeNode(def: NodeDefinition): string {
+  const schema = JSON.parse(JSON.stringify(def.params)) as ObjectProp;
+  const lines = [`${def.type}`, `  ${def.description}`];
+  const fields = fieldLines(schema, '    ');
+  if (fields.length) lines.push('  params:', ...fields);
   for (const [slot, decl] of Object.entries(def.children ?? {})) {
     lines.push(
       `  ${slot}: ${decl.shape === 'list' ? 'steps' : 'name -> steps'}${decl.required ? ' (required)' : ''} - ${decl.description}`,
@@ -30,6 +36,17 @@ export function describeNode(def: NodeDefinition): string {
   }
   lines.push(`  output: ${def.output.description}`);
   return lines.join('\n');
+}
+
+/** The ways a flow starts (`trigger.webhook`, `trigger.schedule`) as text, from the flow schema. */
+export function describeTriggers(): string {
+  const schema = buildFlowSchema(defaultRegistry()) as { properties: { trigger: ObjectProp } };
+  const kinds = Object.entries(schema.properties.trigger.properties ?? {}).filter(([kind]) => kind !== 'input');
+  return kinds
+    .map(([kind, prop]) =>
+      [`trigger.${kind}`, `  ${prop.description ?? ''}`, '  fields:', ...fieldLines(prop as ObjectProp, '    ')].join('\n'),
+    )
+    .join('\n\n');
 }
 
 export function registerNodes(program: Command): void {
@@ -51,6 +68,6 @@ export function registerNodes(program: Command): void {
         process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
         return;
       }
-      process.stdout.write(`${defs.map(describeNode).join('\n\n')}\n`);
+      process.stdout.write(`${[...defs.map(describeNode), describeTriggers()].join('\n\n')}\n`);
     });
 }

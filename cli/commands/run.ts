@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { authorizeInstanceToken } from '../../adapters/gateway/instance-token-auth.js';
 import type { TriggerInput } from '../../engine/engine.js';
 import { InputValidationError } from '../../engine/errors/input-validation-error.js';
+import { scheduleTriggerValue } from '../../engine/triggers/schedule.js';
 import type { ExecutionRecord, JsonValue } from '../../engine/types.js';
 import { createEngine, flowsDirectory, loadValidFlows, pickFlow, UsageError } from '../host.js';
 import { MemoryExecutionStore } from '../../engine/store/memory-store.js';
@@ -33,21 +34,27 @@ export function exitCodeOf(record: ExecutionRecord): number {
 export function registerRun(program: Command): void {
   program
     .command('run')
-    .description('run one flow once with FILE as the webhook body and print a step-by-step trace')
+    .description(
+      'run one flow once with FILE as the webhook body and print a step-by-step trace (a flow with a schedule trigger: once, for a tick now)',
+    )
     .argument('<flow>', 'flow name (or path of its YAML file)')
-    .requiredOption('--payload <file>', 'JSON file used as the trigger body')
+    .option('--payload <file>', 'JSON file used as the trigger body (required unless the flow has a schedule trigger)')
     .option('--dry-run', 'record outbound calls instead of making them; roll database changes back')
     .option('--json', 'print exactly one JSON object on stdout (logs go to stderr)')
     .option('--flows <dir>', 'flows directory (default: $LEADFLOW_FLOWS_DIR or ./flows)')
-    .action(async (flowArg: string, opts: { payload: string; dryRun?: boolean; json?: boolean; flows?: string }) => {
+    .action(async (flowArg: string, opts: { payload?: string; dryRun?: boolean; json?: boolean; flows?: string }) => {
       const loaded = loadValidFlows(flowsDirectory(opts.flows));
       const flow = pickFlow(loaded, flowArg);
-      const body = readPayload(opts.payload);
+      const schedule = flow.trigger.schedule;
+      if (opts.payload === undefined && !schedule)
+        throw new UsageError("required option '--payload <file>' not specified (only a flow with a schedule trigger runs without one)");
+      const body = opts.payload === undefined ? {} : readPayload(opts.payload);
       const logger = createLogger({ toStderr: true, level: 'warn' });
       const runtime = await openRuntime({ logger, migrate: true });
       // The webhook's body-level authentication applies as over HTTP (the instance token: checked,
       // handed over as trigger.auth, recorded as "***"); looked up before a dry run's transaction opens.
-      let input: TriggerInput = { body };
+      // A schedule trigger: one run for a tick now, recorded as `trigger.schedule` as a real tick is.
+      let input: TriggerInput = { body, ...(schedule ? { schedule: scheduleTriggerValue(schedule, Date.now(), false) } : {}) };
       if (flow.trigger.webhook?.auth === 'instance-token') {
         const grant = await authorizeInstanceToken(body, runtime.instanceByToken).catch(async (err: unknown) => {
           await runtime.close();

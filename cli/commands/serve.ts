@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import type { Command } from 'commander';
+import { DbTickStore } from '../../adapters/db/tick-store.js';
 import { createMetrics, embeddedQueueDepth } from '../../adapters/metrics/metrics.js';
 import { buildWebhookApp } from '../../engine/triggers/webhook-app.js';
 import { adminFromEnv } from '../admin-host.js';
@@ -33,9 +34,11 @@ export function registerServe(program: Command): void {
       const runtime = await openRuntime({ logger, migrate: true, metrics, durableKeyValue: true });
       // REDIS_URL: queue mode (this process serves and also works the shared queue); else embedded.
       const scheduler = queueSchedulerFromEnv(process.env, logger);
+      const ticks = new DbTickStore(runtime.db);
       const engine = createEngine(loaded.flows, logger, {
         services: runtime.services,
         store: runtime.store,
+        ticks,
         observer: metrics.observer,
         leaseMs: leaseMsFromEnv(process.env),
         ...(scheduler ? { scheduler, queueWebhooks } : {}),
@@ -50,7 +53,7 @@ export function registerServe(program: Command): void {
         () => void engine.sweep().catch((err: Error) => logger.warn({ err: err.message }, 'sweeping waits failed')),
         SWEEP_EVERY_MS,
       ).unref();
-      const stopPruning = await startPruning(runtime.store, logger);
+      const stopPruning = await startPruning(runtime.store, logger, ticks);
       const secret = process.env.LEADFLOW_WEBHOOK_SECRET || undefined;
       if (!secret) logger.warn({}, 'LEADFLOW_WEBHOOK_SECRET is not set: webhooks accept unauthenticated requests');
       const admin = adminFromEnv({ env: process.env, engine, runtime, logger });
@@ -77,6 +80,8 @@ export function registerServe(program: Command): void {
         .map((f) => `${f.trigger.webhook!.method} ${f.trigger.webhook!.path}`);
       logger.info({ port: bound, flows: engine.listFlows().map((f) => f.name), routes }, `listening on port ${bound}`);
       const stopWatching = opts.watch ? watchFlows(dir, engine, logger) : () => undefined;
+      // Schedule triggers last: a tick's execution may start as soon as they run.
+      await engine.startSchedules();
 
       let closing = false;
       const shutdown = async (signal: string) => {

@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import type { Command } from 'commander';
 import express from 'express';
+import { DbTickStore } from '../../adapters/db/tick-store.js';
 import { createMetrics } from '../../adapters/metrics/metrics.js';
 import { opsRoutes } from '../../engine/triggers/ops-routes.js';
 import { createEngine, flowsDirectory, loadValidFlows, UsageError } from '../host.js';
@@ -39,9 +40,11 @@ export function registerWorker(program: Command): void {
       });
       const runtime = await openRuntime({ logger, migrate: true, metrics });
       const scheduler = queueSchedulerFromEnv(process.env, logger)!;
+      const ticks = new DbTickStore(runtime.db);
       const engine = createEngine(loaded.flows, logger, {
         services: runtime.services,
         store: runtime.store,
+        ticks,
         scheduler,
         leaseMs: leaseMsFromEnv(process.env),
         observer: metrics.observer,
@@ -67,11 +70,12 @@ export function registerWorker(program: Command): void {
       await engine.startScheduler();
       // Retention and the erasure ledger are kept by every process, so a deployment of workers
       // behind a receiver that does not prune still prunes.
-      const stopPruning = await startPruning(runtime.store, logger);
+      const stopPruning = await startPruning(runtime.store, logger, ticks);
       const sweepTimer = setInterval(
         () => void engine.sweep().catch((err: Error) => logger.warn({ err: err.message }, 'sweeping waits failed')),
         SWEEP_EVERY_MS,
       ).unref();
+      await engine.startSchedules();
       logger.info({ flows: engine.listFlows().map((f) => f.name), owner: engine.owner }, 'worker started');
 
       let closing = false;

@@ -196,9 +196,12 @@ function drawStep(w: MermaidWriter, step: LoadedStep, id: string): Exit[] {
   }
 }
 
+/** What starts the flow: its webhook's method and path, its schedule (`cron 0 9 * * 1-5 America/Sao_Paulo`), or `start`. */
 function triggerLabel(flow: LoadedFlow): string {
   const hook = flow.trigger.webhook;
-  return hook ? `${hook.method} ${hook.path}` : 'start';
+  const schedule = flow.trigger.schedule;
+  if (hook) return `${hook.method} ${hook.path}`;
+  return schedule ? `cron ${schedule.cron} ${schedule.timezone}` : 'start';
 }
 
 /** The Mermaid `flowchart TD` text of `flow`. */

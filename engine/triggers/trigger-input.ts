@@ -7,7 +7,7 @@ function isObject(value: unknown): value is JsonObject {
 }
 
 /**
- * `body`, `headers`, `query` and `auth` of the recorded trigger. Credentials were never recorded
+ * `body`, `headers`, `query`, `auth` and `schedule` (the tick of a schedule trigger) of the recorded trigger. Credentials were never recorded
  * (secret headers dropped, a credential in the body kept as "***" by its auth mode): a replay runs on what the original
  * authentication established (`auth`), it is not authenticated again.
  */
@@ -20,5 +20,6 @@ export function recordedTriggerInput(record: ExecutionRecord): TriggerInput {
     headers: strings(trigger.headers),
     query: strings(trigger.query),
     ...(isObject(trigger.auth) ? { auth: trigger.auth } : {}),
+    ...(isObject(trigger.schedule) ? { schedule: trigger.schedule } : {}),
   };
 }

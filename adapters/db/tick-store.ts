@@ -1,0 +1,59 @@
+// The TickStore of the database (engine/store/tick-store.ts; migration 008): every `serve` and
+// `worker` on one database claims schedule ticks here, so each tick starts one execution in all.
+import type { Knex } from 'knex';
+import type { TickStore } from '../../engine/store/tick-store.js';
+import type { Database } from './database.js';
+
+const TICKS = 'schedule_ticks';
+const SEEN = 'schedule_seen';
+const DAY_MS = 86_400_000;
+
+export class DbTickStore implements TickStore {
+  constructor(private readonly db: Database) {}
+
+  private get knex(): Knex {
+    return this.db.knex;
+  }
+
+  /** One INSERT … ON CONFLICT DO NOTHING on the primary key (flow, tick_at): the row inserted is the claim. */
+  async claimTick(flow: string, tickAt: number): Promise<boolean> {
+    const inserted = await this.knex(TICKS)
+      .insert({ flow, tick_at: tickAt, claimed_at: Date.now() })
+      .onConflict(['flow', 'tick_at'])
+      .ignore()
+      .returning('flow');
+    return inserted.length === 1;
+  }
+
+  async lastTick(flow: string): Promise<number | undefined> {
+    const row = (await this.knex(TICKS).where({ flow }).max({ last: 'tick_at' }).first()) as { last: unknown } | undefined;
+    return row?.last === null || row?.last === undefined ? undefined : Number(row.last);
+  }
+
+  async scheduleSeen(flow: string, spec: string, at: number): Promise<number> {
+    await this.knex(SEEN).insert({ flow, spec, first_seen_at: at }).onConflict(['flow', 'spec']).ignore();
+    const row = (await this.knex(SEEN).where({ flow, spec }).first('first_seen_at')) as { first_seen_at: unknown } | undefined;
+    return row ? Number(row.first_seen_at) : at;
+  }
+
+  /**
+   * Deletes claims of ticks older than `olderThanDays` days (LEADFLOW_EXECUTIONS_RETAIN_DAYS), except
+   * each flow's latest (so a restart never catches up a tick already run). Returns how many went.
+   */
+  async prune(olderThanDays: number, now: number = Date.now()): Promise<number> {
+    if (!Number.isFinite(olderThanDays) || olderThanDays < 0)
+      throw new Error(`prune: olderThanDays must be a number >= 0, got ${olderThanDays}`);
+    const cutoff = now - olderThanDays * DAY_MS;
+    const deleted = await this.knex(TICKS)
+      .where('tick_at', '<', cutoff)
+      .whereExists((q) =>
+        q
+          .select(this.knex.raw('1'))
+          .from(`${TICKS} as later`)
+          .whereRaw(`later.flow = ${TICKS}.flow`)
+          .whereRaw(`later.tick_at > ${TICKS}.tick_at`),
+      )
+      .del();
+    return Number(deleted);
+  }
+}
