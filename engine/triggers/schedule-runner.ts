@@ -19,6 +19,8 @@ import type { TickStore } from '../store/tick-store.js';
 import type { JsonObject, LoadedFlow, ScheduleTrigger } from '../types.js';
 import { latestTick, nextTick, scheduleTriggerValue } from './schedule.js';
 
+/** How long after a tick fell a starting process waits before catching it up, ms (see catchUp). */
+const CATCH_UP_SETTLE_MS = 250;
 /** Longest single timer, ms: a later tick is reached through several (setTimeout holds at most ~24.8 days). */
 const MAX_TIMER_MS = 60 * 60 * 1000;
 
@@ -102,13 +104,23 @@ export class ScheduleRunner {
     this.armed.set(flow, entry);
     const now = this.now();
     try {
-      const firstSeen = await this.host.ticks.scheduleSeen(flow, entry.spec, now);
-      const due = latestTick(schedule, now);
-      if (due !== undefined && due > firstSeen && this.armed.get(flow) === entry) await this.fire(entry, due, true);
+      await this.catchUp(entry, now);
     } catch (err) {
       this.host.logger.error({ flow, err: (err as Error).message }, 'schedule catch-up failed');
     }
     if (this.armed.get(flow) === entry) this.arm(entry, now);
+  }
+
+  /** Claims and runs the latest tick at or before `now` when the store saw the schedule before it. */
+  private async catchUp(entry: Armed, now: number): Promise<void> {
+    const firstSeen = await this.host.ticks.scheduleSeen(entry.flow, entry.spec, now);
+    const due = latestTick(entry.schedule, now);
+    if (due === undefined || due <= firstSeen) return;
+    // A tick that just fell is left a moment to the timers of processes already up, so it runs as
+    // the regular tick it is there; it is caught up here only when none of them claimed it.
+    const settle = due + CATCH_UP_SETTLE_MS - this.now();
+    if (settle > 0) await new Promise((resolve) => setTimeout(resolve, settle).unref());
+    if (this.armed.get(entry.flow) === entry) await this.fire(entry, due, true);
   }
 
   /** Sets the timer of the first tick after `after`; when it fires, the latest due tick runs and the next is armed. */
