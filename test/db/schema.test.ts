@@ -92,6 +92,7 @@ forEachDatabase('migrations', (open) => {
         '003_execution_leases',
         '004_kv_slots',
         '005_execution_erasures',
+        '008_schedule_ticks',
       ]);
     } finally {
       await fresh.cleanup();
@@ -108,6 +109,7 @@ forEachDatabase('migrations', (open) => {
         '003_execution_leases',
         '004_kv_slots',
         '005_execution_erasures',
+        '008_schedule_ticks',
       ]);
       expect(await columnsOf(fresh.db, 'leads')).toEqual(CONTRACT_COLUMNS.leads);
       expect(await fresh.db.migrate()).toEqual([]);
@@ -120,7 +122,14 @@ forEachDatabase('migrations', (open) => {
     const fresh = await open({ migrate: false });
     try {
       const [a, b] = await Promise.all([fresh.db.migrate(), fresh.db.migrate()]);
-      expect(a).toEqual(['001_contract_tables', '002_executions', '003_execution_leases', '004_kv_slots', '005_execution_erasures']);
+      expect(a).toEqual([
+        '001_contract_tables',
+        '002_executions',
+        '003_execution_leases',
+        '004_kv_slots',
+        '005_execution_erasures',
+        '008_schedule_ticks',
+      ]);
       expect(b).toEqual(a);
     } finally {
       await fresh.cleanup();
