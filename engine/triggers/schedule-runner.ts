@@ -14,6 +14,7 @@
 // A process that falls behind (its event loop blocked, a suspended machine) runs the latest due
 // tick when its timer fires, not every tick it slept through. A process that dies between claiming
 // a tick and recording its execution loses that tick: the claim and the record are two writes.
+import { DEPENDENCY_RETRY_MS, isDependencyUnavailable } from '../errors/dependency-unavailable.js';
 import type { Logger } from '../run/execution-run.js';
 import type { TickStore } from '../store/tick-store.js';
 import type { JsonObject, LoadedFlow, ScheduleTrigger } from '../types.js';
@@ -108,7 +109,13 @@ export class ScheduleRunner {
     } catch (err) {
       this.host.logger.error({ flow, err: (err as Error).message }, 'schedule catch-up failed');
     }
-    if (this.armed.get(flow) === entry) this.arm(entry, now);
+    if (this.armed.get(flow) !== entry) return;
+    this.arm(entry, now);
+    const next = nextTick(schedule, now);
+    this.host.logger.info(
+      { flow, cron: schedule.cron, timezone: schedule.timezone, next: next && new Date(next).toISOString() },
+      'schedule armed',
+    );
   }
 
   /** Claims and runs the latest tick at or before `now` when the store saw the schedule before it. */
@@ -141,15 +148,30 @@ export class ScheduleRunner {
     entry.timer.unref();
   }
 
-  /** Claims the tick and, when this process wins it, starts the execution. Never rejects. */
-  private async fire(entry: Armed, tick: number, catchUp: boolean): Promise<void> {
+  /**
+   * Claims the tick and, when this process wins it, starts the execution. Never rejects. While the
+   * database cannot be reached it tries again every DEPENDENCY_RETRY_MS: a tick not claimed yet until
+   * the schedule's next tick falls, a tick claimed here until its execution is recorded.
+   */
+  private async fire(entry: Armed, tick: number, catchUp: boolean, claimed = false): Promise<void> {
     const fields = { flow: entry.flow, tick: new Date(tick).toISOString(), ...(catchUp ? { catch_up: true } : {}) };
     try {
-      if (!(await this.host.ticks.claimTick(entry.flow, tick))) return;
+      if (!claimed && !(await this.host.ticks.claimTick(entry.flow, tick))) return;
+      claimed = true;
       await this.host.start(entry.flow, scheduleTriggerValue(entry.schedule, tick, catchUp));
       this.host.logger.info(fields, catchUp ? 'schedule tick caught up' : 'schedule tick started');
     } catch (err) {
-      this.host.logger.error({ ...fields, err: (err as Error).message }, 'schedule tick failed to start');
+      const retryAt = this.now() + DEPENDENCY_RETRY_MS;
+      const retry =
+        isDependencyUnavailable(err) &&
+        this.armed.get(entry.flow) === entry &&
+        (claimed || retryAt < (nextTick(entry.schedule, tick) ?? Number.POSITIVE_INFINITY));
+      if (!retry) return this.host.logger.error({ ...fields, err: (err as Error).message }, 'schedule tick failed to start');
+      this.host.logger.warn(
+        { ...fields, err: (err as Error).message, retry_ms: DEPENDENCY_RETRY_MS },
+        'schedule tick waits for the database',
+      );
+      setTimeout(() => void this.fire(entry, tick, catchUp, claimed), DEPENDENCY_RETRY_MS).unref();
     }
   }
 }

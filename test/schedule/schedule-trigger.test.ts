@@ -131,6 +131,35 @@ describe('the schedule runner', () => {
     expect((await scheduled(store)).filter((r) => r.flow === 'fresh')).toEqual([]);
   });
 
+  it('tries a tick again while the database is away: the claim, then the record of its execution', async () => {
+    const down = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    class FlakyTicks extends MemoryTickStore {
+      failures = 1;
+      override async claimTick(flow: string, tickAt: number): Promise<boolean> {
+        if (this.failures-- > 0) throw down();
+        return super.claimTick(flow, tickAt);
+      }
+    }
+    class FlakyStore extends MemoryExecutionStore {
+      failures = 1;
+      override async insertLeased(...args: Parameters<MemoryExecutionStore['insertLeased']>): Promise<void> {
+        if (this.failures-- > 0) throw down();
+        return super.insertLeased(...args);
+      }
+    }
+    const store = new FlakyStore();
+    const ticks = new FlakyTicks();
+    const flow = load('  schedule: { cron: "0 0 * * *", timezone: UTC }');
+    await ticks.scheduleSeen('tick', '0 0 * * * UTC', Date.now() - 3 * 86_400_000);
+    await engineOn(store, ticks, flow).startSchedules();
+    // Claim refused, then (2 s later) claimed but not recorded, then (2 s later) recorded: once.
+    await new Promise((r) => setTimeout(r, 4600));
+    const records = await scheduled(store);
+    expect(records).toHaveLength(1);
+    expect(records[0]!.trigger.schedule).toMatchObject({ catch_up: true });
+    expect([ticks.failures, store.failures]).toEqual([-1, -1]);
+  });
+
   it('follows reloads: a removed schedule stops, a changed one starts over without catch-up', async () => {
     const store = new MemoryExecutionStore();
     const ticks = new MemoryTickStore();
