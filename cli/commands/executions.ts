@@ -102,6 +102,9 @@ function ownWaitsOnly(store: ExecutionStore): ExecutionStore {
     get: (id) => store.get(id),
     list: (o) => store.list(o),
     listWaiting: async () => [],
+    // A replay that parks is resumed by the service, on the version it recorded.
+    ...(store.saveFlowVersion ? { saveFlowVersion: (v) => store.saveFlowVersion!(v) } : {}),
+    ...(store.getFlowVersion ? { getFlowVersion: (flow, version) => store.getFlowVersion!(flow, version) } : {}),
   };
 }
 
