@@ -1,5 +1,8 @@
 import type { ExecutionRecord, ExecutionStatus } from '../types.js';
 
+/** What a flow version filter (ListOptions.version) may be: 1 to 64 lower-case hex digits, a prefix of the version. */
+export const FLOW_VERSION_PREFIX = /^[0-9a-f]{1,64}$/;
+
 /** Filters of ExecutionStore.list; every member is optional. */
 export interface ListOptions {
   /** Most records returned, newest first; default 20 (stores may cap it, the database at 1000). */

@@ -124,7 +124,14 @@ forEachDatabase('migrations', (open) => {
     const fresh = await open({ migrate: false });
     try {
       const [a, b] = await Promise.all([fresh.db.migrate(), fresh.db.migrate()]);
-      expect(a).toEqual(['001_contract_tables', '002_executions', '003_execution_leases', '004_kv_slots', '005_execution_erasures', '006_flow_versions']);
+      expect(a).toEqual([
+        '001_contract_tables',
+        '002_executions',
+        '003_execution_leases',
+        '004_kv_slots',
+        '005_execution_erasures',
+        '006_flow_versions',
+      ]);
       expect(b).toEqual(a);
     } finally {
       await fresh.cleanup();
