@@ -1,5 +1,6 @@
 // Execution retention, for `serve` and `worker`: prune finished executions older than
-// LEADFLOW_EXECUTIONS_RETAIN_DAYS (and settle the erasure ledger, engine/store/erasing-store.ts) at
+// LEADFLOW_EXECUTIONS_RETAIN_DAYS (with the flow versions no unfinished execution runs on, and
+// settling the erasure ledger, engine/store/erasing-store.ts) at
 // start and every hour. Several processes may prune at once: each delete only takes what is still
 // there. A failed prune is logged and tried again at the next tick.
 import type { Logger } from '../engine/run/execution-run.js';

@@ -231,7 +231,8 @@ export class DbExecutionStore implements ExecutionStore, PayloadEraser {
    * Deletes finished executions (success, failed, stopped) that finished more than `olderThanDays`
    * days ago (LEADFLOW_EXECUTIONS_RETAIN_DAYS), except children of an execution still running or
    * waiting (it reads their result when it resumes). Returns how many were deleted. Expired entries
-   * of the erasure ledger go too (`pruneErasures`).
+   * of the erasure ledger go too (`pruneErasures`), and the flow versions no unfinished execution
+   * runs on any more (`pruneFlowVersions`).
    */
   async prune(olderThanDays: number, now: number = Date.now()): Promise<number> {
     if (!Number.isFinite(olderThanDays) || olderThanDays < 0)

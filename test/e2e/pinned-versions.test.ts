@@ -5,7 +5,7 @@
 // the old file and a `worker` on the edited one; the worker resumes the execution the killed serve
 // started, on the serve's version read from the database. Also `serve --watch` editing the flow
 // while an execution waits.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -186,6 +186,35 @@ describe('serve --watch', () => {
       expect(done.flow_version).toBe(parked.flow_version);
       const fresh = await until(store, await trigger(serve.url), ended);
       expect(keys(fresh)).toEqual(['first', 'pause2', 'b']);
+
+      // A file a flow reads is part of its version: editing it reloads the flow, as a new version.
+      const greetingNow = async () => {
+        const res = await fetch(`${serve.url}/greet`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+        if (res.status !== 202) throw new Error(`POST /greet: ${res.status}`);
+        const record = await until(store, ((await res.json()) as { execution_id: string }).execution_id, ended);
+        return { text: (outputOf(record, 's') as { text: string }).text, version: record.flow_version };
+      };
+      mkdirSync(join(dir, 'prompts'));
+      writeFileSync(join(dir, 'prompts', 'greeting.md'), 'Olá {{nome}}');
+      writeFileSync(
+        join(dir, 'greet.yaml'),
+        'name: greet\ntrigger: { webhook: { path: /greet } }\nfiles: { greeting: prompts/greeting.md }\nsteps:\n  - { id: s, type: set, params: { values: { text: "{{ files.greeting }}" } } }\n',
+      );
+      const started = Date.now();
+      let before = await greetingNow().catch(() => undefined);
+      while (!before && Date.now() - started < 10_000) {
+        await new Promise((r) => setTimeout(r, 100));
+        before = await greetingNow().catch(() => undefined);
+      }
+      expect(before?.text).toBe('Olá {{nome}}');
+      writeFileSync(join(dir, 'prompts', 'greeting.md'), 'Oi {{nome}}');
+      let after = await greetingNow();
+      while (after.text !== 'Oi {{nome}}' && Date.now() - started < 20_000) {
+        await new Promise((r) => setTimeout(r, 100));
+        after = await greetingNow();
+      }
+      expect(after.text).toBe('Oi {{nome}}');
+      expect(after.version).not.toBe(before?.version);
     } finally {
       await setup.close();
     }
