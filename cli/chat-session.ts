@@ -11,6 +11,7 @@
 //   - transferir sends nothing: it prints the reason on `err` and tells the model it worked.
 //     buscar_lead answers that there is no lead (this is a test conversation).
 //   - A turn the model fails is reported on `err` and left out of the memory; the session goes on.
+import { readFile } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
 import { runAgent, type AgentTool } from '../adapters/ai/agent-runner.js';
 import type { AiService } from '../adapters/ai/ai-service.js';
@@ -89,7 +90,7 @@ export async function runChatSession(options: ChatSessionOptions): Promise<ChatS
       `clinic ${clinicaId} does not exist; ${list ? `clinics: ${list}` : 'there are no clinics yet (run `leadflow seed FILE`)'}`,
     );
   }
-  const system = await buildSystemPrompt(clinic, await clinicProtocol(db, clinicaId), options.promptFile);
+  const system = buildSystemPrompt(clinic, await clinicProtocol(db, clinicaId), await readFile(options.promptFile, 'utf8'));
   const tools = testTools(db, clinicaId, err);
   let history: ChatMessage[] = [];
   const summary: ChatSessionSummary = { answered: 0, failed: 0 };

@@ -1,6 +1,7 @@
 // Execution retention, for `serve` and `worker`: prune finished executions older than
-// LEADFLOW_EXECUTIONS_RETAIN_DAYS (and settle the erasure ledger, engine/store/erasing-store.ts) at
-// start and every hour, and with them the claims of schedule ticks (each flow's latest is kept). Several processes may prune at once: each delete only takes what is still
+// LEADFLOW_EXECUTIONS_RETAIN_DAYS (with the flow versions no unfinished execution runs on, the claims
+// of schedule ticks but each flow's latest, and settling the erasure ledger,
+// engine/store/erasing-store.ts) at start and every hour. Several processes may prune at once: each delete only takes what is still
 // there. A failed prune is logged and tried again at the next tick.
 import type { Logger } from '../engine/run/execution-run.js';
 import { retentionDays } from './runtime.js';

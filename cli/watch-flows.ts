@@ -1,6 +1,9 @@
-// `serve --watch`: reload the flows when a file of the flows directory changes. A reload that has
-// any problem is refused: the problems are logged and the flows already loaded keep serving.
+// `serve --watch`: reload the flows when a flow file of the flows directory changes, or a file a
+// served flow reads (`files:`, e.g. prompts/agent-system.md). A reload that has any problem is
+// refused: the problems are logged and the flows already loaded keep serving. Executions already
+// started finish on their own flow version.
 import { watch } from 'node:fs';
+import { normalize } from 'node:path';
 import type { Engine } from '../engine/engine.js';
 import type { Logger } from '../engine/run/execution-run.js';
 import { formatProblem } from '../engine/load/yaml-source.js';
@@ -8,6 +11,11 @@ import { loadFlows } from './host.js';
 
 /** Changes closer together than this are reloaded once, ms. */
 const DEBOUNCE_MS = 150;
+
+/** The files the served flows read, as paths relative to the flows directory (flows sit directly in it). */
+function filesRead(engine: Engine): Set<string> {
+  return new Set(engine.listFlows().flatMap((flow) => Object.keys(flow.source.files).map((path) => normalize(path))));
+}
 
 export function watchFlows(dir: string, engine: Engine, logger: Logger): () => void {
   let timer: NodeJS.Timeout | undefined;
@@ -25,8 +33,8 @@ export function watchFlows(dir: string, engine: Engine, logger: Logger): () => v
       logger.error({ err: (err as Error).message }, 'flows not reloaded');
     }
   };
-  const watcher = watch(dir, { persistent: false }, (_event, name) => {
-    if (name && !/\.ya?ml$/.test(String(name))) return;
+  const watcher = watch(dir, { persistent: false, recursive: true }, (_event, name) => {
+    if (name && !/^[^/\\]+\.ya?ml$/.test(String(name)) && !filesRead(engine).has(String(name))) return;
     clearTimeout(timer);
     timer = setTimeout(reload, DEBOUNCE_MS);
   });

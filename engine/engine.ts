@@ -14,6 +14,7 @@ import { notifyObserver, type EngineObserver } from './observer.js';
 import type { NodeRegistry } from './registry.js';
 import { ExecutionRun, type Logger, type RunHost, type StepMock } from './run/execution-run.js';
 import { flowEnv } from './run/flow-env.js';
+import { FlowVersions } from './run/flow-versions.js';
 import { DEFAULT_LEASE_MS, Leases, leaseOwnerName } from './run/leases.js';
 import { schemaProblems } from './run/param-validator.js';
 import { DEPENDENCY_RETRY_MS, isDependencyUnavailable } from './errors/dependency-unavailable.js';
@@ -137,6 +138,8 @@ export class Engine {
   /** This process's name on leases (`host:pid:random`, see leaseOwnerName). */
   readonly owner = leaseOwnerName();
   private readonly leases: Leases;
+  /** Versions of the flows, for executions pinned to one this process no longer serves (run/flow-versions.ts). */
+  private readonly versions: FlowVersions;
   /** This engine as take-over and the sweep see it. */
   private readonly takeOverHost: TakeOverHost;
   private readonly abort = new AbortController();
@@ -162,6 +165,8 @@ export class Engine {
     notifyObserver(this.observer, this.logger, (o) => o.flowsLoaded?.([...this.flows.values()]));
     this.queued = options.queued ?? false;
     this.leases = new Leases(this.owner, options.leaseMs ?? DEFAULT_LEASE_MS);
+    this.versions = new FlowVersions(this.store, this.registry);
+    this.versions.remember(this.flows.values());
     this.takeOverHost = {
       store: this.store,
       scheduler: this.scheduler,
@@ -194,9 +199,10 @@ export class Engine {
     return [...this.flows.values()];
   }
 
-  /** Replaces the served flows (reload); running executions keep the flow object they started with until they park. */
+  /** Replaces the served flows (reload): new executions run the new versions; every other one finishes on its own version. */
   setFlows(flows: Map<string, LoadedFlow>): void {
     this.flows = flows;
+    this.versions.remember(flows.values());
     notifyObserver(this.observer, this.logger, (o) => o.flowsLoaded?.([...flows.values()]));
     void this.schedules.reload();
   }
@@ -280,6 +286,7 @@ export class Engine {
       steps: [],
       outbound: [],
       dry_run: options.dryRun ?? false,
+      flow_version: flow.sourceHash,
       created_at: now,
       updated_at: now,
       ...(options.parentId ? { parent_id: options.parentId } : {}),
@@ -288,12 +295,14 @@ export class Engine {
     const vars = await evaluateValue(flow.compiledVars, {
       trigger,
       env,
+      files: flow.files,
       execution: { id: record.id, flow: flow.name, started_at: now },
       now,
       steps: {},
       vars: {},
     });
     record.vars = (vars && typeof vars === 'object' && !Array.isArray(vars) ? vars : {}) as JsonObject;
+    await this.versions.store(flow);
     if (this.queued && !options.parentId && !options.dryRun && !options.mocks) {
       // Queue mode: recorded as due now; the process that takes the job drives it.
       record.status = 'waiting';
@@ -438,9 +447,9 @@ export class Engine {
     return promise;
   }
 
-  /** One drive: marks the record running, walks its steps, and stores where it ended (finish). */
+  /** One drive: marks the record running, walks its steps on its own flow version, and stores where it ended (finish). */
   private async driveOnce(record: ExecutionRecord): Promise<ExecutionRecord> {
-    const flow = this.flows.get(record.flow);
+    const pinned = await this.versions.flowFor(record, this.flows.get(record.flow));
     const startedAt = performance.now();
     record.status = 'running';
     const wakeAt = record.wake_at;
@@ -448,11 +457,12 @@ export class Engine {
     if (wakeAt !== undefined && record.steps.length > 0)
       notifyObserver(this.observer, this.logger, (o) => o.waitResumed?.(Math.max(0, Date.now() - wakeAt), record));
     delete record.wake_at;
-    if (!flow) {
+    if (!pinned.flow) {
       record.status = 'failed';
-      record.error = { name: 'Error', message: `flow "${record.flow}" is not loaded` };
+      record.error = { name: 'Error', message: pinned.error };
       return this.finish(record, startedAt);
     }
+    const flow = pinned.flow;
     const run = new ExecutionRun(this.runHost(record), flow, record, this.flowEnv(flow));
     try {
       record.output = await run.run();

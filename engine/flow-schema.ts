@@ -249,7 +249,7 @@ export function buildFlowSchema(registry: NodeRegistry): Schema {
     expression: {
       type: 'string',
       pattern: EXPRESSION_PATTERN,
-      description: 'A JSONata expression between {{ and }}, evaluated against trigger, steps, vars, env, now.',
+      description: 'A JSONata expression between {{ and }}, evaluated against trigger, steps, vars, env, files, now.',
     },
     expression_template: {
       type: 'string',
@@ -291,6 +291,13 @@ export function buildFlowSchema(registry: NodeRegistry): Schema {
         additionalProperties: { type: ['string', 'number', 'boolean'] },
       },
       vars: { type: 'object', description: 'Initial flow variables (`vars.NAME`); expressions allowed.' },
+      files: {
+        type: 'object',
+        description:
+          'Files this flow reads (e.g. a prompt), each a path relative to the flow file; read with the flow, part of its version, seen as `files.NAME`.',
+        propertyNames: { pattern: '^[a-z_][a-z0-9_]*$' },
+        additionalProperties: { type: 'string', minLength: 1 },
+      },
       output: { description: 'Output of the flow for `call-flow`; default: output of the last top-level step.' },
       metrics: metricsSchema,
       steps: { $ref: '#/$defs/steps' },

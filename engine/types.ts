@@ -328,6 +328,8 @@ export interface ExecutionRecord {
   /** Set while waiting: ms since epoch when the scheduler should resume it. */
   wake_at?: number;
   dry_run: boolean;
+  /** The flow version it runs on (LoadedFlow.sourceHash when it started); absent on records older than versions. */
+  flow_version?: string;
   parent_id?: string;
   response?: { status: number; body: JsonValue; headers?: Record<string, string> };
   output?: JsonValue;
@@ -360,6 +362,18 @@ export interface LoadedFlow extends FlowDefinition {
   compiledRespondBody?: import('./expressions.js').CompiledValue;
   /** The declared metrics, each `value` compiled once. */
   metrics: LoadedFlowMetric[];
-  /** Source text hash, to tell whether a reload changed anything. */
+  /** What the flow declares under `files:` (name -> text), read with the flow; seen as `files.NAME`. */
+  files: Record<string, string>;
+  /** Everything the version is a hash of: the YAML text and the files it reads (see flowVersionOf). */
+  source: FlowSource;
+  /** The flow version: hex SHA-256 of `source` (flowVersionOf); an execution finishes on the version it started on. */
   sourceHash: string;
+}
+
+/** A flow's versioned source: its YAML text and the text of every file it declares under `files:`. */
+export interface FlowSource {
+  /** The YAML text. */
+  text: string;
+  /** Declared file path (relative to the flow file, as written) -> its text. */
+  files: Record<string, string>;
 }

@@ -1,9 +1,17 @@
 // Execution records in the `executions` table (migration 002), on SQLite or PostgreSQL. A record
 // reads back exactly as written: JSON parts are stored as JSON text, optional fields that were
 // absent stay absent, timestamps are ISO text with milliseconds. The erasure ledger of `excluir`
-// (engine/store/erasing-store.ts) is the `execution_erasures` table (migration 005).
+// (engine/store/erasing-store.ts) is the `execution_erasures` table (migration 005); the sources of
+// flow versions are the `flow_versions` table (migration 006).
 import type { Knex } from 'knex';
-import type { ClaimResult, ExecutionStore, Lease, ListOptions, RunningExecution } from '../../engine/store/execution-store.js';
+import type {
+  ClaimResult,
+  ExecutionStore,
+  Lease,
+  ListOptions,
+  RunningExecution,
+  StoredFlowVersion,
+} from '../../engine/store/execution-store.js';
 import { isDependencyUnavailable } from '../../engine/errors/dependency-unavailable.js';
 import {
   CompiledErasure,
@@ -21,6 +29,10 @@ import { toIsoTimestamp } from './values.js';
 const TABLE = 'executions';
 /** The erasure ledger (migration 005). */
 const ERASURES = 'execution_erasures';
+/** Sources of flow versions (migration 006). */
+const VERSIONS = 'flow_versions';
+/** A version no unfinished execution runs on is pruned once unused this long, ms (a process re-marks its versions hourly). */
+const VERSION_UNUSED_MS = 86_400_000;
 /** Text columns holding payloads; `erasePayloads` searches and rewrites these. */
 const PAYLOAD_COLUMNS = ['trigger', 'vars', 'steps', 'outbound', 'response', 'output', 'error', 'stop_reason'] as const;
 /** Default and largest page of `list`. */
@@ -71,6 +83,7 @@ export class DbExecutionStore implements ExecutionStore, PayloadEraser {
       status: r.status,
       wake_at: r.wake_at ?? null,
       parent_id: r.parent_id ?? null,
+      flow_version: r.flow_version ?? null,
       dry_run: this.db.dialect === 'sqlite' ? (r.dry_run ? 1 : 0) : r.dry_run,
       created_at: toIsoTimestamp(r.created_at) ?? r.created_at,
       updated_at: toIsoTimestamp(r.updated_at) ?? r.updated_at,
@@ -100,6 +113,7 @@ export class DbExecutionStore implements ExecutionStore, PayloadEraser {
     };
     if (row.wake_at !== null && row.wake_at !== undefined) record.wake_at = Number(row.wake_at);
     if (row.parent_id !== null && row.parent_id !== undefined) record.parent_id = String(row.parent_id);
+    if (row.flow_version !== null && row.flow_version !== undefined) record.flow_version = String(row.flow_version);
     if (row.finished_at !== null && row.finished_at !== undefined)
       record.finished_at = toIsoTimestamp(row.finished_at) ?? String(row.finished_at);
     if (row.stop_reason !== null && row.stop_reason !== undefined) record.stop_reason = String(row.stop_reason);
@@ -192,6 +206,7 @@ export class DbExecutionStore implements ExecutionStore, PayloadEraser {
       ]);
     if (options.flow) query.where('flow', options.flow);
     if (options.status) query.where('status', options.status);
+    if (options.version) query.whereRaw('substr(flow_version, 1, ?) = ?', [options.version.length, options.version]);
     const rows = (await query.limit(limit)) as DbRow[];
     return rows.map((r) => this.fromRow(r));
   }
@@ -216,7 +231,8 @@ export class DbExecutionStore implements ExecutionStore, PayloadEraser {
    * Deletes finished executions (success, failed, stopped) that finished more than `olderThanDays`
    * days ago (LEADFLOW_EXECUTIONS_RETAIN_DAYS), except children of an execution still running or
    * waiting (it reads their result when it resumes). Returns how many were deleted. Expired entries
-   * of the erasure ledger go too (`pruneErasures`).
+   * of the erasure ledger go too (`pruneErasures`), and the flow versions no unfinished execution
+   * runs on any more (`pruneFlowVersions`).
    */
   async prune(olderThanDays: number, now: number = Date.now()): Promise<number> {
     if (!Number.isFinite(olderThanDays) || olderThanDays < 0)
@@ -234,6 +250,39 @@ export class DbExecutionStore implements ExecutionStore, PayloadEraser {
       )
       .del();
     await this.pruneErasures(now);
+    await this.pruneFlowVersions(now);
+    return Number(deleted);
+  }
+
+  async saveFlowVersion(v: StoredFlowVersion): Promise<void> {
+    const now = Date.now();
+    await this.knex(VERSIONS)
+      .insert({ flow: v.flow, version: v.version, source: v.source, created_at: now, used_at: now })
+      .onConflict(['flow', 'version'])
+      .merge({ used_at: now });
+  }
+
+  async getFlowVersion(flow: string, version: string): Promise<string | undefined> {
+    const row = (await this.knex(VERSIONS).where({ flow, version }).first('source')) as DbRow | undefined;
+    return typeof row?.source === 'string' ? row.source : undefined;
+  }
+
+  /**
+   * Deletes the flow versions no unfinished execution runs on and no process marked used within a
+   * day of `now` (ms); returns how many went.
+   */
+  async pruneFlowVersions(now: number = Date.now()): Promise<number> {
+    const deleted = await this.knex(VERSIONS)
+      .where('used_at', '<', now - VERSION_UNUSED_MS)
+      .whereNotExists((q) =>
+        q
+          .select(this.knex.raw('1'))
+          .from(TABLE)
+          .whereRaw(`${TABLE}.flow = ${VERSIONS}.flow`)
+          .whereRaw(`${TABLE}.flow_version = ${VERSIONS}.version`)
+          .whereNotIn(`${TABLE}.status`, FINAL_STATUSES),
+      )
+      .del();
     return Number(deleted);
   }
 

@@ -5,7 +5,7 @@ import { DbExecutionStore } from '../../adapters/db/execution-store.js';
 import { Engine } from '../../engine/engine.js';
 import { InputValidationError } from '../../engine/errors/input-validation-error.js';
 import type { Logger } from '../../engine/run/execution-run.js';
-import type { ExecutionStore } from '../../engine/store/execution-store.js';
+import { type ExecutionStore, FLOW_VERSION_PREFIX } from '../../engine/store/execution-store.js';
 import { MemoryExecutionStore } from '../../engine/store/memory-store.js';
 import type { NodeRegistry } from '../../engine/registry.js';
 import { EXECUTION_STATUSES, isExecutionStatus } from '../../engine/statuses.js';
@@ -55,6 +55,7 @@ export function formatExecutionDetail(r: ExecutionRecord): string {
   const lines = [
     `execution ${r.id}`,
     `flow      ${r.flow}`,
+    `version   ${r.flow_version ?? '- (recorded before flow versions)'}`,
     `status    ${r.status}${r.stop_reason !== undefined ? ` (${r.stop_reason})` : ''}${r.error ? `: ${r.error.message}${r.error.step ? ` [step ${r.error.step}]` : ''}` : ''}`,
     `created   ${r.created_at}`,
     `finished  ${r.finished_at ?? '-'}${r.finished_at ? ` (${durationMs(r)} ms)` : ''}`,
@@ -102,6 +103,9 @@ function ownWaitsOnly(store: ExecutionStore): ExecutionStore {
     get: (id) => store.get(id),
     list: (o) => store.list(o),
     listWaiting: async () => [],
+    // A replay that parks is resumed by the service, on the version it recorded.
+    ...(store.saveFlowVersion ? { saveFlowVersion: (v) => store.saveFlowVersion!(v) } : {}),
+    ...(store.getFlowVersion ? { getFlowVersion: (flow, version) => store.getFlowVersion!(flow, version) } : {}),
   };
 }
 
@@ -195,12 +199,15 @@ export function registerExecutions(program: Command): void {
     .option('--limit <n>', `how many (1 to ${MAX_LIMIT})`, parseLimit, DEFAULT_LIMIT)
     .option('--flow <name>', 'only executions of this flow')
     .option('--status <status>', `only executions in this status (${EXECUTION_STATUSES.join(', ')})`)
+    .option('--version <hash>', 'only executions on this flow version (as `executions show` prints it, or a prefix of it)')
     .option('--json', 'print the records as one JSON array')
-    .action(async (opts: { limit: number; flow?: string; status?: string; json?: boolean }) => {
+    .action(async (opts: { limit: number; flow?: string; status?: string; version?: string; json?: boolean }) => {
       if (opts.status !== undefined && !isExecutionStatus(opts.status))
         throw new UsageError(`--status must be one of ${EXECUTION_STATUSES.join(', ')}`);
+      if (opts.version !== undefined && !FLOW_VERSION_PREFIX.test(opts.version))
+        throw new UsageError('--version must be 1 to 64 lower-case hex digits (a flow version or a prefix of it)');
       const records = await withStore((store) =>
-        store.list({ limit: opts.limit, flow: opts.flow, status: opts.status as ExecutionStatus | undefined }),
+        store.list({ limit: opts.limit, flow: opts.flow, status: opts.status as ExecutionStatus | undefined, version: opts.version }),
       );
       process.stdout.write(opts.json ? `${JSON.stringify(records)}\n` : formatExecutionList(records));
     });

@@ -1,15 +1,24 @@
 // Loads flow files: YAML with positions -> generated flow schema (ajv) -> compiled expressions ->
 // structural checks (duplicate ids, unknown step references, unreachable steps). Every problem of a
 // file is collected; a file with any problem yields no flow.
-import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import AjvModule, { type ValidateFunction } from 'ajv';
 import { buildFlowSchema } from '../flow-schema.js';
 import { compileValue, type CompiledValue, type ExpressionProblem } from '../expressions.js';
 import type { NodeRegistry } from '../registry.js';
-import type { JsonValue, LoadedFlow, LoadedFlowMetric, LoadedStep, LoadProblem, ScheduleTrigger, WebhookTrigger } from '../types.js';
+import type {
+  FlowSource,
+  JsonValue,
+  LoadedFlow,
+  LoadedFlowMetric,
+  LoadedStep,
+  LoadProblem,
+  ScheduleTrigger,
+  WebhookTrigger,
+} from '../types.js';
 import { buildSteps, terminationRule } from './build-steps.js';
+import { diskReader, type FlowFileReader, type FlowFilesRead, flowVersionOf, readFlowFiles, sourceReader } from './flow-files.js';
 import { RESPOND_DEFAULTS } from './defaults.js';
 import { buildMetrics, metricProblems } from './metric-declarations.js';
 import { buildSchedule, scheduleProblems } from './schedule-declarations.js';
@@ -43,8 +52,9 @@ type Raw = Record<string, unknown>;
 
 /**
  * Loads one flow from its text: YAML, then the flow schema of `registry`, then compiled expressions,
- * then the checks that need the whole flow. `file` only names the file in problems. Every problem
- * is collected (sorted by line and column); a text with any problem gives no flow. Never throws.
+ * then the checks that need the whole flow. `file` names the file in problems; the files the flow
+ * declares under `files:` are read with `readFile` (default: from disk, relative to `file`). Every
+ * problem is collected (sorted by line and column); a text with any problem gives no flow. Never throws.
  *
  * @example
  * ```ts
@@ -52,7 +62,7 @@ type Raw = Record<string, unknown>;
  * // problems: []; flow.steps[0].retry: undefined; a `retry:` block would get RETRY_DEFAULTS filled in
  * ```
  */
-export function loadFlowText(file: string, text: string, registry: NodeRegistry): LoadResult {
+export function loadFlowText(file: string, text: string, registry: NodeRegistry, readFile: FlowFileReader = diskReader(file)): LoadResult {
   const source = new YamlSource(file, text);
   const parsed = parseFlowData(source);
   if (!parsed.data) return { problems: parsed.problems };
@@ -67,8 +77,18 @@ export function loadFlowText(file: string, text: string, registry: NodeRegistry)
   problems.push(...structuralProblems(compiled.steps, source, compiled, terminationRule(registry)));
   problems.push(...inputSchemaProblems(raw, source), ...metricProblems(raw.metrics, source));
   problems.push(...scheduleProblems(raw.trigger, source));
+  const read = readFlowFiles(raw.files, source, readFile);
+  problems.push(...read.problems);
   if (problems.length > 0) return { problems: sortProblems(problems) };
-  return { flow: assembleFlow(file, text, raw, compiled), problems: [] };
+  return { flow: assembleFlow(file, raw, compiled, read), problems: [] };
+}
+
+/**
+ * Loads one version of a flow from its stored source (FlowSource: the YAML text and the files it
+ * read), reading no file from disk; as loadFlowText otherwise. Never throws.
+ */
+export function loadFlowSource(file: string, source: FlowSource, registry: NodeRegistry): LoadResult {
+  return loadFlowText(file, source.text, registry, sourceReader(source));
 }
 
 /** The file's data when it is a YAML mapping; else its syntax (or shape) problems. */
@@ -146,7 +166,7 @@ function buildWebhook(webhookRaw: (Raw & { respond?: Raw }) | undefined): Webhoo
 }
 
 /** The loaded flow of a file that has no problem. */
-function assembleFlow(file: string, text: string, raw: Raw, compiled: CompiledFlow): LoadedFlow {
+function assembleFlow(file: string, raw: Raw, compiled: CompiledFlow, read: FlowFilesRead): LoadedFlow {
   const webhook = buildWebhook(webhookOf(raw));
   const trigger = (raw.trigger ?? {}) as Raw;
   return {
@@ -163,7 +183,9 @@ function assembleFlow(file: string, text: string, raw: Raw, compiled: CompiledFl
     compiledOutput: compiled.compiledOutput,
     compiledRespondBody:
       compiled.compiledRespondBody ?? (webhook?.respond.mode === 'immediately' ? compileValue(RESPOND_DEFAULTS.body) : undefined),
-    sourceHash: createHash('sha256').update(text).digest('hex'),
+    files: read.files,
+    source: read.source,
+    sourceHash: flowVersionOf(read.source),
   };
 }
 
@@ -192,7 +214,7 @@ export function loadFlowFile(file: string, registry: NodeRegistry, displayName =
       ],
     };
   }
-  return loadFlowText(displayName, text, registry);
+  return loadFlowText(displayName, text, registry, diskReader(file));
 }
 
 /**

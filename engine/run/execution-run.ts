@@ -166,6 +166,7 @@ export class ExecutionRun {
       steps,
       vars: this.record.vars,
       env: this.env,
+      files: this.flow.files,
       now: new Date().toISOString(),
       execution: { id: this.record.id, flow: this.record.flow, started_at: this.record.created_at },
       ...bindings,

@@ -1,5 +1,8 @@
 import type { ExecutionRecord, ExecutionStatus } from '../types.js';
 
+/** What a flow version filter (ListOptions.version) may be: 1 to 64 lower-case hex digits, a prefix of the version. */
+export const FLOW_VERSION_PREFIX = /^[0-9a-f]{1,64}$/;
+
 /** Filters of ExecutionStore.list; every member is optional. */
 export interface ListOptions {
   /** Most records returned, newest first; default 20 (stores may cap it, the database at 1000). */
@@ -8,6 +11,8 @@ export interface ListOptions {
   flow?: string;
   /** Only executions in this status. */
   status?: ExecutionStatus;
+  /** Only executions on a flow version starting with this (hex, 1 to 64 characters). */
+  version?: string;
 }
 
 /**
@@ -50,6 +55,28 @@ export interface ExecutionStore {
   renewLease?(id: string, lease: Lease): Promise<boolean>;
   /** Running executions with their flow and lease (null: none), to take over those whose holder died. */
   listRunning?(): Promise<RunningExecution[]>;
+
+  // Flow versions (several processes, or restarts, with other flow files). Optional: without them an
+  // execution can only resume on a version this process has loaded itself.
+
+  /**
+   * Stores the source of a flow version unless it is stored already (same flow and version: same
+   * source), and marks it used now: a version is kept while an unfinished execution runs on it, and
+   * for at least a day after its last use here (pruning). Call it before inserting an execution on it.
+   */
+  saveFlowVersion?(version: StoredFlowVersion): Promise<void>;
+  /** The stored source of that version of the flow (StoredFlowVersion.source), or undefined when it is not stored. */
+  getFlowVersion?(flow: string, version: string): Promise<string | undefined>;
+}
+
+/** One stored flow version. */
+export interface StoredFlowVersion {
+  /** The flow's name. */
+  flow: string;
+  /** The version (LoadedFlow.sourceHash). */
+  version: string;
+  /** What loads it again: JSON text of the flow's file name and FlowSource (see engine/run/flow-versions.ts). */
+  source: string;
 }
 
 /** A running execution as `listRunning` tells it. */

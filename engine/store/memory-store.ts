@@ -1,5 +1,5 @@
 import type { ExecutionRecord } from '../types.js';
-import type { ClaimResult, ExecutionStore, Lease, ListOptions, RunningExecution } from './execution-store.js';
+import type { ClaimResult, ExecutionStore, Lease, ListOptions, RunningExecution, StoredFlowVersion } from './execution-store.js';
 import {
   CompiledErasure,
   type Erasure,
@@ -15,6 +15,8 @@ export class MemoryExecutionStore implements ExecutionStore, PayloadEraser {
   private readonly leases = new Map<string, Lease>();
   /** The erasure ledger (erasing-store.ts), shared by every erasing store over this one. */
   private readonly erasures = new Map<string, ErasureEntry>();
+  /** Sources of flow versions by `flow` NUL `version`. */
+  private readonly versions = new Map<string, string>();
 
   async insert(record: ExecutionRecord): Promise<void> {
     if (this.records.has(record.id)) throw new Error(`execution ${record.id} already exists`);
@@ -35,7 +37,12 @@ export class MemoryExecutionStore implements ExecutionStore, PayloadEraser {
     // Reversed insertion order first, so records created in the same millisecond list newest first too.
     return [...this.records.values()]
       .reverse()
-      .filter((r) => (!options.flow || r.flow === options.flow) && (!options.status || r.status === options.status))
+      .filter(
+        (r) =>
+          (!options.flow || r.flow === options.flow) &&
+          (!options.status || r.status === options.status) &&
+          (!options.version || (r.flow_version ?? '').startsWith(options.version)),
+      )
       .sort((a, b) => b.created_at.localeCompare(a.created_at))
       .slice(0, limit)
       .map((r) => structuredClone(r));
@@ -78,6 +85,15 @@ export class MemoryExecutionStore implements ExecutionStore, PayloadEraser {
         lease_until: this.leases.get(r.id)?.until ?? null,
         lease_owner: this.leases.get(r.id)?.owner ?? null,
       }));
+  }
+
+  async saveFlowVersion(v: StoredFlowVersion): Promise<void> {
+    const key = `${v.flow}\0${v.version}`;
+    if (!this.versions.has(key)) this.versions.set(key, v.source);
+  }
+
+  async getFlowVersion(flow: string, version: string): Promise<string | undefined> {
+    return this.versions.get(`${flow}\0${version}`);
   }
 
   /** Rewrites the person's records (erasure.ts), except those `spare` keeps. */

@@ -1,7 +1,8 @@
 // The admin HTTP surface: execution history and replay, behind a bearer token (LEADFLOW_ADMIN_TOKEN).
 // Mounted by buildWebhookApp only when a token is configured; otherwise /admin/* is absent (404).
 //
-//   GET  /admin/executions?flow=&status=&limit=   summaries, newest first (limit 1..1000, default 20)
+//   GET  /admin/executions?flow=&status=&version=&limit=   summaries, newest first (limit 1..1000,
+//                                                 default 20; version: a prefix of the flow version)
 //   GET  /admin/executions/:id                    the whole record: trigger, steps (params, output,
 //                                                 error, timing), outbound calls, response, output
 //   POST /admin/executions/:id/replay[?dry_run=true]
@@ -18,6 +19,7 @@ import { constantTimeEqual } from '../constant-time.js';
 import type { Engine, TriggerInput } from '../engine.js';
 import { InputValidationError } from '../errors/input-validation-error.js';
 import type { Logger } from '../run/execution-run.js';
+import { FLOW_VERSION_PREFIX } from '../store/execution-store.js';
 import { schemaProblems } from '../run/param-validator.js';
 import { EXECUTION_STATUSES, isExecutionStatus } from '../statuses.js';
 import type { ExecutionRecord, ExecutionStatus, JsonValue } from '../types.js';
@@ -69,6 +71,7 @@ export function executionSummary(r: ExecutionRecord): Record<string, JsonValue> 
     steps: r.steps.length,
     dry_run: r.dry_run,
     ...(r.parent_id ? { parent_id: r.parent_id } : {}),
+    ...(r.flow_version ? { flow_version: r.flow_version } : {}),
     ...(r.stop_reason !== undefined ? { stop_reason: r.stop_reason } : {}),
     ...(r.error ? { error: { message: r.error.message, ...(r.error.step ? { step: r.error.step } : {}) } } : {}),
   };
@@ -104,13 +107,16 @@ function requireBearer({ logger, admin, sendError }: AdminRouteContext): Request
   };
 }
 
-/** `GET /executions?flow=&status=&limit=`: summaries, newest first; 422 on a malformed query. */
+/** `GET /executions?flow=&status=&version=&limit=`: summaries, newest first; 422 on a malformed query. */
 function listExecutions({ engine, sendError }: AdminRouteContext): RequestHandler {
   return async (req, res) => {
     const problems: Array<{ path: string; message: string }> = [];
     const flow = single(req.query.flow);
     const status = single(req.query.status);
     const limitText = single(req.query.limit);
+    const version = single(req.query.version);
+    if (version === null || (version !== undefined && !FLOW_VERSION_PREFIX.test(version)))
+      problems.push({ path: 'version', message: 'must be 1 to 64 lower-case hex digits (a prefix of the flow version)' });
     if (flow === null) problems.push({ path: 'flow', message: 'must be given once' });
     if (status === null || (status !== undefined && !isExecutionStatus(status)))
       problems.push({ path: 'status', message: `must be one of ${EXECUTION_STATUSES.join(', ')}` });
@@ -118,7 +124,12 @@ function listExecutions({ engine, sendError }: AdminRouteContext): RequestHandle
     if (limitText === null || !Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT)
       problems.push({ path: 'limit', message: `must be an integer from 1 to ${MAX_LIMIT}` });
     if (problems.length > 0) return sendError(res, 422, 'invalid query', problems);
-    const records = await engine.store.list({ limit, ...(flow ? { flow } : {}), ...(status ? { status: status as ExecutionStatus } : {}) });
+    const records = await engine.store.list({
+      limit,
+      ...(flow ? { flow } : {}),
+      ...(status ? { status: status as ExecutionStatus } : {}),
+      ...(version ? { version } : {}),
+    });
     res.json({ executions: records.map(executionSummary) });
   };
 }

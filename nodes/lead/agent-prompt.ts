@@ -9,8 +9,6 @@
 //     neutralised so the lead cannot close the quote and write "outside" it.
 //   - memoryToHistory: `lead` rows become user turns (quoted like the current input), `agent` rows
 //     assistant turns, oldest first; blank rows are skipped.
-import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import type { ChatMessage } from '../../adapters/ai/chat-model.js';
 import type { JsonValue } from '../../engine/types.js';
 
@@ -56,12 +54,11 @@ export function text(value: JsonValue | undefined): string {
 export type Row = Record<string, JsonValue>;
 
 /**
- * The agent's system prompt for one clinic: `promptFile` (relative to the working directory) filled
+ * The agent's system prompt for one clinic: the `template` text (flows/prompts/agent-system.md) filled
  * with the clinic's row and its protocol's (a null row fills its placeholders with ''). Shared by
  * `ai.agent` and `leadflow chat`, so the test path talks with the same prompt as the leads.
  */
-export async function buildSystemPrompt(clinic: Row | null, protocol: Row | null, promptFile: string): Promise<string> {
-  const template = await readFile(resolve(promptFile), 'utf8');
+export function buildSystemPrompt(clinic: Row | null, protocol: Row | null, template: string): string {
   return renderTemplate(template, {
     clinica_nome: text(clinic?.nome),
     clinica_endereco: text(clinic?.endereco),

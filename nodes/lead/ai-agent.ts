@@ -12,7 +12,7 @@ import { defineServiceNode } from '../services.js';
  *   - The current lead, its clinic and the clinic's protocol are the rows the flow read (`lead`,
  *     `clinic`, `protocol`); the node reads none of them again. Every tool is bound to that lead
  *     (agent-tools.ts): identities the model passes are ignored.
- *   - System prompt: `prompt_file` with `{{placeholders}}` of the clinic and protocol (operator data
+ *   - System prompt: the `prompt` template (a file the flow declares under `files:`) with `{{placeholders}}` of the clinic and protocol (operator data
  *     only; nothing the lead wrote goes into the system prompt).
  *   - Memory: rows of wf_chat_histories of (clinic, lead phone) with id < `memory_before_id` (0: all),
  *     the last `memory_limit`, oldest first. The lead's words (memory and `input`) are quoted data.
@@ -23,7 +23,7 @@ export default defineServiceNode({
   type: 'ai.agent',
   services: ['ai', 'db'],
   description:
-    "Answers the current lead as the clinic's WhatsApp agent: system prompt from a template file filled with the clinic's and protocol's rows (as the flow read them), the conversation memory of wf_chat_histories, the lead's combined input as quoted data, and the tools buscar_lead, buscar_clinica, buscar_protocolo and transferir(motivo) bound to this lead and answered from those rows (transferir POSTs to the handoff endpoint). Model chain with fallback and 429 -> wait -> contingency; an empty answer fails the step.",
+    "Answers the current lead as the clinic's WhatsApp agent: system prompt from a template (a file the flow reads) filled with the clinic's and protocol's rows (as the flow read them), the conversation memory of wf_chat_histories, the lead's combined input as quoted data, and the tools buscar_lead, buscar_clinica, buscar_protocolo and transferir(motivo) bound to this lead and answered from those rows (transferir POSTs to the handoff endpoint). Model chain with fallback and 429 -> wait -> contingency; an empty answer fails the step.",
   params: Type.Object(
     {
       lead: Type.Object(
@@ -59,11 +59,11 @@ export default defineServiceNode({
         description: "The lead's combined input of this burst (texts in order, media as converted text).",
         examples: ['{{ steps.combined.text }}'],
       }),
-      prompt_file: Type.String({
+      prompt: Type.String({
         minLength: 1,
         description:
-          'System prompt template (Markdown) with {{placeholders}}: clinica_nome, clinica_endereco, clinica_posicionamento, hunter_nome, protocolo_nome, protocolo_descricao, protocolo_preco, data_hoje. Relative paths start at the working directory.',
-        examples: ['{{ env.LEADFLOW_FLOWS_DIR }}/prompts/agent-system.md'],
+          "System prompt template (Markdown) with {{placeholders}}: clinica_nome, clinica_endereco, clinica_posicionamento, hunter_nome, protocolo_nome, protocolo_descricao, protocolo_preco, data_hoje. Usually a file the flow declares under `files:`, so it is part of the flow's version.",
+        examples: ['{{ files.agent_system }}'],
       }),
       memory_before_id: Type.Integer({
         minimum: 0,
@@ -129,7 +129,7 @@ export default defineServiceNode({
           protocol: '{{ vars.protocol }}',
           instancia_id: '{{ vars.instance_id }}',
           input: '{{ vars.input }}',
-          prompt_file: '{{ env.LEADFLOW_FLOWS_DIR }}/prompts/agent-system.md',
+          prompt: '{{ files.agent_system }}',
           model: '{{ env.LEADFLOW_MODEL_PRIMARY }}',
           fallback_models: ['{{ env.LEADFLOW_MODEL_FALLBACK }}'],
           contingency_model: '{{ env.LEADFLOW_MODEL_CONTINGENCY }}',
@@ -144,7 +144,7 @@ export default defineServiceNode({
     const lead = params.lead;
     const clinic = params.clinic as Row | null;
     const protocol = params.protocol as Row | null;
-    const system = await buildSystemPrompt(clinic, protocol, params.prompt_file);
+    const system = buildSystemPrompt(clinic, protocol, params.prompt);
 
     const where: Record<string, unknown> = { clinica_id: lead.clinica_id, session_id: lead.remotejid };
     if (params.memory_before_id > 0) where.id = { lt: params.memory_before_id };

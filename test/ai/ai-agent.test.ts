@@ -1,7 +1,7 @@
 // The ai.agent node on its own: it takes the lead, clinic and protocol rows the flow read as
 // parameters, reads only the conversation memory from the database, and its tools answer from
 // those rows, for the current lead only.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -50,7 +50,7 @@ steps:
       clinic: { id: 3, nome: Clínica Sorriso, endereco: Rua A, posicionamento: Lentes, hunter_nome: Rafa, admin_telefones: "5511000000000" }
       protocol: { id: 1, clinica_id: 3, nome: Lentes de resina, descricao: Dez lentes, preco: R$ 900 }
       input: quanto custa?
-      prompt_file: ${promptFile}
+      prompt: "{{ trigger.body.prompt }}"
       model: openai:gpt-4.1-mini
       handoff_url: http://127.0.0.1:9/handoff-agenteia
 `;
@@ -68,7 +68,10 @@ describe('ai.agent', () => {
       },
       { text: 'Custa R$ 900.' },
     );
-    const { record } = await runFlow(flow(), { engine: { registry, services: { ai, db: memoryDb(tables) } } });
+    const { record } = await runFlow(flow(), {
+      body: { prompt: readFileSync(promptFile, 'utf8') },
+      engine: { registry, services: { ai, db: memoryDb(tables) } },
+    });
     expect(record.status).toBe('success');
     expect(stepOutput(record, 'agent')).toMatchObject({ text: 'Custa R$ 900.', transferred: false });
     expect(tables).toEqual(['wf_chat_histories']);

@@ -181,6 +181,33 @@ forEachDatabase('DbExecutionStore', (open) => {
     await expect(s.prune(-1)).rejects.toThrow(/olderThanDays/);
   });
 
+  it('flow versions: stored once, read back, listed by prefix, pruned when no unfinished execution runs on them and unused for a day', async () => {
+    const s = store();
+    const [v1, v2, v3] = ['1'.repeat(64), '2'.repeat(64), '3'.repeat(64)];
+    for (const version of [v1, v2, v3]) await s.saveFlowVersion({ flow: 'f', version, source: `{"text":"${version.slice(0, 4)}"}` });
+    await s.saveFlowVersion({ flow: 'f', version: v1, source: 'ignored: same version, same source' });
+    expect(await s.getFlowVersion('f', v1)).toBe('{"text":"1111"}');
+    expect(await s.getFlowVersion('g', v1)).toBeUndefined();
+    await s.insert(rec('waits-on-v1', 'f', 'waiting', 0, { flow_version: v1 }));
+    await s.insert(rec('ended-on-v2', 'f', 'success', 1, { flow_version: v2, finished_at: new Date(BASE + 1).toISOString() }));
+    await s.insert(rec('before-versions', 'f', 'waiting', 2));
+    expect((await s.get('waits-on-v1'))!.flow_version).toBe(v1);
+    expect((await s.get('before-versions'))!.flow_version).toBeUndefined();
+    expect((await s.list({ version: '111' })).map((r) => r.id)).toEqual(['waits-on-v1']);
+    expect((await s.list({ version: v2 })).map((r) => r.id)).toEqual(['ended-on-v2']);
+
+    // Used within the day (a process may be about to start an execution on it): kept.
+    expect(await s.pruneFlowVersions(Date.now())).toBe(0);
+    // A day later: the versions nobody runs on go (v2's execution has ended), v1 stays.
+    await s.prune(30_000, Date.now() + 2 * 86_400_000);
+    expect(await s.getFlowVersion('f', v1)).toBe('{"text":"1111"}');
+    expect(await s.getFlowVersion('f', v2)).toBeUndefined();
+    expect(await s.getFlowVersion('f', v3)).toBeUndefined();
+    // Once its execution has ended, v1 goes too.
+    await s.update({ ...(await s.get('waits-on-v1'))!, status: 'success' });
+    expect(await s.pruneFlowVersions(Date.now() + 2 * 86_400_000)).toBe(1);
+  });
+
   it('resolveId accepts a full id or a unique prefix', async () => {
     const s = store();
     await s.insert(rec('3f2a0000-aaaa', 'f', 'success', 0));

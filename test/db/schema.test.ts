@@ -68,6 +68,7 @@ const EXECUTION_COLUMNS = [
   'stop_reason',
   'lease_owner',
   'lease_until',
+  'flow_version',
 ];
 
 forEachDatabase('migrations', (open) => {
@@ -80,6 +81,7 @@ forEachDatabase('migrations', (open) => {
     }
     expect(await columnsOf(db, 'executions')).toEqual(EXECUTION_COLUMNS);
     expect(await columnsOf(db, 'execution_erasures')).toEqual(['id', 'erasure', 'eraser_id', 'execution_ids', 'created_at', 'expires_at']);
+    expect(await columnsOf(db, 'flow_versions')).toEqual(['flow', 'version', 'source', 'created_at', 'used_at']);
   });
 
   it('a second run applies nothing; a fresh database reports every migration applied', async () => {
@@ -92,6 +94,7 @@ forEachDatabase('migrations', (open) => {
         '003_execution_leases',
         '004_kv_slots',
         '005_execution_erasures',
+        '006_flow_versions',
         '008_schedule_ticks',
       ]);
     } finally {
@@ -109,6 +112,7 @@ forEachDatabase('migrations', (open) => {
         '003_execution_leases',
         '004_kv_slots',
         '005_execution_erasures',
+        '006_flow_versions',
         '008_schedule_ticks',
       ]);
       expect(await columnsOf(fresh.db, 'leads')).toEqual(CONTRACT_COLUMNS.leads);
@@ -128,6 +132,7 @@ forEachDatabase('migrations', (open) => {
         '003_execution_leases',
         '004_kv_slots',
         '005_execution_erasures',
+        '006_flow_versions',
         '008_schedule_ticks',
       ]);
       expect(b).toEqual(a);

@@ -254,6 +254,27 @@ describe('admin HTTP surface', () => {
     ]);
   });
 
+  it('shows the flow version of each execution and filters by it (?version=, a prefix); a malformed one is a 422', async () => {
+    const { url, engine } = await serve();
+    const id = ((await (await post(`${url}/lead`, { nome: 'Ana', telefone: '5511987654321' })).json()) as { execution_id: string })
+      .execution_id;
+    await engine.waitForEnd(id);
+    const version = engine.getFlow('lead')!.sourceHash;
+    const list = async (query: string) =>
+      (
+        (await (await fetch(`${url}/admin/executions${query}`, { headers: bearer() })).json()) as {
+          executions: Array<Record<string, unknown>>;
+        }
+      ).executions;
+    expect(await list(`?version=${version.slice(0, 8)}`)).toEqual([expect.objectContaining({ id, flow_version: version })]);
+    expect(await list(`?version=${version}`)).toHaveLength(1);
+    expect(await list(`?version=${version.startsWith('0') ? '1' : '0'}`)).toEqual([]);
+    const record = (await (await fetch(`${url}/admin/executions/${id}`, { headers: bearer() })).json()) as Record<string, unknown>;
+    expect(record.flow_version).toBe(version);
+    const bad = await expectCleanError(await fetch(`${url}/admin/executions?version=XYZ`, { headers: bearer() }), 422);
+    expect(bad.details).toEqual([{ path: 'version', message: 'must be 1 to 64 lower-case hex digits (a prefix of the flow version)' }]);
+  });
+
   it('shows one whole record (steps with input, output and timing) and answers 404 for an unknown id', async () => {
     const { url, engine } = await serve();
     const id = ((await (await post(`${url}/lead`, { nome: 'Ana', telefone: '5511987654321' })).json()) as { execution_id: string })

@@ -6,6 +6,7 @@ import * as executions from './002_executions.js';
 import * as executionLeases from './003_execution_leases.js';
 import * as kvSlots from './004_kv_slots.js';
 import * as executionErasures from './005_execution_erasures.js';
+import * as flowVersions from './006_flow_versions.js';
 import * as scheduleTicks from './008_schedule_ticks.js';
 
 const MIGRATIONS: Record<string, Knex.Migration> = {
@@ -14,6 +15,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '003_execution_leases': executionLeases,
   '004_kv_slots': kvSlots,
   '005_execution_erasures': executionErasures,
+  '006_flow_versions': flowVersions,
   '008_schedule_ticks': scheduleTicks,
 };
 
