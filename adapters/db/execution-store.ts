@@ -22,7 +22,18 @@ const TABLE = 'executions';
 /** The erasure ledger (migration 005). */
 const ERASURES = 'execution_erasures';
 /** Text columns holding payloads; `erasePayloads` searches and rewrites these. */
-const PAYLOAD_COLUMNS = ['trigger', 'vars', 'steps', 'outbound', 'response', 'output', 'error', 'stop_reason'] as const;
+const PAYLOAD_COLUMNS = [
+  'trigger',
+  'vars',
+  'steps',
+  'outbound',
+  'response',
+  'output',
+  'error',
+  'stop_reason',
+  'started_flows',
+  'cancelled_flows',
+] as const;
 /** Default and largest page of `list`. */
 const DEFAULT_LIST_LIMIT = 20;
 const MAX_LIST_LIMIT = 1000;
@@ -31,7 +42,9 @@ const DAY_MS = 86_400_000;
 type DbRow = Record<string, unknown>;
 
 /** Optional JSON parts: SQL NULL when absent, JSON text (possibly `null`) when present. */
-const OPTIONAL_JSON = ['response', 'output', 'error'] as const;
+const OPTIONAL_JSON = ['response', 'output', 'error', 'started_flows', 'cancelled_flows'] as const;
+/** Columns a cancellation owns: a write of a cancelled execution keeps them (see `update`). */
+const CANCEL_COLUMNS = ['status', 'stop_reason', 'replaced_by', 'finished_at', 'wake_at', 'lease_owner', 'lease_until'];
 
 function json(value: unknown): string | null {
   return value === undefined ? null : JSON.stringify(value);
@@ -80,6 +93,8 @@ export class DbExecutionStore implements ExecutionStore, PayloadEraser {
       steps: json(r.steps),
       outbound: json(r.outbound),
       stop_reason: r.stop_reason ?? null,
+      concurrency_key: r.concurrency_key ?? null,
+      replaced_by: r.replaced_by ?? null,
     };
     for (const key of OPTIONAL_JSON) row[key] = json(r[key]);
     return row;
@@ -106,6 +121,11 @@ export class DbExecutionStore implements ExecutionStore, PayloadEraser {
     if (typeof row.response === 'string') record.response = JSON.parse(row.response) as ExecutionRecord['response'];
     if (typeof row.output === 'string') record.output = JSON.parse(row.output) as JsonValue;
     if (typeof row.error === 'string') record.error = JSON.parse(row.error) as ExecutionRecord['error'];
+    if (typeof row.concurrency_key === 'string') record.concurrency_key = row.concurrency_key;
+    if (typeof row.replaced_by === 'string') record.replaced_by = row.replaced_by;
+    if (typeof row.started_flows === 'string') record.started_flows = JSON.parse(row.started_flows) as ExecutionRecord['started_flows'];
+    if (typeof row.cancelled_flows === 'string')
+      record.cancelled_flows = JSON.parse(row.cancelled_flows) as ExecutionRecord['cancelled_flows'];
     return record;
   }
 
@@ -113,12 +133,76 @@ export class DbExecutionStore implements ExecutionStore, PayloadEraser {
     await this.insertRow(this.toRow(record));
   }
 
-  /** Writes the record over its row (one UPDATE; the row is inserted when it is not there yet). */
+  /**
+   * Writes the record over its row (one UPDATE; the row is inserted when it is not there yet). A
+   * cancelled row keeps its cancellation (CANCEL_COLUMNS).
+   */
   async update(record: ExecutionRecord): Promise<void> {
     const row = this.toRow(record);
     const { id, ...changes } = row;
-    const updated = await this.knex(TABLE).where({ id }).update(changes);
-    if (updated === 0) await this.knex(TABLE).insert(row).onConflict('id').merge(changes);
+    const updated = await this.knex(TABLE).where({ id }).whereNot('status', 'cancelled').update(changes);
+    if (updated === 1) return;
+    const kept = Object.fromEntries(Object.entries(changes).filter(([column]) => !CANCEL_COLUMNS.includes(column)));
+    if ((await this.knex(TABLE).where({ id, status: 'cancelled' }).update(kept)) === 1) return;
+    await this.knex(TABLE).insert(row).onConflict('id').merge(changes);
+  }
+
+  /**
+   * In one transaction holding the key (lockKey): cancels the unfinished
+   * executions of the flow and key, then inserts the record.
+   */
+  async insertReplacing(record: ExecutionRecord, lease?: Lease): Promise<string[]> {
+    const key = record.concurrency_key;
+    if (key === undefined) throw new Error(`execution ${record.id} has no key`);
+    const row = { ...this.toRow(record), ...(lease ? { lease_owner: lease.owner, lease_until: lease.until } : {}) };
+    return this.knex.transaction(async (trx) => {
+      await this.lockKey(trx, record.flow, key);
+      await this.cancelUnfinished(trx, record.flow, key, `replaced by execution ${record.id}`, record.id);
+      const ids = (await trx(TABLE).where({ replaced_by: record.id }).orderBy('seq').select('id')) as DbRow[];
+      await trx(TABLE).insert(row);
+      return ids.map((r) => String(r.id));
+    });
+  }
+
+  async cancelByKey(flow: string, key: string, reason: string): Promise<string[]> {
+    return this.knex.transaction(async (trx) => {
+      await this.lockKey(trx, flow, key);
+      const ids = (await trx(TABLE)
+        .where({ flow, concurrency_key: key })
+        .whereIn('status', ['running', 'waiting'])
+        .orderBy('seq')
+        .select('id')) as DbRow[];
+      if (ids.length > 0) await this.cancelUnfinished(trx, flow, key, reason);
+      return ids.map((r) => String(r.id));
+    });
+  }
+
+  /**
+   * Holds (flow, key) until the transaction ends. PostgreSQL: an advisory lock (flow names have no
+   * `:`, so `flow:key` names one pair). SQLite: the database's write lock, taken now by an UPDATE
+   * that matches no row, so a later statement of the transaction never finds it taken (SQLITE_BUSY).
+   */
+  private async lockKey(trx: Knex.Transaction, flow: string, key: string): Promise<void> {
+    if (this.db.dialect === 'postgres') await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`${flow}:${key}`]);
+    else await trx(TABLE).where({ id: '' }).update({ status: 'cancelled' });
+  }
+
+  /** One UPDATE: status `cancelled` for the running and waiting executions of the flow and key. */
+  private async cancelUnfinished(trx: Knex.Transaction, flow: string, key: string, reason: string, replacedBy?: string): Promise<void> {
+    const now = new Date().toISOString();
+    await trx(TABLE)
+      .where({ flow, concurrency_key: key })
+      .whereIn('status', ['running', 'waiting'])
+      .update({
+        status: 'cancelled',
+        stop_reason: reason,
+        finished_at: now,
+        updated_at: now,
+        wake_at: null,
+        lease_owner: null,
+        lease_until: null,
+        ...(replacedBy !== undefined ? { replaced_by: replacedBy } : {}),
+      });
   }
 
   async insertLeased(record: ExecutionRecord, lease: Lease): Promise<void> {

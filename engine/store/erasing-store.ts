@@ -60,7 +60,7 @@ export interface ErasingStoreOptions {
 
 const DEFAULT_TTL_MS = 24 * 60 * 60 * 1000;
 /** Store methods that write a record given as their first argument. */
-const RECORD_WRITES = ['insert', 'update', 'insertLeased'] as const;
+const RECORD_WRITES = ['insert', 'update', 'insertLeased', 'insertReplacing'] as const;
 /** Most ancestors looked up for a record of a child execution (a guard against a cycle of parent ids). */
 const MAX_DEPTH = 32;
 
@@ -237,7 +237,7 @@ class Erasures {
 }
 
 /**
- * `inner` with erasure: writes (insert, update, insertLeased) go through the armed erasures and the
+ * `inner` with erasure: writes (insert, update, insertLeased, insertReplacing) go through the armed erasures and the
  * ledger, `eraseExecutions` arms one and `prune` (when `inner` has it) settles the ledger too.
  * Everything else is `inner`'s.
  */

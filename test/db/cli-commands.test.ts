@@ -138,10 +138,11 @@ forEachDatabase('cli: migrate, seed, executions', (open) => {
         '003_execution_leases',
         '004_kv_slots',
         '005_execution_erasures',
+        '007_execution_keys',
       ]);
       expect(await runMigrate(fresh.db, out.stream)).toEqual([]);
       expect(out.text()).toMatch(
-        /^applied 001_contract_tables\napplied 002_executions\napplied 003_execution_leases\napplied 004_kv_slots\napplied 005_execution_erasures\ndatabase is up to date \((sqlite|postgres): .+\)\n$/,
+        /^applied 001_contract_tables\napplied 002_executions\napplied 003_execution_leases\napplied 004_kv_slots\napplied 005_execution_erasures\napplied 007_execution_keys\ndatabase is up to date \((sqlite|postgres): .+\)\n$/,
       );
     } finally {
       await fresh.cleanup();
@@ -158,7 +159,7 @@ forEachDatabase('cli: migrate, seed, executions', (open) => {
         await db.insert('clinicas_com_atendentes', { nome: 'via env' });
         expect((await fresh.db.get('clinicas_com_atendentes', { nome: 'via env' }))?.nome).toBe('via env');
         expect(err.text()).toBe(
-          'applied migration 001_contract_tables\napplied migration 002_executions\napplied migration 003_execution_leases\napplied migration 004_kv_slots\napplied migration 005_execution_erasures\n',
+          'applied migration 001_contract_tables\napplied migration 002_executions\napplied migration 003_execution_leases\napplied migration 004_kv_slots\napplied migration 005_execution_erasures\napplied migration 007_execution_keys\n',
         );
       } finally {
         await db.close();
@@ -175,7 +176,7 @@ forEachDatabase('cli: migrate, seed, executions', (open) => {
       expect(migrate).toMatchObject({
         code: 0,
         stdout:
-          'applied 001_contract_tables\napplied 002_executions\napplied 003_execution_leases\napplied 004_kv_slots\napplied 005_execution_erasures\n',
+          'applied 001_contract_tables\napplied 002_executions\napplied 003_execution_leases\napplied 004_kv_slots\napplied 005_execution_erasures\napplied 007_execution_keys\n',
       });
       const good = join(tmp, `good-${fresh.dialect}.yaml`);
       writeFileSync(

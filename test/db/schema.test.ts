@@ -68,6 +68,10 @@ const EXECUTION_COLUMNS = [
   'stop_reason',
   'lease_owner',
   'lease_until',
+  'concurrency_key',
+  'replaced_by',
+  'started_flows',
+  'cancelled_flows',
 ];
 
 forEachDatabase('migrations', (open) => {
@@ -92,6 +96,7 @@ forEachDatabase('migrations', (open) => {
         '003_execution_leases',
         '004_kv_slots',
         '005_execution_erasures',
+        '007_execution_keys',
       ]);
     } finally {
       await fresh.cleanup();
@@ -108,6 +113,7 @@ forEachDatabase('migrations', (open) => {
         '003_execution_leases',
         '004_kv_slots',
         '005_execution_erasures',
+        '007_execution_keys',
       ]);
       expect(await columnsOf(fresh.db, 'leads')).toEqual(CONTRACT_COLUMNS.leads);
       expect(await fresh.db.migrate()).toEqual([]);
@@ -120,7 +126,7 @@ forEachDatabase('migrations', (open) => {
     const fresh = await open({ migrate: false });
     try {
       const [a, b] = await Promise.all([fresh.db.migrate(), fresh.db.migrate()]);
-      expect(a).toEqual(['001_contract_tables', '002_executions', '003_execution_leases', '004_kv_slots', '005_execution_erasures']);
+      expect(a).toEqual(['001_contract_tables', '002_executions', '003_execution_leases', '004_kv_slots', '005_execution_erasures', '007_execution_keys']);
       expect(b).toEqual(a);
     } finally {
       await fresh.cleanup();

@@ -6,6 +6,7 @@ import * as executions from './002_executions.js';
 import * as executionLeases from './003_execution_leases.js';
 import * as kvSlots from './004_kv_slots.js';
 import * as executionErasures from './005_execution_erasures.js';
+import * as executionKeys from './007_execution_keys.js';
 
 const MIGRATIONS: Record<string, Knex.Migration> = {
   '001_contract_tables': contractTables,
@@ -13,6 +14,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '003_execution_leases': executionLeases,
   '004_kv_slots': kvSlots,
   '005_execution_erasures': executionErasures,
+  '007_execution_keys': executionKeys,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
