@@ -148,52 +148,50 @@ export class DbExecutionStore implements ExecutionStore, PayloadEraser {
   }
 
   /**
-   * In one transaction holding the key (lockKey): cancels the unfinished
-   * executions of the flow and key, then inserts the record.
+   * Inserts the record, then cancels the unfinished executions of its flow and key inserted before
+   * it (lower `seq`): whatever the interleaving, the last one inserted is never cancelled and
+   * cancels every other. SQLite has one writer at a time, so `seq` is the order of the writes;
+   * PostgreSQL, where a sequence number is not the order of commits, does both in one transaction
+   * holding an advisory lock on (flow, key). (Flow names have no `:`, so `flow:key` names one pair.)
    */
   async insertReplacing(record: ExecutionRecord, lease?: Lease): Promise<string[]> {
     const key = record.concurrency_key;
     if (key === undefined) throw new Error(`execution ${record.id} has no key`);
     const row = { ...this.toRow(record), ...(lease ? { lease_owner: lease.owner, lease_until: lease.until } : {}) };
+    const replace = async (q: Knex) => {
+      await q(TABLE).insert(row);
+      const earlier = q(TABLE).where({ id: record.id }).select('seq');
+      return this.cancelUnfinished(q, record.flow, key, `replaced by execution ${record.id}`, record.id, earlier);
+    };
+    if (this.db.dialect === 'sqlite') return replace(this.knex);
     return this.knex.transaction(async (trx) => {
-      await this.lockKey(trx, record.flow, key);
-      await this.cancelUnfinished(trx, record.flow, key, `replaced by execution ${record.id}`, record.id);
-      const ids = (await trx(TABLE).where({ replaced_by: record.id }).orderBy('seq').select('id')) as DbRow[];
-      await trx(TABLE).insert(row);
-      return ids.map((r) => String(r.id));
+      await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`${record.flow}:${key}`]);
+      return replace(trx);
     });
   }
 
+  /** One UPDATE (atomic against a claim of the same row). */
   async cancelByKey(flow: string, key: string, reason: string): Promise<string[]> {
-    return this.knex.transaction(async (trx) => {
-      await this.lockKey(trx, flow, key);
-      const ids = (await trx(TABLE)
-        .where({ flow, concurrency_key: key })
-        .whereIn('status', ['running', 'waiting'])
-        .orderBy('seq')
-        .select('id')) as DbRow[];
-      if (ids.length > 0) await this.cancelUnfinished(trx, flow, key, reason);
-      return ids.map((r) => String(r.id));
-    });
+    return this.cancelUnfinished(this.knex, flow, key, reason);
   }
 
   /**
-   * Holds (flow, key) until the transaction ends. PostgreSQL: an advisory lock (flow names have no
-   * `:`, so `flow:key` names one pair). SQLite: the database's write lock, taken now by an UPDATE
-   * that matches no row, so a later statement of the transaction never finds it taken (SQLITE_BUSY).
+   * One UPDATE: status `cancelled` for the running and waiting executions of the flow and key (only
+   * those with a `seq` below `before`'s, when given). Returns the ids it changed.
    */
-  private async lockKey(trx: Knex.Transaction, flow: string, key: string): Promise<void> {
-    if (this.db.dialect === 'postgres') await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`${flow}:${key}`]);
-    else await trx(TABLE).where({ id: '' }).update({ status: 'cancelled' });
-  }
-
-  /** One UPDATE: status `cancelled` for the running and waiting executions of the flow and key. */
-  private async cancelUnfinished(trx: Knex.Transaction, flow: string, key: string, reason: string, replacedBy?: string): Promise<void> {
+  private async cancelUnfinished(
+    q: Knex,
+    flow: string,
+    key: string,
+    reason: string,
+    replacedBy?: string,
+    before?: Knex.QueryBuilder,
+  ): Promise<string[]> {
     const now = new Date().toISOString();
-    await trx(TABLE)
-      .where({ flow, concurrency_key: key })
-      .whereIn('status', ['running', 'waiting'])
-      .update({
+    const query = q(TABLE).where({ flow, concurrency_key: key }).whereIn('status', ['running', 'waiting']);
+    if (before) query.where('seq', '<', before);
+    const rows = (await query.update(
+      {
         status: 'cancelled',
         stop_reason: reason,
         finished_at: now,
@@ -202,7 +200,10 @@ export class DbExecutionStore implements ExecutionStore, PayloadEraser {
         lease_owner: null,
         lease_until: null,
         ...(replacedBy !== undefined ? { replaced_by: replacedBy } : {}),
-      });
+      },
+      ['id'],
+    )) as unknown as DbRow[];
+    return rows.map((r) => String(r.id));
   }
 
   async insertLeased(record: ExecutionRecord, lease: Lease): Promise<void> {
