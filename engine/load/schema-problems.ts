@@ -101,9 +101,20 @@ function problemOf(e: ErrorObject, ctx: ErrorContext): LoadProblem {
       return constProblem(e, ctx);
     case 'anyOf':
       return source.problem(path, 'wrong-type', `${describe(path)} has the wrong type`);
+    case 'maxProperties':
+    case 'minProperties':
+      return fieldCountProblem(e, ctx);
     default:
       return source.problem(path, 'invalid-value', `${describe(path)} ${e.message ?? 'is invalid'}`);
   }
+}
+
+/** Too many or too few fields of an object whose fields exclude one another (wait: exactly one of ms and until). */
+function fieldCountProblem(e: ErrorObject, { path, source }: ErrorContext): LoadProblem {
+  const fields = Object.keys(((e.parentSchema ?? {}) as { properties?: object }).properties ?? {});
+  const limit = (e.params as { limit: number }).limit;
+  const which = e.keyword === 'maxProperties' ? `at most ${limit}` : `at least ${limit}`;
+  return source.problem(path, 'invalid-value', `${describe(path)} takes ${which} of: ${fields.join(', ')}`);
 }
 
 function unknownFieldProblem(e: ErrorObject, path: Path, source: YamlSource): LoadProblem {
