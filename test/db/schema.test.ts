@@ -126,7 +126,14 @@ forEachDatabase('migrations', (open) => {
     const fresh = await open({ migrate: false });
     try {
       const [a, b] = await Promise.all([fresh.db.migrate(), fresh.db.migrate()]);
-      expect(a).toEqual(['001_contract_tables', '002_executions', '003_execution_leases', '004_kv_slots', '005_execution_erasures', '007_execution_keys']);
+      expect(a).toEqual([
+        '001_contract_tables',
+        '002_executions',
+        '003_execution_leases',
+        '004_kv_slots',
+        '005_execution_erasures',
+        '007_execution_keys',
+      ]);
       expect(b).toEqual(a);
     } finally {
       await fresh.cleanup();
