@@ -298,7 +298,7 @@ export class DbExecutionStore implements ExecutionStore, PayloadEraser {
   }
 
   /**
-   * Deletes finished executions (success, failed, stopped) that finished more than `olderThanDays`
+   * Deletes finished executions (success, failed, stopped, cancelled) that finished more than `olderThanDays`
    * days ago (LEADFLOW_EXECUTIONS_RETAIN_DAYS), except children of an execution still running or
    * waiting (it reads their result when it resumes). Returns how many were deleted. Expired entries
    * of the erasure ledger go too (`pruneErasures`).

@@ -9,7 +9,7 @@
 //  2. later: from then on, every record the erasing execution writes, and every record of an
 //     execution it starts (children, at any depth), is scrubbed on its way to the store, whatever its
 //     status; the person's executions spared in 1 are scrubbed when they are written with a final
-//     status (success, failed, stopped).
+//     status (success, failed, stopped, cancelled).
 //
 // Step 2 holds across processes and restarts through the erasure ledger of the store (when it has
 // one: `recordErasure` ...; the database's is the `execution_erasures` table, shared by every

@@ -4,6 +4,7 @@
 // driving process writes it again.
 import { afterEach, expect, it } from 'vitest';
 import { DbExecutionStore } from '../../adapters/db/execution-store.js';
+import type { Scheduler } from '../../engine/scheduler/scheduler.js';
 import type { ExecutionRecord } from '../../engine/types.js';
 import { closeServers, startServer } from '../helpers/http-echo-server.js';
 import { forEachDatabase, useFreshDatabase } from '../helpers/databases.js';
@@ -39,6 +40,23 @@ steps:
   - { id: pause, type: wait, params: { ms: 40 } }
   - { id: after, type: http.request, params: { url: "{{ trigger.body.url }}/after" } }
   - { id: last, type: http.request, params: { url: "{{ trigger.body.url }}/last" } }
+`;
+
+/** A scheduler that loses every schedule: a process killed right after recording a start, before queueing it. */
+class LosingScheduler implements Scheduler {
+  readonly durable = true;
+  schedule(): void {}
+  cancel(): void {}
+  start(): void {}
+  stop(): void {}
+}
+
+const starter = `
+name: starter
+steps:
+  - id: plan
+    type: flow.start
+    params: { flow: followup, input: { phone: "{{ trigger.body.phone }}", url: "{{ trigger.body.url }}" } }
 `;
 
 forEachDatabase('executions by key', (open) => {
@@ -142,5 +160,23 @@ forEachDatabase('executions by key', (open) => {
     const final = await waitForEnd(engine, handle.id);
     expect(final.status).toBe('success');
     expect(final.concurrency_key).toBe('solo');
+  });
+
+  it('queue mode: a start recorded but not queued when its process died is driven by another process', async () => {
+    const server = await startServer();
+    const dead = makeEngine([followup, starter], {
+      store: new DbExecutionStore(t.current.db),
+      queued: true,
+      scheduler: new LosingScheduler(),
+    });
+    const parent = await dead.start('starter', { body: { phone: 'q', url: server.url } });
+    await dead.shutdown();
+    const next = makeEngine([followup, starter], { store: new DbExecutionStore(t.current.openAnother()), queued: true });
+    await next.startScheduler();
+    const parentRecord = await waitForEnd(next, parent.id);
+    const childId = parentRecord.steps[0]?.output as { execution_id: string };
+    const child = await waitForEnd(next, childId.execution_id);
+    expect(child).toMatchObject({ status: 'success', concurrency_key: 'q' });
+    expect(server.requests.map((r) => r.path)).toEqual(['/after', '/last']);
   });
 });
