@@ -18,10 +18,11 @@
 //                starts; after a read-only node (NodeDefinition.readOnly: computes, branches or reads) it
 //                is saved with the next step instead, since running such a step again after a crash is harmless.
 // Cancellation: an execution with a key can be cancelled in the store by any process. Its saves
-// keep what the step recorded (the store keeps the cancellation, ExecutionStore.update); a save then
-// reads the status back (RunHost.isCancelled) and the walk throws a CancelSignal before the next step; a step with effects that follows read-only steps (which
-// are not saved) asks the store first (RunHost.isCancelled). So a step already running finishes and
-// its result is kept; no step with effects starts after the cancel is stored.
+// keep what the step recorded (the store keeps the cancellation, ExecutionStore.update); after each
+// save the run reads the status back (RunHost.isCancelled) and throws a CancelSignal before the next
+// step. The drive's first step with effects, and one that follows read-only steps (not saved), ask
+// the store first. So a step already running finishes and its result is kept; no step with effects
+// starts after the cancel is stored.
 // Suspension (wait) and stop are signals thrown through the walk to the engine (passOn). So is an
 // unreachable database or Redis: not the step's failure, the execution parks and the step runs again
 // later (parkForOutage), without spending its retries or on_error.
@@ -139,8 +140,11 @@ export class ExecutionRun {
   private saving: Promise<void> = Promise.resolve();
   /** The store answered that this execution is cancelled: no further step starts. */
   private cancelled = false;
-  /** A read-only step ran since the last save (its effects-free run was not stored, nor the cancel checked). */
-  private unsaved = false;
+  /**
+   * The store was not asked about a cancel since the last save: true at the start of a drive (a
+   * cancel may have come since the claim) and after a read-only step, which is not saved.
+   */
+  private unchecked = true;
 
   constructor(
     private readonly host: RunHost,
@@ -246,7 +250,7 @@ export class ExecutionRun {
       this.recordOutput(step, scope, record, output, started, produced);
       // 7. Read-only steps are stored with the next step that has an effect (or the wait, or the end).
       if (!def.readOnly || this.host.mocks?.[step.id]) await this.save();
-      else this.unsaved = true;
+      else this.unchecked = true;
       return { kind: 'next' };
     } catch (err) {
       record.ms = Math.round(performance.now() - started);
@@ -256,13 +260,13 @@ export class ExecutionRun {
 
   /**
    * Throws CancelSignal when the store holds this execution cancelled: known from the last save, or
-   * asked before a step with effects that follows unsaved read-only steps. Only executions with a
+   * asked before the drive's first step with effects and before one that follows unsaved read-only steps. Only executions with a
    * key can be cancelled; others never ask.
    */
   private async throwIfCancelled(def: NodeDefinition): Promise<void> {
     if (this.record.concurrency_key === undefined) return;
-    if (!this.cancelled && this.unsaved && !def.readOnly && this.host.isCancelled) {
-      this.unsaved = false;
+    if (!this.cancelled && this.unchecked && !def.readOnly && this.host.isCancelled) {
+      this.unchecked = false;
       this.cancelled = await this.host.isCancelled(this.record.id);
     }
     if (this.cancelled) throw new CancelSignal(this.record.id);
@@ -519,7 +523,7 @@ export class ExecutionRun {
   private save(): Promise<void> {
     const snapshot = structuredClone(this.record);
     snapshot.updated_at = new Date().toISOString();
-    this.unsaved = false;
+    this.unchecked = false;
     this.saving = this.saving
       .then(() => this.host.save(snapshot))
       .then(async () => {
