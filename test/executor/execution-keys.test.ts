@@ -159,7 +159,10 @@ steps:
       await handle.settled;
       await sleep(30 + (round % 5) * 3);
       const cancel = await engine.cancel('followup', `p${round}`, 'race');
-      const record = await waitForEnd(engine, handle.id);
+      await waitForEnd(engine, handle.id);
+      // Final in the store at once; a drive running the step then still stores its result.
+      await until(() => !engine.runningIds().includes(handle.id));
+      const record = (await engine.store.get(handle.id))!;
       const hits = server.requests.filter((r) => r.path === `/r${round}/after`).length;
       const after = record.steps.filter((s) => s.id === 'after');
       if (cancel.length === 1) {
