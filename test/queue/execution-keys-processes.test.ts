@@ -144,6 +144,7 @@ suite('executions by key across processes (queue mode, PostgreSQL and Redis)', (
       await until(`start ${n} recorded`, async () => (await rowsOf('A')).length === n);
     }
     await until('the last start of A to run', () => hits('A').length === 1, 20_000);
+    await until('the last start of A to end', async () => (await rowsOf('A'))[2]?.status === 'success');
     const a = await rowsOf('A');
     expect(a.map((r) => r.status)).toEqual(['cancelled', 'cancelled', 'success']);
     expect(a[0]!.replaced_by).toBe(a[1]!.id);
@@ -163,9 +164,9 @@ suite('executions by key across processes (queue mode, PostgreSQL and Redis)', (
     await killAll();
     await startServe('serve-2');
     await until('C to run after the restart', () => hits('C').length === 1, 20_000);
+    await until('C to end', async () => (await rowsOf('C'))[0]?.status === 'success');
     await new Promise((r) => setTimeout(r, 1500));
     expect(hits('B')).toEqual([]);
     expect(hits('C')).toEqual(['/after/C/1']);
-    expect((await rowsOf('C'))[0]!.status).toBe('success');
   });
 });
