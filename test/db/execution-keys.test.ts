@@ -8,7 +8,7 @@ import type { Scheduler } from '../../engine/scheduler/scheduler.js';
 import type { ExecutionRecord } from '../../engine/types.js';
 import { closeServers, startServer } from '../helpers/http-echo-server.js';
 import { forEachDatabase, useFreshDatabase } from '../helpers/databases.js';
-import { makeEngine, shutdownEngines, sleep, waitForEnd } from '../helpers/run-flow.js';
+import { makeEngine, shutdownEngines, sleep, until, waitForEnd } from '../helpers/run-flow.js';
 
 afterEach(async () => {
   await shutdownEngines();
@@ -136,6 +136,8 @@ forEachDatabase('executions by key', (open) => {
       await sleep(25 + round * 5);
       const cancelled = await canceller.cancel('followup', `p${round}`, 'race');
       await sleep(200);
+      // The drive that may still be running its step stores the end before the record is read.
+      await until(async () => !driver.runningIds().includes(handle.id) && (await driver.store.get(handle.id))?.status !== 'waiting');
       const stored = (await driver.store.get(handle.id))!;
       const ran = (path: string) => server.requests.filter((r) => r.path === `/r${round}/${path}`).length;
       for (const id of ['after', 'last']) expect(stored.steps.filter((s) => s.id === id && s.status === 'success').length).toBe(ran(id));
