@@ -54,6 +54,10 @@ export function printTrace(record: ExecutionRecord, out: NodeJS.WritableStream):
   }
   if (record.response) out.write(`response: ${record.response.status} ${short(record.response.body)}\n`);
   const reason =
-    record.status === 'stopped' ? ` (${record.stop_reason})` : record.status === 'failed' ? `: ${record.error?.message ?? ''}` : '';
+    record.status === 'stopped' || record.status === 'cancelled'
+      ? ` (${record.stop_reason})`
+      : record.status === 'failed'
+        ? `: ${record.error?.message ?? ''}`
+        : '';
   out.write(`status: ${record.status}${reason}\n`);
 }

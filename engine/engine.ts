@@ -8,12 +8,14 @@ import { reportFlowMetrics } from './flow-metrics.js';
 import { InputValidationError } from './errors/input-validation-error.js';
 import { StepFailedError } from './errors/step-failed-error.js';
 import { StopSignal } from './errors/stop-signal.js';
+import { CancelSignal } from './errors/cancel-signal.js';
 import { SuspendSignal } from './errors/suspend-signal.js';
 import { toStepError } from './errors/to-step-error.js';
 import { notifyObserver, type EngineObserver } from './observer.js';
 import type { NodeRegistry } from './registry.js';
 import { ExecutionRun, type Logger, type RunHost, type StepMock } from './run/execution-run.js';
 import { flowEnv } from './run/flow-env.js';
+import { executionKey } from './run/execution-keys.js';
 import { FlowVersions } from './run/flow-versions.js';
 import { DEFAULT_LEASE_MS, Leases, leaseOwnerName } from './run/leases.js';
 import { schemaProblems } from './run/param-validator.js';
@@ -22,13 +24,13 @@ import { sweepExecutions } from './run/sweep.js';
 import { AFTER_LAPSE_MS, interruptedPeersUntil, storeCanTakeOver, type TakeOverHost } from './run/take-over.js';
 import { InProcessScheduler } from './scheduler/in-process-scheduler.js';
 import type { Scheduler } from './scheduler/scheduler.js';
-import type { ClaimResult, ExecutionStore } from './store/execution-store.js';
+import type { ClaimResult, ExecutionStore, Lease } from './store/execution-store.js';
 import { MemoryExecutionStore } from './store/memory-store.js';
 import { MemoryTickStore, type TickStore } from './store/tick-store.js';
 import { ScheduleRunner } from './triggers/schedule-runner.js';
 import { isFinalStatus } from './statuses.js';
 import { GENERIC_SECRET_HEADERS } from './triggers/auth-modes.js';
-import type { ExecutionRecord, JsonObject, JsonValue, LoadedFlow } from './types.js';
+import type { ExecutionRecord, JsonObject, JsonValue, LoadedFlow, StartedFlow, StartFlowOptions } from './types.js';
 
 /** What an Engine is built from. Only `registry` and `flows` are required. */
 export interface EngineOptions {
@@ -88,6 +90,13 @@ export interface StartOptions {
   mocks?: Record<string, StepMock>;
   /** The execution that started this one (`call-flow`); woken when this one ends. */
   parentId?: string;
+  /**
+   * Key of the new execution (replaces the flow's `concurrency.key`). With a key, the flow's running
+   * or waiting execution of the same key is cancelled (ExecutionStore.insertReplacing).
+   */
+  key?: string;
+  /** Id of the new execution (a UUID). Default: a new one. */
+  id?: string;
 }
 
 /** What a respond step answered: status, body and headers of the webhook's reply. */
@@ -103,6 +112,8 @@ export interface ExecutionHandle {
   settled: Promise<ExecutionRecord>;
   /** Resolves when a respond step answers, or with undefined when the execution finishes without one. */
   responded: Promise<WebhookResponse | undefined>;
+  /** Executions of the same flow and key this start cancelled (empty without a key). */
+  replaced: string[];
 }
 
 /** Header names never stored with an execution from any entry (credentials); the webhook app also drops its auth modes' (WebhookAuthModes). */
@@ -259,10 +270,33 @@ export class Engine {
   /**
    * Validates the input, records a new execution and starts driving it (not awaited). In queue mode
    * (without parent, dry run or mocks) it is recorded as due and left to whichever process takes it.
+   * With a key (`options.key`, or the flow's `concurrency.key`), the flow's running or waiting
+   * execution of that key is cancelled in the same step as the new one is recorded (`replaced`).
    * Throws when the flow is unknown, InputValidationError when the body fails the flow's input
-   * schema; rejects when the store cannot be reached.
+   * schema; rejects when the key cannot be evaluated or the store cannot be reached.
    */
   async start(flowName: string, input: TriggerInput, options: StartOptions = {}): Promise<ExecutionHandle> {
+    const record = await this.newRecord(flowName, input, options);
+    if (this.queued && !options.parentId && !options.dryRun && !options.mocks) {
+      // Queue mode: recorded as due now; the process that takes the job drives it.
+      record.status = 'waiting';
+      record.wake_at = Date.now();
+      const replaced = await this.insertNew(record);
+      this.scheduler.schedule(record.id, record.wake_at);
+      return { id: record.id, record, replaced, ...this.watchStored(record.id) };
+    }
+    const replaced = await this.insertNew(record, this.store.insertLeased ? this.leases.fresh() : undefined);
+    if (options.mocks) this.mocks.set(record.id, options.mocks);
+    const responded = new Promise<WebhookResponse | undefined>((resolve) => this.responders.set(record.id, resolve));
+    const settled = this.drive(structuredClone(record));
+    return { id: record.id, record, settled, responded, replaced };
+  }
+
+  /**
+   * A new record of the flow (status `running`): input validated, credentials dropped from the
+   * trigger, initial vars evaluated, key found (executionKey). Throws like `start`.
+   */
+  private async newRecord(flowName: string, input: TriggerInput, options: StartOptions): Promise<ExecutionRecord> {
     const flow = this.flows.get(flowName);
     if (!flow) throw new Error(`unknown flow "${flowName}"`);
     if (flow.trigger.input) {
@@ -278,7 +312,7 @@ export class Engine {
       ...(input.schedule ? { schedule: input.schedule } : {}),
     };
     const record: ExecutionRecord = {
-      id: randomUUID(),
+      id: options.id ?? randomUUID(),
       flow: flow.name,
       status: 'running',
       trigger,
@@ -292,7 +326,7 @@ export class Engine {
       ...(options.parentId ? { parent_id: options.parentId } : {}),
     };
     const env = this.flowEnv(flow);
-    const vars = await evaluateValue(flow.compiledVars, {
+    const scope = {
       trigger,
       env,
       files: flow.files,
@@ -300,23 +334,75 @@ export class Engine {
       now,
       steps: {},
       vars: {},
-    });
+    };
+    const vars = await evaluateValue(flow.compiledVars, scope);
     record.vars = (vars && typeof vars === 'object' && !Array.isArray(vars) ? vars : {}) as JsonObject;
+    const key = await executionKey(flow, { ...scope, vars: record.vars }, options.key);
+    if (key !== undefined) record.concurrency_key = key;
     await this.versions.store(flow);
-    if (this.queued && !options.parentId && !options.dryRun && !options.mocks) {
-      // Queue mode: recorded as due now; the process that takes the job drives it.
-      record.status = 'waiting';
-      record.wake_at = Date.now();
-      await this.store.insert(record);
-      this.scheduler.schedule(record.id, record.wake_at);
-      return { id: record.id, record, ...this.watchStored(record.id) };
+    return record;
+  }
+
+  /** Stores a new record (holding `lease` when given); with a key, cancelling the flow's unfinished one of that key. Returns the ids cancelled. */
+  private async insertNew(record: ExecutionRecord, lease?: Lease): Promise<string[]> {
+    if (record.concurrency_key !== undefined) {
+      if (!this.store.insertReplacing) throw new Error('this execution store cannot keep executions by key');
+      const replaced = await this.store.insertReplacing(record, lease);
+      await this.afterCancel(replaced);
+      return replaced;
     }
-    if (this.store.insertLeased) await this.store.insertLeased(record, this.leases.fresh());
+    if (lease && this.store.insertLeased) await this.store.insertLeased(record, lease);
     else await this.store.insert(record);
-    if (options.mocks) this.mocks.set(record.id, options.mocks);
-    const responded = new Promise<WebhookResponse | undefined>((resolve) => this.responders.set(record.id, resolve));
-    const settled = this.drive(structuredClone(record));
-    return { id: record.id, record, settled, responded };
+    return [];
+  }
+
+  /**
+   * Cancels the running or waiting execution(s) of `flowName` under `key` (status `cancelled`,
+   * `reason` as stop reason), in whatever process they are: a waiting one is never resumed, a
+   * running one ends before its next step. Resolves to the ids cancelled (empty: none). Rejects when
+   * the store has no keys (cancelByKey) or cannot be reached.
+   */
+  async cancel(flowName: string, key: string, reason: string): Promise<string[]> {
+    if (!this.store.cancelByKey) throw new Error('this execution store cannot keep executions by key');
+    const ids = await this.store.cancelByKey(flowName, key, reason);
+    await this.afterCancel(ids);
+    return ids;
+  }
+
+  /** After executions were cancelled in the store: drop their timers, tell who awaits their end here, wake their parents. */
+  private async afterCancel(ids: string[]): Promise<void> {
+    for (const id of ids) {
+      this.scheduler.cancel(id);
+      // Driven here now: its drive sees the cancel and ends it (finish).
+      if (this.active.has(id)) continue;
+      const record = await this.store.get(id);
+      if (!record) continue;
+      this.responders.get(id)?.(undefined);
+      this.responders.delete(id);
+      for (const resolve of this.finishers.get(id) ?? []) resolve(structuredClone(record));
+      this.finishers.delete(id);
+      if (record.parent_id) this.scheduler.schedule(record.parent_id, Date.now());
+    }
+  }
+
+  /** NodeContext.startFlow: starts the flow (no parent: nothing waits for it). In a dry run, only its key is found. */
+  private async startFlowFor(parent: ExecutionRecord, name: string, input: JsonValue, options: StartFlowOptions): Promise<StartedFlow> {
+    if (parent.dry_run) {
+      const record = await this.newRecord(name, { body: input }, { key: options.key, dryRun: true });
+      return { execution_id: null, key: record.concurrency_key ?? null, replaced: [] };
+    }
+    // The step ran before (a crash after the start): the start is not made twice.
+    const earlier = options.id ? await this.store.get(options.id) : undefined;
+    if (earlier) return { execution_id: earlier.id, key: earlier.concurrency_key ?? null, replaced: [] };
+    const handle = await this.start(name, { body: input }, { key: options.key, id: options.id });
+    return { execution_id: handle.id, key: handle.record.concurrency_key ?? null, replaced: handle.replaced };
+  }
+
+  /** NodeContext.cancelFlow: Engine.cancel; in a dry run, nothing is cancelled (null). */
+  private async cancelFlowFor(parent: ExecutionRecord, name: string, key: string, reason: string): Promise<string | null> {
+    if (!this.flows.has(name)) throw new Error(`unknown flow "${name}"`);
+    if (parent.dry_run) return null;
+    return (await this.cancel(name, key, reason))[0] ?? null;
   }
 
   /**
@@ -393,7 +479,7 @@ export class Engine {
   }
 
   /**
-   * Resolves when the execution reaches a final status (success, failed or stopped), following any
+   * Resolves when the execution reaches a final status (success, failed, stopped or cancelled), following any
    * waits; never resolves for an execution that never ends. Rejects when the store cannot be read.
    */
   async waitForEnd(id: string): Promise<ExecutionRecord> {
@@ -484,6 +570,9 @@ export class Engine {
       signal: this.abort.signal,
       mocks: this.mocks.get(record.id),
       save: (r) => this.store.update(r),
+      isCancelled: async (id) => (await this.store.get(id))?.status === 'cancelled',
+      startFlow: (parent, name, input, options) => this.startFlowFor(parent, name, input, options),
+      cancelFlow: (parent, name, key, reason) => this.cancelFlowFor(parent, name, key, reason),
       respond: (r) => {
         this.responders.get(r.id)?.(r.response);
         this.responders.delete(r.id);
@@ -506,6 +595,9 @@ export class Engine {
     } else if (err instanceof SuspendSignal) {
       record.status = 'waiting';
       if (err.wakeAt !== null) record.wake_at = err.wakeAt;
+    } else if (err instanceof CancelSignal) {
+      // Its stop reason is the store's: finish reads it back (adoptCancel).
+      record.status = 'cancelled';
     } else if (err instanceof StopSignal) {
       record.status = 'stopped';
       record.stop_reason = err.reason;
@@ -522,6 +614,8 @@ export class Engine {
     record.updated_at = new Date().toISOString();
     if (isFinalStatus(record.status)) record.finished_at = record.updated_at;
     await this.store.update(record);
+    // A keyed execution may have been cancelled meanwhile, in any process: the store kept that.
+    if (record.concurrency_key !== undefined) await this.adoptCancel(record);
     const fields = {
       execution: record.id,
       flow: record.flow,
@@ -547,6 +641,17 @@ export class Engine {
     return record;
   }
 
+  /** The cancellation the store holds for `record` (cancelled meanwhile, in any process), copied onto it; nothing when it is not cancelled. */
+  private async adoptCancel(record: ExecutionRecord): Promise<void> {
+    const stored = await this.store.get(record.id);
+    if (stored?.status !== 'cancelled') return;
+    record.status = 'cancelled';
+    delete record.wake_at;
+    for (const field of ['stop_reason', 'replaced_by', 'finished_at'] as const) {
+      if (stored?.[field] !== undefined) record[field] = stored[field];
+    }
+  }
+
   /** `call-flow`: runs the child in this process; if it parks, the parent parks until the child wakes it. */
   private async callFlow(
     parent: ExecutionRecord,
@@ -566,6 +671,8 @@ export class Engine {
     if (child.status === 'success' || child.status === 'stopped') return child.output ?? null;
     if (child.status === 'failed')
       throw new Error(`flow "${name}" (execution ${child.id}) failed: ${child.error?.message ?? 'unknown error'}`);
+    if (child.status === 'cancelled')
+      throw new Error(`flow "${name}" (execution ${child.id}) was cancelled: ${child.stop_reason ?? 'no reason given'}`);
     throw new SuspendSignal(null, { child_id: child.id }, stepKey);
   }
 }

@@ -243,6 +243,22 @@ const metricsSchema: Schema = {
   },
 };
 
+const concurrencySchema: Schema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['key'],
+  description:
+    'At most one running or waiting execution of this flow per key, whatever starts it (webhook, call-flow, flow.start): a new start cancels the earlier one (status `cancelled`).',
+  properties: {
+    key: {
+      $ref: '#/$defs/expression',
+      description:
+        'Expression over trigger, vars, env, execution, now giving the key; null or empty text: no key. A flow.start `key` wins.',
+    },
+    mode: { enum: ['replace'], default: 'replace', description: '`replace`: the new start cancels the execution it finds.' },
+  },
+};
+
 /** The whole flow-file schema (JSON Schema draft-07) for the node types in `registry`; a new object per call. */
 export function buildFlowSchema(registry: NodeRegistry): Schema {
   const defs: Record<string, Schema> = {
@@ -300,6 +316,7 @@ export function buildFlowSchema(registry: NodeRegistry): Schema {
       },
       output: { description: 'Output of the flow for `call-flow`; default: output of the last top-level step.' },
       metrics: metricsSchema,
+      concurrency: concurrencySchema,
       steps: { $ref: '#/$defs/steps' },
     },
     $defs: defs,

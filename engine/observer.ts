@@ -43,7 +43,7 @@ export interface EngineObserver {
   /** After a successful execution, the values of its flow's declared metrics (never an empty list). */
   flowMetrics?(event: FlowMetricsEvent): void;
   /**
-   * One drive of an execution ended: final (success, failed, stopped) or parked (waiting). `ms` is
+   * One drive of an execution ended: final (success, failed, stopped, cancelled) or parked (waiting). `ms` is
    * this drive's wall time (a resumed execution reports each drive). The record is the engine's own:
    * read it, never change it.
    */

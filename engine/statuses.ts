@@ -3,12 +3,14 @@
 
 /**
  * Every status an execution can have, in lifecycle order: `running` (driven by a process now),
- * `waiting` (parked until a wake time or another execution wakes it), then one of the final ones.
+ * `waiting` (parked until a wake time or another execution wakes it), then one of the final ones:
+ * `success`, `failed`, `stopped` (a stop step), `cancelled` (by a cancel step, or replaced by a newer
+ * start of its flow under the same key).
  */
-export const EXECUTION_STATUSES = ['running', 'waiting', 'success', 'failed', 'stopped'] as const;
+export const EXECUTION_STATUSES = ['running', 'waiting', 'success', 'failed', 'stopped', 'cancelled'] as const;
 
 /** The statuses an execution ends in: it is never driven again, and its `finished_at` is set. */
-export const FINAL_STATUSES = ['success', 'failed', 'stopped'] as const satisfies readonly ExecutionStatus[];
+export const FINAL_STATUSES = ['success', 'failed', 'stopped', 'cancelled'] as const satisfies readonly ExecutionStatus[];
 
 /** One of EXECUTION_STATUSES. */
 export type ExecutionStatus = (typeof EXECUTION_STATUSES)[number];
@@ -21,7 +23,7 @@ export function isExecutionStatus(status: string): status is ExecutionStatus {
   return (EXECUTION_STATUSES as readonly string[]).includes(status);
 }
 
-/** True when `status` is final (success, failed or stopped): the execution has ended. Never throws. */
+/** True when `status` is final (success, failed, stopped or cancelled): the execution has ended. Never throws. */
 export function isFinalStatus(status: string): status is FinalStatus {
   return (FINAL_STATUSES as readonly string[]).includes(status);
 }

@@ -118,7 +118,60 @@ export interface FlowDefinition {
   output?: unknown;
   /** Figures this flow reports to the host's metrics (`metrics:`); empty when it declares none. */
   metrics: FlowMetric[];
+  /** Singleton by key (`concurrency:`): absent when the flow declares none. */
+  concurrency?: FlowConcurrency;
   steps: StepDefinition[];
+}
+
+/**
+ * A flow's `concurrency:` block: every start of the flow (webhook, call-flow, flow.start) gets the
+ * key `key` evaluates to, and with `mode: replace` (the only mode, the default) a start cancels the
+ * flow's unfinished execution of the same key (status `cancelled`, `replaced_by` the new one), so at
+ * most one execution per key is running or waiting.
+ */
+export interface FlowConcurrency {
+  /** Expression (`{{ … }}`) over `trigger`, `vars`, `env`, `execution` and `now`; null or empty text: no key. */
+  key: string;
+  mode: 'replace';
+}
+
+/** A start of another flow made by a step (`flow.start`), recorded on the execution like an outbound call. */
+export interface FlowStart {
+  step: string;
+  flow: string;
+  /** The key it was started under (given by the step, or the started flow's `concurrency.key`). */
+  key?: string;
+  input: JsonValue;
+  /** The started execution; null when only recorded (dry run, flow test case). */
+  execution_id: string | null;
+  performed: boolean;
+}
+
+/** A cancel made by a step (`flow.cancel`), recorded on the execution like an outbound call. */
+export interface FlowCancel {
+  step: string;
+  flow: string;
+  key: string;
+  reason?: string;
+  /** The execution cancelled; null when there was none or when only recorded (dry run). */
+  cancelled: string | null;
+  performed: boolean;
+}
+
+/** How NodeContext.startFlow starts a flow. */
+export interface StartFlowOptions {
+  /** Key of the new execution; default: the started flow's `concurrency.key`, evaluated. */
+  key?: string;
+  /** Id to give the new execution (a UUID); a start whose id is already stored is not made again. Default: a new one. */
+  id?: string;
+}
+
+/** What NodeContext.startFlow did: the new execution, and the ones of the same flow and key it cancelled. */
+export interface StartedFlow {
+  /** Null when only recorded (dry run, flow test case). */
+  execution_id: string | null;
+  key: string | null;
+  replaced: string[];
 }
 
 /**
@@ -208,6 +261,18 @@ export interface NodeContext {
   respond(status: number, body: JsonValue, headers?: Record<string, string>): void;
   /** Runs another flow to completion (or suspends this one until it completes). */
   callFlow(flow: string, input: JsonValue): Promise<JsonValue>;
+  /**
+   * Starts another flow with `input` as its trigger body, without waiting for it; recorded on the
+   * execution (`started_flows`) and, in a dry run, only recorded. Rejects when the flow is unknown or
+   * the input fails its `trigger.input`. Optional: absent in bare test contexts.
+   */
+  startFlow?(flow: string, input: JsonValue, options?: StartFlowOptions): Promise<StartedFlow>;
+  /**
+   * Cancels the running or waiting execution of `flow` under `key` (status `cancelled`, `reason` as
+   * its stop reason); resolves to its id, or null when there is none. Recorded on the execution
+   * (`cancelled_flows`); in a dry run only recorded. Optional: absent in bare test contexts.
+   */
+  cancelFlow?(flow: string, key: string, reason?: string): Promise<string | null>;
 }
 
 /** Declaration of a child slot a control node accepts (e.g. `then`). */
@@ -334,7 +399,16 @@ export interface ExecutionRecord {
   response?: { status: number; body: JsonValue; headers?: Record<string, string> };
   output?: JsonValue;
   error?: StepError & { step?: string };
+  /** Why it was stopped (status `stopped`) or cancelled (status `cancelled`). */
   stop_reason?: string;
+  /** Its key (flow `concurrency:` or a flow.start `key`): at most one execution per flow and key is unfinished. */
+  concurrency_key?: string;
+  /** Status `cancelled` by a newer start of its flow under the same key: that execution's id. */
+  replaced_by?: string;
+  /** Flows its steps started (flow.start), in order. Absent when none. */
+  started_flows?: FlowStart[];
+  /** Cancels its steps made (flow.cancel), in order. Absent when none. */
+  cancelled_flows?: FlowCancel[];
   created_at: string;
   updated_at: string;
   finished_at?: string;
@@ -362,6 +436,8 @@ export interface LoadedFlow extends FlowDefinition {
   compiledRespondBody?: import('./expressions.js').CompiledValue;
   /** The declared metrics, each `value` compiled once. */
   metrics: LoadedFlowMetric[];
+  /** `concurrency.key` compiled once, when the flow declares `concurrency:`. */
+  compiledConcurrencyKey?: import('./expressions.js').CompiledValue;
   /** What the flow declares under `files:` (name -> text), read with the flow; seen as `files.NAME`. */
   files: Record<string, string>;
   /** Everything the version is a hash of: the YAML text and the files it reads (see flowVersionOf). */

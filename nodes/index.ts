@@ -2,6 +2,8 @@
 import { NodeRegistry } from '../engine/registry.js';
 import type { NodeDefinition } from '../engine/types.js';
 import callFlow from './core/call-flow.js';
+import flowCancel from './core/flow-cancel.js';
+import flowStart from './core/flow-start.js';
 import foreach from './core/foreach.js';
 import httpRequest from './core/http-request.js';
 import ifNode from './core/if.js';
@@ -30,6 +32,8 @@ export const coreNodes: NodeDefinition[] = [
   stopIf,
   respond,
   callFlow,
+  flowStart,
+  flowCancel,
   httpRequest,
 ] as unknown as NodeDefinition[];
 

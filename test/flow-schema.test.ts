@@ -36,6 +36,9 @@ describe('flows/flow.schema.json', () => {
  */
 const NO_DEFAULT_ON_PURPOSE: Record<string, Record<string, string>> = {
   'http.request': { body: 'leaving it out sends no body at all' },
+  'flow.start': { key: "leaving it out uses the started flow's concurrency.key" },
+  'flow.cancel': { reason: 'leaving it out records which execution and step cancelled' },
+  wait: { ms: 'exactly one of ms and until is given', until: 'exactly one of ms and until is given' },
 };
 
 const fragments = new Ajv({ allErrors: true, strict: false }).addSchema(buildFlowSchema(registry));

@@ -34,7 +34,18 @@ const VERSIONS = 'flow_versions';
 /** A version no unfinished execution runs on is pruned once unused this long, ms (a process re-marks its versions hourly). */
 const VERSION_UNUSED_MS = 86_400_000;
 /** Text columns holding payloads; `erasePayloads` searches and rewrites these. */
-const PAYLOAD_COLUMNS = ['trigger', 'vars', 'steps', 'outbound', 'response', 'output', 'error', 'stop_reason'] as const;
+const PAYLOAD_COLUMNS = [
+  'trigger',
+  'vars',
+  'steps',
+  'outbound',
+  'response',
+  'output',
+  'error',
+  'stop_reason',
+  'started_flows',
+  'cancelled_flows',
+] as const;
 /** Default and largest page of `list`. */
 const DEFAULT_LIST_LIMIT = 20;
 const MAX_LIST_LIMIT = 1000;
@@ -43,7 +54,9 @@ const DAY_MS = 86_400_000;
 type DbRow = Record<string, unknown>;
 
 /** Optional JSON parts: SQL NULL when absent, JSON text (possibly `null`) when present. */
-const OPTIONAL_JSON = ['response', 'output', 'error'] as const;
+const OPTIONAL_JSON = ['response', 'output', 'error', 'started_flows', 'cancelled_flows'] as const;
+/** Columns a cancellation owns: a write of a cancelled execution keeps them (see `update`). */
+const CANCEL_COLUMNS = ['status', 'stop_reason', 'replaced_by', 'finished_at', 'wake_at', 'lease_owner', 'lease_until'];
 
 function json(value: unknown): string | null {
   return value === undefined ? null : JSON.stringify(value);
@@ -93,6 +106,8 @@ export class DbExecutionStore implements ExecutionStore, PayloadEraser {
       steps: json(r.steps),
       outbound: json(r.outbound),
       stop_reason: r.stop_reason ?? null,
+      concurrency_key: r.concurrency_key ?? null,
+      replaced_by: r.replaced_by ?? null,
     };
     for (const key of OPTIONAL_JSON) row[key] = json(r[key]);
     return row;
@@ -120,6 +135,11 @@ export class DbExecutionStore implements ExecutionStore, PayloadEraser {
     if (typeof row.response === 'string') record.response = JSON.parse(row.response) as ExecutionRecord['response'];
     if (typeof row.output === 'string') record.output = JSON.parse(row.output) as JsonValue;
     if (typeof row.error === 'string') record.error = JSON.parse(row.error) as ExecutionRecord['error'];
+    if (typeof row.concurrency_key === 'string') record.concurrency_key = row.concurrency_key;
+    if (typeof row.replaced_by === 'string') record.replaced_by = row.replaced_by;
+    if (typeof row.started_flows === 'string') record.started_flows = JSON.parse(row.started_flows) as ExecutionRecord['started_flows'];
+    if (typeof row.cancelled_flows === 'string')
+      record.cancelled_flows = JSON.parse(row.cancelled_flows) as ExecutionRecord['cancelled_flows'];
     return record;
   }
 
@@ -127,12 +147,77 @@ export class DbExecutionStore implements ExecutionStore, PayloadEraser {
     await this.insertRow(this.toRow(record));
   }
 
-  /** Writes the record over its row (one UPDATE; the row is inserted when it is not there yet). */
+  /**
+   * Writes the record over its row (one UPDATE; the row is inserted when it is not there yet). A
+   * cancelled row keeps its cancellation (CANCEL_COLUMNS).
+   */
   async update(record: ExecutionRecord): Promise<void> {
     const row = this.toRow(record);
     const { id, ...changes } = row;
-    const updated = await this.knex(TABLE).where({ id }).update(changes);
-    if (updated === 0) await this.knex(TABLE).insert(row).onConflict('id').merge(changes);
+    const updated = await this.knex(TABLE).where({ id }).whereNot('status', 'cancelled').update(changes);
+    if (updated === 1) return;
+    const kept = Object.fromEntries(Object.entries(changes).filter(([column]) => !CANCEL_COLUMNS.includes(column)));
+    if ((await this.knex(TABLE).where({ id, status: 'cancelled' }).update(kept)) === 1) return;
+    await this.knex(TABLE).insert(row).onConflict('id').merge(changes);
+  }
+
+  /**
+   * Inserts the record, then cancels the unfinished executions of its flow and key inserted before
+   * it (lower `seq`): whatever the interleaving, the last one inserted is never cancelled and
+   * cancels every other. SQLite has one writer at a time, so `seq` is the order of the writes;
+   * PostgreSQL, where a sequence number is not the order of commits, does both in one transaction
+   * holding an advisory lock on (flow, key). (Flow names have no `:`, so `flow:key` names one pair.)
+   */
+  async insertReplacing(record: ExecutionRecord, lease?: Lease): Promise<string[]> {
+    const key = record.concurrency_key;
+    if (key === undefined) throw new Error(`execution ${record.id} has no key`);
+    const row = { ...this.toRow(record), ...(lease ? { lease_owner: lease.owner, lease_until: lease.until } : {}) };
+    const replace = async (q: Knex) => {
+      await q(TABLE).insert(row);
+      const earlier = q(TABLE).where({ id: record.id }).select('seq');
+      return this.cancelUnfinished(q, record.flow, key, `replaced by execution ${record.id}`, record.id, earlier);
+    };
+    if (this.db.dialect === 'sqlite') return replace(this.knex);
+    return this.knex.transaction(async (trx) => {
+      await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`${record.flow}:${key}`]);
+      return replace(trx);
+    });
+  }
+
+  /** One UPDATE (atomic against a claim of the same row). */
+  async cancelByKey(flow: string, key: string, reason: string): Promise<string[]> {
+    return this.cancelUnfinished(this.knex, flow, key, reason);
+  }
+
+  /**
+   * One UPDATE: status `cancelled` for the running and waiting executions of the flow and key (only
+   * those with a `seq` below `before`'s, when given). Returns the ids it changed.
+   */
+  private async cancelUnfinished(
+    q: Knex,
+    flow: string,
+    key: string,
+    reason: string,
+    replacedBy?: string,
+    before?: Knex.QueryBuilder,
+  ): Promise<string[]> {
+    const now = new Date().toISOString();
+    const query = q(TABLE).where({ flow, concurrency_key: key }).whereIn('status', ['running', 'waiting']);
+    if (before) query.where('seq', '<', before);
+    const rows = (await query.update(
+      {
+        status: 'cancelled',
+        stop_reason: reason,
+        finished_at: now,
+        updated_at: now,
+        wake_at: null,
+        lease_owner: null,
+        lease_until: null,
+        ...(replacedBy !== undefined ? { replaced_by: replacedBy } : {}),
+      },
+      ['id'],
+    )) as unknown as DbRow[];
+    return rows.map((r) => String(r.id));
   }
 
   async insertLeased(record: ExecutionRecord, lease: Lease): Promise<void> {
@@ -228,7 +313,7 @@ export class DbExecutionStore implements ExecutionStore, PayloadEraser {
   }
 
   /**
-   * Deletes finished executions (success, failed, stopped) that finished more than `olderThanDays`
+   * Deletes finished executions (success, failed, stopped, cancelled) that finished more than `olderThanDays`
    * days ago (LEADFLOW_EXECUTIONS_RETAIN_DAYS), except children of an execution still running or
    * waiting (it reads their result when it resumes). Returns how many were deleted. Expired entries
    * of the erasure ledger go too (`pruneErasures`), and the flow versions no unfinished execution

@@ -72,7 +72,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
 
   const executions = new Counter({
     name: `${METRIC_PREFIX}executions_total`,
-    help: 'Execution drives ended, by flow and status (success, failed, stopped; waiting when parked at a wait).',
+    help: 'Execution drives ended, by flow and status (success, failed, stopped, cancelled; waiting when parked at a wait).',
     labelNames: ['flow', 'status'] as const,
     registers,
   });

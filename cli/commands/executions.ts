@@ -63,6 +63,8 @@ export function formatExecutionDetail(r: ExecutionRecord): string {
   if (r.wake_at !== undefined) lines.push(`wakes at  ${new Date(r.wake_at).toISOString()}`);
   if (r.dry_run) lines.push('dry run   yes');
   if (r.parent_id) lines.push(`parent    ${r.parent_id}`);
+  if (r.concurrency_key !== undefined) lines.push(`key       ${r.concurrency_key}`);
+  if (r.replaced_by) lines.push(`replaced  by ${r.replaced_by}`);
   lines.push(`trigger   ${json(r.trigger as JsonValue)}`);
   lines.push(`steps (${r.steps.length}):`);
   for (const s of r.steps) {

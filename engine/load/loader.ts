@@ -110,6 +110,7 @@ function parseFlowData(source: YamlSource): { data?: Raw; problems: LoadProblem[
 
 interface CompiledFlow extends FlowLevelValues {
   steps: LoadedStep[];
+  compiledConcurrencyKey?: CompiledValue;
   metrics: LoadedFlowMetric[];
   expressionProblems: ExpressionProblem[];
 }
@@ -125,8 +126,15 @@ function compileFlow(raw: Raw, registry: NodeRegistry): CompiledFlow {
     compiledOutput: raw.output === undefined ? undefined : compile(raw.output, ['output']),
     compiledRespondBody: respondBody === undefined ? undefined : compile(respondBody, ['trigger', 'webhook', 'respond', 'body']),
     metrics: buildMetrics(raw.metrics, compile),
+    compiledConcurrencyKey: concurrencyOf(raw) ? compile(concurrencyOf(raw)!.key, ['concurrency', 'key']) : undefined,
     expressionProblems,
   };
+}
+
+/** The `concurrency:` block as written, when the flow has one. */
+function concurrencyOf(raw: Raw): { key: unknown; mode?: unknown } | undefined {
+  const block = raw.concurrency;
+  return block && typeof block === 'object' ? (block as { key: unknown }) : undefined;
 }
 
 /** `trigger.webhook` as written, with its `respond` block, when the flow has one. */
@@ -178,6 +186,12 @@ function assembleFlow(file: string, raw: Raw, compiled: CompiledFlow, read: Flow
     vars: (raw.vars ?? {}) as Record<string, unknown>,
     output: raw.output,
     metrics: compiled.metrics,
+    ...(compiled.compiledConcurrencyKey
+      ? {
+          concurrency: { key: String(concurrencyOf(raw)!.key), mode: 'replace' as const },
+          compiledConcurrencyKey: compiled.compiledConcurrencyKey,
+        }
+      : {}),
     steps: compiled.steps,
     compiledVars: compiled.compiledVars,
     compiledOutput: compiled.compiledOutput,
@@ -288,12 +302,15 @@ export function loadFlowDirectory(dir: string, registry: NodeRegistry, cwd = pro
   return { flows, problems, files };
 }
 
-/** `call-flow` steps whose literal `flow` parameter names no loaded flow. */
+/** Steps naming another flow: they must name a loaded one. */
+const FLOW_STEPS = new Set(['call-flow', 'flow.start', 'flow.cancel']);
+
+/** `call-flow`, `flow.start` and `flow.cancel` steps whose literal `flow` parameter names no loaded flow. */
 function callFlowProblems(flows: Map<string, LoadedFlow>, cwd: string): LoadProblem[] {
   const problems: LoadProblem[] = [];
   const visit = (flow: LoadedFlow, steps: LoadedStep[]) => {
     for (const step of steps) {
-      if (step.type === 'call-flow' && step.compiledParams.kind === 'object') {
+      if (FLOW_STEPS.has(step.type) && step.compiledParams.kind === 'object') {
         const target = step.compiledParams.entries.find(([k]) => k === 'flow')?.[1];
         if (target?.kind === 'literal' && typeof target.value === 'string' && !flows.has(target.value)) {
           const source = new YamlSource(flow.file, readFileSync(join(cwd, flow.file), 'utf8'));
@@ -301,7 +318,7 @@ function callFlowProblems(flows: Map<string, LoadedFlow>, cwd: string): LoadProb
             source.problem(
               [...step.sourcePath, 'params', 'flow'],
               'unknown-flow',
-              `call-flow target "${target.value}" is not a loaded flow`,
+              `${step.type} target "${target.value}" is not a loaded flow`,
             ),
           );
         }

@@ -101,9 +101,25 @@ function problemOf(e: ErrorObject, ctx: ErrorContext): LoadProblem {
       return constProblem(e, ctx);
     case 'anyOf':
       return source.problem(path, 'wrong-type', `${describe(path)} has the wrong type`);
+    case 'maxProperties':
+    case 'minProperties':
+      return fieldCountProblem(e, ctx) ?? source.problem(path, 'invalid-value', `${describe(path)} ${e.message ?? 'is invalid'}`);
     default:
       return source.problem(path, 'invalid-value', `${describe(path)} ${e.message ?? 'is invalid'}`);
   }
+}
+
+/**
+ * Too many or too few fields of an object with a closed set of them that exclude one another (wait:
+ * exactly one of ms and until), naming them; undefined for an object open to any field.
+ */
+function fieldCountProblem(e: ErrorObject, { path, source }: ErrorContext): LoadProblem | undefined {
+  const parent = (e.parentSchema ?? {}) as { properties?: object; additionalProperties?: unknown };
+  const fields = Object.keys(parent.properties ?? {});
+  if (fields.length === 0 || parent.additionalProperties !== false) return undefined;
+  const limit = (e.params as { limit: number }).limit;
+  const which = e.keyword === 'maxProperties' ? `at most ${limit}` : `at least ${limit}`;
+  return source.problem(path, 'invalid-value', `${describe(path)} takes ${which} of: ${fields.join(', ')}`);
 }
 
 function unknownFieldProblem(e: ErrorObject, path: Path, source: YamlSource): LoadProblem {

@@ -17,6 +17,12 @@
 //  7. save     (save)          - the execution record is saved after every step, before the next one
 //                starts; after a read-only node (NodeDefinition.readOnly: computes, branches or reads) it
 //                is saved with the next step instead, since running such a step again after a crash is harmless.
+// Cancellation: an execution with a key can be cancelled in the store by any process. Its saves
+// keep what the step recorded (the store keeps the cancellation, ExecutionStore.update); after each
+// save the run reads the status back (RunHost.isCancelled) and throws a CancelSignal before the next
+// step. The drive's first step with effects, and one that follows read-only steps (not saved), ask
+// the store first. So a step already running finishes and its result is kept; no step with effects
+// starts after the cancel is stored.
 // Suspension (wait) and stop are signals thrown through the walk to the engine (passOn). So is an
 // unreachable database or Redis: not the step's failure, the execution parks and the step runs again
 // later (parkForOutage), without spending its retries or on_error.
@@ -25,6 +31,7 @@ import { lazyChildSignal, type ChildSignal } from './child-signal.js';
 import { evaluateValue, isTruthy, toPlainJson } from '../expressions.js';
 import { StepFailedError } from '../errors/step-failed-error.js';
 import { StopSignal } from '../errors/stop-signal.js';
+import { CancelSignal } from '../errors/cancel-signal.js';
 import { SuspendSignal } from '../errors/suspend-signal.js';
 import { toStepError } from '../errors/to-step-error.js';
 import { DEPENDENCY_RETRY_MS, isDependencyUnavailable } from '../errors/dependency-unavailable.js';
@@ -40,6 +47,8 @@ import type {
   NodeDefinition,
   OutboundCall,
   ScopeBindings,
+  StartedFlow,
+  StartFlowOptions,
   StepError,
   StepRecord,
 } from '../types.js';
@@ -79,6 +88,12 @@ export interface RunHost {
   mocks?: Record<string, StepMock>;
   /** Persist the record (called after each step; calls are serialised by the run). */
   save(record: ExecutionRecord): Promise<void>;
+  /** Whether the store holds the execution cancelled; asked after each save and before a step with effects, for executions with a key only. Optional. */
+  isCancelled?(id: string): Promise<boolean>;
+  /** NodeContext.startFlow of a step of `parent`: starts (or, in a dry run, only resolves the key of) the flow. */
+  startFlow?(parent: ExecutionRecord, flow: string, input: JsonValue, options: StartFlowOptions): Promise<StartedFlow>;
+  /** NodeContext.cancelFlow of a step of `parent` (in a dry run: cancels nothing, resolves to null). */
+  cancelFlow?(parent: ExecutionRecord, flow: string, key: string, reason: string): Promise<string | null>;
   respond(record: ExecutionRecord): void;
   callFlow(parent: ExecutionRecord, stepKey: string, flow: string, input: JsonValue, state: JsonObject | undefined): Promise<JsonValue>;
   /** Told when a step ends (metrics); its errors are ignored. */
@@ -123,6 +138,13 @@ export class ExecutionRun {
   private readonly liveParams = new Map<string, JsonValue>();
   private stepRuns = 0;
   private saving: Promise<void> = Promise.resolve();
+  /** The store answered that this execution is cancelled: no further step starts. */
+  private cancelled = false;
+  /**
+   * The store was not asked about a cancel since the last save: true at the start of a drive (a
+   * cancel may have come since the claim) and after a read-only step, which is not saved.
+   */
+  private unchecked = true;
 
   constructor(
     private readonly host: RunHost,
@@ -204,6 +226,7 @@ export class ExecutionRun {
     if (++this.stepRuns > MAX_STEP_RUNS) throw new Error(`more than ${MAX_STEP_RUNS} step runs in one execution (goto loop?)`);
     const def = this.host.registry.get(step.type);
     if (!def) throw new Error(`unknown node type "${step.type}"`);
+    await this.throwIfCancelled(def);
     const record = previous ?? this.openStepRecord(step, key);
     for (;;) {
       const outcome = await this.attempt(step, scope, def, record, produced);
@@ -228,11 +251,26 @@ export class ExecutionRun {
       this.recordOutput(step, scope, record, output, started, produced);
       // 7. Read-only steps are stored with the next step that has an effect (or the wait, or the end).
       if (!def.readOnly || this.host.mocks?.[step.id]) await this.save();
+      else this.unchecked = true;
       return { kind: 'next' };
     } catch (err) {
       record.ms = Math.round(performance.now() - started);
       return this.onFailure(step, scope, record, err, produced);
     }
+  }
+
+  /**
+   * Throws CancelSignal when the store holds this execution cancelled: known from the last save, or
+   * asked before the drive's first step with effects and before one that follows unsaved read-only steps. Only executions with a
+   * key can be cancelled; others never ask.
+   */
+  private async throwIfCancelled(def: NodeDefinition): Promise<void> {
+    if (this.record.concurrency_key === undefined) return;
+    if (!this.cancelled && this.unchecked && !def.readOnly && this.host.isCancelled) {
+      this.unchecked = false;
+      this.cancelled = await this.host.isCancelled(this.record.id);
+    }
+    if (this.cancelled) throw new CancelSignal(this.record.id);
   }
 
   /** Creates the record of a step's first run and files it with the execution's steps. */
@@ -412,6 +450,11 @@ export class ExecutionRun {
       if (err.origin === record.key) record.state = err.state;
       throw err;
     }
+    if (err instanceof CancelSignal) {
+      // A child step list of this control step was cut short: this step ends with it.
+      record.status = 'stopped';
+      throw err;
+    }
     if (err instanceof StopSignal) {
       record.status = 'stopped';
       if (err.origin === record.key) record.output = { reason: err.reason };
@@ -481,8 +524,13 @@ export class ExecutionRun {
   private save(): Promise<void> {
     const snapshot = structuredClone(this.record);
     snapshot.updated_at = new Date().toISOString();
+    this.unchecked = false;
     this.saving = this.saving
       .then(() => this.host.save(snapshot))
+      .then(async () => {
+        if (this.record.concurrency_key !== undefined && this.host.isCancelled)
+          this.cancelled ||= await this.host.isCancelled(this.record.id);
+      })
       .catch((err) => {
         this.host.logger.error({ execution: this.record.id, err: (err as Error).message }, 'saving execution failed');
       });
@@ -547,6 +595,34 @@ export class ExecutionRun {
       callFlow(flow, input) {
         return host.callFlow(run.record, record.key, flow, input, record.state);
       },
+      ...(host.startFlow
+        ? { startFlow: (flow: string, input: JsonValue, options?: StartFlowOptions) => run.startFlow(step, flow, input, options ?? {}) }
+        : {}),
+      ...(host.cancelFlow ? { cancelFlow: (flow: string, key: string, reason?: string) => run.cancelFlow(step, flow, key, reason) } : {}),
     };
+  }
+
+  /** NodeContext.startFlow: the host starts it (a dry run only resolves its key); recorded in `started_flows`. */
+  private async startFlow(step: LoadedStep, flow: string, input: JsonValue, options: StartFlowOptions): Promise<StartedFlow> {
+    const started = await this.host.startFlow!(this.record, flow, input, options);
+    const entry = {
+      step: step.id,
+      flow,
+      ...(started.key !== null ? { key: started.key } : {}),
+      input,
+      execution_id: started.execution_id,
+      performed: started.execution_id !== null,
+    };
+    this.record.started_flows = [...(this.record.started_flows ?? []), maskSecrets(toPlainJson(entry) ?? null) as never];
+    return started;
+  }
+
+  /** NodeContext.cancelFlow: the host cancels (a dry run cancels nothing); recorded in `cancelled_flows`. */
+  private async cancelFlow(step: LoadedStep, flow: string, key: string, reason: string | undefined): Promise<string | null> {
+    const why = reason ?? `cancelled by execution ${this.record.id} (step ${step.id})`;
+    const cancelled = await this.host.cancelFlow!(this.record, flow, key, why);
+    const entry = { step: step.id, flow, key, reason: why, cancelled, performed: !this.record.dry_run };
+    this.record.cancelled_flows = [...(this.record.cancelled_flows ?? []), toPlainJson(entry) as never];
+    return cancelled;
   }
 }

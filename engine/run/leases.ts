@@ -72,19 +72,22 @@ export class Leases {
   /**
    * Renews the lease on `record` every third of the lease life (at least every 50 ms) until the
    * returned function is called. Does nothing when the store has no leases. A lost lease (while
-   * `stillDriven()` holds) and a failed renewal are logged at warn, never thrown.
+   * `stillDriven()` holds, unless the execution was cancelled) and a failed renewal are logged at
+   * warn, never thrown.
    */
   keepRenewed(store: ExecutionStore, record: ExecutionRecord, logger: Logger, stillDriven: () => boolean): () => void {
     const renewLease = store.renewLease?.bind(store);
     if (!renewLease) return () => undefined;
     const renew = () =>
       renewLease(record.id, this.fresh()).then(
-        (kept) => {
-          if (!kept && stillDriven())
-            logger.warn(
-              { execution: record.id, flow: record.flow },
-              'lost the lease on a running execution (another process may take it over)',
-            );
+        async (kept) => {
+          if (kept || !stillDriven()) return;
+          // Cancelled meanwhile (it holds no lease then): it ends after the step it is in.
+          if (record.concurrency_key !== undefined && (await store.get(record.id).catch(() => undefined))?.status === 'cancelled') return;
+          logger.warn(
+            { execution: record.id, flow: record.flow },
+            'lost the lease on a running execution (another process may take it over)',
+          );
         },
         (err: unknown) => logger.warn({ execution: record.id, err: (err as Error).message }, 'renewing the lease failed'),
       );

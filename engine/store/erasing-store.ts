@@ -9,7 +9,7 @@
 //  2. later: from then on, every record the erasing execution writes, and every record of an
 //     execution it starts (children, at any depth), is scrubbed on its way to the store, whatever its
 //     status; the person's executions spared in 1 are scrubbed when they are written with a final
-//     status (success, failed, stopped).
+//     status (success, failed, stopped, cancelled).
 //
 // Step 2 holds across processes and restarts through the erasure ledger of the store (when it has
 // one: `recordErasure` ...; the database's is the `execution_erasures` table, shared by every
@@ -60,7 +60,7 @@ export interface ErasingStoreOptions {
 
 const DEFAULT_TTL_MS = 24 * 60 * 60 * 1000;
 /** Store methods that write a record given as their first argument. */
-const RECORD_WRITES = ['insert', 'update', 'insertLeased'] as const;
+const RECORD_WRITES = ['insert', 'update', 'insertLeased', 'insertReplacing'] as const;
 /** Most ancestors looked up for a record of a child execution (a guard against a cycle of parent ids). */
 const MAX_DEPTH = 32;
 
@@ -237,7 +237,7 @@ class Erasures {
 }
 
 /**
- * `inner` with erasure: writes (insert, update, insertLeased) go through the armed erasures and the
+ * `inner` with erasure: writes (insert, update, insertLeased, insertReplacing) go through the armed erasures and the
  * ledger, `eraseExecutions` arms one and `prune` (when `inner` has it) settles the ledger too.
  * Everything else is `inner`'s.
  */

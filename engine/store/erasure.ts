@@ -37,7 +37,18 @@ export interface Erasure {
 export const DEFAULT_TEXT_MASK = '[texto apagado]';
 
 /** The parts of a record that hold payloads (what is searched and rewritten). */
-export const PAYLOAD_PARTS = ['trigger', 'vars', 'steps', 'outbound', 'response', 'output', 'error', 'stop_reason'] as const;
+export const PAYLOAD_PARTS = [
+  'trigger',
+  'vars',
+  'steps',
+  'outbound',
+  'response',
+  'output',
+  'error',
+  'stop_reason',
+  'started_flows',
+  'cancelled_flows',
+] as const;
 /** One of PAYLOAD_PARTS. */
 export type PayloadPart = (typeof PAYLOAD_PARTS)[number];
 

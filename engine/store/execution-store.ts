@@ -30,7 +30,13 @@ export interface ListOptions {
 export interface ExecutionStore {
   /** Writes a new record (its `id` not stored yet). */
   insert(record: ExecutionRecord): Promise<void>;
-  /** Replaces the stored record of `record.id` with `record`, whole. */
+  /**
+   * Replaces the stored record of `record.id` with `record`, whole, except when the stored one is
+   * `cancelled` (cancelByKey, insertReplacing may have done it in any process): its status, stop
+   * reason, `replaced_by` and `finished_at` are then kept, only what its run recorded (steps,
+   * outbound calls, vars, output, response, started and cancelled flows) is written. The driving
+   * process reads the record back after writing it (executions with a key only) to stop.
+   */
   update(record: ExecutionRecord): Promise<void>;
   /** A copy of the stored record, or undefined when there is none with that id. */
   get(id: string): Promise<ExecutionRecord | undefined>;
@@ -67,6 +73,25 @@ export interface ExecutionStore {
   saveFlowVersion?(version: StoredFlowVersion): Promise<void>;
   /** The stored source of that version of the flow (StoredFlowVersion.source), or undefined when it is not stored. */
   getFlowVersion?(flow: string, version: string): Promise<string | undefined>;
+
+  // Keys (flow `concurrency:`, flow.start / flow.cancel). Optional: without them, keyed starts and
+  // cancels are refused by the engine.
+
+  /**
+   * Atomically, even across processes: cancels every running or waiting execution of `record.flow`
+   * whose key is `record.concurrency_key` (status `cancelled`, `replaced_by` = `record.id`, stop
+   * reason saying so), then writes `record` (holding `lease` when given, like insertLeased). Two
+   * calls for one flow and key never both leave their record unfinished. Resolves to the ids
+   * cancelled. Throws when `record` has no key.
+   */
+  insertReplacing?(record: ExecutionRecord, lease?: Lease): Promise<string[]>;
+  /**
+   * Atomically cancels the running or waiting executions of `flow` under `key` (status `cancelled`,
+   * `reason` as stop reason, `finished_at` now); a claim racing with it never takes one it
+   * cancelled. A running one is stopped by its driving process before its next step (see update).
+   * Resolves to the ids cancelled (empty when none).
+   */
+  cancelByKey?(flow: string, key: string, reason: string): Promise<string[]>;
 }
 
 /** One stored flow version. */

@@ -9,6 +9,17 @@ import {
   type RecordSummary,
 } from './erasure.js';
 
+/** `written` with the cancellation of `stored` kept: status, stop reason, replaced_by, finished_at, no wake time. */
+function keepCancelled(stored: ExecutionRecord, written: ExecutionRecord): ExecutionRecord {
+  const out: ExecutionRecord = { ...written, status: 'cancelled' };
+  delete out.wake_at;
+  for (const field of ['stop_reason', 'replaced_by', 'finished_at'] as const) {
+    if (stored[field] !== undefined) out[field] = stored[field];
+    else delete out[field];
+  }
+  return out;
+}
+
 /** In-process execution store; records are deep-copied in and out, as a database would. Lost on exit. */
 export class MemoryExecutionStore implements ExecutionStore, PayloadEraser {
   private readonly records = new Map<string, ExecutionRecord>();
@@ -24,7 +35,40 @@ export class MemoryExecutionStore implements ExecutionStore, PayloadEraser {
   }
 
   async update(record: ExecutionRecord): Promise<void> {
-    this.records.set(record.id, structuredClone(record));
+    const stored = this.records.get(record.id);
+    if (stored?.status !== 'cancelled') {
+      this.records.set(record.id, structuredClone(record));
+      return;
+    }
+    this.records.set(record.id, keepCancelled(stored, structuredClone(record)));
+  }
+
+  async insertReplacing(record: ExecutionRecord, lease?: Lease): Promise<string[]> {
+    const key = record.concurrency_key;
+    if (key === undefined) throw new Error(`execution ${record.id} has no key`);
+    const cancelled = this.cancelUnfinished(record.flow, key, `replaced by execution ${record.id}`, record.id);
+    if (lease) await this.insertLeased(record, lease);
+    else await this.insert(record);
+    return cancelled;
+  }
+
+  async cancelByKey(flow: string, key: string, reason: string): Promise<string[]> {
+    return this.cancelUnfinished(flow, key, reason);
+  }
+
+  /** Cancels the running and waiting executions of `flow` under `key`; synchronous, so atomic here. */
+  private cancelUnfinished(flow: string, key: string, reason: string, replacedBy?: string): string[] {
+    const now = new Date().toISOString();
+    const ids: string[] = [];
+    for (const r of this.records.values()) {
+      if (r.flow !== flow || r.concurrency_key !== key || (r.status !== 'running' && r.status !== 'waiting')) continue;
+      Object.assign(r, { status: 'cancelled', stop_reason: reason, finished_at: now, updated_at: now });
+      delete r.wake_at;
+      if (replacedBy !== undefined) r.replaced_by = replacedBy;
+      this.leases.delete(r.id);
+      ids.push(r.id);
+    }
+    return ids;
   }
 
   async get(id: string): Promise<ExecutionRecord | undefined> {

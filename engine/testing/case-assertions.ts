@@ -13,7 +13,8 @@ function statusDetail(record: ExecutionRecord, finished: boolean, timeoutMs: num
   if (!finished) return ` (not finished within ${timeoutMs} ms${record.status === 'running' ? ', a step was still running' : ''})`;
   if (record.status === 'failed' && record.error)
     return ` (${record.error.step ? `step "${record.error.step}": ` : ''}${record.error.message})`;
-  if (record.status === 'stopped' && record.stop_reason) return ` (reason ${showValue(record.stop_reason)})`;
+  if ((record.status === 'stopped' || record.status === 'cancelled') && record.stop_reason)
+    return ` (reason ${showValue(record.stop_reason)})`;
   return '';
 }
 
@@ -68,6 +69,20 @@ function outboundFailures(expected: NonNullable<Expectation['outbound']>, calls:
   return failures;
 }
 
+/** `label` entries (started or cancelled flows) against exactly the expected ones, in order, each a subset. */
+function exactListFailures(label: string, expected: unknown[], found: Array<{ flow: string; key?: string }>): string[] {
+  const failures: string[] = [];
+  if (expected.length !== found.length) {
+    const seen = found.map((f) => `${f.flow}${f.key !== undefined ? ` [${f.key}]` : ''}`).join(', ');
+    failures.push(`${label}: expected ${expected.length} got ${found.length}${found.length ? ` (${seen})` : ''}`);
+  }
+  expected.forEach((want, i) => {
+    if (found[i] === undefined) failures.push(`${label}[${i}]: expected ${showValue(want)} got nothing`);
+    else failures.push(...subsetMismatches(want, found[i], `${label}[${i}]`));
+  });
+  return failures;
+}
+
 /** Every way `record` misses `expected`; empty when the case passes. */
 export function expectationFailures(expected: Expectation, record: ExecutionRecord, finished: boolean, timeoutMs: number): string[] {
   const failures: string[] = [];
@@ -83,5 +98,7 @@ export function expectationFailures(expected: Expectation, record: ExecutionReco
   if (expected.vars !== undefined) failures.push(...subsetMismatches(expected.vars, record.vars, 'vars'));
   for (const [id, stepExpectation] of Object.entries(expected.steps ?? {})) failures.push(...stepFailures(id, stepExpectation, record));
   if (expected.outbound !== undefined) failures.push(...outboundFailures(expected.outbound, record.outbound));
+  if (expected.started !== undefined) failures.push(...exactListFailures('started', expected.started, record.started_flows ?? []));
+  if (expected.cancelled !== undefined) failures.push(...exactListFailures('cancelled', expected.cancelled, record.cancelled_flows ?? []));
   return failures;
 }

@@ -17,6 +17,8 @@
 //           later: { ran: false }
 //         outbound: [ { method: POST, url: ... } ]          # exactly these calls, in order, each a subset
 //         # or: outbound: { count: 2, contains: [ ... ] }   # count, and/or these calls in this order among others
+//         started: [ { flow: followup, key: "5511…", input: { … } } ]   # flow.start, recorded not made: exactly these, in order
+//         cancelled: [ { flow: followup, key: "5511…" } ]             # flow.cancel, recorded not made: exactly these, in order
 //
 // The TypeScript types below are inferred from the schema; values that are "any JSON" are `unknown`.
 import { Type, type Static } from '@sinclair/typebox';
@@ -76,9 +78,10 @@ export const OutboundCountSchema = Type.Object(
 /** What a case expects of its execution: status, output, steps, outbound calls. */
 export const ExpectationSchema = Type.Object(
   {
-    status: Type.Union([Type.Literal('success'), Type.Literal('failed'), Type.Literal('stopped'), Type.Literal('waiting')], {
-      description: 'How the execution ended.',
-    }),
+    status: Type.Union(
+      [Type.Literal('success'), Type.Literal('failed'), Type.Literal('stopped'), Type.Literal('cancelled'), Type.Literal('waiting')],
+      { description: 'How the execution ended.' },
+    ),
     stop_reason: Type.Optional(Type.String()),
     error: Type.Optional(AnyJson("Subset of the execution's error ({step, name, message, status, body}).")),
     output: Type.Optional(AnyJson("Subset of the execution's output.")),
@@ -92,6 +95,16 @@ export const ExpectationSchema = Type.Object(
         }),
         OutboundCountSchema,
       ]),
+    ),
+    started: Type.Optional(
+      Type.Array(AnyJson('Subset of one start ({flow, key, input, step}).'), {
+        description: 'Exactly these flow starts (flow.start, recorded, not made), in order.',
+      }),
+    ),
+    cancelled: Type.Optional(
+      Type.Array(AnyJson('Subset of one cancel ({flow, key, reason, step}).'), {
+        description: 'Exactly these cancels (flow.cancel, recorded, not made), in order.',
+      }),
     ),
   },
   { additionalProperties: false },

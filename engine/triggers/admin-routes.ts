@@ -73,6 +73,8 @@ export function executionSummary(r: ExecutionRecord): Record<string, JsonValue> 
     ...(r.parent_id ? { parent_id: r.parent_id } : {}),
     ...(r.flow_version ? { flow_version: r.flow_version } : {}),
     ...(r.stop_reason !== undefined ? { stop_reason: r.stop_reason } : {}),
+    ...(r.concurrency_key !== undefined ? { key: r.concurrency_key } : {}),
+    ...(r.replaced_by ? { replaced_by: r.replaced_by } : {}),
     ...(r.error ? { error: { message: r.error.message, ...(r.error.step ? { step: r.error.step } : {}) } } : {}),
   };
 }

@@ -139,11 +139,12 @@ forEachDatabase('cli: migrate, seed, executions', (open) => {
         '004_kv_slots',
         '005_execution_erasures',
         '006_flow_versions',
+        '007_execution_keys',
         '008_schedule_ticks',
       ]);
       expect(await runMigrate(fresh.db, out.stream)).toEqual([]);
       expect(out.text()).toMatch(
-        /^applied 001_contract_tables\napplied 002_executions\napplied 003_execution_leases\napplied 004_kv_slots\napplied 005_execution_erasures\napplied 006_flow_versions\napplied 008_schedule_ticks\ndatabase is up to date \((sqlite|postgres): .+\)\n$/,
+        /^applied 001_contract_tables\napplied 002_executions\napplied 003_execution_leases\napplied 004_kv_slots\napplied 005_execution_erasures\napplied 006_flow_versions\napplied 007_execution_keys\napplied 008_schedule_ticks\ndatabase is up to date \((sqlite|postgres): .+\)\n$/,
       );
     } finally {
       await fresh.cleanup();
@@ -160,7 +161,7 @@ forEachDatabase('cli: migrate, seed, executions', (open) => {
         await db.insert('clinicas_com_atendentes', { nome: 'via env' });
         expect((await fresh.db.get('clinicas_com_atendentes', { nome: 'via env' }))?.nome).toBe('via env');
         expect(err.text()).toBe(
-          'applied migration 001_contract_tables\napplied migration 002_executions\napplied migration 003_execution_leases\napplied migration 004_kv_slots\napplied migration 005_execution_erasures\napplied migration 006_flow_versions\napplied migration 008_schedule_ticks\n',
+          'applied migration 001_contract_tables\napplied migration 002_executions\napplied migration 003_execution_leases\napplied migration 004_kv_slots\napplied migration 005_execution_erasures\napplied migration 006_flow_versions\napplied migration 007_execution_keys\napplied migration 008_schedule_ticks\n',
         );
       } finally {
         await db.close();
@@ -177,7 +178,7 @@ forEachDatabase('cli: migrate, seed, executions', (open) => {
       expect(migrate).toMatchObject({
         code: 0,
         stdout:
-          'applied 001_contract_tables\napplied 002_executions\napplied 003_execution_leases\napplied 004_kv_slots\napplied 005_execution_erasures\napplied 006_flow_versions\napplied 008_schedule_ticks\n',
+          'applied 001_contract_tables\napplied 002_executions\napplied 003_execution_leases\napplied 004_kv_slots\napplied 005_execution_erasures\napplied 006_flow_versions\napplied 007_execution_keys\napplied 008_schedule_ticks\n',
       });
       const good = join(tmp, `good-${fresh.dialect}.yaml`);
       writeFileSync(

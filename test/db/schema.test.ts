@@ -69,6 +69,10 @@ const EXECUTION_COLUMNS = [
   'lease_owner',
   'lease_until',
   'flow_version',
+  'concurrency_key',
+  'replaced_by',
+  'started_flows',
+  'cancelled_flows',
 ];
 
 forEachDatabase('migrations', (open) => {
@@ -96,6 +100,7 @@ forEachDatabase('migrations', (open) => {
         '005_execution_erasures',
         '006_flow_versions',
         '008_schedule_ticks',
+        '007_execution_keys',
       ]);
     } finally {
       await fresh.cleanup();
@@ -114,6 +119,7 @@ forEachDatabase('migrations', (open) => {
         '005_execution_erasures',
         '006_flow_versions',
         '008_schedule_ticks',
+        '007_execution_keys',
       ]);
       expect(await columnsOf(fresh.db, 'leads')).toEqual(CONTRACT_COLUMNS.leads);
       expect(await fresh.db.migrate()).toEqual([]);
@@ -134,6 +140,7 @@ forEachDatabase('migrations', (open) => {
         '005_execution_erasures',
         '006_flow_versions',
         '008_schedule_ticks',
+        '007_execution_keys',
       ]);
       expect(b).toEqual(a);
     } finally {

@@ -249,7 +249,7 @@ describe('admin HTTP surface', () => {
     expect(leads.executions[0]).not.toHaveProperty('trigger');
     const bad = await expectCleanError(await fetch(`${url}/admin/executions?limit=0&status=done`, { headers: bearer() }), 422);
     expect(bad.details).toEqual([
-      { path: 'status', message: 'must be one of running, waiting, success, failed, stopped' },
+      { path: 'status', message: 'must be one of running, waiting, success, failed, stopped, cancelled' },
       { path: 'limit', message: 'must be an integer from 1 to 1000' },
     ]);
   });

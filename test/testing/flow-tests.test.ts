@@ -117,7 +117,12 @@ describe('runFlowTests over the fixture tests', () => {
   it('reports a malformed test file as positioned problems and runs none of its cases', () => {
     expect(problemsOf('malformed.test.yaml')).toEqual([
       { line: 4, col: 5, code: 'unknown-field', message: 'unknown field "payloud" in cases.0 (did you mean "payload"?)' },
-      { line: 6, col: 15, code: 'invalid-value', message: 'cases.0.expect.status must be one of: success, failed, stopped, waiting' },
+      {
+        line: 6,
+        col: 15,
+        code: 'invalid-value',
+        message: 'cases.0.expect.status must be one of: success, failed, stopped, cancelled, waiting',
+      },
     ]);
     expect(run.results.some((r) => r.name === 'typo in a field and a bad status')).toBe(false);
   });

@@ -7,6 +7,7 @@ import * as executionLeases from './003_execution_leases.js';
 import * as kvSlots from './004_kv_slots.js';
 import * as executionErasures from './005_execution_erasures.js';
 import * as flowVersions from './006_flow_versions.js';
+import * as executionKeys from './007_execution_keys.js';
 import * as scheduleTicks from './008_schedule_ticks.js';
 
 const MIGRATIONS: Record<string, Knex.Migration> = {
@@ -16,6 +17,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '004_kv_slots': kvSlots,
   '005_execution_erasures': executionErasures,
   '006_flow_versions': flowVersions,
+  '007_execution_keys': executionKeys,
   '008_schedule_ticks': scheduleTicks,
 };
 
