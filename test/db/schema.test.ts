@@ -99,8 +99,8 @@ forEachDatabase('migrations', (open) => {
         '004_kv_slots',
         '005_execution_erasures',
         '006_flow_versions',
-        '008_schedule_ticks',
         '007_execution_keys',
+        '008_schedule_ticks',
       ]);
     } finally {
       await fresh.cleanup();
@@ -118,8 +118,8 @@ forEachDatabase('migrations', (open) => {
         '004_kv_slots',
         '005_execution_erasures',
         '006_flow_versions',
-        '008_schedule_ticks',
         '007_execution_keys',
+        '008_schedule_ticks',
       ]);
       expect(await columnsOf(fresh.db, 'leads')).toEqual(CONTRACT_COLUMNS.leads);
       expect(await fresh.db.migrate()).toEqual([]);
@@ -139,8 +139,8 @@ forEachDatabase('migrations', (open) => {
         '004_kv_slots',
         '005_execution_erasures',
         '006_flow_versions',
-        '008_schedule_ticks',
         '007_execution_keys',
+        '008_schedule_ticks',
       ]);
       expect(b).toEqual(a);
     } finally {
