@@ -20,9 +20,9 @@
 // Cancellation: an execution with a key can be cancelled in the store by any process. Its saves
 // keep what the step recorded (the store keeps the cancellation, ExecutionStore.update); after each
 // save the run reads the status back (RunHost.isCancelled) and throws a CancelSignal before the next
-// step. The drive's first step with effects, and one that follows read-only steps (not saved), ask
-// the store first. So a step already running finishes and its result is kept; no step with effects
-// starts after the cancel is stored.
+// step. The drive's first step, and every step that follows a read-only one (not saved), ask the
+// store first. So a step already running finishes and its result is kept; no step starts after the
+// cancel is stored.
 // Suspension (wait) and stop are signals thrown through the walk to the engine (passOn). So is an
 // unreachable database or Redis: not the step's failure, the execution parks and the step runs again
 // later (parkForOutage), without spending its retries or on_error.
@@ -226,7 +226,7 @@ export class ExecutionRun {
     if (++this.stepRuns > MAX_STEP_RUNS) throw new Error(`more than ${MAX_STEP_RUNS} step runs in one execution (goto loop?)`);
     const def = this.host.registry.get(step.type);
     if (!def) throw new Error(`unknown node type "${step.type}"`);
-    await this.throwIfCancelled(def);
+    await this.throwIfCancelled();
     const record = previous ?? this.openStepRecord(step, key);
     for (;;) {
       const outcome = await this.attempt(step, scope, def, record, produced);
@@ -261,12 +261,12 @@ export class ExecutionRun {
 
   /**
    * Throws CancelSignal when the store holds this execution cancelled: known from the last save, or
-   * asked before the drive's first step with effects and before one that follows unsaved read-only steps. Only executions with a
-   * key can be cancelled; others never ask.
+   * asked before the drive's first step and before one that follows an unsaved read-only step. Only
+   * executions with a key can be cancelled; others never ask.
    */
-  private async throwIfCancelled(def: NodeDefinition): Promise<void> {
+  private async throwIfCancelled(): Promise<void> {
     if (this.record.concurrency_key === undefined) return;
-    if (!this.cancelled && this.unchecked && !def.readOnly && this.host.isCancelled) {
+    if (!this.cancelled && this.unchecked && this.host.isCancelled) {
       this.unchecked = false;
       this.cancelled = await this.host.isCancelled(this.record.id);
     }

@@ -1,7 +1,10 @@
 // Executions by key on one engine (memory store): flow.start / flow.cancel, a flow's
 // `concurrency:` replacing its waiting execution, a cancel during a step or a wake, many starts
 // for one key at once, and a queued start recorded but never queued (the process died) being driven.
+import { Type } from '@sinclair/typebox';
 import { afterEach, describe, expect, it } from 'vitest';
+import { defineNode } from '../../engine/types.js';
+import { defaultRegistry } from '../../nodes/index.js';
 import type { Scheduler } from '../../engine/scheduler/scheduler.js';
 import { MemoryExecutionStore } from '../../engine/store/memory-store.js';
 import { closeServers, startServer } from '../helpers/http-echo-server.js';
@@ -147,6 +150,46 @@ steps:
     expect(record.steps.map((s) => [s.id, s.status])).toEqual([['slow', 'success']]);
     expect(stepOutput(record, 'slow').body).toEqual({ slow: true });
     expect(server.requests.map((r) => r.path)).toEqual(['/slow']);
+  });
+
+  it('a cancel during a read-only step: the step finishes, and no later step runs, read-only ones included', async () => {
+    // A read-only step is not saved on its own; the run still asks the store before the next one.
+    const entered: string[] = [];
+    const slowRead = defineNode({
+      type: 'test.slow-read',
+      description: 'Reads slowly, changing nothing.',
+      params: Type.Object({ label: Type.String() }),
+      output: { description: '`{label}`' },
+      examples: [],
+      readOnly: true,
+      async run(params) {
+        entered.push(params.label);
+        await sleep(params.label === 'lookup' ? 300 : 0);
+        return { label: params.label };
+      },
+    });
+    const engine = makeEngine(
+      [
+        `
+name: followup
+concurrency: { key: "{{ trigger.body.phone }}" }
+steps:
+  - { id: lookup, type: test.slow-read, params: { label: lookup } }
+  - { id: check, type: test.slow-read, params: { label: check } }
+  - { id: after, type: set, params: { values: { x: 1 } } }
+`,
+        canceller,
+      ],
+      { registry: defaultRegistry().register(slowRead as never) },
+    );
+    await engine.startScheduler();
+    const handle = await engine.start('followup', { body: { phone: '9' } });
+    await until(() => entered.length === 1);
+    await waitForEnd(engine, (await engine.start('canceller', { body: { phone: '9' } })).id);
+    expect((await handle.settled).status).toBe('cancelled');
+    expect(entered).toEqual(['lookup']);
+    const record = (await engine.store.get(handle.id))!;
+    expect(record.steps.map((s) => [s.id, s.status])).toEqual([['lookup', 'success']]);
   });
 
   it('a cancel racing with the wake: it either ran the step and then ended cancelled, or never ran it; never both, never lost', async () => {
