@@ -18,6 +18,7 @@ import {
   type Erasure,
   type ErasureEntry,
   type PayloadEraser,
+  PAYLOAD_PARTS,
   type PayloadEraseResult,
   type RecordSummary,
 } from '../../engine/store/erasure.js';
@@ -33,19 +34,8 @@ const ERASURES = 'execution_erasures';
 const VERSIONS = 'flow_versions';
 /** A version no unfinished execution runs on is pruned once unused this long, ms (a process re-marks its versions hourly). */
 const VERSION_UNUSED_MS = 86_400_000;
-/** Text columns holding payloads; `erasePayloads` searches and rewrites these. */
-const PAYLOAD_COLUMNS = [
-  'trigger',
-  'vars',
-  'steps',
-  'outbound',
-  'response',
-  'output',
-  'error',
-  'stop_reason',
-  'started_flows',
-  'cancelled_flows',
-] as const;
+/** Text columns holding payloads, one per part of a record that holds them; `erasePayloads` searches and rewrites these. */
+const PAYLOAD_COLUMNS = PAYLOAD_PARTS;
 /** Default and largest page of `list`. */
 const DEFAULT_LIST_LIMIT = 20;
 const MAX_LIST_LIMIT = 1000;
