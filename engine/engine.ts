@@ -189,7 +189,8 @@ export class Engine {
     };
     this.schedules = new ScheduleRunner({
       flows: () => this.listFlows(),
-      start: (flow, schedule) => this.start(flow, { body: {}, schedule }),
+      start: (flow, schedule, id) => this.start(flow, { body: {}, schedule }, { id }),
+      exists: async (id) => (await this.store.get(id)) !== undefined,
       ticks: options.ticks ?? new MemoryTickStore(),
       logger: this.logger,
     });

@@ -16,13 +16,37 @@ export class DbTickStore implements TickStore {
   }
 
   /** One INSERT … ON CONFLICT DO NOTHING on the primary key (flow, tick_at): the row inserted is the claim. */
-  async claimTick(flow: string, tickAt: number): Promise<boolean> {
+  async claimTick(flow: string, tickAt: number, at: number = Date.now()): Promise<boolean> {
     const inserted = await this.knex(TICKS)
-      .insert({ flow, tick_at: tickAt, claimed_at: Date.now() })
+      .insert({ flow, tick_at: tickAt, claimed_at: at })
       .onConflict(['flow', 'tick_at'])
       .ignore()
       .returning('flow');
     return inserted.length === 1;
+  }
+
+  async tickStarted(flow: string, tickAt: number): Promise<void> {
+    await this.knex(TICKS).where({ flow, tick_at: tickAt }).whereNull('started_at').update({ started_at: Date.now() });
+  }
+
+  async lostTicks(flow: string, claimedBefore: number): Promise<number[]> {
+    const rows = (await this.knex(TICKS)
+      .where({ flow })
+      .whereNull('started_at')
+      .where('claimed_at', '<', claimedBefore)
+      .orderBy('tick_at')
+      .select('tick_at')) as Array<{ tick_at: unknown }>;
+    return rows.map((r) => Number(r.tick_at));
+  }
+
+  /** One conditional UPDATE: among racing callers, only the first still finds the old claim time. */
+  async reclaimTick(flow: string, tickAt: number, claimedBefore: number, at: number = Date.now()): Promise<boolean> {
+    const updated = await this.knex(TICKS)
+      .where({ flow, tick_at: tickAt })
+      .whereNull('started_at')
+      .where('claimed_at', '<', claimedBefore)
+      .update({ claimed_at: at });
+    return Number(updated) === 1;
   }
 
   async lastTick(flow: string): Promise<number | undefined> {

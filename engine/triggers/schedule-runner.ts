@@ -12,16 +12,22 @@
 // another process already ran is taken already, so nothing happens.
 //
 // A process that falls behind (its event loop blocked, a suspended machine) runs the latest due
-// tick when its timer fires, not every tick it slept through. A process that dies between claiming
-// a tick and recording its execution loses that tick: the claim and the record are two writes.
+// tick when its timer fires, not every tick it slept through.
+//
+// A process that dies between claiming a tick and recording its execution leaves a claim never
+// noted started (TickStore.tickStarted). Past LOST_CLAIM_MS any process takes it over (at start and
+// at each of its ticks) and starts it; the execution's id is the tick's own (tickExecutionId), so a
+// claimer that was only slow and the one taking over never record it twice.
 import { DEPENDENCY_RETRY_MS, isDependencyUnavailable } from '../errors/dependency-unavailable.js';
 import type { Logger } from '../run/execution-run.js';
 import type { TickStore } from '../store/tick-store.js';
 import type { JsonObject, LoadedFlow, ScheduleTrigger } from '../types.js';
-import { latestTick, nextTick, scheduleTriggerValue } from './schedule.js';
+import { latestTick, nextTick, scheduleTriggerValue, tickExecutionId } from './schedule.js';
 
 /** How long after a tick fell a starting process waits before catching it up, ms (see catchUp). */
 const CATCH_UP_SETTLE_MS = 250;
+/** A claim whose execution is not recorded this long after it was made is taken as lost (its claimer died), ms. */
+export const LOST_CLAIM_MS = 60_000;
 /** Longest single timer, ms: a later tick is reached through several (setTimeout holds at most ~24.8 days). */
 const MAX_TIMER_MS = 60 * 60 * 1000;
 
@@ -29,8 +35,10 @@ const MAX_TIMER_MS = 60 * 60 * 1000;
 export interface ScheduleHost {
   /** The flows served now; those with `trigger.schedule` get a timer. */
   flows(): LoadedFlow[];
-  /** Starts an execution of `flow` whose trigger records `schedule` (scheduleTriggerValue). */
-  start(flow: string, schedule: JsonObject): Promise<unknown>;
+  /** Starts an execution of `flow` with id `id` whose trigger records `schedule` (scheduleTriggerValue); rejects when that id is recorded already. */
+  start(flow: string, schedule: JsonObject, id: string): Promise<unknown>;
+  /** Whether an execution with that id is recorded. */
+  exists(id: string): Promise<boolean>;
   ticks: TickStore;
   logger: Logger;
   /** Clock, ms since epoch. Default Date.now. */
@@ -105,6 +113,7 @@ export class ScheduleRunner {
     this.armed.set(flow, entry);
     const now = this.now();
     try {
+      await this.recoverLost(entry);
       await this.catchUp(entry, now);
     } catch (err) {
       this.host.logger.error({ flow, err: (err as Error).message }, 'schedule catch-up failed');
@@ -141,6 +150,9 @@ export class ScheduleRunner {
         if (now < next) return this.arm(entry, after);
         const due = latestTick(entry.schedule, now) ?? next;
         void this.fire(entry, due, false);
+        void this.recoverLost(entry).catch((err: unknown) =>
+          this.host.logger.error({ flow: entry.flow, err: (err as Error).message }, 'schedule could not look for lost ticks'),
+        );
         this.arm(entry, due);
       },
       Math.min(Math.max(0, next - this.now()), MAX_TIMER_MS),
@@ -156,9 +168,9 @@ export class ScheduleRunner {
   private async fire(entry: Armed, tick: number, catchUp: boolean, claimed = false): Promise<void> {
     const fields = { flow: entry.flow, tick: new Date(tick).toISOString(), ...(catchUp ? { catch_up: true } : {}) };
     try {
-      if (!claimed && !(await this.host.ticks.claimTick(entry.flow, tick))) return;
+      if (!claimed && !(await this.host.ticks.claimTick(entry.flow, tick, this.now()))) return;
       claimed = true;
-      await this.host.start(entry.flow, scheduleTriggerValue(entry.schedule, tick, catchUp));
+      await this.startTick(entry, tick, catchUp);
       this.host.logger.info(fields, catchUp ? 'schedule tick caught up' : 'schedule tick started');
     } catch (err) {
       const retryAt = this.now() + DEPENDENCY_RETRY_MS;
@@ -172,6 +184,28 @@ export class ScheduleRunner {
         'schedule tick waits for the database',
       );
       setTimeout(() => void this.fire(entry, tick, catchUp, claimed), DEPENDENCY_RETRY_MS).unref();
+    }
+  }
+
+  /** Records the tick's execution under its own id (once, whoever else tries) and notes the claim started. */
+  private async startTick(entry: Armed, tick: number, catchUp: boolean): Promise<void> {
+    const id = tickExecutionId(entry.flow, tick);
+    try {
+      await this.host.start(entry.flow, scheduleTriggerValue(entry.schedule, tick, catchUp), id);
+    } catch (err) {
+      // Recorded already (a claimer that was only slow, or another process taking it over): done.
+      if (isDependencyUnavailable(err) || !(await this.host.exists(id))) throw err;
+    }
+    await this.host.ticks.tickStarted(entry.flow, tick);
+  }
+
+  /** Takes over the ticks of this schedule whose claimer died before recording them, and starts them. */
+  private async recoverLost(entry: Armed): Promise<void> {
+    const claimedBefore = this.now() - LOST_CLAIM_MS;
+    for (const tick of await this.host.ticks.lostTicks(entry.flow, claimedBefore)) {
+      if (!(await this.host.ticks.reclaimTick(entry.flow, tick, claimedBefore, this.now()))) continue;
+      this.host.logger.warn({ flow: entry.flow, tick: new Date(tick).toISOString() }, 'schedule tick taken over from a claimer that died');
+      await this.fire(entry, tick, false, true);
     }
   }
 }

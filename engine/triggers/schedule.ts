@@ -2,6 +2,7 @@
 // time zones and a seconds field). Ticks are instants in ms since the epoch, on whole seconds; the
 // same pattern gives the same ticks in every process, whatever its clock reads, which is what lets
 // the processes agree on each tick (schedule-runner.ts).
+import { createHash } from 'node:crypto';
 import { Cron } from 'croner';
 import type { JsonObject, ScheduleTrigger } from '../types.js';
 
@@ -49,4 +50,14 @@ export function latestTick(schedule: ScheduleTrigger, at: number): number | unde
  */
 export function scheduleTriggerValue(schedule: ScheduleTrigger, tick: number, catchUp: boolean): JsonObject {
   return { tick: new Date(tick).toISOString(), cron: schedule.cron, timezone: schedule.timezone, catch_up: catchUp };
+}
+
+/**
+ * The id of the execution a tick of `flow` starts (UUID-shaped, from a SHA-256 of flow and tick): the
+ * same in every process, so a tick taken over after its claimer died is never recorded twice.
+ */
+export function tickExecutionId(flow: string, tick: number): string {
+  const h = createHash('sha256').update(`schedule\u0000${flow}\u0000${tick}`).digest('hex');
+  const variant = ((Number.parseInt(h[16]!, 16) & 0x3) | 0x8).toString(16);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }

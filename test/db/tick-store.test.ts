@@ -1,6 +1,6 @@
 // DbTickStore (migration 008) on SQLite and PostgreSQL: a tick is claimed once however many
 // claimers race (several connections: several processes), the latest tick, the first sighting of a
-// schedule, and pruning that keeps each flow's latest claim.
+// schedule, lost claims taken over once, and pruning that keeps each flow's latest claim.
 import { expect, it } from 'vitest';
 import { DbTickStore } from '../../adapters/db/tick-store.js';
 import { forEachDatabase, useFreshDatabase } from '../helpers/databases.js';
@@ -36,6 +36,23 @@ forEachDatabase('DbTickStore', (open) => {
     expect(await a.scheduleSeen('report', '0 9 * * * UTC', NOW)).toBe(NOW);
     expect(await b.scheduleSeen('report', '0 9 * * * UTC', NOW + DAY)).toBe(NOW);
     expect(await b.scheduleSeen('report', '0 10 * * * UTC', NOW + DAY)).toBe(NOW + DAY);
+  });
+
+  it('lost ticks: claims never noted started, older than the limit; one taker among racing processes', async () => {
+    const stores = [new DbTickStore(t.current.db), new DbTickStore(t.current.openAnother()), new DbTickStore(t.current.openAnother())];
+    const [s] = stores as [DbTickStore];
+    await s.claimTick('report', NOW, NOW - 120_000);
+    await s.claimTick('report', NOW + 1000, NOW - 120_000);
+    await s.claimTick('report', NOW + 2000, NOW);
+    await s.tickStarted('report', NOW + 1000);
+    expect(await s.lostTicks('report', NOW - 60_000)).toEqual([NOW]);
+    const taken = await Promise.all(Array.from({ length: 9 }, (_, i) => stores[i % 3]!.reclaimTick('report', NOW, NOW - 60_000, NOW)));
+    expect(taken.filter(Boolean)).toHaveLength(1);
+    // Taken over now: not lost again until the limit passes once more; a started tick never is.
+    expect(await s.lostTicks('report', NOW - 60_000)).toEqual([]);
+    expect(await s.reclaimTick('report', NOW + 1000, NOW + 60_000)).toBe(false);
+    await s.tickStarted('report', NOW);
+    expect(await s.lostTicks('report', NOW + 60_000)).toEqual([NOW + 2000]);
   });
 
   it('prune deletes claims older than the retention, keeping each flow latest', async () => {

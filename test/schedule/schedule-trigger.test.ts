@@ -1,13 +1,14 @@
 // Schedule triggers in one process: what the loader makes of `trigger.schedule`, the tick
 // arithmetic (croner), and the runner on the in-memory tick store — each tick once across several
-// engines sharing the store, one catch-up for a tick missed while none ran, none for a new schedule.
+// engines sharing the store, one catch-up for a tick missed while none ran, none for a new schedule,
+// and a tick whose claimer died before recording it taken over once.
 import { afterEach, describe, expect, it } from 'vitest';
 import { Engine } from '../../engine/engine.js';
 import { loadFlowText } from '../../engine/load/loader.js';
 import { formatProblem } from '../../engine/load/yaml-source.js';
 import { MemoryExecutionStore } from '../../engine/store/memory-store.js';
 import { MemoryTickStore } from '../../engine/store/tick-store.js';
-import { latestTick, nextTick } from '../../engine/triggers/schedule.js';
+import { latestTick, nextTick, tickExecutionId } from '../../engine/triggers/schedule.js';
 import type { ExecutionRecord, LoadedFlow } from '../../engine/types.js';
 import { defaultRegistry } from '../../nodes/index.js';
 
@@ -158,6 +159,43 @@ describe('the schedule runner', () => {
     expect(records).toHaveLength(1);
     expect(records[0]!.trigger.schedule).toMatchObject({ catch_up: true });
     expect([ticks.failures, store.failures]).toEqual([-1, -1]);
+  });
+
+  it("takes over a tick whose claimer died before recording it, once, under the tick's own id", async () => {
+    const store = new MemoryExecutionStore();
+    const ticks = new MemoryTickStore();
+    const flow = load('  schedule: { cron: "0 0 * * *", timezone: UTC }');
+    const due = latestTick(flow.trigger.schedule!, Date.now())!;
+    await ticks.scheduleSeen('tick', '0 0 * * * UTC', Date.now() - 3 * 86_400_000);
+    // A claim made two minutes ago whose execution was never recorded: its claimer died.
+    expect(await ticks.claimTick('tick', due, Date.now() - 120_000)).toBe(true);
+    await Promise.all([engineOn(store, ticks, flow).startSchedules(), engineOn(store, ticks, flow).startSchedules()]);
+    await new Promise((r) => setTimeout(r, 100));
+    const records = await scheduled(store);
+    expect(records.map((r) => [r.id, tickOf(r)])).toEqual([[tickExecutionId('tick', due), new Date(due).toISOString()]]);
+    expect(await ticks.lostTicks('tick', Date.now())).toEqual([]);
+  });
+
+  it('leaves a fresh claim to its claimer, and never records a tick twice when a slow claimer did record it', async () => {
+    const store = new MemoryExecutionStore();
+    const ticks = new MemoryTickStore();
+    const flow = load('  schedule: { cron: "0 0 * * *", timezone: UTC }');
+    const due = latestTick(flow.trigger.schedule!, Date.now())!;
+    await ticks.scheduleSeen('tick', '0 0 * * * UTC', Date.now() - 3 * 86_400_000);
+    // Claimed a moment ago: the claimer may still be recording it.
+    await ticks.claimTick('tick', due);
+    await engineOn(store, ticks, flow).startSchedules();
+    await new Promise((r) => setTimeout(r, 100));
+    expect(await scheduled(store)).toEqual([]);
+    // An older claim whose execution was recorded after all (the claimer was slow to note it started).
+    const earlier = due - 86_400_000;
+    await ticks.claimTick('tick', earlier, Date.now() - 120_000);
+    const slow = engineOn(store, ticks, flow);
+    await slow.start('tick', { body: {} }, { id: tickExecutionId('tick', earlier) });
+    await engineOn(store, ticks, flow).startSchedules();
+    await new Promise((r) => setTimeout(r, 100));
+    expect((await scheduled(store)).map((r) => r.id)).toEqual([tickExecutionId('tick', earlier)]);
+    expect(await ticks.lostTicks('tick', Date.now())).toEqual([due]);
   });
 
   it('follows reloads: a removed schedule stops, a changed one starts over without catch-up', async () => {
