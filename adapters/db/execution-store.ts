@@ -36,6 +36,8 @@ const VERSIONS = 'flow_versions';
 const VERSION_UNUSED_MS = 86_400_000;
 /** Text columns holding payloads, one per part of a record that holds them; `erasePayloads` searches and rewrites these. */
 const PAYLOAD_COLUMNS = PAYLOAD_PARTS;
+/** Payload columns stored as plain text (the others hold JSON). */
+const PLAIN_TEXT_COLUMNS: ReadonlySet<string> = new Set(['stop_reason', 'concurrency_key']);
 /** Default and largest page of `list`. */
 const DEFAULT_LIST_LIMIT = 20;
 const MAX_LIST_LIMIT = 1000;
@@ -399,8 +401,9 @@ export class DbExecutionStore implements ExecutionStore, PayloadEraser {
       for (const column of PAYLOAD_COLUMNS) {
         const text = row[column];
         if (typeof text !== 'string') continue;
-        const scrubbed =
-          column === 'stop_reason' ? compiled.replaceText(text) : JSON.stringify(compiled.scrub(JSON.parse(text) as JsonValue));
+        const scrubbed = PLAIN_TEXT_COLUMNS.has(column)
+          ? compiled.replaceText(text)
+          : JSON.stringify(compiled.scrub(JSON.parse(text) as JsonValue));
         if (scrubbed !== text) changes[column] = scrubbed;
       }
       if (Object.keys(changes).length === 0) continue;

@@ -48,6 +48,7 @@ export const PAYLOAD_PARTS = [
   'stop_reason',
   'started_flows',
   'cancelled_flows',
+  'concurrency_key',
 ] as const;
 /** One of PAYLOAD_PARTS. */
 export type PayloadPart = (typeof PAYLOAD_PARTS)[number];

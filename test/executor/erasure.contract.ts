@@ -210,6 +210,15 @@ export function erasureContract(open: () => ErasableStore, options: ErasureContr
     expect(await store.erasePayloads(erasure())).toEqual({ erased: [], spared: [] });
   });
 
+  it('erasePayloads masks the phone in the concurrency key of a keyed execution (a follow-up keyed by lead)', async () => {
+    const store = open();
+    await store.insert(rec('keyed-1', 'cancelled', { concurrency_key: `1:${PHONE}` }));
+    await store.insert(rec('keyed-2', 'success', { concurrency_key: `1:${OTHER}` }));
+    expect(await store.erasePayloads(erasure())).toEqual({ erased: ['keyed-1'], spared: [] });
+    expect((await store.get('keyed-1'))?.concurrency_key).toBe('1:5521*******34');
+    expect((await store.get('keyed-2'))?.concurrency_key).toBe(`1:${OTHER}`);
+  });
+
   it('erasePayloads finds the lead by any variant (the legacy 12-digit JID too) and leaves what `spare` keeps', async () => {
     const store = open();
     await store.insert(rec('legacy', 'success', { trigger: { body: { chatid: '552187651234@s.whatsapp.net' } } }));
