@@ -1,6 +1,6 @@
 // Expressions: `{{ … }}` values compiled once and evaluated against the execution context.
 // The security part shows hostile expressions and hostile input cannot reach the process.
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import jsonata from 'jsonata';
 import { describe, expect, it } from 'vitest';
@@ -358,7 +358,7 @@ describe('security', () => {
     });
 
     for (const dir of ['engine', 'nodes', 'cli', 'adapters', 'bench']) {
-      it.skipIf(!existsSync(join(root, dir)))(`${dir}/ has no eval(, new Function( or vm import`, () => {
+      it(`${dir}/ has no eval(, new Function( or vm import`, () => {
         const files = sourceFiles(join(root, dir));
         const hits = files.flatMap((file) =>
           FORBIDDEN.filter(([, pattern]) => pattern.test(readFileSync(file, 'utf8'))).map(

@@ -21,7 +21,7 @@ import { NodeRegistry } from '../../engine/registry.js';
 import type { ExecutionRecord } from '../../engine/types.js';
 import { dbNodes } from '../../nodes/data/db-index.js';
 import { coreNodes } from '../../nodes/index.js';
-import { forEachDatabase, useFreshDatabase } from '../helpers/databases.js';
+import { forEachDatabase, MIGRATION_NAMES, useFreshDatabase } from '../helpers/databases.js';
 import { loadFlow } from '../helpers/run-flow.js';
 import { clinicWithInstance } from './support.js';
 
@@ -132,19 +132,10 @@ forEachDatabase('cli: migrate, seed, executions', (open) => {
     const fresh = await open({ migrate: false });
     try {
       const out = sink();
-      expect(await runMigrate(fresh.db, out.stream)).toEqual([
-        '001_contract_tables',
-        '002_executions',
-        '003_execution_leases',
-        '004_kv_slots',
-        '005_execution_erasures',
-        '006_flow_versions',
-        '007_execution_keys',
-        '008_schedule_ticks',
-      ]);
+      expect(await runMigrate(fresh.db, out.stream)).toEqual(MIGRATION_NAMES);
       expect(await runMigrate(fresh.db, out.stream)).toEqual([]);
       expect(out.text()).toMatch(
-        /^applied 001_contract_tables\napplied 002_executions\napplied 003_execution_leases\napplied 004_kv_slots\napplied 005_execution_erasures\napplied 006_flow_versions\napplied 007_execution_keys\napplied 008_schedule_ticks\ndatabase is up to date \((sqlite|postgres): .+\)\n$/,
+        new RegExp(`^${MIGRATION_NAMES.map((m) => `applied ${m}\\n`).join('')}database is up to date \\((sqlite|postgres): .+\\)\\n$`),
       );
     } finally {
       await fresh.cleanup();
@@ -160,9 +151,7 @@ forEachDatabase('cli: migrate, seed, executions', (open) => {
         expect(db.dialect).toBe(fresh.dialect);
         await db.insert('clinicas_com_atendentes', { nome: 'via env' });
         expect((await fresh.db.get('clinicas_com_atendentes', { nome: 'via env' }))?.nome).toBe('via env');
-        expect(err.text()).toBe(
-          'applied migration 001_contract_tables\napplied migration 002_executions\napplied migration 003_execution_leases\napplied migration 004_kv_slots\napplied migration 005_execution_erasures\napplied migration 006_flow_versions\napplied migration 007_execution_keys\napplied migration 008_schedule_ticks\n',
-        );
+        expect(err.text()).toBe(MIGRATION_NAMES.map((m) => `applied migration ${m}\n`).join(''));
       } finally {
         await db.close();
       }
@@ -177,8 +166,7 @@ forEachDatabase('cli: migrate, seed, executions', (open) => {
       const migrate = await cli(registerMigrate, ['migrate'], fresh.env);
       expect(migrate).toMatchObject({
         code: 0,
-        stdout:
-          'applied 001_contract_tables\napplied 002_executions\napplied 003_execution_leases\napplied 004_kv_slots\napplied 005_execution_erasures\napplied 006_flow_versions\napplied 007_execution_keys\napplied 008_schedule_ticks\n',
+        stdout: MIGRATION_NAMES.map((m) => `applied ${m}\n`).join(''),
       });
       const good = join(tmp, `good-${fresh.dialect}.yaml`);
       writeFileSync(

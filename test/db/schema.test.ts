@@ -4,7 +4,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import type { DatabaseOptions } from '../../adapters/db/database.js';
-import { forEachDatabase, useFreshDatabase } from '../helpers/databases.js';
+import { forEachDatabase, MIGRATION_NAMES, useFreshDatabase } from '../helpers/databases.js';
 import { clinicWithInstance, columnsOf } from './support.js';
 
 const CONTRACT_COLUMNS: Record<string, string[]> = {
@@ -92,16 +92,7 @@ forEachDatabase('migrations', (open) => {
     expect(await t.current.db.migrate()).toEqual([]);
     const fresh = await open({ migrate: false });
     try {
-      expect(await fresh.db.migrate()).toEqual([
-        '001_contract_tables',
-        '002_executions',
-        '003_execution_leases',
-        '004_kv_slots',
-        '005_execution_erasures',
-        '006_flow_versions',
-        '007_execution_keys',
-        '008_schedule_ticks',
-      ]);
+      expect(await fresh.db.migrate()).toEqual(MIGRATION_NAMES);
     } finally {
       await fresh.cleanup();
     }
@@ -111,16 +102,7 @@ forEachDatabase('migrations', (open) => {
     const fresh = await open({ migrate: false });
     try {
       const outputs = await Promise.all([1, 2, 3].map(() => migrateInChild(fresh.options)));
-      expect(outputs.flat().sort()).toEqual([
-        '001_contract_tables',
-        '002_executions',
-        '003_execution_leases',
-        '004_kv_slots',
-        '005_execution_erasures',
-        '006_flow_versions',
-        '007_execution_keys',
-        '008_schedule_ticks',
-      ]);
+      expect(outputs.flat().sort()).toEqual(MIGRATION_NAMES);
       expect(await columnsOf(fresh.db, 'leads')).toEqual(CONTRACT_COLUMNS.leads);
       expect(await fresh.db.migrate()).toEqual([]);
     } finally {
@@ -132,16 +114,7 @@ forEachDatabase('migrations', (open) => {
     const fresh = await open({ migrate: false });
     try {
       const [a, b] = await Promise.all([fresh.db.migrate(), fresh.db.migrate()]);
-      expect(a).toEqual([
-        '001_contract_tables',
-        '002_executions',
-        '003_execution_leases',
-        '004_kv_slots',
-        '005_execution_erasures',
-        '006_flow_versions',
-        '007_execution_keys',
-        '008_schedule_ticks',
-      ]);
+      expect(a).toEqual(MIGRATION_NAMES);
       expect(b).toEqual(a);
     } finally {
       await fresh.cleanup();

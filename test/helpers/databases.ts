@@ -11,6 +11,21 @@ import { describe } from 'vitest';
 import { freshPerTest } from './fresh-per-test.js';
 import { createDatabase, type Database, type DatabaseOptions, type Dialect } from '../../adapters/db/database.js';
 
+/**
+ * Every migration the service ships, in the order they apply (adapters/db/migrations/). Written out
+ * here, not read from the code, so the tests check the shipped list; a new migration is added once.
+ */
+export const MIGRATION_NAMES = [
+  '001_contract_tables',
+  '002_executions',
+  '003_execution_leases',
+  '004_kv_slots',
+  '005_execution_erasures',
+  '006_flow_versions',
+  '007_execution_keys',
+  '008_schedule_ticks',
+];
+
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 
 /** A fresh database; `cleanup` closes it and removes its file or schema. */
