@@ -3,27 +3,13 @@
 import { describe, expect, it } from 'vitest';
 import { DbExecutionStore } from '../../adapters/db/execution-store.js';
 import { retentionDays } from '../../cli/runtime.js';
-import type { ExecutionRecord, ExecutionStatus } from '../../engine/types.js';
+import type { ExecutionRecord } from '../../engine/types.js';
 import { forEachDatabase, useFreshDatabase } from '../helpers/databases.js';
+import { RECORDS_BASE_MS, storeRecord } from '../helpers/execution-records.js';
 
-const BASE = Date.UTC(2025, 0, 1);
+const BASE = RECORDS_BASE_MS;
 
-function rec(id: string, flow: string, status: ExecutionStatus, createdMs: number, extra: Partial<ExecutionRecord> = {}): ExecutionRecord {
-  const at = new Date(BASE + createdMs).toISOString();
-  return {
-    id,
-    flow,
-    status,
-    trigger: { body: { n: 1 } },
-    vars: {},
-    steps: [],
-    outbound: [],
-    dry_run: false,
-    created_at: at,
-    updated_at: at,
-    ...extra,
-  };
-}
+const rec = storeRecord;
 
 /** A record using every field, with awkward values (JSON null output, unicode, nested arrays). */
 function fullRecord(): ExecutionRecord {

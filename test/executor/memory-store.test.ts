@@ -1,23 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryExecutionStore } from '../../engine/store/memory-store.js';
-import type { ExecutionRecord, ExecutionStatus } from '../../engine/types.js';
+import { storeRecord } from '../helpers/execution-records.js';
 
-function rec(id: string, flow: string, status: ExecutionStatus, createdMs: number, extra: Partial<ExecutionRecord> = {}): ExecutionRecord {
-  const at = new Date(Date.UTC(2025, 0, 1) + createdMs).toISOString();
-  return {
-    id,
-    flow,
-    status,
-    trigger: { body: { n: 1 } },
-    vars: {},
-    steps: [],
-    outbound: [],
-    dry_run: false,
-    created_at: at,
-    updated_at: at,
-    ...extra,
-  };
-}
+const rec = storeRecord;
 
 describe('MemoryExecutionStore', () => {
   it('lists newest first, honours limit (default 20) and filters by flow and status', async () => {
