@@ -302,9 +302,10 @@ export function buildFlowSchema(registry: NodeRegistry): Schema {
       trigger: triggerSchema,
       env: {
         type: 'object',
-        description: 'Environment variables this flow may read (`env.NAME`), each with its default.',
+        description:
+          'Environment variables this flow may read (`env.NAME`), each with its default: the value is converted to the default\'s type, and an unset or empty one gives the default. A `null` default takes the text as set, an empty one included (null when unset).',
         propertyNames: { pattern: ENV_NAME_PATTERN },
-        additionalProperties: { type: ['string', 'number', 'boolean'] },
+        additionalProperties: { type: ['string', 'number', 'boolean', 'null'] },
       },
       vars: { type: 'object', description: 'Initial flow variables (`vars.NAME`); expressions allowed.' },
       files: {

@@ -232,6 +232,12 @@ steps:
     });
   });
 
+  it('flowEnv: an empty value falls back to a default, except to a null one, where it is kept; unset null stays null', () => {
+    const declared = { S: 'd', N: 3, LIST: null, UNSET: null };
+    expect(flowEnv(declared, { S: '', N: '', LIST: '' })).toEqual({ S: 'd', N: 3, LIST: '', UNSET: null });
+    expect(flowEnv(declared, { LIST: '10,20' })).toMatchObject({ LIST: '10,20' });
+  });
+
   it('provides now and execution.id / execution.flow', async () => {
     const before = Date.now();
     const { record, handle } = await runFlow(`

@@ -149,4 +149,33 @@ describe('embedded mode after SIGKILL (SQLite, in-process)', () => {
       ['agent', 'Olá! Como posso ajudar?'],
     ]);
   }, 90_000);
+
+  it('a follow-up survives SIGKILL while it waits and while it is written: sent once', async () => {
+    const phone = '5511955550003';
+    await createLead(phone);
+    openai.reset();
+    const followupEnv = { ...env, LEADFLOW_DEBOUNCE_MS: '200', LEADFLOW_FOLLOWUP_AFTER_MS: '2500' };
+    serving = await startServe([], followupEnv);
+    expect(await post(serving.url, event(phone, 'Oi, quero saber das lentes'))).toEqual({ status: 200, json: { status: 'queued' } });
+    await until('the agent reply', () => repliesTo(phone).length >= 1);
+    // Killed with the follow-up planned and waiting (scheduled, not sent).
+    await serving.stop('SIGKILL');
+    openai.queueChat({ text: 'nunca enviada', delay_ms: 8000 });
+    serving = await startServe([], followupEnv);
+    await until('the follow-up being written', () => openai.chatRequests().length === 2, 20_000);
+    expect(JSON.stringify(openai.chatRequests()[1].messages)).toContain('parou de responder');
+    // Killed again while the model writes it: the restarted server takes it over once the lease lapses.
+    await serving.stop('SIGKILL');
+    serving = await startServe([], followupEnv);
+    await until('the follow-up to be sent', () => repliesTo(phone).length >= 2, 45_000);
+    await new Promise((r) => setTimeout(r, 3000));
+    expect(repliesTo(phone)).toEqual(['Olá! Como posso ajudar?', 'Olá! Como posso ajudar?']);
+    expect(openai.chatRequests()).toHaveLength(3);
+    await serving.stop('SIGKILL');
+    serving = undefined;
+    const rows = await withDb((db) =>
+      db.find('wf_chat_histories', { where: { session_id: phone }, order_by: [{ column: 'id', direction: 'asc' }] }),
+    );
+    expect(rows.map((r) => r.type)).toEqual(['lead', 'agent', 'agent']);
+  }, 120_000);
 });

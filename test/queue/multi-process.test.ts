@@ -50,8 +50,8 @@ async function startServe(name: string, extraEnv: Record<string, string> = {}): 
   return { proc, url: `http://127.0.0.1:${/listening on port (\d+)/.exec(line)![1]}` };
 }
 
-async function startWorker(name: string, extra: string[] = []): Promise<Proc> {
-  const proc = spawnLeadflow(name, ['worker', ...extra]);
+async function startWorker(name: string, extra: string[] = [], extraEnv: Record<string, string> = {}): Promise<Proc> {
+  const proc = spawnLeadflow(name, ['worker', ...extra], extraEnv);
   await proc.waitForLog(/worker started/);
   return proc;
 }
@@ -278,6 +278,34 @@ suite('queue mode across processes (serve + workers on PostgreSQL and Redis)', (
       ['lead', 'Oi, tudo bem?'],
       ['agent', 'Olá! Como posso ajudar?'],
     ]);
+  }, 90_000);
+
+  it('a follow-up survives SIGKILL of every process while it waits, and is sent by exactly one of a server and two workers', async () => {
+    const followupEnv = { LEADFLOW_FOLLOWUP_AFTER_MS: '3000' };
+    const start = async () => {
+      const { url } = await startServe('serve-followup', followupEnv);
+      await startWorker('worker-followup-1', ['--metrics-port', '0'], followupEnv);
+      await startWorker('worker-followup-2', ['--metrics-port', '0'], followupEnv);
+      return url;
+    };
+    const url = await start();
+    const phone = nextPhone();
+    await createLead(phone);
+    const chatsBefore = openai.chatRequests().length;
+    expect(await post(url, event(phone, 'Oi, quero saber das lentes'))).toEqual({ status: 200, json: { status: 'queued' } });
+    await until('the agent reply', () => repliesTo(phone).length >= 1);
+    await until('the follow-up planned', async () =>
+      Boolean(await knex('executions').where({ flow: 'followup', status: 'waiting' }).first('id')),
+    );
+    await killAll('SIGKILL');
+    await start();
+    await until('the follow-up', () => repliesTo(phone).length >= 2, 30_000);
+    await new Promise((r) => setTimeout(r, 3000));
+    expect(repliesTo(phone)).toHaveLength(2);
+    expect(openai.chatRequests().length - chatsBefore).toBe(2);
+    const memory = await knex('wf_chat_histories').where({ session_id: phone }).orderBy('id').select('type');
+    expect(memory.map((r) => r.type)).toEqual(['lead', 'agent', 'agent']);
+    await killAll('SIGTERM');
   }, 90_000);
 
   it('LEADFLOW_WEBHOOK_MODE=queue: the server only records and enqueues, a worker runs the executions, each burst answered once', async () => {
