@@ -219,27 +219,34 @@ const metricsSchema: Schema = {
   items: {
     type: 'object',
     additionalProperties: false,
-    required: ['name', 'type', 'help', 'value', 'buckets'],
+    required: ['name', 'type', 'help', 'value'],
     properties: {
       name: {
         type: 'string',
         pattern: METRIC_NAME_PATTERN,
-        description: 'Exposed metric name (Prometheus), e.g. orders_checkout_seconds.',
+        description:
+          "Exposed metric name (Prometheus), e.g. orders_checkout_seconds; a counter's ends in _total, e.g. orders_cancelled_total.",
       },
-      type: { enum: ['histogram'], description: 'Kind of metric.' },
+      type: {
+        enum: ['histogram', 'counter'],
+        description: 'Kind of metric: histogram (each value observed into buckets) or counter (each value added to a total).',
+      },
       help: { type: 'string', minLength: 1, description: 'HELP text of the metric.' },
       value: {
         $ref: '#/$defs/expression',
         description:
-          'Expression over output, trigger, vars, execution; a value that is not a finite number of zero or more is not observed.',
+          'Expression over output, trigger, vars, execution giving a finite number of zero or more: a histogram observes it, a counter adds it (1 counts executions). Any other value is not observed.',
       },
       buckets: {
         type: 'array',
         minItems: 1,
         items: { type: 'number' },
-        description: 'Upper bounds of the histogram buckets, strictly ascending, in the unit of value.',
+        description:
+          'Histogram only, and required there: upper bounds of the buckets, strictly ascending, in the unit of value. A counter has none.',
       },
     },
+    if: { properties: { type: { const: 'histogram' } }, required: ['type'] },
+    then: { required: ['buckets'] },
   },
 };
 

@@ -177,22 +177,28 @@ export interface StartedFlow {
 /**
  * A figure a flow declares for the host's metrics (Prometheus `GET /metrics`), observed once per
  * execution of the flow that ends in `success`. The host registers it under `name` as soon as the
- * engine is given the flow, so it is exposed (empty) before its first observation.
+ * engine is given the flow, so it is exposed (empty, or 0 for a counter) before its first observation.
  */
 export interface FlowMetric {
-  /** Exposed metric name, e.g. `orders_checkout_seconds` ([a-zA-Z_:][a-zA-Z0-9_:]*). */
+  /**
+   * Exposed metric name, e.g. `orders_checkout_seconds` ([a-zA-Z_:][a-zA-Z0-9_:]*); a counter's ends
+   * in `_total` (Prometheus convention), e.g. `orders_cancelled_total`.
+   */
   name: string;
-  /** Only `histogram` so far. */
-  type: 'histogram';
+  /**
+   * `histogram`: each value is one observation (buckets, _sum, _count). `counter`: each value is
+   * added to a running total (e.g. `1` to count executions, or an amount).
+   */
+  type: 'histogram' | 'counter';
   /** The metric's HELP text. */
   help: string;
   /**
    * Expression (`{{ … }}`) over `output`, `trigger`, `vars` and `execution` (id, flow, started_at) of
-   * the finished execution. A histogram observes amounts: a value that is not a finite number of zero
-   * or more (null, absent, text, an expression that fails) is not observed.
+   * the finished execution. Both types take amounts: a value that is not a finite number of zero or
+   * more (null, absent, text, an expression that fails) is not observed, and 0 adds nothing to a counter.
    */
   value: string;
-  /** Upper bounds of the histogram's buckets, strictly ascending, in the value's unit. */
+  /** Upper bounds of a histogram's buckets, strictly ascending, in the value's unit; empty for a counter (which has none). */
   buckets: number[];
 }
 

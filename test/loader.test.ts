@@ -92,6 +92,16 @@ const FIXTURE_PROBLEMS: Record<string, Expected[]> = {
   'invalid-value-metric-buckets.yaml': [
     { code: 'invalid-value', line: 7, col: 14, at: '[1, 10, 5]', message: /metrics buckets must be strictly ascending/ },
   ],
+  'invalid-value-metric-counter.yaml': [
+    {
+      code: 'invalid-value',
+      line: 3,
+      col: 11,
+      at: 'leadflow_optouts',
+      message: /counter "leadflow_optouts" must end in _total \(Prometheus convention\), e\.g\. "leadflow_optouts_total"/,
+    },
+    { code: 'invalid-value', line: 7, col: 14, at: '[1, 5]', message: /a counter has no buckets/ },
+  ],
   'invalid-value-schedule-cron.yaml': [
     { code: 'invalid-value', line: 4, col: 11, at: '"0 25 * * 1-5"', message: /bad cron pattern "0 25 \* \* 1-5": .*hour: 25/ },
   ],
@@ -495,6 +505,54 @@ steps:
     );
     expect(twice.problems).toMatchObject([
       { code: 'invalid-value', path: ['metrics', 1, 'name'], message: 'metric "leadflow_timed_seconds" is declared twice' },
+    ]);
+  });
+
+  it('loads a counter without buckets; a histogram still needs buckets; the type is histogram or counter', async () => {
+    const text = (metric: string) => `name: counted
+output: { opted_out: true }
+metrics:
+${metric}
+steps:
+  - id: only
+    type: set
+    params: { values: { a: 1 } }
+`;
+    const counted = loadFlowText(
+      'counted.yaml',
+      text(`  - name: leadflow_optouts_total
+    type: counter
+    help: Leads who opted out.
+    value: "{{ output.opted_out ? 1 : 0 }}"`),
+      registry,
+    );
+    expect(counted.problems).toEqual([]);
+    const [metric] = counted.flow!.metrics;
+    expect(metric).toMatchObject({ name: 'leadflow_optouts_total', type: 'counter', help: 'Leads who opted out.', buckets: [] });
+    expect(await evaluateValue(metric!.compiledValue, { output: { opted_out: true } })).toBe(1);
+
+    const noBuckets = loadFlowText(
+      'no-buckets.yaml',
+      text(`  - name: leadflow_timed_seconds
+    type: histogram
+    help: Seconds it took.
+    value: "{{ output.ms / 1000 }}"`),
+      registry,
+    );
+    expect(noBuckets.problems).toMatchObject([
+      { code: 'missing-field', path: ['metrics', 0], message: 'missing required field "buckets" in metrics.0' },
+    ]);
+
+    const gauge = loadFlowText(
+      'gauge.yaml',
+      text(`  - name: leadflow_open_leads
+    type: gauge
+    help: Open leads.
+    value: "{{ 1 }}"`),
+      registry,
+    );
+    expect(gauge.problems).toMatchObject([
+      { code: 'invalid-value', path: ['metrics', 0, 'type'], message: 'metrics.0.type must be one of: histogram, counter' },
     ]);
   });
 

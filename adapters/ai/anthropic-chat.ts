@@ -60,10 +60,30 @@ function toolInput(text: string): Record<string, unknown> {
  */
 export const CONVERSATION_START = '[início da conversa]';
 
+/** A turn's content as blocks (a string is one text block). */
+function blocksOf(content: MessageParam['content']): ContentBlockParam[] {
+  return typeof content === 'string' ? [{ type: 'text', text: content }] : content;
+}
+
 /**
- * Our messages as Anthropic turns: consecutive tool results become one user turn of tool_result
- * blocks; blank text turns are dropped (the API rejects empty text blocks); a leading assistant
- * turn gets a CONVERSATION_START user turn before it.
+ * Appends `turn` to `out`, merged into the last turn when both have the same role: the Messages API
+ * wants user and assistant turns to alternate (older API versions answer 400 otherwise). Two texts
+ * are joined by a blank line; otherwise the blocks follow one another, in order (tool results first,
+ * since they only ever follow the assistant turn that asked for them).
+ */
+function appendTurn(out: MessageParam[], turn: MessageParam): void {
+  const last = out.at(-1);
+  if (last?.role !== turn.role) out.push(turn);
+  else if (typeof last.content === 'string' && typeof turn.content === 'string') last.content = `${last.content}\n\n${turn.content}`;
+  else last.content = [...blocksOf(last.content), ...blocksOf(turn.content)];
+}
+
+/**
+ * Our messages as Anthropic turns, alternating user and assistant: consecutive turns of one role
+ * become one (see appendTurn; e.g. several lead messages in a row, or a clinic operator's message
+ * then the agent's), so consecutive tool results become one user turn of tool_result blocks; blank
+ * text turns are dropped (the API rejects empty text blocks); a leading assistant turn gets a
+ * CONVERSATION_START user turn before it.
  */
 function toMessages(messages: ChatMessage[]): MessageParam[] {
   const out: MessageParam[] = [];
@@ -78,18 +98,15 @@ function toMessages(messages: ChatMessage[]): MessageParam[] {
         content: m.content,
         ...(m.is_error ? { is_error: true } : {}),
       };
-      const last = out.at(-1);
-      if (last?.role === 'user' && Array.isArray(last.content) && last.content.every((b) => b.type === 'tool_result'))
-        last.content.push(block);
-      else out.push({ role: 'user', content: [block] });
+      appendTurn(out, { role: 'user', content: [block] });
     } else if (m.role === 'user') {
-      out.push({ role: 'user', content: typeof m.content === 'string' ? m.content : m.content.map(toBlock) });
+      appendTurn(out, { role: 'user', content: typeof m.content === 'string' ? m.content : m.content.map(toBlock) });
     } else if (m.tool_calls?.length) {
       const blocks: ContentBlockParam[] = m.content.trim() ? [{ type: 'text', text: m.content }] : [];
       for (const c of m.tool_calls) blocks.push({ type: 'tool_use', id: c.id, name: c.name, input: toolInput(c.arguments) });
-      out.push({ role: 'assistant', content: blocks });
+      appendTurn(out, { role: 'assistant', content: blocks });
     } else {
-      out.push({ role: 'assistant', content: m.content });
+      appendTurn(out, { role: 'assistant', content: m.content });
     }
   }
   return out;

@@ -185,24 +185,30 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
 }
 
 /**
- * The metrics flows declare (`metrics:`), registered on first declaration. A name declared again
- * with the same type, help and buckets (another flow, a reload) is the same metric; with anything
- * else, or a name already taken by another metric, `declare` throws and the first one stays.
+ * The metrics flows declare (`metrics:`), registered on first declaration: a histogram, or a counter
+ * (exposed at 0 until something is added). A name declared again with the same type, help and
+ * buckets (another flow, a reload) is the same metric; with anything else, or a name already taken by
+ * another metric, `declare` throws and the first one stays.
  */
 function flowDeclaredMetrics(registers: Registry[]) {
-  const byName = new Map<string, { signature: string; histogram: Histogram }>();
+  const byName = new Map<string, { signature: string; add: (value: number) => void }>();
   return {
     declare(metric: FlowMetric): void {
       const signature = JSON.stringify([metric.type, metric.help, metric.buckets]);
       const known = byName.get(metric.name);
       if (known?.signature === signature) return;
       if (known) throw new Error(`metric ${metric.name} is declared again with another type, help or buckets`);
-      const histogram = new Histogram({ name: metric.name, help: metric.help, buckets: metric.buckets, registers });
-      byName.set(metric.name, { signature, histogram });
+      if (metric.type === 'counter') {
+        const counter = new Counter({ name: metric.name, help: metric.help, registers });
+        byName.set(metric.name, { signature, add: (value) => counter.inc(value) });
+      } else {
+        const histogram = new Histogram({ name: metric.name, help: metric.help, buckets: metric.buckets, registers });
+        byName.set(metric.name, { signature, add: (value) => histogram.observe(value) });
+      }
     },
-    /** Observes a declared metric; a name never declared is ignored. */
+    /** Observes a declared histogram, or adds to a declared counter; a name never declared is ignored. */
     observe(name: string, value: number): void {
-      byName.get(name)?.histogram.observe(value);
+      byName.get(name)?.add(value);
     },
   };
 }

@@ -48,8 +48,8 @@ function editDistance(a: string, b: string): number {
 }
 
 function isStepTypePath(path: Path): boolean {
-  // .../steps/N/type or .../<slot>/N/type or .../<slot>/<name>/N/type
-  return path.length >= 3 && path[path.length - 1] === 'type' && typeof path[path.length - 2] === 'number';
+  // steps/N/type, or .../<slot>/N/type or .../<slot>/<name>/N/type under steps (not metrics/N/type)
+  return path[0] === 'steps' && path.length >= 3 && path[path.length - 1] === 'type' && typeof path[path.length - 2] === 'number';
 }
 
 function describe(path: Path): string {

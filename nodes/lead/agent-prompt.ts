@@ -8,7 +8,10 @@
 //   - quoteLeadText: the text goes between <mensagem_do_lead> tags; any such tag inside the text is
 //     neutralised so the lead cannot close the quote and write "outside" it.
 //   - memoryToHistory: `lead` rows become user turns (quoted like the current input), `agent` rows
-//     assistant turns, oldest first; blank rows are skipped.
+//     assistant turns, `operator` rows (typed by hand by a person of the clinic on its phone)
+//     assistant turns too, as what the clinic said, opened by OPERATOR_MARKER on a line of its own;
+//     oldest first, in the rows' order; blank rows are skipped. Consecutive turns of one role are
+//     left as they are (a provider that needs alternating roles merges them: anthropic-chat.ts).
 import type { ChatMessage } from '../../adapters/ai/chat-model.js';
 import type { JsonValue } from '../../engine/types.js';
 
@@ -32,6 +35,18 @@ export function quoteLeadText(text: string): string {
   return `${OPEN}\n${neutral.trim()}\n${CLOSE}`;
 }
 
+/**
+ * First line of an `operator` row's assistant turn: tells the model that a person of the clinic's
+ * team wrote the text below by hand (not the model itself), so it neither repeats nor contradicts it
+ * unknowingly.
+ */
+export const OPERATOR_MARKER = '[Mensagem escrita por uma pessoa da equipe da clínica]';
+
+/** An `operator` row's text as the assistant turn the model reads. */
+export function operatorTurnText(text: string): string {
+  return `${OPERATOR_MARKER}\n${text.trim()}`;
+}
+
 /** Rows of wf_chat_histories (oldest first) as chat history. */
 export function memoryToHistory(rows: Array<Record<string, JsonValue>>): ChatMessage[] {
   const history: ChatMessage[] = [];
@@ -39,6 +54,7 @@ export function memoryToHistory(rows: Array<Record<string, JsonValue>>): ChatMes
     const content = typeof row.content === 'string' ? row.content.trim() : '';
     if (!content) continue;
     if (row.type === 'agent') history.push({ role: 'assistant', content });
+    else if (row.type === 'operator') history.push({ role: 'assistant', content: operatorTurnText(content) });
     else history.push({ role: 'user', content: quoteLeadText(content) });
   }
   return history;

@@ -15,7 +15,9 @@ import { defineServiceNode } from '../services.js';
  *   - System prompt: the `prompt` template (a file the flow declares under `files:`) with `{{placeholders}}` of the clinic and protocol (operator data
  *     only; nothing the lead wrote goes into the system prompt).
  *   - Memory: rows of wf_chat_histories of (clinic, lead phone) with id < `memory_before_id` (0: all),
- *     the last `memory_limit`, oldest first. The lead's words (memory and `input`) are quoted data.
+ *     the last `memory_limit`, oldest first. The lead's words (memory and `input`) are quoted data;
+ *     `operator` rows (typed by hand by the clinic's team) are what the clinic said, marked as such
+ *     (agent-prompt.ts memoryToHistory).
  *   - Models: runAgent's chain (primary, fallbacks, 429 → wait → contingency). An empty answer is a
  *     failure: the step fails and nothing is output to send.
  */

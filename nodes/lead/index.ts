@@ -5,12 +5,14 @@ import { handoffNodes } from './handoff-nodes.js';
 import { intakeNodes } from './intake-nodes.js';
 import phoneInList from './phone-in-list.js';
 import phoneNormalize from './phone-normalize.js';
+import textIsOneOf from './text-is-one-of.js';
 import textSplit from './text-split.js';
 
 export const leadNodes: NodeDefinition[] = [
   phoneNormalize,
   phoneInList,
   textSplit,
+  textIsOneOf,
   ...intakeNodes,
   ...agentNodes,
   ...handoffNodes,

@@ -173,6 +173,72 @@ describe('anthropic chat adapter (real SDK against the fake)', () => {
     expect(((await raw.json()) as any).error.message).toMatch(/first message must use the "user" role/);
   });
 
+  it('merges consecutive turns of one role so roles alternate: texts joined by a blank line, blocks kept in order', async () => {
+    const png = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
+    await chat().chat({
+      model: 'claude-sonnet-4-6',
+      messages: [
+        { role: 'assistant', content: '[Mensagem escrita por uma pessoa da equipe da clínica]\nOi Ana, aqui é a Júlia.' },
+        { role: 'assistant', content: 'Posso ajudar em algo mais?' },
+        { role: 'user', content: 'ok' },
+        { role: 'user', content: '   ' },
+        { role: 'user', content: 'e o preço?' },
+        { role: 'user', content: [{ type: 'image', mimetype: 'image/png', data: png }] },
+      ],
+    });
+    expect(fake.messageRequests()[0].messages).toEqual([
+      { role: 'user', content: CONVERSATION_START },
+      {
+        role: 'assistant',
+        content: '[Mensagem escrita por uma pessoa da equipe da clínica]\nOi Ana, aqui é a Júlia.\n\nPosso ajudar em algo mais?',
+      },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'ok\n\ne o preço?' },
+          { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png.toString('base64') } },
+        ],
+      },
+    ]);
+  });
+
+  it('a user message after tool results joins their turn, after them', async () => {
+    await chat().chat({
+      model: 'claude-sonnet-4-6',
+      messages: [
+        { role: 'user', content: 'quero agendar' },
+        { role: 'assistant', content: '', tool_calls: [{ id: 'toolu_1', name: 'transferir', arguments: '{}' }] },
+        { role: 'tool', tool_call_id: 'toolu_1', name: 'transferir', content: '{"ok":true}' },
+        { role: 'user', content: 'obrigada' },
+      ],
+      tools: [tool],
+    });
+    expect(fake.messageRequests()[0].messages.at(-1)).toEqual({
+      role: 'user',
+      content: [
+        { type: 'tool_result', tool_use_id: 'toolu_1', content: '{"ok":true}' },
+        { type: 'text', text: 'obrigada' },
+      ],
+    });
+  });
+
+  it('the fake answers 400 like older API versions to two turns of the same role in a row', async () => {
+    const raw = await fetch(`${fake.baseURL}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer x' },
+      body: JSON.stringify({
+        model: 'm',
+        max_tokens: 10,
+        messages: [
+          { role: 'user', content: 'oi' },
+          { role: 'user', content: 'tudo bem?' },
+        ],
+      }),
+    });
+    expect(raw.status).toBe(400);
+    expect(((await raw.json()) as any).error.message).toMatch(/roles must alternate between "user" and "assistant"/);
+  });
+
   it('returns empty text for an empty content array (the caller decides it is a failure)', async () => {
     fake.queue({});
     const result = await chat().chat({ model: 'claude-sonnet-4-6', messages: [{ role: 'user', content: 'oi' }] });

@@ -3,7 +3,8 @@
 // Endpoint: POST /v1/messages (text, tool_use blocks, empty, errors). Any other path answers 404
 // and is recorded. Accepts `authorization: Bearer` (SDK 1.x) or `x-api-key` (0.x); a request with
 // neither answers 401. Like the real API it answers 400 to a conversation whose first turn is not
-// `user`, to empty text blocks, and to tool_use blocks without matching tool_result blocks next.
+// `user`, to two turns of the same role in a row (as API versions before the automatic merge did),
+// to empty text blocks, and to tool_use blocks without matching tool_result blocks next.
 //
 // Scripting: `queue(...)` pushes replies consumed one per request; when empty the default reply is
 // `Olá! Como posso ajudar?`. Every request is journaled with headers and its parsed JSON body.
@@ -117,6 +118,8 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
     if (!Array.isArray(messages) || messages.length === 0) return 'messages: at least one message is required';
     if (messages[0].role !== 'user') return 'messages: first message must use the "user" role';
     for (const [i, m] of messages.entries()) {
+      if (i > 0 && messages[i - 1].role === m.role)
+        return `messages: roles must alternate between "user" and "assistant", but found multiple "${m.role}" roles in a row`;
       const blocks = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
       if (!Array.isArray(blocks) || blocks.length === 0) return `messages.${i}: content must be non-empty`;
       if (blocks.some((b: any) => b.type === 'text' && !String(b.text ?? '').trim()))

@@ -58,6 +58,14 @@ metrics:
     buckets: [1, 5, 10, 15, 20, 30, 45, 60, 90, 120, 180, 300, 600]
 `;
 
+/** A declared counter: each successful execution adds its output's \`optouts\`. */
+const COUNTER_METRIC = `
+  - name: leadflow_optouts_total
+    type: counter
+    help: "Leads who asked for no more automatic messages, successful executions."
+    value: "{{ output.optouts }}"
+`;
+
 const PAUSE_FLOW = `
 name: pause
 output:
@@ -202,6 +210,66 @@ steps:
     const samples = parseMetrics(await metrics.render());
     expect(sampleValue(samples, 'leadflow_form_to_first_message_seconds_count')).toBe(1);
     expect(sampleValue(samples, 'leadflow_form_to_first_message_seconds_sum')).toBe(2);
+  });
+
+  it("registers a declared counter at 0 before any execution, and adds each successful execution's value", async () => {
+    const metrics = createMetrics({ defaultMetrics: false });
+    const flow = (name: string, output: string, last = 'set') => `
+name: ${name}
+output: ${output}
+${FORM_METRIC}${COUNTER_METRIC}
+steps:
+  - id: only
+    type: ${last}
+    params: ${last === 'stop' ? '{ reason: done }' : last === 'http.request' ? '{ url: "http://127.0.0.1:1/nowhere", timeout_ms: 1000 }' : '{ values: { a: 1 } }'}
+`;
+    const engine = makeEngine(
+      [
+        flow('one', '{ optouts: 1 }'),
+        flow('amount', '{ optouts: 2.5 }'),
+        flow('zero', '{ optouts: 0 }'),
+        flow('absent', '{ other: 1 }'),
+        flow('negative', '{ optouts: -3 }'),
+        flow('text', '{ optouts: "1" }'),
+        flow('stopped', '{ optouts: 100 }', 'stop'),
+        flow('failed', '{ optouts: 1000 }', 'http.request'),
+      ],
+      { observer: metrics.observer },
+    );
+    const before = await metrics.render();
+    expect(familyTypes(before)).toMatchObject({ leadflow_optouts_total: 'counter', leadflow_form_to_first_message_seconds: 'histogram' });
+    expect(before).toContain('# HELP leadflow_optouts_total Leads who asked for no more automatic messages, successful executions.');
+    expect(sampleValue(parseMetrics(before), 'leadflow_optouts_total')).toBe(0);
+
+    const statuses: Record<string, string> = {};
+    for (const name of ['one', 'one', 'amount', 'zero', 'absent', 'negative', 'text', 'stopped', 'failed'])
+      statuses[name] = (await waitForEnd(engine, (await engine.start(name, { body: {} })).id)).status;
+    expect(statuses).toMatchObject({ one: 'success', amount: 'success', stopped: 'stopped', failed: 'failed' });
+    const samples = parseMetrics(await metrics.render());
+    expect(samplesOf(samples, 'leadflow_optouts_total')).toEqual([{ value: 4.5 }]);
+    // The histogram of the same flows is untouched by the counter: none of them outputs its value.
+    expect(sampleValue(samples, 'leadflow_form_to_first_message_seconds_count')).toBe(0);
+  });
+
+  it('a name declared as a histogram and then as a counter is reported and the histogram stays', async () => {
+    const errors: string[] = [];
+    const metrics = createMetrics({ defaultMetrics: false, onError: (_err, where) => errors.push(where) });
+    const asCounter = `
+name: as-counter
+metrics:
+  - name: leadflow_form_to_first_message_seconds_total
+    type: counter
+    help: clash
+    value: "{{ 1 }}"
+steps:
+  - { id: only, type: set, params: { values: { a: 1 } } }
+`;
+    const asHistogram = asCounter
+      .replace('name: as-counter', 'name: as-histogram')
+      .replace('type: counter', 'type: histogram\n    buckets: [1]');
+    makeEngine([asHistogram, asCounter], { observer: metrics.observer });
+    expect(errors).toEqual(['flowsLoaded']);
+    expect(familyTypes(await metrics.render())).toMatchObject({ leadflow_form_to_first_message_seconds_total: 'histogram' });
   });
 
   it('a flow metric declared again with other buckets is reported and the first declaration stays', async () => {
@@ -406,6 +474,22 @@ describe('ops routes', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe(metrics.contentType);
     expect(await res.text()).toContain('# TYPE leadflow_executions_total counter');
+    // A counter a flow declares is served too, at 0 before anything ran, then with what was added.
+    const counted = makeEngine(
+      `
+name: counted
+output: { optouts: 1 }
+metrics:${COUNTER_METRIC}
+steps:
+  - { id: only, type: set, params: { values: { a: 1 } } }
+`,
+      { observer: metrics.observer },
+    );
+    const declared = await (await fetch(`${url}/metrics`)).text();
+    expect(declared).toContain('# TYPE leadflow_optouts_total counter');
+    expect(sampleValue(parseMetrics(declared), 'leadflow_optouts_total')).toBe(0);
+    await waitForEnd(counted, (await counted.start('counted', { body: {} })).id);
+    expect(sampleValue(parseMetrics(await (await fetch(`${url}/metrics`)).text()), 'leadflow_optouts_total')).toBe(1);
     const ready = await fetch(`${url}/readyz`);
     expect(ready.status).toBe(200);
     expect(await ready.json()).toEqual({ status: 'ready', checks: {} });

@@ -1,0 +1,82 @@
+import { Type } from '@sinclair/typebox';
+import { defineNode } from '../../engine/types.js';
+
+/**
+ * Whether a whole message is one of a few words, e.g. an opt-out word ("parar", "sair").
+ *
+ * Contract: text and each word are compared after `comparable`:
+ *   - Unicode compatibility decomposition (NFKD: NFD plus look-alike forms such as fullwidth or
+ *     "bold" letters), then every combining mark removed: accents are ignored ("PÁRAR" is "parar");
+ *   - lowercased;
+ *   - every whitespace removed, inside too ("pa rar" is "parar");
+ *   - punctuation, symbols (emoji included) and invisible format characters removed at both ends
+ *     only ("Parar.", "*sair*", "stop 👋" match; "pa.rar" does not).
+ * The WHOLE text must equal a word: "parar de mandar" is not "parar". A word that compares as empty
+ * is ignored; an empty (or null) text never matches. The first matching word of the list wins.
+ */
+const EDGES = /^[\p{P}\p{S}\p{Cf}]+|[\p{P}\p{S}\p{Cf}]+$/gu;
+
+/** The form in which text and words are compared (see the file header). */
+export function comparable(text: string): string {
+  return text
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase()
+    .replace(/\s+/gu, '')
+    .replace(EDGES, '');
+}
+
+/** The words of a list written as text ("parar, sair") or as a list, each trimmed; blanks dropped. */
+export function wordsOf(list: string | string[] | null | undefined): string[] {
+  if (list === null || list === undefined) return [];
+  const items = Array.isArray(list) ? list : list.split(',');
+  return items.map((word) => String(word).trim()).filter((word) => comparable(word) !== '');
+}
+
+/** The word of `words` (as written, trimmed) that the whole `text` is, or null. */
+export function matchingWord(text: string | null | undefined, words: string | string[] | null | undefined): string | null {
+  const said = typeof text === 'string' ? comparable(text) : '';
+  if (said === '') return null;
+  return wordsOf(words).find((word) => comparable(word) === said) ?? null;
+}
+
+export default defineNode({
+  type: 'text.is-one-of',
+  readOnly: true,
+  description:
+    'Whether a whole message is one of a list of words (e.g. the opt-out words): spaces, case and accents are ignored, and so are punctuation, symbols and emoji at its ends ("Parar." and " PÁRAR " are "parar"); a longer message ("parar de mandar") is not. An empty text never matches.',
+  params: Type.Object(
+    {
+      text: Type.Union([Type.String(), Type.Null()], {
+        description: "The message, e.g. the lead's text; null or blank never matches.",
+        examples: ['{{ vars.input }}'],
+      }),
+      words: Type.Union([Type.String(), Type.Array(Type.String()), Type.Null()], {
+        description: 'The words: comma-separated text ("parar,sair,stop") or a list; blank entries are ignored; null: none.',
+        examples: ['{{ env.LEADFLOW_OPTOUT_WORDS }}', ['parar', 'sair', 'stop', 'descadastrar']],
+      }),
+    },
+    { additionalProperties: false },
+  ),
+  output: {
+    description: '`{matched, word}`: whether the text is one of the words, and which word of the list (as written, trimmed), or null.',
+  },
+  examples: [
+    {
+      title: 'Is the message an opt-out word?',
+      step: {
+        id: 'optout_word',
+        type: 'text.is-one-of',
+        params: { text: '{{ vars.input }}', words: '{{ env.LEADFLOW_OPTOUT_WORDS }}' },
+      },
+    },
+    {
+      title: 'A fixed list',
+      step: { id: 'stop_word', type: 'text.is-one-of', params: { text: 'Parar.', words: ['parar', 'sair'] } },
+    },
+  ],
+  async run(params) {
+    const word = matchingWord(params.text, params.words);
+    return { matched: word !== null, word };
+  },
+});
