@@ -35,7 +35,8 @@ export async function flowMetricObservations(
 }
 
 /**
- * When `record` ended in success and its flow declares metrics, tells the observer their values
+ * When `record` ended normally (`success`, or `stopped` by a stop step: a flow's planned early end)
+ * and its flow declares metrics, tells the observer their values
  * (`flowMetrics`); resolves once told. Nothing happens without an observer that listens. Never throws.
  */
 export async function reportFlowMetrics(
@@ -44,7 +45,7 @@ export async function reportFlowMetrics(
   flow: LoadedFlow,
   record: Readonly<ExecutionRecord>,
 ): Promise<void> {
-  if (!observer?.flowMetrics || record.status !== 'success' || !flow.metrics?.length) return;
+  if (!observer?.flowMetrics || (record.status !== 'success' && record.status !== 'stopped') || !flow.metrics?.length) return;
   const observations = await flowMetricObservations(flow, record, logger);
   if (observations.length === 0) return;
   notifyObserver(observer, logger, (o) => o.flowMetrics?.({ flow: flow.name, execution: record.id, observations }));

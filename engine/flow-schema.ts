@@ -215,7 +215,7 @@ export const METRIC_NAME_PATTERN = '^[a-zA-Z_:][a-zA-Z0-9_:]*$';
 
 const metricsSchema: Schema = {
   type: 'array',
-  description: "Figures this flow reports to the host's metrics (GET /metrics), observed when one of its executions succeeds.",
+  description: "Figures this flow reports to the host's metrics (GET /metrics), observed when one of its executions ends normally (success, or stopped by a stop step).",
   items: {
     type: 'object',
     additionalProperties: false,

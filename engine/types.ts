@@ -176,7 +176,7 @@ export interface StartedFlow {
 
 /**
  * A figure a flow declares for the host's metrics (Prometheus `GET /metrics`), observed once per
- * execution of the flow that ends in `success`. The host registers it under `name` as soon as the
+ * execution of the flow that ends normally (`success`, or `stopped` by a stop step). The host registers it under `name` as soon as the
  * engine is given the flow, so it is exposed (empty, or 0 for a counter) before its first observation.
  */
 export interface FlowMetric {

@@ -63,7 +63,7 @@ const COUNTER_METRIC = `
   - name: leadflow_optouts_total
     type: counter
     help: "Leads who asked for no more automatic messages, successful executions."
-    value: "{{ output.optouts }}"
+    value: "{{ $exists(output.optouts) ? output.optouts : vars.optouts }}"
 `;
 
 const PAUSE_FLOW = `
@@ -184,7 +184,7 @@ describe('createMetrics', () => {
     ]);
   });
 
-  it('observes a declared metric only for successful executions with a finite value of zero or more', async () => {
+  it('observes a declared metric for executions that end normally (success or a stop step) with a finite value of zero or more', async () => {
     const metrics = createMetrics({ defaultMetrics: false });
     const flow = (name: string, output: string, last = 'set') => `
 name: ${name}
@@ -208,11 +208,12 @@ steps:
     for (const name of ['counted', 'absent', 'negative', 'text', 'stopped'])
       await waitForEnd(engine, (await engine.start(name, { body: {} })).id);
     const samples = parseMetrics(await metrics.render());
+    // A stop step ends the execution without evaluating `output`: nothing to observe there.
     expect(sampleValue(samples, 'leadflow_form_to_first_message_seconds_count')).toBe(1);
     expect(sampleValue(samples, 'leadflow_form_to_first_message_seconds_sum')).toBe(2);
   });
 
-  it("registers a declared counter at 0 before any execution, and adds each successful execution's value", async () => {
+  it("registers a declared counter at 0 before any execution, and adds the value of each execution that ends normally, never a failed one", async () => {
     const metrics = createMetrics({ defaultMetrics: false });
     const flow = (name: string, output: string, last = 'set') => `
 name: ${name}
@@ -222,6 +223,14 @@ steps:
   - id: only
     type: ${last}
     params: ${last === 'stop' ? '{ reason: done }' : last === 'http.request' ? '{ url: "http://127.0.0.1:1/nowhere", timeout_ms: 1000 }' : '{ values: { a: 1 } }'}
+`;
+    // Ended by a stop step after recording its value in vars (as flows/agent.yaml records an opt-out).
+    const stoppedWithVars = `
+name: stopped-vars
+${FORM_METRIC}${COUNTER_METRIC}
+steps:
+  - { id: note, type: set, params: { vars: true, values: { optouts: 10 } } }
+  - { id: end, type: stop, params: { reason: opted out } }
 `;
     const engine = makeEngine(
       [
@@ -233,6 +242,7 @@ steps:
         flow('text', '{ optouts: "1" }'),
         flow('stopped', '{ optouts: 100 }', 'stop'),
         flow('failed', '{ optouts: 1000 }', 'http.request'),
+        stoppedWithVars,
       ],
       { observer: metrics.observer },
     );
@@ -242,11 +252,11 @@ steps:
     expect(sampleValue(parseMetrics(before), 'leadflow_optouts_total')).toBe(0);
 
     const statuses: Record<string, string> = {};
-    for (const name of ['one', 'one', 'amount', 'zero', 'absent', 'negative', 'text', 'stopped', 'failed'])
+    for (const name of ['one', 'one', 'amount', 'zero', 'absent', 'negative', 'text', 'stopped', 'failed', 'stopped-vars'])
       statuses[name] = (await waitForEnd(engine, (await engine.start(name, { body: {} })).id)).status;
-    expect(statuses).toMatchObject({ one: 'success', amount: 'success', stopped: 'stopped', failed: 'failed' });
+    expect(statuses).toMatchObject({ one: 'success', amount: 'success', stopped: 'stopped', failed: 'failed', 'stopped-vars': 'stopped' });
     const samples = parseMetrics(await metrics.render());
-    expect(samplesOf(samples, 'leadflow_optouts_total')).toEqual([{ value: 4.5 }]);
+    expect(samplesOf(samples, 'leadflow_optouts_total')).toEqual([{ value: 14.5 }]);
     // The histogram of the same flows is untouched by the counter: none of them outputs its value.
     expect(sampleValue(samples, 'leadflow_form_to_first_message_seconds_count')).toBe(0);
   });
