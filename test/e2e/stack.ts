@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { describe } from 'vitest';
+import type { Clock } from '../../adapters/clock.js';
 import { seedDatabase } from '../../adapters/db/seed.js';
 import { createMetrics, embeddedQueueDepth, type Metrics } from '../../adapters/metrics/metrics.js';
 import { adminFromEnv } from '../../cli/admin-host.js';
@@ -71,6 +72,8 @@ export interface StackOptions {
   flowsDir?: string;
   /** Where the runtime, engine and webhook app log (e.g. a capturing pino logger); default silent. */
   logger?: Logger;
+  /** The clock nodes read the time of day from (business hours, the agent's prompt); default the system's. */
+  clock?: Clock;
 }
 
 export interface Stack {
@@ -172,7 +175,15 @@ async function start(options: StackOptions, backend: Backend, undo: Array<() => 
   };
   const metrics = createMetrics();
   const logger = options.logger ?? silentLogger;
-  const runtime = await openRuntime({ logger, migrate: true, env, kvPrefix, metrics, durableKeyValue: true });
+  const runtime = await openRuntime({
+    logger,
+    migrate: true,
+    env,
+    kvPrefix,
+    metrics,
+    durableKeyValue: true,
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
   undo.push(() => runtime.close());
   const seeded = await seedDatabase(runtime.db, {
     clinicas: [
