@@ -7,7 +7,8 @@
 //     `/exit` or the end of the input ends the session.
 //   - Output: each message of a reply (formatted and split as the lead would receive it) on its own
 //     line on `out`, prefixed `agente> ` (line breaks inside a message kept). Notes, tool effects
-//     and errors go to `err`, so `out` holds only the conversation.
+//     and errors go to `err`, so `out` holds only the conversation. At the start `err` gets the
+//     clinic's business-hours line the prompt carries (`horário: …`, as of the session's start).
 //   - transferir sends nothing: it prints the reason on `err` and tells the model it worked.
 //     buscar_lead answers that there is no lead (this is a test conversation).
 //   - A turn the model fails is reported on `err` and left out of the memory; the session goes on.
@@ -16,9 +17,10 @@ import type { Writable } from 'node:stream';
 import { runAgent, type AgentTool } from '../adapters/ai/agent-runner.js';
 import type { AiService } from '../adapters/ai/ai-service.js';
 import type { ChatMessage } from '../adapters/ai/chat-model.js';
+import { systemClock, type Clock } from '../adapters/clock.js';
 import type { TableOperations } from '../adapters/db/table-ops.js';
 import type { JsonObject } from '../engine/types.js';
-import { buildSystemPrompt, quoteLeadText, type Row } from '../nodes/lead/agent-prompt.js';
+import { buildSystemPrompt, hoursLine, quoteLeadText, type Row } from '../nodes/lead/agent-prompt.js';
 import { clinicTools } from '../nodes/lead/agent-tools.js';
 import { formatReply } from '../nodes/lead/text-split.js';
 import { UsageError } from './host.js';
@@ -39,6 +41,8 @@ export interface ChatSessionOptions {
   rateLimitWaitMs: number;
   /** Aborts the turn in flight (Ctrl-C). */
   signal?: AbortSignal;
+  /** "Now" for the prompt's date and business hours, read once at the start; default the system clock. */
+  clock?: Clock;
 }
 
 export interface ChatSessionSummary {
@@ -90,13 +94,15 @@ export async function runChatSession(options: ChatSessionOptions): Promise<ChatS
       `clinic ${clinicaId} does not exist; ${list ? `clinics: ${list}` : 'there are no clinics yet (run `leadflow seed FILE`)'}`,
     );
   }
-  const system = buildSystemPrompt(clinic, await clinicProtocol(db, clinicaId), await readFile(options.promptFile, 'utf8'));
+  const nowMs = (options.clock ?? systemClock).now();
+  const system = buildSystemPrompt(clinic, await clinicProtocol(db, clinicaId), await readFile(options.promptFile, 'utf8'), nowMs);
   const tools = testTools(db, clinicaId, err);
   let history: ChatMessage[] = [];
   const summary: ChatSessionSummary = { answered: 0, failed: 0 };
   err.write(
     `chatting with the agent of clinic ${clinicaId} ${JSON.stringify(clinic.nome)} on ${options.model}; memory lives in this process only. /reset forgets, /sair or Ctrl-D ends.\n`,
   );
+  err.write(`horário: ${hoursLine(clinic.horario_atendimento, nowMs)}\n`);
 
   for await (const raw of options.lines) {
     const line = raw.trim();

@@ -5,6 +5,7 @@ import { databaseFromEnv, type Database } from '../adapters/db/database.js';
 import { DbExecutionStore } from '../adapters/db/execution-store.js';
 import { withErasure, type ExecutionEraser } from '../engine/store/erasing-store.js';
 import { createAiService } from '../adapters/ai/ai-service.js';
+import { systemClock, type Clock } from '../adapters/clock.js';
 import { findInstanceByToken, type InstanceGrant } from '../adapters/gateway/instance-token-lookup.js';
 import { MediaCache } from '../adapters/gateway/media-cache.js';
 import { uazapiClientFactory } from '../adapters/gateway/uazapi-client.js';
@@ -52,6 +53,8 @@ export interface RuntimeOptions {
   durableKeyValue?: boolean;
   /** Figures fed by the AI service and the gateway client (adapters/metrics/metrics.ts). */
   metrics?: Metrics;
+  /** What "now" is for nodes that read the time of day (`services.clock`); default the system clock. */
+  clock?: Clock;
 }
 
 /** Opens the database and builds the services for nodes. */
@@ -106,6 +109,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     kv,
     // `executions.erase` (excluir): the same store the engine writes through.
     executions: store,
+    clock: options.clock ?? systemClock,
   };
   return {
     db,

@@ -20,6 +20,7 @@ import { kvNodes } from './data/kv-index.js';
 import { messagingNodes } from './messaging/index.js';
 import { aiNodes } from './ai/index.js';
 import { leadNodes } from './lead/index.js';
+import { timeNodes } from './time/index.js';
 
 export const coreNodes: NodeDefinition[] = [
   set,
@@ -46,6 +47,7 @@ export const allNodes: NodeDefinition[] = [
   ...messagingNodes,
   ...aiNodes,
   ...leadNodes,
+  ...timeNodes,
 ];
 
 /** The registry of every shipped node type. */

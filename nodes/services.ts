@@ -14,6 +14,7 @@
 //     settings such as `mediaOptions`).
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { AiService } from '../adapters/ai/ai-service.js';
+import type { Clock } from '../adapters/clock.js';
 import type { TableOperations } from '../adapters/db/table-ops.js';
 import type { GatewayClientFactory } from '../adapters/gateway/gateway-client.js';
 import type { InstanceDirectory } from '../adapters/gateway/instance-directory.js';
@@ -47,6 +48,8 @@ export type NodeServices = {
   executions: ExecutionEraser;
   /** Optional: media conversion settings; absent means the converter's defaults. */
   mediaOptions?: MediaHostOptions;
+  /** Optional: what "now" is for nodes that read the time of day (`hours.check`, `ai.agent`); absent means the system clock. */
+  clock?: Clock;
 };
 
 export type ServiceName = keyof NodeServices;
@@ -61,6 +64,7 @@ const SERVICE_DESCRIPTIONS: Record<ServiceName, string> = {
   media: 'a media cache',
   executions: 'an execution store that can erase',
   mediaOptions: 'media conversion settings',
+  clock: 'a clock',
 };
 
 /** The services a node declaring `S` reads: those typed as present, every other one as optional. */

@@ -39,6 +39,7 @@ const NO_DEFAULT_ON_PURPOSE: Record<string, Record<string, string>> = {
   'flow.start': { key: "leaving it out uses the started flow's concurrency.key" },
   'flow.cancel': { reason: 'leaving it out records which execution and step cancelled' },
   wait: { ms: 'exactly one of ms and until is given', until: 'exactly one of ms and until is given' },
+  'hours.check': { at: "leaving it out checks now, by the host's clock" },
 };
 
 const fragments = new Ajv({ allErrors: true, strict: false }).addSchema(buildFlowSchema(registry));

@@ -1,6 +1,8 @@
 // The shape of seed data (CONTRACT.md §1 `leadflow seed`), checked with ajv plus the rules JSON
-// Schema cannot say (phones as digits, names unique within their scope), and its normal form.
+// Schema cannot say (phones as digits, names unique within their scope, business hours readable by
+// adapters/hours/business-hours.ts), and its normal form.
 import AjvModule from 'ajv';
+import { BusinessHoursError, formatBusinessHours, parseBusinessHours } from '../hours/business-hours.js';
 import type { SeedProblem } from './seed-validation-error.js';
 
 const Ajv = AjvModule.default ?? AjvModule;
@@ -31,6 +33,8 @@ const SCHEMA = {
           hunter_nome: optionalText,
           hunter_telefone: phone,
           admin_telefones: { type: ['array', 'string', 'null'], items: phone },
+          // CONTRACT.md §9: {timezone, seg, ter, qua, qui, sex, sab, dom} (or its JSON text); null: always open.
+          horario_atendimento: { type: ['object', 'string', 'null'] },
           protocolos: {
             type: 'array',
             items: {
@@ -75,6 +79,8 @@ export interface SeedClinic {
   hunter_telefone: string;
   /** Comma-separated digits, possibly empty; absent: left as stored (new clinics: empty). */
   admin_telefones?: string;
+  /** Business hours as JSON text in their normal form (null: always open); absent: left as stored (new clinics: null). */
+  horario_atendimento?: string | null;
   protocolos: SeedProtocol[];
   instancias: SeedInstance[];
 }
@@ -128,6 +134,7 @@ export function seedProblems(data: unknown): SeedProblem[] {
           message: `phones must be digits only, country code first (10 to 15 digits); not: ${bad.join(', ')}`,
         });
     }
+    checkHours(c.horario_atendimento, c.nome, [...at, 'horario_atendimento'], problems);
     for (const kind of ['protocolos', 'instancias'] as const) {
       const list = c[kind];
       if (!Array.isArray(list)) continue;
@@ -176,6 +183,24 @@ function checkPhone(value: unknown, path: Array<string | number>, problems: Seed
   }
 }
 
+/** Each problem of a clinic's business hours, at the day or `timezone` it is about, naming the clinic. */
+function checkHours(value: unknown, clinic: unknown, path: Array<string | number>, problems: SeedProblem[]): void {
+  if (typeof value !== 'string' && (typeof value !== 'object' || value === null || Array.isArray(value))) return;
+  try {
+    parseBusinessHours(value);
+  } catch (err) {
+    if (!(err instanceof BusinessHoursError)) throw err;
+    const whose = typeof clinic === 'string' && clinic.trim() !== '' ? ` (clinic "${clinic.trim()}")` : '';
+    // A day or timezone of an object is pointed at; a problem of JSON text, at the text.
+    const keyed = typeof value === 'object';
+    for (const p of err.problems)
+      problems.push({
+        path: keyed && p.key ? [...path, p.key] : path,
+        message: `${!keyed && p.key ? `${p.key}: ` : ''}${p.message}${whose}`,
+      });
+  }
+}
+
 function checkUrl(value: unknown, path: Array<string | number>, problems: SeedProblem[]): void {
   if (typeof value !== 'string' || !/^https?:\/\//.test(value)) return;
   try {
@@ -216,6 +241,10 @@ export function normalizeSeed(data: unknown): SeedData {
       if (Array.isArray(c.admin_telefones)) clinic.admin_telefones = c.admin_telefones.map(String).join(',');
       else if (typeof c.admin_telefones === 'string') clinic.admin_telefones = splitPhones(c.admin_telefones).join(',');
       else if (c.admin_telefones === null) clinic.admin_telefones = '';
+      if ('horario_atendimento' in c) {
+        const hours = parseBusinessHours(c.horario_atendimento);
+        clinic.horario_atendimento = hours ? formatBusinessHours(hours) : null;
+      }
       return clinic;
     }),
   };

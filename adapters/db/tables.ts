@@ -26,6 +26,7 @@ export const TABLES = {
       hunter_nome: 'text',
       hunter_telefone: 'text',
       admin_telefones: 'text',
+      horario_atendimento: 'text',
     },
     uniqueKeys: [['nome']],
   },
@@ -54,6 +55,9 @@ export const TABLES = {
       ultima_mensagem_at: 'timestamp',
       created_at: 'timestamp',
       updated_at: 'timestamp',
+      // CONTRACT.md §9: until when the agent is paused for the lead; when the lead opted out.
+      pausado_ate: 'timestamp',
+      optout_at: 'timestamp',
     },
     uniqueKeys: [['clinica_id', 'remotejid']],
     createdAt: 'created_at',

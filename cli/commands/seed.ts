@@ -21,7 +21,7 @@ export function registerSeed(program: Command): void {
     .description('upsert clinics, protocols and instances from a YAML or JSON file, in one transaction; a bad file changes nothing')
     .argument(
       '<file>',
-      'seed file: clinicas: [{nome, endereco, posicionamento, hunter_nome, hunter_telefone, admin_telefones, protocolos, instancias}]',
+      'seed file: clinicas: [{nome, endereco, posicionamento, hunter_nome, hunter_telefone, admin_telefones, horario_atendimento, protocolos, instancias}]',
     )
     .action(async (file: string) => {
       let data: unknown;

@@ -12,7 +12,10 @@
 //     assistant turns too, as what the clinic said, opened by OPERATOR_MARKER on a line of its own;
 //     oldest first, in the rows' order; blank rows are skipped. Consecutive turns of one role are
 //     left as they are (a provider that needs alternating roles merges them: anthropic-chat.ts).
+//   - hoursLine: the clinic's business hours at an instant as one Portuguese line (describeHours);
+//     a malformed `horario_atendimento` gives a neutral line instead of failing the agent.
 import type { ChatMessage } from '../../adapters/ai/chat-model.js';
+import { describeHours, parseBusinessHours } from '../../adapters/hours/business-hours.js';
 import type { JsonValue } from '../../engine/types.js';
 
 export function renderTemplate(template: string, values: Record<string, string>): string {
@@ -69,12 +72,26 @@ export function text(value: JsonValue | undefined): string {
 /** A database row as the flow read it (`db.get` output): column name to JSON value. */
 export type Row = Record<string, JsonValue>;
 
+/** Said when the clinic's hours cannot be read: the agent then promises no time at all. */
+export const HOURS_UNKNOWN_LINE = 'Horário de atendimento não informado.';
+
+/** The clinic's business hours at `nowMs` (ms since the epoch) as one line for the prompt. */
+export function hoursLine(horarioAtendimento: JsonValue | undefined, nowMs: number): string {
+  try {
+    return describeHours(parseBusinessHours(horarioAtendimento), nowMs);
+  } catch {
+    return HOURS_UNKNOWN_LINE;
+  }
+}
+
 /**
  * The agent's system prompt for one clinic: the `template` text (flows/prompts/agent-system.md) filled
- * with the clinic's row and its protocol's (a null row fills its placeholders with ''). Shared by
- * `ai.agent` and `leadflow chat`, so the test path talks with the same prompt as the leads.
+ * with the clinic's row and its protocol's (a null row fills its placeholders with ''), today's date
+ * and the clinic's business hours at `nowMs` (ms since the epoch; `{{horario_atendimento}}`, see
+ * hoursLine). Shared by `ai.agent` and `leadflow chat`, so the test path talks with the same prompt
+ * as the leads.
  */
-export function buildSystemPrompt(clinic: Row | null, protocol: Row | null, template: string): string {
+export function buildSystemPrompt(clinic: Row | null, protocol: Row | null, template: string, nowMs: number = Date.now()): string {
   return renderTemplate(template, {
     clinica_nome: text(clinic?.nome),
     clinica_endereco: text(clinic?.endereco),
@@ -83,7 +100,8 @@ export function buildSystemPrompt(clinic: Row | null, protocol: Row | null, temp
     protocolo_nome: text(protocol?.nome),
     protocolo_descricao: text(protocol?.descricao),
     protocolo_preco: text(protocol?.preco),
-    data_hoje: new Date().toLocaleDateString('pt-BR', {
+    horario_atendimento: hoursLine(clinic?.horario_atendimento, nowMs),
+    data_hoje: new Date(nowMs).toLocaleDateString('pt-BR', {
       timeZone: 'America/Sao_Paulo',
       weekday: 'long',
       day: 'numeric',

@@ -146,7 +146,7 @@ export default defineServiceNode({
     const lead = params.lead;
     const clinic = params.clinic as Row | null;
     const protocol = params.protocol as Row | null;
-    const system = buildSystemPrompt(clinic, protocol, params.prompt);
+    const system = buildSystemPrompt(clinic, protocol, params.prompt, ctx.services.clock?.now() ?? Date.now());
 
     const where: Record<string, unknown> = { clinica_id: lead.clinica_id, session_id: lead.remotejid };
     if (params.memory_before_id > 0) where.id = { lt: params.memory_before_id };

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createAiService, type AiService } from '../../adapters/ai/ai-service.js';
+import { settableClock } from '../../adapters/clock.js';
 import type { TableOperations } from '../../adapters/db/table-ops.js';
 import { NodeRegistry } from '../../engine/registry.js';
 import { coreNodes } from '../../nodes/index.js';
@@ -88,5 +89,21 @@ describe('ai.agent', () => {
       { nome: 'Clínica Sorriso', endereco: 'Rua A', posicionamento: 'Lentes', hunter_nome: 'Rafa' },
       { nome: 'Lentes de resina', descricao: 'Dez lentes', preco: 'R$ 900' },
     ]);
+  });
+
+  it("states the clinic's business hours in the prompt as of the host clock's now", async () => {
+    openai.reset();
+    openai.queueChat({ text: 'Amanhã às 8h alguém da equipe te responde.' });
+    const hours = JSON.stringify({ timezone: 'America/Sao_Paulo', sex: '08:00-18:00', sab: '08:00-12:00' });
+    const clock = settableClock(Date.parse('2025-03-14T19:00:00-03:00'));
+    const { record } = await runFlow(flow().replace('admin_telefones: "5511000000000"', `horario_atendimento: '${hours}'`), {
+      body: { prompt: 'Clínica {{clinica_nome}}. {{horario_atendimento}}' },
+      engine: { registry, services: { ai, db: memoryDb([]), clock } },
+    });
+    expect(record.status).toBe('success');
+    expect(openai.chatRequests()[0].messages[0]).toEqual({
+      role: 'system',
+      content: 'Clínica Clínica Sorriso. A clínica está fechada agora; abre amanhã, sábado, às 08:00 (horário de America/Sao_Paulo).',
+    });
   });
 });

@@ -55,6 +55,10 @@ describe('leadflow chat', () => {
     const system = request.messages.find((m: { role: string }) => m.role === 'system' || m.role === 'developer').content as string;
     expect(system).toContain('Clínica Sorriso Paulista');
     expect(system).toContain('Lentes de contato dental');
+    // The example clinic's business hours as of now: noted on stderr, and the same line in the prompt.
+    const hours = /^horário: (.*)$/m.exec(result.stderr)?.[1];
+    expect(hours, result.stderr).toMatch(/^A clínica está (aberta agora, até|fechada agora; abre) .+ \(horário de America\/Sao_Paulo\)\.$/);
+    expect(system).toContain(`## Horário de atendimento\n${hours}\n`);
     expect(request.messages.at(-1)).toEqual({ role: 'user', content: expect.stringContaining('Oi, tudo bem?') });
     expect(request.tools.map((t: { function: { name: string } }) => t.function.name).sort()).toEqual([
       'buscar_clinica',

@@ -83,6 +83,38 @@ forEachDatabase('db.* nodes in flows', (open) => {
     expect(await db.find('leads')).toHaveLength(1);
   });
 
+  it('db.update and db.get take the conversation-care columns: pause and opt-out instants, clinic hours as text', async () => {
+    const { db } = t.current;
+    const { clinicaId } = await clinicWithInstance(db);
+    await db.insert('leads', { clinica_id: clinicaId, remotejid: '5511987654321' });
+    const hours = '{"timezone":"America/Sao_Paulo","seg":"08:00-18:00"}';
+    const { record } = await runFlow(
+      `
+name: care
+steps:
+  - id: pause
+    type: db.update
+    params:
+      table: leads
+      where: { clinica_id: "{{ trigger.body.clinica_id }}", remotejid: "5511987654321" }
+      values: { pausado_ate: "{{ $fromMillis(1741964400000 + 7200000) }}", optout_at: 1741964400000 }
+  - id: hours
+    type: db.update
+    params: { table: clinicas_com_atendentes, where: { id: "{{ trigger.body.clinica_id }}" }, values: { horario_atendimento: "{{ trigger.body.hours }}" } }
+  - id: paused
+    type: db.get
+    params: { table: leads, where: { remotejid: "5511987654321", pausado_ate: { gt: "{{ $fromMillis(1741964400000) }}" } } }
+  - id: clinic
+    type: db.get
+    params: { table: clinicas_com_atendentes, where: { id: "{{ trigger.body.clinica_id }}" } }
+`,
+      { body: { clinica_id: clinicaId, hours }, engine: { registry, services: { db } } },
+    );
+    expect(record.status, JSON.stringify(record.error)).toBe('success');
+    expect(stepOutput(record, 'paused')).toMatchObject({ pausado_ate: '2025-03-14T17:00:00.000Z', optout_at: '2025-03-14T15:00:00.000Z' });
+    expect(stepOutput(record, 'clinic')).toMatchObject({ horario_atendimento: hours });
+  });
+
   it('a dry run against a rollback scope leaves the database as it was', async () => {
     const { db } = t.current;
     const { clinicaId } = await clinicWithInstance(db);
@@ -120,7 +152,7 @@ steps:
       name: 'DbQueryError',
       code: 'bad-query',
       message:
-        'unknown column "nome; drop table leads" in leads (columns: id, remotejid, clinica_id, instancia_id, nome, telefone, orcamento, respostas, transferido, handoff_enviado, handoff_at, ultima_mensagem, ultima_mensagem_at, created_at, updated_at)',
+        'unknown column "nome; drop table leads" in leads (columns: id, remotejid, clinica_id, instancia_id, nome, telefone, orcamento, respostas, transferido, handoff_enviado, handoff_at, ultima_mensagem, ultima_mensagem_at, created_at, updated_at, pausado_ate, optout_at)',
     });
     expect(stepRecord(record, 'value').error).toMatchObject({
       name: 'DbQueryError',

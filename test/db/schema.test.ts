@@ -4,11 +4,21 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import type { DatabaseOptions } from '../../adapters/db/database.js';
+import { MIGRATIONS_TABLE, migrationSource } from '../../adapters/db/migrations/index.js';
 import { forEachDatabase, MIGRATION_NAMES, useFreshDatabase } from '../helpers/databases.js';
 import { clinicWithInstance, columnsOf } from './support.js';
 
 const CONTRACT_COLUMNS: Record<string, string[]> = {
-  clinicas_com_atendentes: ['id', 'nome', 'endereco', 'posicionamento', 'hunter_nome', 'hunter_telefone', 'admin_telefones'],
+  clinicas_com_atendentes: [
+    'id',
+    'nome',
+    'endereco',
+    'posicionamento',
+    'hunter_nome',
+    'hunter_telefone',
+    'admin_telefones',
+    'horario_atendimento',
+  ],
   protocolos: ['id', 'clinica_id', 'nome', 'descricao', 'preco'],
   instancias_whatsapp: ['id', 'clinica_id', 'nome', 'server_url', 'token'],
   leads: [
@@ -27,6 +37,8 @@ const CONTRACT_COLUMNS: Record<string, string[]> = {
     'ultima_mensagem_at',
     'created_at',
     'updated_at',
+    'pausado_ate',
+    'optout_at',
   ],
   wf_chat_histories: ['id', 'session_id', 'clinica_id', 'type', 'content', 'created_at'],
 };
@@ -156,5 +168,49 @@ forEachDatabase('migrations', (open) => {
     expect(Math.abs(Date.parse(lead.created_at as string) - before)).toBeLessThan(5000);
     await db.knex('clinicas_com_atendentes').insert({ nome: 'Sem admins' });
     expect((await db.get('clinicas_com_atendentes', { nome: 'Sem admins' }))!.admin_telefones).toBe('');
+  });
+
+  it('009 conversation care: pausado_ate and optout_at read back as ISO timestamps like handoff_at, horario_atendimento as text', async () => {
+    const { db } = t.current;
+    const { clinicaId } = await clinicWithInstance(db);
+    const hours = '{"timezone":"America/Sao_Paulo","seg":"08:00-18:00"}';
+    await db.update('clinicas_com_atendentes', { id: clinicaId }, { horario_atendimento: hours });
+    expect((await db.get('clinicas_com_atendentes', { id: clinicaId }))!.horario_atendimento).toBe(hours);
+    const lead = await db.insert('leads', { clinica_id: clinicaId, remotejid: '5511987654321' });
+    expect(lead).toMatchObject({ pausado_ate: null, optout_at: null });
+    const pausedUntil = Date.UTC(2025, 2, 14, 15, 30);
+    await db.update(
+      'leads',
+      { id: lead.id },
+      { pausado_ate: pausedUntil, optout_at: '2025-03-14T12:00:00-03:00', handoff_at: pausedUntil },
+    );
+    const row = (await db.get('leads', { id: lead.id }))!;
+    expect(row).toMatchObject({
+      pausado_ate: '2025-03-14T15:30:00.000Z',
+      optout_at: '2025-03-14T15:00:00.000Z',
+      handoff_at: '2025-03-14T15:30:00.000Z',
+    });
+    // Compared as timestamps, not text, on both dialects.
+    expect(await db.find('leads', { where: { pausado_ate: { gt: '2025-03-14T15:00:00.000Z' } } })).toHaveLength(1);
+    expect(await db.find('leads', { where: { pausado_ate: { gt: '2025-03-14T16:00:00.000Z' } } })).toHaveLength(0);
+    await expect(db.update('leads', { id: lead.id }, { optout_at: 'ontem' })).rejects.toThrow(/leads\.optout_at expects a timestamp/);
+  });
+
+  it('009 conversation care rolls back (its columns gone, every row kept) and applies again', async () => {
+    const { db } = t.current;
+    const { clinicaId } = await clinicWithInstance(db);
+    await db.insert('protocolos', { clinica_id: clinicaId, nome: 'Lentes' });
+    await db.insert('leads', { clinica_id: clinicaId, remotejid: '5511987654321', pausado_ate: Date.now() });
+    const config = { migrationSource, tableName: MIGRATIONS_TABLE };
+    await db.knex.migrate.down(config);
+    expect(await columnsOf(db, 'leads')).toEqual(CONTRACT_COLUMNS.leads!.filter((c) => c !== 'pausado_ate' && c !== 'optout_at'));
+    expect(await columnsOf(db, 'clinicas_com_atendentes')).not.toContain('horario_atendimento');
+    expect(Number((await db.knex('leads').count({ n: '*' }).first())!.n)).toBe(1);
+    expect(Number((await db.knex('protocolos').count({ n: '*' }).first())!.n)).toBe(1);
+    expect(Number((await db.knex('instancias_whatsapp').count({ n: '*' }).first())!.n)).toBe(1);
+    expect(await db.migrate()).toEqual(['009_conversation_care']);
+    expect(await columnsOf(db, 'leads')).toEqual(CONTRACT_COLUMNS.leads);
+    expect(await columnsOf(db, 'clinicas_com_atendentes')).toEqual(CONTRACT_COLUMNS.clinicas_com_atendentes);
+    expect((await db.get('leads', { remotejid: '5511987654321' }))!.pausado_ate).toBeNull();
   });
 });

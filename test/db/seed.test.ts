@@ -25,6 +25,7 @@ interface SeedInput {
     hunter_nome?: string;
     hunter_telefone: string | number;
     admin_telefones?: string | Array<string | number>;
+    horario_atendimento?: Record<string, string> | string | null;
     protocolos: Array<{ nome: string; descricao?: string; preco?: string | number }>;
     instancias?: Array<{ nome: string; server_url: string; token: string }>;
   }>;
@@ -111,9 +112,40 @@ describe('seed validation', () => {
     expect(readSeedFile(file('ok.json', JSON.stringify(SEED)))).toEqual(SEED);
   });
 
-  it('the example seed file is valid', () => {
+  it('checks business hours with the hours parser, naming the clinic, at the day or time zone at fault', () => {
+    const path = file(
+      'hours.yaml',
+      `clinicas:
+  - nome: Clínica Horas
+    hunter_telefone: "5511987654321"
+    horario_atendimento:
+      timezone: Mars/Olympus
+      seg: "25:00-26:00"
+      ter: "18:00-08:00"
+      quarta: "08:00-12:00"
+      sab: "08:00-12:00"
+  - nome: Clínica Texto
+    hunter_telefone: "5511987654322"
+    horario_atendimento: '{"seg": "08:00-12:00,11:00-13:00"}'
+  - nome: Clínica Lista
+    hunter_telefone: "5511987654323"
+    horario_atendimento: ["08:00-12:00"]
+`,
+    );
+    expect(problemsOf(() => readSeedFile(path))).toEqual([
+      `${path}:15:26 clinicas[2].horario_atendimento: must be object or string or null`,
+      `${path}:8:15 clinicas[0].horario_atendimento.quarta: is not a day key (seg, ter, qua, qui, sex, sab, dom) nor timezone (clinic "Clínica Horas")`,
+      `${path}:5:17 clinicas[0].horario_atendimento.timezone: "Mars/Olympus" is not an IANA time zone (e.g. "America/Sao_Paulo") (clinic "Clínica Horas")`,
+      `${path}:6:12 clinicas[0].horario_atendimento.seg: "25:00-26:00": 25:00 is not a time between 00:00 and 24:00 (clinic "Clínica Horas")`,
+      `${path}:7:12 clinicas[0].horario_atendimento.ter: "18:00-08:00": the end must be after the start (to open past midnight, end the day at 24:00 and start the next at 00:00) (clinic "Clínica Horas")`,
+      `${path}:12:26 clinicas[1].horario_atendimento: seg: intervals "08:00-12:00" and "11:00-13:00" overlap (clinic "Clínica Texto")`,
+    ]);
+  });
+
+  it('the example seed file is valid and gives its clinic business hours', () => {
     const data = readSeedFile(EXAMPLE) as SeedInput;
     expect(data.clinicas[0]!.instancias![0]!.server_url).toBe('http://127.0.0.1:8081');
+    expect(data.clinicas[0]!.horario_atendimento).toMatchObject({ timezone: 'America/Sao_Paulo', seg: '08:00-12:00,13:00-18:00', dom: '' });
   });
 });
 
@@ -141,6 +173,7 @@ forEachDatabase('seedDatabase', (open) => {
         hunter_nome: 'Mariana',
         hunter_telefone: '5511987654321',
         admin_telefones: '5511912345678,5511912345679',
+        horario_atendimento: null,
       },
       {
         id: report.items[3]!.id,
@@ -150,6 +183,7 @@ forEachDatabase('seedDatabase', (open) => {
         hunter_nome: null,
         hunter_telefone: '5521999998888',
         admin_telefones: '5521911112222,5521933334444',
+        horario_atendimento: null,
       },
     ]);
     expect(await db.find('protocolos')).toEqual([
@@ -229,11 +263,73 @@ forEachDatabase('seedDatabase', (open) => {
     expect(await db.find('instancias_whatsapp')).toEqual([]);
   });
 
+  it('stores business hours as JSON text in their normal form; re-seeding the same hours changes nothing; null clears them', async () => {
+    const { db } = t.current;
+    const withHours = structuredClone(SEED);
+    withHours.clinicas[0]!.horario_atendimento = {
+      seg: '8:00-12:00, 12:00-18:00',
+      sab: '08:00-12:00',
+      dom: '',
+      timezone: 'america/sao_paulo',
+    };
+    withHours.clinicas[1]!.horario_atendimento = '{"timezone": "America/New_York", "sex": "09:00-17:00"}';
+    await seedDatabase(db, withHours);
+    const stored = async (nome: string) => (await db.get('clinicas_com_atendentes', { nome }))!.horario_atendimento;
+    expect(await stored('Clínica Sorriso')).toBe(
+      '{"timezone":"America/Sao_Paulo","seg":"08:00-18:00","ter":"","qua":"","qui":"","sex":"","sab":"08:00-12:00","dom":""}',
+    );
+    expect(JSON.parse((await stored('Clínica Dois')) as string)).toMatchObject({
+      timezone: 'America/New_York',
+      sex: '09:00-17:00',
+      seg: '',
+    });
+
+    const again = await seedDatabase(db, withHours);
+    expect(again).toMatchObject({ inserted: 0, updated: 0, unchanged: 5 });
+    // Absent: left as stored.
+    expect((await seedDatabase(db, SEED)).updated).toBe(0);
+    expect(await stored('Clínica Sorriso')).toMatch(/^\{"timezone":"America\/Sao_Paulo"/);
+    // null: no hours (always open).
+    const cleared = structuredClone(SEED);
+    cleared.clinicas[0]!.horario_atendimento = null;
+    const report = await seedDatabase(db, cleared);
+    expect(report.items.find((i) => i.nome === 'Clínica Sorriso')!.action).toBe('updated');
+    expect(await stored('Clínica Sorriso')).toBeNull();
+  });
+
+  it('bad business hours change nothing and name the clinic and the problem', async () => {
+    const { db } = t.current;
+    await seedDatabase(db, SEED);
+    const bad = structuredClone(SEED);
+    bad.clinicas[0]!.hunter_nome = 'Mudou';
+    bad.clinicas[1]!.horario_atendimento = { seg: '08:00-12:00', sab: '25:00-26:00' };
+    const err = await seedDatabase(db, bad).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(SeedValidationError);
+    expect((err as SeedValidationError).problems.map(formatSeedProblem)).toEqual([
+      'clinicas[1].horario_atendimento.sab: "25:00-26:00": 25:00 is not a time between 00:00 and 24:00 (clinic "Clínica Dois")',
+    ]);
+    expect((await db.get('clinicas_com_atendentes', { nome: 'Clínica Sorriso' }))!.hunter_nome).toBe('Mariana');
+    expect((await db.get('clinicas_com_atendentes', { nome: 'Clínica Dois' }))!.horario_atendimento).toBeNull();
+  });
+
   it('seeds the example file', async () => {
     const report = await seedDatabase(t.current.db, readSeedFile(EXAMPLE));
     expect(report.items.map((i) => i.kind)).toEqual(['clinic', 'protocol', 'instance']);
     const clinic = (await t.current.db.find('clinicas_com_atendentes'))[0]!;
     expect(clinic.hunter_telefone).toMatch(/^\d+$/);
     expect(String(clinic.admin_telefones)).toMatch(/^\d+(,\d+)*$/);
+    expect(JSON.parse(String(clinic.horario_atendimento))).toEqual({
+      timezone: 'America/Sao_Paulo',
+      seg: '08:00-12:00,13:00-18:00',
+      ter: '08:00-12:00,13:00-18:00',
+      qua: '08:00-12:00,13:00-18:00',
+      qui: '08:00-12:00,13:00-18:00',
+      sex: '08:00-12:00,13:00-18:00',
+      sab: '08:00-12:00',
+      dom: '',
+    });
   });
 });

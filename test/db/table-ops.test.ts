@@ -28,6 +28,7 @@ forEachDatabase('table operations', (open) => {
       transferido: true,
       handoff_at: '2025-03-04T05:06:07.089Z',
       ultima_mensagem_at: Date.UTC(2025, 0, 2, 3, 4, 5, 6),
+      pausado_ate: '2025-03-04T02:06:07-03:00',
     });
     const expected = {
       id: expect.any(Number),
@@ -45,6 +46,8 @@ forEachDatabase('table operations', (open) => {
       ultima_mensagem_at: '2025-01-02T03:04:05.006Z',
       created_at: expect.stringMatching(ISO),
       updated_at: expect.stringMatching(ISO),
+      pausado_ate: '2025-03-04T05:06:07.000Z',
+      optout_at: null,
     };
     expect(inserted).toEqual(expected);
     const read = await db.get('leads', { id: inserted.id });

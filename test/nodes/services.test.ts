@@ -85,6 +85,7 @@ describe('node services', () => {
       media: {},
       executions: {},
       mediaOptions: undefined,
+      clock: undefined,
     };
     const { ai: _ai, ...withoutAi } = all;
     expect(() => createEngine(new Map(), silent, { services: withoutAi as NodeServices })).toThrow(

@@ -9,6 +9,7 @@ import * as executionErasures from './005_execution_erasures.js';
 import * as flowVersions from './006_flow_versions.js';
 import * as executionKeys from './007_execution_keys.js';
 import * as scheduleTicks from './008_schedule_ticks.js';
+import * as conversationCare from './009_conversation_care.js';
 
 const MIGRATIONS: Record<string, Knex.Migration> = {
   '001_contract_tables': contractTables,
@@ -19,6 +20,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '006_flow_versions': flowVersions,
   '007_execution_keys': executionKeys,
   '008_schedule_ticks': scheduleTicks,
+  '009_conversation_care': conversationCare,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
