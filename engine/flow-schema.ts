@@ -215,7 +215,8 @@ export const METRIC_NAME_PATTERN = '^[a-zA-Z_:][a-zA-Z0-9_:]*$';
 
 const metricsSchema: Schema = {
   type: 'array',
-  description: "Figures this flow reports to the host's metrics (GET /metrics), observed when one of its executions ends normally (success, or stopped by a stop step).",
+  description:
+    "Figures this flow reports to the host's metrics (GET /metrics), observed when one of its executions ends normally (success, or stopped by a stop step).",
   items: {
     type: 'object',
     additionalProperties: false,
@@ -310,7 +311,7 @@ export function buildFlowSchema(registry: NodeRegistry): Schema {
       env: {
         type: 'object',
         description:
-          'Environment variables this flow may read (`env.NAME`), each with its default: the value is converted to the default\'s type, and an unset or empty one gives the default. A `null` default takes the text as set, an empty one included (null when unset).',
+          "Environment variables this flow may read (`env.NAME`), each with its default: the value is converted to the default's type, and an unset or empty one gives the default. A `null` default takes the text as set, an empty one included (null when unset).",
         propertyNames: { pattern: ENV_NAME_PATTERN },
         additionalProperties: { type: ['string', 'number', 'boolean', 'null'] },
       },

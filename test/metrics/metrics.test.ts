@@ -213,7 +213,7 @@ steps:
     expect(sampleValue(samples, 'leadflow_form_to_first_message_seconds_sum')).toBe(2);
   });
 
-  it("registers a declared counter at 0 before any execution, and adds the value of each execution that ends normally, never a failed one", async () => {
+  it('registers a declared counter at 0 before any execution, and adds the value of each execution that ends normally, never a failed one', async () => {
     const metrics = createMetrics({ defaultMetrics: false });
     const flow = (name: string, output: string, last = 'set') => `
 name: ${name}
