@@ -247,7 +247,8 @@ const metricsSchema: Schema = {
       },
     },
     if: { properties: { type: { const: 'histogram' } }, required: ['type'] },
-    then: { required: ['buckets'] },
+    // `properties` repeats buckets so strict validators (ajv strictRequired) see what is required.
+    then: { properties: { buckets: { type: 'array' } }, required: ['buckets'] },
   },
 };
 

@@ -1,5 +1,5 @@
 // flows/agent.yaml end to end over HTTP (test/e2e/stack.ts): fake gateway, OpenAI and Anthropic, a
-// seeded clinic, and a flows directory holding only agent.yaml, its prompt and a stub handoff flow
+// seeded clinic, and a flows directory holding only agent.yaml, its prompt, the followup flow it starts and a stub handoff flow
 // (which records the call and sets the flag, as the real handoff does first).
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -107,6 +107,7 @@ forEachBackend('agent', (backend) => {
   beforeAll(async () => {
     flowsDir = mkdtempSync(join(tmpdir(), 'leadflow-agent-flows-'));
     cpSync(join(ROOT, 'flows/agent.yaml'), join(flowsDir, 'agent.yaml'));
+    cpSync(join(ROOT, 'flows/followup.yaml'), join(flowsDir, 'followup.yaml'));
     cpSync(join(ROOT, 'flows/prompts'), join(flowsDir, 'prompts'), { recursive: true });
     writeFileSync(join(flowsDir, 'handoff.yaml'), STUB_HANDOFF);
     debounceMs = backend === 'postgres+redis' ? 600 : 200;
@@ -156,13 +157,15 @@ forEachBackend('agent', (backend) => {
         status: 200,
         json: { status: 'ignored', reason: 'sent by the clinic' },
       });
+      // Typed by a person on the clinic's phone: a takeover (CONTRACT §9), kept as the operator's words.
       expect(await post(event({ phone, text: 'Já te respondo', fromMe: true }))).toEqual({
         status: 200,
-        json: { status: 'ignored', reason: 'sent by the clinic' },
+        json: { status: 'ignored', reason: 'typed by the clinic' },
       });
       await stack.idle();
       expect(sentTo(phone)).toEqual([]);
       expect(stack.openai.chatRequests()).toHaveLength(0);
+      expect((await memory(phone)).map((r) => [r.type, r.content])).toEqual([['operator', 'Já te respondo']]);
     });
 
     it('group messages are ignored', async () => {

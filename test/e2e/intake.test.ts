@@ -1,4 +1,4 @@
-// flows/intake.yaml end to end over HTTP (test/e2e/stack.ts): only intake.yaml is served (copied to a
+// flows/intake.yaml end to end over HTTP (test/e2e/stack.ts): only intake.yaml and the followup flow it starts are served (copied to a
 // temp directory, so other flows being edited cannot break these tests), with the fake gateway,
 // OpenAI and Anthropic. Each test uses its own phone, so rows of one test never meet another's.
 import { createHmac } from 'node:crypto';
@@ -38,6 +38,7 @@ forEachBackend('intake', (backend) => {
   beforeAll(async () => {
     flowsDir = mkdtempSync(join(tmpdir(), 'leadflow-intake-flows-'));
     copyFileSync(join(root, 'flows/intake.yaml'), join(flowsDir, 'intake.yaml'));
+    copyFileSync(join(root, 'flows/followup.yaml'), join(flowsDir, 'followup.yaml'));
     stack = await startStack({ backend, flowsDir, env: { LEADFLOW_INTAKE_DELAY_MS: '0' } });
   });
 

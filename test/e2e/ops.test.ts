@@ -21,6 +21,7 @@ let flowsDir: string;
 beforeAll(() => {
   flowsDir = mkdtempSync(join(tmpdir(), 'leadflow-ops-flows-'));
   copyFileSync(join(root, 'flows/intake.yaml'), join(flowsDir, 'intake.yaml'));
+  copyFileSync(join(root, 'flows/followup.yaml'), join(flowsDir, 'followup.yaml'));
 });
 
 afterAll(() => {
