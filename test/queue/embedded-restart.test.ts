@@ -155,10 +155,13 @@ describe('embedded mode after SIGKILL (SQLite, in-process)', () => {
     await createLead(phone);
     openai.reset();
     const followupEnv = { ...env, LEADFLOW_DEBOUNCE_MS: '200', LEADFLOW_FOLLOWUP_AFTER_MS: '2500' };
+    openai.queueChat({ text: 'Resposta do agente' });
     serving = await startServe([], followupEnv);
     expect(await post(serving.url, event(phone, 'Oi, quero saber das lentes'))).toEqual({ status: 200, json: { status: 'queued' } });
     await until('the agent reply', () => repliesTo(phone).length >= 1);
-    // Killed with the follow-up planned and waiting (scheduled, not sent).
+    // Killed with the follow-up planned and waiting (scheduled, not sent): the agent run ends a few
+    // ms after its send (memory row, then the follow-up planned).
+    await new Promise((r) => setTimeout(r, 1000));
     await serving.stop('SIGKILL');
     openai.queueChat({ text: 'nunca enviada', delay_ms: 8000 });
     serving = await startServe([], followupEnv);
@@ -169,7 +172,7 @@ describe('embedded mode after SIGKILL (SQLite, in-process)', () => {
     serving = await startServe([], followupEnv);
     await until('the follow-up to be sent', () => repliesTo(phone).length >= 2, 45_000);
     await new Promise((r) => setTimeout(r, 3000));
-    expect(repliesTo(phone)).toEqual(['Olá! Como posso ajudar?', 'Olá! Como posso ajudar?']);
+    expect(repliesTo(phone)).toEqual(['Resposta do agente', 'Olá! Como posso ajudar?']);
     expect(openai.chatRequests()).toHaveLength(3);
     await serving.stop('SIGKILL');
     serving = undefined;
