@@ -215,6 +215,15 @@ forEachBackend('conversation care', (backend: Backend) => {
       expect(all.filter((r) => r.status === 'cancelled').map((r) => r.id)).toContain(planned.id);
     });
 
+    it('any message from the lead cancels the pending follow-up, even one with nothing to answer', async () => {
+      const phone = nextPhone();
+      const planned = await leadFromForm(phone);
+      const res = await post(event(phone, '   '));
+      expect(res.json).toEqual({ status: 'ignored', reason: 'no text in a text message' });
+      expect((await stack.runtime.store.get(planned.id))?.status).toBe('cancelled');
+      expect((await followups(phone)).filter((r) => r.status === 'waiting')).toEqual([]);
+    });
+
     it('none to a lead transferred, paused, opted out or erased by the time it is due', async () => {
       await setHours(null);
       const transferred = nextPhone();
