@@ -294,12 +294,18 @@ suite('queue mode across processes (serve + workers on PostgreSQL and Redis)', (
     const chatsBefore = openai.chatRequests().length;
     expect(await post(url, event(phone, 'Oi, quero saber das lentes'))).toEqual({ status: 200, json: { status: 'queued' } });
     await until('the agent reply', () => repliesTo(phone).length >= 1);
+    // This lead's follow-up (earlier tests left others waiting a day), planned after the reply.
     await until('the follow-up planned', async () =>
-      Boolean(await knex('executions').where({ flow: 'followup', status: 'waiting' }).first('id')),
+      Boolean(
+        await knex('executions')
+          .where({ flow: 'followup', status: 'waiting' })
+          .andWhere('concurrency_key', 'like', `%:${phone}`)
+          .first('id'),
+      ),
     );
     await killAll('SIGKILL');
     await start();
-    await until('the follow-up', () => repliesTo(phone).length >= 2, 30_000);
+    await until('the follow-up', () => repliesTo(phone).length >= 2, 45_000);
     await new Promise((r) => setTimeout(r, 3000));
     expect(repliesTo(phone)).toHaveLength(2);
     expect(openai.chatRequests().length - chatsBefore).toBe(2);
