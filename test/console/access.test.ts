@@ -60,7 +60,7 @@ forEachBackend('console access', (backend) => {
     const replay = '/admin/executions/no-such-id/replay';
     const noCsrf = await withSession(stack, session, replay, { method: 'POST', csrf: false });
     expect(noCsrf.status).toBe(403);
-    expect((await noCsrf.json()).error).toMatch(/CSRF/);
+    expect(((await noCsrf.json()) as { error: string }).error).toMatch(/CSRF/);
     expect((await withSession(stack, session, replay, { method: 'POST', headers: { 'x-csrf-token': 'wrong' }, csrf: false })).status).toBe(
       403,
     );
