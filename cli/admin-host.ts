@@ -1,11 +1,17 @@
 // What `serve` hands the webhook app for the admin HTTP surface (engine/triggers/admin-routes.ts):
-// the bearer token from LEADFLOW_ADMIN_TOKEN and the dry-run replay, done as `leadflow executions
-// replay --dry-run` does it (a rollback scope on the database, the record kept in memory).
+// the bearer token from LEADFLOW_ADMIN_TOKEN, the dry-run replay, done as `leadflow executions
+// replay --dry-run` does it (a rollback scope on the database, the record kept in memory), and the
+// console (issue 14): its session sign-in and cookie check (cli/console/access.ts), its security
+// headers on /admin, its JSON routes (cli/console/routes.ts) and its pages at /console (spa.ts).
 import type { Engine } from '../engine/engine.js';
 import type { Logger } from '../engine/run/execution-run.js';
 import type { AdminOptions } from '../engine/triggers/admin-routes.js';
 import type { ExecutionRecord, LoadedFlow } from '../engine/types.js';
 import { replayExecution } from './commands/executions.js';
+import { authorizeSession, SECURITY_HEADERS, sessionRoutes } from './console/access.js';
+import { consoleRoutes } from './console/routes.js';
+import { ConsoleSessions } from './console/session-store.js';
+import { mountConsole } from './console/spa.js';
 import type { Runtime } from './runtime.js';
 
 export interface AdminHostOptions {
@@ -13,6 +19,8 @@ export interface AdminHostOptions {
   engine: Engine;
   runtime: Runtime;
   logger: Logger;
+  /** Where the built console is (default: the package's dist/console). */
+  consoleDir?: string;
 }
 
 /**
@@ -32,5 +40,18 @@ export function adminFromEnv(options: AdminHostOptions): AdminOptions | undefine
     queue = run.catch(() => undefined);
     return run;
   };
-  return { token, dryRun };
+  const access = {
+    sessions: new ConsoleSessions(options.runtime.services.kv, token),
+    token,
+    publicBaseUrl: () => options.env.PUBLIC_BASE_URL || undefined,
+  };
+  return {
+    token,
+    dryRun,
+    authorize: authorizeSession(access),
+    headers: SECURITY_HEADERS,
+    publicRoutes: sessionRoutes(access),
+    routes: consoleRoutes({ db: options.runtime.db, store: options.runtime.store, engine: options.engine }),
+    beside: (app) => mountConsole(app, options.consoleDir),
+  };
 }

@@ -34,6 +34,12 @@ const ERASURES = 'execution_erasures';
 const VERSIONS = 'flow_versions';
 /** A version no unfinished execution runs on is pruned once unused this long, ms (a process re-marks its versions hourly). */
 const VERSION_UNUSED_MS = 86_400_000;
+/** `text` for a LIKE pattern with escape character `!`: its `!`, `%` and `_` taken literally. */
+const escapeLike = (text: string): string => text.replace(/[!%_]/g, (c) => `!${c}`);
+
+/** Columns `list({containing})` searches: the trigger, the vars and the key. */
+const CONTAINING_COLUMNS = ['trigger', 'vars', 'concurrency_key'] as const;
+
 /** Text columns holding payloads, one per part of a record that holds them; `erasePayloads` searches and rewrites these. */
 const PAYLOAD_COLUMNS = PAYLOAD_PARTS;
 /** Payload columns stored as plain text (the others hold JSON). */
@@ -284,6 +290,12 @@ export class DbExecutionStore implements ExecutionStore, PayloadEraser {
     if (options.flow) query.where('flow', options.flow);
     if (options.status) query.where('status', options.status);
     if (options.version) query.whereRaw('substr(flow_version, 1, ?) = ?', [options.version.length, options.version]);
+    const needles = (options.containing ?? []).filter((n) => n !== '');
+    if (needles.length > 0)
+      query.where((q) => {
+        for (const n of needles)
+          for (const column of CONTAINING_COLUMNS) q.orWhereRaw(`?? like ? escape '!'`, [column, `%${escapeLike(n)}%`]);
+      });
     const rows = (await query.limit(limit)) as DbRow[];
     return rows.map((r) => this.fromRow(r));
   }
@@ -376,7 +388,6 @@ export class DbExecutionStore implements ExecutionStore, PayloadEraser {
     const compiled = new CompiledErasure(erasure);
     const result: PayloadEraseResult = { erased: [], spared: [] };
     if (compiled.needles.length === 0) return result;
-    const escapeLike = (n: string) => n.replace(/[!%_]/g, (c) => `!${c}`);
     let rows: DbRow[];
     try {
       rows = (await this.knex(TABLE)

@@ -78,6 +78,8 @@ export interface KeyValue {
    * one), or null when someone holds it.
    */
   acquireLock(key: string, ttlMs: number, token?: string): Promise<string | null>;
+  /** The token holding lock `key`, or null when nobody holds it (never taken, released or expired). */
+  lockHolder(key: string): Promise<string | null>;
   /** Releases the lock only when `token` still owns it (compare-and-delete); true when released. */
   releaseLock(key: string, token: string): Promise<boolean>;
   /** Sets the lock's remaining life to `ttlMs` ms only when `token` still owns it; true when extended. */

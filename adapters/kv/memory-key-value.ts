@@ -168,6 +168,12 @@ export class MemoryKeyValue implements KeyValue {
     return taken ? token : null;
   }
 
+  async lockHolder(key: string): Promise<string | null> {
+    checkKey('lock key', key);
+    const slot = this.storage.get(this.key('lock', key));
+    return slot && 'value' in slot ? slot.value : null;
+  }
+
   async releaseLock(key: string, token: string): Promise<boolean> {
     checkKey('lock key', key);
     checkKey('lock token', token);

@@ -96,6 +96,11 @@ export class RedisKeyValue implements KeyValue {
     return (await this.redis.set(this.key('lock', key), token, 'PX', ttlMs, 'NX')) === 'OK' ? token : null;
   }
 
+  async lockHolder(key: string): Promise<string | null> {
+    checkKey('lock key', key);
+    return this.redis.get(this.key('lock', key));
+  }
+
   async releaseLock(key: string, token: string): Promise<boolean> {
     checkKey('lock key', key);
     checkKey('lock token', token);

@@ -57,7 +57,8 @@ export function registerServe(program: Command): void {
       const secret = process.env.LEADFLOW_WEBHOOK_SECRET || undefined;
       if (!secret) logger.warn({}, 'LEADFLOW_WEBHOOK_SECRET is not set: webhooks accept unauthenticated requests');
       const admin = adminFromEnv({ env: process.env, engine, runtime, logger });
-      if (admin) logger.info({}, 'admin HTTP surface on: /admin/executions (bearer LEADFLOW_ADMIN_TOKEN)');
+      if (admin)
+        logger.info({}, 'admin HTTP surface on: /admin (bearer LEADFLOW_ADMIN_TOKEN or a console session) and the console at /console');
       const app = buildWebhookApp({
         engine,
         logger,

@@ -13,6 +13,12 @@ export interface ListOptions {
   status?: ExecutionStatus;
   /** Only executions on a flow version starting with this (hex, 1 to 64 characters). */
   version?: string;
+  /**
+   * Only executions whose trigger, vars or key contain one of these texts (taken literally, case
+   * sensitive; empty ones ignored), e.g. every form of a phone. Searches those parts' stored text:
+   * the database walks records newest first until `limit` match, so keep the limit small.
+   */
+  containing?: string[];
 }
 
 /**

@@ -85,7 +85,8 @@ export class MemoryExecutionStore implements ExecutionStore, PayloadEraser {
         (r) =>
           (!options.flow || r.flow === options.flow) &&
           (!options.status || r.status === options.status) &&
-          (!options.version || (r.flow_version ?? '').startsWith(options.version)),
+          (!options.version || (r.flow_version ?? '').startsWith(options.version)) &&
+          containsAny(r, options.containing),
       )
       .sort((a, b) => b.created_at.localeCompare(a.created_at))
       .slice(0, limit)
@@ -179,4 +180,12 @@ export class MemoryExecutionStore implements ExecutionStore, PayloadEraser {
     }
     return pruned;
   }
+}
+
+/** Whether the record's trigger, vars or key hold one of `texts` (no filter when `texts` has none). */
+function containsAny(r: ExecutionRecord, texts: string[] | undefined): boolean {
+  const needles = (texts ?? []).filter((t) => t !== '');
+  if (needles.length === 0) return true;
+  const haystack = `${JSON.stringify(r.trigger)}\n${JSON.stringify(r.vars)}\n${r.concurrency_key ?? ''}`;
+  return needles.some((n) => haystack.includes(n));
 }

@@ -10,11 +10,13 @@
 //        dry run: through the host's `dryRun` hook (nothing leaves, database changes rolled back, the
 //                 record kept in memory only); 200 {replay_of, execution: <finished record>}
 //
-// Per request: bearer (401, constant time; `WWW-Authenticate: Bearer`) -> route (404) -> for the
+// Per request: the host's headers -> the host's routes before authentication (e.g. signing in) ->
+// bearer (401, constant time; `WWW-Authenticate: Bearer`), or when there is none the host's
+// `authorize` hook (e.g. a session cookie; it may refuse with 401/403) -> the host's routes -> route (404) -> for the
 // replay: content type JSON when a body is sent (415), 1 MiB (413), JSON (400), `{dry_run?: boolean}` (422).
 // Errors are `{"error", "details"}` like the webhooks'; the recorded trigger never held a credential
 // (secret headers dropped, a credential in the body masked by its auth mode), so a replay runs on the recorded `trigger.auth`.
-import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
+import express, { type Express, type Request, type RequestHandler, type Response, type Router } from 'express';
 import { constantTimeEqual } from '../constant-time.js';
 import type { Engine, TriggerInput } from '../engine.js';
 import { InputValidationError } from '../errors/input-validation-error.js';
@@ -26,6 +28,13 @@ import type { ExecutionRecord, ExecutionStatus, JsonValue } from '../types.js';
 import { recordedTriggerInput } from './trigger-input.js';
 import { parseJson } from './webhook-pipeline.js';
 
+/**
+ * What a host's `authorize` hook decides for a request without the bearer token: `allow` lets it
+ * through; `{status, error}` refuses it with that answer (e.g. 403 for a missing anti-forgery
+ * token); `undefined` means the hook does not recognise the request (answered 401 as without it).
+ */
+export type AdminAuthorization = 'allow' | { status: 401 | 403; error: string } | undefined;
+
 /** The admin surface's settings, from the host (`serve`: LEADFLOW_ADMIN_TOKEN). */
 export interface AdminOptions {
   /** LEADFLOW_ADMIN_TOKEN: every admin request must carry `Authorization: Bearer <token>`. */
@@ -35,6 +44,16 @@ export interface AdminOptions {
    * owns the rollback scope). Unset: `?dry_run=true` answers 501.
    */
   dryRun?: (record: ExecutionRecord) => Promise<ExecutionRecord>;
+  /** Another way in besides the bearer token (asked only when the bearer is absent or wrong). */
+  authorize?: (req: Request) => Promise<AdminAuthorization>;
+  /** Headers set on every admin answer (e.g. a Content-Security-Policy), errors included. */
+  headers?: Record<string, string>;
+  /** Routes the host adds before authentication (relative to /admin; they check what they need themselves). */
+  publicRoutes?: (router: Router) => void;
+  /** Routes the host adds behind authentication, before the executions routes (relative to /admin). */
+  routes?: (router: Router) => void;
+  /** Routes beside /admin that exist only while the admin surface is on (e.g. a web UI); mounted on the app before /admin. */
+  beside?: (app: Express) => void;
 }
 
 /** What `adminRouter` works with: the engine, the log, the settings, and the server's error and JSON helpers. */
@@ -99,10 +118,19 @@ interface ReplayRequest {
 
 const replayOf = (res: Response): ReplayRequest => res.locals.replay as ReplayRequest;
 
-/** 401 (with `WWW-Authenticate: Bearer`) unless the request carries the admin bearer token. */
-function requireBearer({ logger, admin, sendError }: AdminRouteContext): RequestHandler {
-  return (req, res, next) => {
+/**
+ * Lets the request through with the admin bearer token, or when the host's `authorize` hook allows
+ * it; the hook's refusal is answered as it says; otherwise 401 with `WWW-Authenticate: Bearer`.
+ */
+function requireAuthorization({ logger, admin, sendError }: AdminRouteContext): RequestHandler {
+  return async (req, res, next) => {
     if (bearerMatches(req.header('authorization'), admin.token)) return next();
+    const decision = admin.authorize ? await admin.authorize(req) : undefined;
+    if (decision === 'allow') return next();
+    if (decision) {
+      logger.warn({ method: req.method, path: req.originalUrl.split('?')[0], ip: req.ip, reason: decision.error }, 'admin request refused');
+      return sendError(res, decision.status, decision.error);
+    }
     logger.warn({ method: req.method, path: req.originalUrl.split('?')[0], ip: req.ip }, 'admin request rejected: not authenticated');
     res.set('WWW-Authenticate', 'Bearer realm="leadflow-admin"');
     sendError(res, 401, 'unauthorized');
@@ -224,14 +252,23 @@ function replayForReal({ engine, logger, sendError }: AdminRouteContext): Reques
 
 /**
  * The admin router; mount it at `/admin`. Its middlewares run in the order of this file's header:
- * bearer, then the route; every error answer goes through `ctx.sendError`.
+ * headers, public routes, bearer or `authorize`, the host's routes, then the executions routes; every error answer goes through `ctx.sendError`.
  *
  * @example
  * app.use('/admin', adminRouter({ engine, logger, admin: { token }, bodyLimit: 1 << 20, sendError, isJson }));
  */
 export function adminRouter(ctx: AdminRouteContext): Router {
   const router = express.Router();
-  router.use(requireBearer(ctx));
+  const headers = ctx.admin.headers;
+  if (headers) {
+    router.use((_req, res, next) => {
+      res.set(headers);
+      next();
+    });
+  }
+  ctx.admin.publicRoutes?.(router);
+  router.use(requireAuthorization(ctx));
+  ctx.admin.routes?.(router);
   router.get('/executions', listExecutions(ctx));
   router.get('/executions/:id', getExecution(ctx));
   router.post(

@@ -10,7 +10,8 @@
 // `{"error", "details": [...]}` and never carry stacks, SQL, paths or secrets; an unexpected exception
 // answers 500 `internal error` and its details go to the log only; the database or Redis being
 // unreachable answers 503 with Retry-After (nothing recorded).
-// With an admin token, /admin/* (admin-routes.ts) is mounted before the webhooks; without, it is absent.
+// With an admin token, /admin/* (admin-routes.ts) and the host's routes beside it are mounted before
+// the webhooks; without, they are absent.
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Engine } from '../engine.js';
 import { isDependencyUnavailable } from '../errors/dependency-unavailable.js';
@@ -74,6 +75,7 @@ function mountSideRoutes(app: express.Express, options: WebhookAppOptions): void
   );
   options.extend?.(app);
   if (options.admin?.token) {
+    options.admin.beside?.(app);
     app.use('/admin', adminRouter({ engine, logger, admin: options.admin, bodyLimit: BODY_LIMIT_BYTES, sendError, isJson }));
   }
 }

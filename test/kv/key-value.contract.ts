@@ -225,6 +225,18 @@ export function keyValueContract(open: OpenKeyValue): void {
       expect(next).not.toBe(token);
     });
 
+    it('tells who holds a lock, seen by another client too, and nobody once released or expired', async () => {
+      expect(await kv().lockHolder('held')).toBeNull();
+      const token = await kv().acquireLock('held', 60_000, 'owner-a');
+      expect(token).toBe('owner-a');
+      expect(await store.current.openAnother().lockHolder('held')).toBe('owner-a');
+      expect(await kv().releaseLock('held', 'owner-a')).toBe(true);
+      expect(await kv().lockHolder('held')).toBeNull();
+      await kv().acquireLock('brief', 100, 'owner-b');
+      await sleep(350);
+      expect(await kv().lockHolder('brief')).toBeNull();
+    });
+
     it("expires after its ttl; the stale token then can neither release nor extend the new owner's lock", async () => {
       const stale = await kv().acquireLock('lead', 150);
       expect(stale).not.toBeNull();

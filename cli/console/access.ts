@@ -1,0 +1,126 @@
+// Console access (issue 14): the session endpoints, the cookie's attributes, and the check the admin
+// router runs for a request without the bearer token (engine/triggers/admin-routes.ts `authorize`).
+//
+//   POST   /admin/session {token}  200 {csrf} + Set-Cookie lf_session (HttpOnly; SameSite=Strict;
+//                                  Path=/; Max-Age=43200; Secure over HTTPS); 401 {error} on a wrong
+//                                  token (constant time), 400 without a JSON {token: string}
+//   GET    /admin/session          200 {signed_in: true, csrf} with a live session; 401 {error}
+//   DELETE /admin/session          204, cookie cleared (Max-Age=0), session revoked
+//
+// With the cookie, every request but GET/HEAD must carry `X-CSRF-Token` equal to the session's and,
+// when it has an `Origin`, that origin must be this server's (403 otherwise). The bearer needs neither.
+//
+// HTTPS: a request came over HTTPS when its own connection is TLS, or when it came from a proxy on
+// this host (a loopback address) with `X-Forwarded-Proto: https`. Other proxies are not trusted: put
+// the TLS-terminating proxy on the same host, or the cookie goes without `Secure`.
+import { isIP } from 'node:net';
+import express, { type Request, type Router } from 'express';
+import type { AdminAuthorization } from '../../engine/triggers/admin-routes.js';
+import { constantTimeEqual } from '../../engine/constant-time.js';
+import type { SessionResponse } from './api-types.js';
+import { type ConsoleSessions, readCookie, SESSION_COOKIE, SESSION_TTL_MS } from './session-store.js';
+
+/** Headers of every /console and /admin answer. */
+export const SECURITY_HEADERS: Record<string, string> = {
+  'Content-Security-Policy': "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+  'X-Content-Type-Options': 'nosniff',
+};
+
+/** Largest body of POST /admin/session. */
+const SESSION_BODY_LIMIT = '4kb';
+
+export interface ConsoleAccessOptions {
+  sessions: ConsoleSessions;
+  /** LEADFLOW_ADMIN_TOKEN. */
+  token: string;
+  /** PUBLIC_BASE_URL (read per request), when set: its origin is accepted as this server's too. */
+  publicBaseUrl?: () => string | undefined;
+}
+
+function isLoopback(address: string | undefined): boolean {
+  const a = (address ?? '').replace(/^::ffff:/, '');
+  return a === '::1' || (isIP(a) === 4 && a.startsWith('127.'));
+}
+
+/** Whether the request came over HTTPS (see the header of this file for the proxy rule). */
+export function cameOverHttps(req: Request): boolean {
+  if ((req.socket as { encrypted?: boolean }).encrypted) return true;
+  const forwarded = req.header('x-forwarded-proto')?.split(',')[0]?.trim().toLowerCase();
+  return forwarded === 'https' && isLoopback(req.socket.remoteAddress);
+}
+
+function cookieHeader(value: string, maxAgeSeconds: number, secure: boolean): string {
+  return `${SESSION_COOKIE}=${value}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${maxAgeSeconds}${secure ? '; Secure' : ''}`;
+}
+
+function originOf(url: string | undefined): string | undefined {
+  try {
+    return url ? new URL(url).origin : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** True when the request has no Origin, or its Origin is this server's (by Host and scheme) or PUBLIC_BASE_URL's. */
+function originAllowed(req: Request, publicBaseUrl: (() => string | undefined) | undefined): boolean {
+  const origin = req.header('origin');
+  if (origin === undefined) return true;
+  const own = `${cameOverHttps(req) ? 'https' : 'http'}://${req.header('host') ?? ''}`;
+  return origin === originOf(own) || origin === originOf(publicBaseUrl?.());
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD']);
+
+/** The anti-forgery checks of a cookie-authenticated request; undefined when it passes. */
+function forgeryProblem(req: Request, csrf: string, publicBaseUrl: ConsoleAccessOptions['publicBaseUrl']): string | undefined {
+  if (SAFE_METHODS.has(req.method)) return undefined;
+  if (!constantTimeEqual(req.header('x-csrf-token') ?? '', csrf)) return 'missing or wrong X-CSRF-Token';
+  if (!originAllowed(req, publicBaseUrl)) return 'cross-origin request refused';
+  return undefined;
+}
+
+/** The admin router's `authorize` hook: the session cookie, with the anti-forgery checks. */
+export function authorizeSession({ sessions, publicBaseUrl }: ConsoleAccessOptions): (req: Request) => Promise<AdminAuthorization> {
+  return async (req) => {
+    const cookie = readCookie(req.header('cookie'), SESSION_COOKIE);
+    if (cookie === undefined) return undefined;
+    const session = await sessions.find(cookie);
+    if (!session) return { status: 401, error: 'session expired or signed out' };
+    const problem = forgeryProblem(req, session.csrf, publicBaseUrl);
+    return problem ? { status: 403, error: problem } : 'allow';
+  };
+}
+
+/** Mounts POST / GET / DELETE /session on the admin router (before its authentication). */
+export function sessionRoutes({ sessions, token, publicBaseUrl }: ConsoleAccessOptions): (router: Router) => void {
+  return (router) => {
+    router.post('/session', express.json({ limit: SESSION_BODY_LIMIT }), async (req, res) => {
+      const body = req.body as { token?: unknown } | undefined;
+      if (!body || typeof body !== 'object' || typeof body.token !== 'string')
+        return void res.status(400).json({ error: 'body must be JSON {"token": string}' });
+      if (!originAllowed(req, publicBaseUrl)) return void res.status(403).json({ error: 'cross-origin request refused' });
+      if (!constantTimeEqual(body.token, token)) return void res.status(401).json({ error: 'invalid token' });
+      const created = await sessions.create();
+      res.set('Set-Cookie', cookieHeader(created.cookie, SESSION_TTL_MS / 1000, cameOverHttps(req)));
+      res.set('Cache-Control', 'no-store');
+      res.json({ csrf: created.csrf } satisfies SessionResponse);
+    });
+    router.get('/session', async (req, res) => {
+      const session = await sessions.find(readCookie(req.header('cookie'), SESSION_COOKIE));
+      if (!session) return void res.status(401).json({ error: 'not signed in' });
+      res.set('Cache-Control', 'no-store');
+      res.json({ signed_in: true, csrf: session.csrf } satisfies SessionResponse);
+    });
+    router.delete('/session', async (req, res) => {
+      const cookie = readCookie(req.header('cookie'), SESSION_COOKIE);
+      const session = await sessions.find(cookie);
+      if (session) {
+        const problem = forgeryProblem(req, session.csrf, publicBaseUrl);
+        if (problem) return void res.status(403).json({ error: problem });
+        await sessions.revoke(cookie);
+      }
+      res.set('Set-Cookie', cookieHeader('', 0, cameOverHttps(req)));
+      res.status(204).end();
+    });
+  };
+}

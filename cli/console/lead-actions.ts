@@ -1,0 +1,39 @@
+// POST /admin/leads/:id/actions {action, confirm?} -> LeadActionResponse {execution_id, status, lead}.
+// Each action is one execution of the flow `lead-action` (flows/lead-action.yaml, input
+// {lead_id, action}), awaited to its end; `lead` is the row afterwards (null once erased).
+//   400 {error}  body not JSON {action, confirm?}, unknown action, or `erase` without `confirm`
+//                equal to the lead's remotejid (nothing changed)
+//   404 {error}  no such lead
+//   409 {error}  the flow `lead-action` is not loaded (a flows directory without it)
+// The answer is 200 whatever the execution's status; a failed one says so in `status`.
+import express, { type Router } from 'express';
+import type { Database } from '../../adapters/db/database.js';
+import type { Engine } from '../../engine/engine.js';
+import type { LeadAction, LeadActionResponse } from './api-types.js';
+import { leadIdParam, sendApiError, toLeadSummary } from './lead-rows.js';
+
+export const LEAD_ACTION_FLOW = 'lead-action';
+export const LEAD_ACTIONS: readonly LeadAction[] = ['pause', 'resume', 'transfer', 'untransfer', 'reset', 'erase'];
+const BODY_LIMIT = '4kb';
+
+const isLeadAction = (value: unknown): value is LeadAction => LEAD_ACTIONS.includes(value as LeadAction);
+
+export function mountLeadActions(router: Router, db: Database, engine: Engine): void {
+  router.post('/leads/:id/actions', express.json({ limit: BODY_LIMIT }), async (req, res) => {
+    const id = leadIdParam(req.params.id);
+    if (id === undefined) return sendApiError(res, 400, 'lead id must be a positive integer');
+    const body = req.body as { action?: unknown; confirm?: unknown } | undefined;
+    if (!body || typeof body !== 'object' || Array.isArray(body)) return sendApiError(res, 400, 'body must be JSON {"action", "confirm"?}');
+    if (!isLeadAction(body.action)) return sendApiError(res, 400, `action must be one of ${LEAD_ACTIONS.join(', ')}`);
+    if (body.confirm !== undefined && typeof body.confirm !== 'string') return sendApiError(res, 400, 'confirm must be a string');
+    const row = await db.get('leads', { id });
+    if (!row) return sendApiError(res, 404, 'no such lead');
+    if (body.action === 'erase' && body.confirm !== String(row.remotejid))
+      return sendApiError(res, 400, "erase needs confirm equal to the lead's phone (remotejid)");
+    if (!engine.getFlow(LEAD_ACTION_FLOW)) return sendApiError(res, 409, `flow ${LEAD_ACTION_FLOW} is not loaded`);
+    const handle = await engine.start(LEAD_ACTION_FLOW, { body: { lead_id: id, action: body.action } });
+    const record = await engine.waitForEnd(handle.id);
+    const after = await db.get('leads', { id });
+    res.json({ execution_id: record.id, status: record.status, lead: after ? toLeadSummary(after) : null } satisfies LeadActionResponse);
+  });
+}

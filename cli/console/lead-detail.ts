@@ -1,0 +1,67 @@
+// GET /admin/leads/:id -> LeadResponse: the lead, its conversation (wf_chat_histories of its clinic
+// and phone, oldest first, at most 1000 rows) and its executions (newest first, at most 50).
+// 400 {error} on an id that is not a positive integer, 404 {error} when there is no such lead.
+//
+// A lead's executions are found by its phone: the records whose trigger, vars or key contain the
+// remotejid or one of its Brazilian forms with the country code (store.list({containing})). That is
+// what every flow about a lead carries — the agent's chatid, handoff's telefone, the follow-up's key,
+// the lead row in vars (intake, lead-action) — and needs no extra column. A phone that is a lead of
+// two clinics shows both clinics' executions on each.
+import type { RequestHandler } from 'express';
+import type { Database } from '../../adapters/db/database.js';
+import { brazilianVariants } from '../../adapters/phones/brazilian-variants.js';
+import type { ExecutionStore } from '../../engine/store/execution-store.js';
+import type { ExecutionRecord } from '../../engine/types.js';
+import type { ChatMessageRow, ExecutionSummary, LeadResponse } from './api-types.js';
+import { leadIdParam, sendApiError, toLeadDetail } from './lead-rows.js';
+
+/** Most executions on a lead's page. */
+export const LEAD_EXECUTIONS_LIMIT = 50;
+/** Most conversation rows on a lead's page (the table-ops limit). */
+const MESSAGES_LIMIT = 1000;
+
+/** Texts marking an execution as the lead's: its remotejid and its forms with the country code. */
+export function leadPhoneNeedles(remotejid: string): string[] {
+  return [...new Set([remotejid, ...brazilianVariants(remotejid).filter((v) => v.startsWith('55'))])];
+}
+
+export function toExecutionSummary(r: ExecutionRecord): ExecutionSummary {
+  return {
+    id: r.id,
+    flow: r.flow,
+    status: r.status,
+    started_at: r.created_at,
+    finished_at: r.finished_at ?? null,
+    stop_reason: r.stop_reason ?? null,
+    flow_version: r.flow_version ?? null,
+  };
+}
+
+export function leadExecutions(store: ExecutionStore, remotejid: string): Promise<ExecutionRecord[]> {
+  return store.list({ containing: leadPhoneNeedles(remotejid), limit: LEAD_EXECUTIONS_LIMIT });
+}
+
+export function getLead(db: Database, store: ExecutionStore): RequestHandler {
+  return async (req, res) => {
+    const id = leadIdParam(req.params.id);
+    if (id === undefined) return sendApiError(res, 400, 'lead id must be a positive integer');
+    const row = await db.get('leads', { id });
+    if (!row) return sendApiError(res, 404, 'no such lead');
+    const remotejid = String(row.remotejid);
+    const [history, executions] = await Promise.all([
+      db.find('wf_chat_histories', {
+        where: { clinica_id: row.clinica_id, session_id: remotejid },
+        order_by: [{ column: 'id', direction: 'asc' }],
+        limit: MESSAGES_LIMIT,
+      }),
+      leadExecutions(store, remotejid),
+    ]);
+    const messages: ChatMessageRow[] = history.map((m) => ({
+      id: Number(m.id),
+      type: m.type as ChatMessageRow['type'],
+      content: String(m.content),
+      created_at: String(m.created_at),
+    }));
+    res.json({ lead: toLeadDetail(row), messages, executions: executions.map(toExecutionSummary) } satisfies LeadResponse);
+  };
+}

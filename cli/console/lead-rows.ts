@@ -1,0 +1,57 @@
+// Rows of `leads` (as TableOps returns them: timestamps ISO strings, booleans, respostas parsed) to
+// the console's shapes (api-types.ts), and the small helpers every lead endpoint shares.
+import type { Response } from 'express';
+import type { Row } from '../../adapters/db/table-ops.js';
+import type { LeadDetail, LeadState, LeadSummary } from './api-types.js';
+
+const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+const int = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
+
+/** transferred > opted_out > paused (pausado_ate after `now`, ms) > conversing. */
+export function leadState(row: Row, now: number): LeadState {
+  if (row.transferido === true) return 'transferred';
+  if (row.optout_at) return 'opted_out';
+  const until = text(row.pausado_ate);
+  if (until && Date.parse(until) > now) return 'paused';
+  return 'conversing';
+}
+
+export function toLeadSummary(row: Row, now: number = Date.now()): LeadSummary {
+  return {
+    id: Number(row.id),
+    clinica_id: Number(row.clinica_id),
+    nome: text(row.nome),
+    remotejid: String(row.remotejid),
+    state: leadState(row, now),
+    pausado_ate: text(row.pausado_ate),
+    optout_at: text(row.optout_at),
+    transferido: row.transferido === true,
+    ultima_mensagem: text(row.ultima_mensagem),
+    ultima_mensagem_at: text(row.ultima_mensagem_at),
+    created_at: String(row.created_at),
+  };
+}
+
+export function toLeadDetail(row: Row, now: number = Date.now()): LeadDetail {
+  const respostas = row.respostas;
+  return {
+    ...toLeadSummary(row, now),
+    telefone: text(row.telefone),
+    orcamento: text(row.orcamento),
+    respostas: respostas && typeof respostas === 'object' && !Array.isArray(respostas) ? respostas : null,
+    handoff_enviado: row.handoff_enviado === true,
+    handoff_at: text(row.handoff_at),
+    instancia_id: int(row.instancia_id),
+  };
+}
+
+/** A lead id from the path: a positive integer, or undefined. */
+export function leadIdParam(value: unknown): number | undefined {
+  const id = typeof value === 'string' && /^[1-9][0-9]{0,14}$/.test(value) ? Number(value) : Number.NaN;
+  return Number.isSafeInteger(id) ? id : undefined;
+}
+
+/** Answers `{error}` with `status`. */
+export function sendApiError(res: Response, status: number, error: string): void {
+  res.status(status).json({ error });
+}

@@ -1,0 +1,124 @@
+// GET /admin/leads?clinica_id=<int>&q=<text>&limit=<1..200, default 50>&offset=<int ≥ 0, default 0>
+//   -> LeadsResponse {leads, total}, newest `ultima_mensagem_at` first (leads without one last), then
+//   newest `created_at`, then highest id. 400 {error} on a malformed or repeated parameter.
+// `q` (1..200 characters, trimmed) matches the name, case and accents ignored (contains), or, when it
+// holds only digits and phone punctuation (`+ ( ) - . space`), the phone's digits (contains).
+// Accents are folded in SQL by one `replace` per accented Latin letter (SQLite and PostgreSQL alike,
+// no extension), so the filter, the count and the page all come from the database.
+import type { Knex } from 'knex';
+import type { RequestHandler } from 'express';
+import type { Database } from '../../adapters/db/database.js';
+import type { LeadsResponse } from './api-types.js';
+import { sendApiError, toLeadSummary } from './lead-rows.js';
+
+export const DEFAULT_LEADS_LIMIT = 50;
+export const MAX_LEADS_LIMIT = 200;
+const MAX_QUERY_LENGTH = 200;
+
+/** Accented letters and what they fold to (lower-case ASCII): SQLite's lower() knows ASCII only. */
+const FOLDS: Array<[string, string]> = [
+  ...[...'áàâãäåÁÀÂÃÄÅ'].map((c): [string, string] => [c, 'a']),
+  ...[...'éèêëÉÈÊË'].map((c): [string, string] => [c, 'e']),
+  ...[...'íìîïÍÌÎÏ'].map((c): [string, string] => [c, 'i']),
+  ...[...'óòôõöÓÒÔÕÖ'].map((c): [string, string] => [c, 'o']),
+  ...[...'úùûüÚÙÛÜ'].map((c): [string, string] => [c, 'u']),
+  ['ç', 'c'],
+  ['Ç', 'c'],
+  ['ñ', 'n'],
+  ['Ñ', 'n'],
+];
+
+/** `text` lower-case without accents (what the SQL fold makes of the column). */
+export function foldText(text: string): string {
+  return text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
+}
+
+/** SQL folding the text column `column` like foldText, with its bindings. */
+function foldedColumn(column: string): { sql: string; bindings: string[] } {
+  let sql = 'coalesce(??, ?)';
+  const bindings = [column, ''];
+  for (const [from, to] of FOLDS) {
+    sql = `replace(${sql}, ?, ?)`;
+    bindings.push(from, to);
+  }
+  return { sql: `lower(${sql})`, bindings };
+}
+
+const escapeLike = (text: string): string => text.replace(/[!%_]/g, (c) => `!${c}`);
+
+interface LeadsQuery {
+  clinicaId?: number;
+  q?: string;
+  limit: number;
+  offset: number;
+}
+
+/** The query parameters, or the first problem with them. */
+export function parseLeadsQuery(query: Record<string, unknown>): LeadsQuery | { error: string } {
+  const one = (name: string): string | undefined | null => {
+    const v = query[name];
+    return v === undefined ? undefined : typeof v === 'string' ? v : null;
+  };
+  const integer = (name: string, min: number, max: number, fallback?: number): number | undefined | { error: string } => {
+    const v = one(name);
+    if (v === undefined) return fallback;
+    const n = v !== null && /^[0-9]{1,15}$/.test(v) ? Number(v) : Number.NaN;
+    return Number.isSafeInteger(n) && n >= min && n <= max ? n : { error: `${name} must be an integer from ${min} to ${max}` };
+  };
+  const clinicaId = integer('clinica_id', 1, Number.MAX_SAFE_INTEGER);
+  const limit = integer('limit', 1, MAX_LEADS_LIMIT, DEFAULT_LEADS_LIMIT);
+  const offset = integer('offset', 0, Number.MAX_SAFE_INTEGER, 0);
+  for (const v of [clinicaId, limit, offset]) if (typeof v === 'object') return v;
+  const q = one('q');
+  if (q === null) return { error: 'q must be given once' };
+  if (q !== undefined && q.length > MAX_QUERY_LENGTH) return { error: `q must be at most ${MAX_QUERY_LENGTH} characters` };
+  const trimmed = q?.trim();
+  return {
+    ...(clinicaId !== undefined ? { clinicaId: clinicaId as number } : {}),
+    ...(trimmed ? { q: trimmed } : {}),
+    limit: limit as number,
+    offset: offset as number,
+  };
+}
+
+function applyFilters(query: Knex.QueryBuilder, { clinicaId, q }: LeadsQuery): void {
+  if (clinicaId !== undefined) query.where('clinica_id', clinicaId);
+  if (!q) return;
+  const folded = foldedColumn('nome');
+  const digits = /^[0-9+().\s-]+$/.test(q) ? q.replace(/\D/g, '') : '';
+  query.where((w) => {
+    w.whereRaw(`${folded.sql} like ? escape '!'`, [...folded.bindings, `%${escapeLike(foldText(q))}%`]);
+    if (digits) w.orWhere('remotejid', 'like', `%${digits}%`);
+  });
+}
+
+/** The page of leads and the total for `params` (see the header). */
+export async function queryLeads(db: Database, params: LeadsQuery, now: number = Date.now()): Promise<LeadsResponse> {
+  const filtered = () => {
+    const query = db.knex('leads');
+    applyFilters(query, params);
+    return query;
+  };
+  const counted = (await filtered().count({ n: '*' }).first()) as { n: number | string } | undefined;
+  const ids = (await filtered()
+    .select('id')
+    .orderByRaw('(case when ultima_mensagem_at is null then 1 else 0 end) asc, ultima_mensagem_at desc, created_at desc, id desc')
+    .limit(params.limit)
+    .offset(params.offset)) as Array<{ id: number | string }>;
+  const order = ids.map((r) => Number(r.id));
+  const rows = order.length > 0 ? await db.find('leads', { where: { id: { in: order } }, limit: order.length }) : [];
+  const byId = new Map(rows.map((r) => [Number(r.id), r]));
+  const leads = order.flatMap((id) => {
+    const row = byId.get(id);
+    return row ? [toLeadSummary(row, now)] : [];
+  });
+  return { leads, total: Number(counted?.n ?? 0) };
+}
+
+export function listLeads(db: Database): RequestHandler {
+  return async (req, res) => {
+    const parsed = parseLeadsQuery(req.query as Record<string, unknown>);
+    if ('error' in parsed) return sendApiError(res, 400, parsed.error);
+    res.json(await queryLeads(db, parsed));
+  };
+}

@@ -1,0 +1,79 @@
+// Console sessions (issue 14): what the cookie `lf_session` stands for, kept server-side in the
+// key-value store (Redis, or the in-process store written through to the database) so every process
+// knows them and signing out revokes them everywhere.
+//
+//   cookie value  `<id>.<signature>`: id = 32 random bytes (base64url), signature = HMAC-SHA256 of the
+//                 id under LEADFLOW_ADMIN_TOKEN; a changed token invalidates every session at once.
+//   stored        the lock `console-session:<sha256(id)>` (the raw id is never stored), life 12 h
+//                 from signing in (not renewed by use).
+//   CSRF token    HMAC-SHA256 of the id under the admin token (base64url): derived, never stored, a
+//                 different value for every session.
+import { createHash, createHmac, randomBytes } from 'node:crypto';
+import type { KeyValue } from '../../adapters/kv/key-value.js';
+import { constantTimeEqual } from '../../engine/constant-time.js';
+
+/** Name of the session cookie. */
+export const SESSION_COOKIE = 'lf_session';
+/** Life of a session, ms (12 h); the cookie's Max-Age is the same in seconds. */
+export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
+/** Random bytes of a session id. */
+const ID_BYTES = 32;
+/** What the stored lock holds (its presence is what counts). */
+const HOLDER = 'signed-in';
+
+/** A live session: its CSRF token. */
+export interface Session {
+  csrf: string;
+}
+
+export class ConsoleSessions {
+  constructor(
+    private readonly kv: KeyValue,
+    /** LEADFLOW_ADMIN_TOKEN: the key of the cookie's signature and of the CSRF token. */
+    private readonly secret: string,
+  ) {}
+
+  /** Starts a session; returns the cookie value and its CSRF token. */
+  async create(): Promise<{ cookie: string; csrf: string }> {
+    const id = randomBytes(ID_BYTES).toString('base64url');
+    const taken = await this.kv.acquireLock(storeKey(id), SESSION_TTL_MS, HOLDER);
+    if (taken === null) throw new Error('session id collision');
+    return { cookie: `${id}.${this.mac('session', id)}`, csrf: this.mac('csrf', id) };
+  }
+
+  /** The session a cookie value names, or undefined when it is malformed, forged, expired or revoked. */
+  async find(cookie: string | undefined): Promise<Session | undefined> {
+    const id = this.verifiedId(cookie);
+    if (!id) return undefined;
+    return (await this.kv.lockHolder(storeKey(id))) === null ? undefined : { csrf: this.mac('csrf', id) };
+  }
+
+  /** Ends the session a cookie value names (nothing when it names none). */
+  async revoke(cookie: string | undefined): Promise<void> {
+    const id = this.verifiedId(cookie);
+    if (id) await this.kv.releaseLock(storeKey(id), HOLDER);
+  }
+
+  private verifiedId(cookie: string | undefined): string | undefined {
+    const match = /^([A-Za-z0-9_-]{43})\.([A-Za-z0-9_-]{43})$/.exec(cookie ?? '');
+    if (!match) return undefined;
+    return constantTimeEqual(match[2]!, this.mac('session', match[1]!)) ? match[1] : undefined;
+  }
+
+  private mac(purpose: string, id: string): string {
+    return createHmac('sha256', this.secret).update(`${purpose}:${id}`).digest('base64url');
+  }
+}
+
+function storeKey(id: string): string {
+  return `console-session:${createHash('sha256').update(id).digest('hex')}`;
+}
+
+/** The value of cookie `name` in a `Cookie` header, or undefined. */
+export function readCookie(header: string | undefined, name: string): string | undefined {
+  for (const part of (header ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
