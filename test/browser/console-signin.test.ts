@@ -1,90 +1,22 @@
 // The console in a real browser (Chromium through playwright-core), served from the built
-// dist/console by a tiny express server that mimics the admin API's session endpoints
-// (POST /admin/session: 401 for a wrong token) and the two calls of the leads page. Checks the
+// dist/console by a tiny express server that mimics the admin API (./console-mimic.ts:
+// POST /admin/session answers 401 for a wrong token). Checks the
 // sign-in page renders, refuses a wrong token, and lets the right one in; no console error or CSP
 // violation on the way. Screenshots (1280×800 and 390×844) go to the test's temp folder, printed.
 import { existsSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import express from 'express';
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { LeadsResponse } from '../../cli/console/api-types.js';
 import { chromiumAvailable, launchChromium, type LaunchedBrowser } from '../helpers/browser.js';
-
-const distDir = join(import.meta.dirname, '..', '..', 'dist', 'console');
-const TOKEN = 'the-right-token';
-const SESSION = 'session-1';
-const CSRF = 'csrf-1';
-const CSP = "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+import { type ConsoleMimic, distDir, startConsoleMimic, TOKEN } from './console-mimic.js';
 
 const available = chromiumAvailable('test/browser/console-signin.test.ts');
-const built = existsSync(join(distDir, 'index.html'));
-if (available && !built) throw new Error(`${distDir}/index.html is missing: run \`npm run build\` first`);
-
-const soon = (minutes: number) => new Date(Date.now() + minutes * 60_000).toISOString();
-const leads: LeadsResponse = {
-  total: 2,
-  leads: [
-    {
-      id: 7,
-      clinica_id: 1,
-      nome: 'Maria Souza',
-      remotejid: '5511987654321',
-      state: 'conversing',
-      pausado_ate: null,
-      optout_at: null,
-      transferido: false,
-      ultima_mensagem: 'Oi! Queria saber o valor da avaliação.',
-      ultima_mensagem_at: soon(-3),
-      created_at: soon(-60),
-    },
-    {
-      id: 8,
-      clinica_id: 1,
-      nome: 'João Lima',
-      remotejid: '5521998765432',
-      state: 'paused',
-      pausado_ate: soon(90),
-      optout_at: null,
-      transferido: false,
-      ultima_mensagem: 'Pode ser amanhã às 10h?',
-      ultima_mensagem_at: soon(-20),
-      created_at: soon(-300),
-    },
-  ],
-};
-
-/** The built console plus the session endpoints, like `serve` answers them. */
-function mimicServer(): express.Express {
-  const app = express();
-  const signedIn = (req: express.Request) => (req.header('cookie') ?? '').split(/;\s*/).includes(`lf_session=${SESSION}`);
-  app.use((_req, res, next) => {
-    res.set('Content-Security-Policy', CSP);
-    res.set('X-Content-Type-Options', 'nosniff');
-    next();
-  });
-  app.use('/console/assets', express.static(join(distDir, 'assets'), { fallthrough: false }));
-  app.use('/console', (_req, res) => res.sendFile(join(distDir, 'index.html')));
-  app.post('/admin/session', express.json(), (req, res) => {
-    if (req.body?.token !== TOKEN) return res.status(401).json({ error: 'invalid token' });
-    res.cookie('lf_session', SESSION, { httpOnly: true, sameSite: 'strict', path: '/', maxAge: 43_200_000 });
-    res.json({ csrf: CSRF });
-  });
-  app.get('/admin/session', (req, res) =>
-    signedIn(req) ? res.json({ signed_in: true, csrf: CSRF }) : res.status(401).json({ error: 'unauthorized' }),
-  );
-  app.use('/admin', (req, res, next) => (signedIn(req) ? next() : res.status(401).json({ error: 'unauthorized' })));
-  app.get('/admin/clinics', (_req, res) => res.json({ clinics: [{ id: 1, nome: 'Clínica Sorriso' }] }));
-  app.get('/admin/leads', (_req, res) => res.json(leads));
-  return app;
-}
+if (available && !existsSync(join(distDir, 'index.html'))) throw new Error(`${distDir}/index.html is missing: run \`npm run build\` first`);
 
 describe.skipIf(!available)('console sign-in in Chromium', () => {
-  let server: Server;
+  let mimic: ConsoleMimic;
   let base: string;
   let shots: string;
   let launched: LaunchedBrowser;
@@ -94,15 +26,13 @@ describe.skipIf(!available)('console sign-in in Chromium', () => {
   beforeAll(async () => {
     shots = await mkdtemp(join(tmpdir(), 'leadflow-console-signin-'));
     console.info(`screenshots: ${shots}`);
-    server = await new Promise<Server>((resolve) => {
-      const listening = mimicServer().listen(0, '127.0.0.1', () => resolve(listening));
-    });
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    mimic = await startConsoleMimic();
+    base = mimic.base;
     launched = await launchChromium();
   }, 60_000);
   afterAll(async () => {
     await launched?.close();
-    await new Promise((resolve) => server?.close(resolve));
+    await mimic?.close();
   });
   beforeEach(async () => {
     problems = [];
@@ -159,6 +89,71 @@ describe.skipIf(!available)('console sign-in in Chromium', () => {
     expect(await page.getByRole('link', { name: 'Leads' }).getAttribute('aria-current')).toBe('page');
     expect(await page.getByLabel('Clínica').inputValue()).toBe('1');
     await shoot('leads');
+    expect(problems.filter((text) => !text.includes('401'))).toEqual([]);
+  });
+
+  async function signIn(path: string): Promise<void> {
+    await page.goto(`${base}${path}`);
+    await page.getByLabel('Token de acesso').fill(TOKEN);
+    await page.getByRole('button', { name: 'Entrar' }).click();
+    await page.getByRole('navigation', { name: 'Navegação principal' }).waitFor({ state: 'visible' });
+  }
+
+  it("shows a lead's conversation and sends its actions with the CSRF token; erasing asks for the phone", async () => {
+    await signIn('/console/leads/7');
+    const chat = page.locator('ol.chat');
+    await chat.waitFor({ state: 'visible' });
+    expect(await chat.locator('li.bubble-lead').count()).toBe(1);
+    expect(await chat.locator('li.bubble-agent').count()).toBe(1);
+    expect(await chat.locator('li.bubble-operator .bubble-author').textContent()).toBe('equipe');
+    expect(await chat.locator('li.bubble-lead .bubble-text').textContent()).toContain('<b>sem HTML</b>');
+    expect(await chat.locator('b').count()).toBe(0);
+    expect(await page.getByText('R$ 3.000 a R$ 5.000').isVisible()).toBe(true);
+    await shoot('lead');
+
+    mimic.posts.length = 0;
+    await page.getByRole('button', { name: 'Pausar' }).click();
+    await page.getByText('Agente pausado para este lead.').waitFor({ state: 'visible' });
+    expect(mimic.posts).toEqual([{ path: '/leads/7/actions', body: { action: 'pause' }, csrf: 'csrf-1' }]);
+
+    await page.getByRole('button', { name: 'Excluir' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.waitFor({ state: 'visible' });
+    const confirm = dialog.getByRole('button', { name: 'Excluir definitivamente' });
+    expect(await confirm.isDisabled()).toBe(true);
+    await dialog.getByLabel(/digite o telefone do lead/).fill('55 11 98765-432');
+    expect(await confirm.isDisabled()).toBe(true);
+    await dialog.getByLabel(/digite o telefone do lead/).fill('+55 (11) 98765-4321');
+    expect(await confirm.isDisabled()).toBe(false);
+    await shoot('lead-erase');
+    await confirm.click();
+    await page.getByText('Lead excluído.').waitFor({ state: 'visible' });
+    expect(new URL(page.url()).pathname).toBe('/console/leads');
+    expect(mimic.posts.at(-1)).toEqual({ path: '/leads/7/actions', body: { action: 'erase', confirm: '5511987654321' }, csrf: 'csrf-1' });
+    expect(problems.filter((text) => !text.includes('401'))).toEqual([]);
+  });
+
+  it("lists executions and shows an execution's steps with their bars, JSON and errors", async () => {
+    await signIn('/console/executions');
+    await page.getByRole('table', { name: 'Lista de execuções' }).waitFor({ state: 'visible' });
+    await page.getByRole('link', { name: 'agent' }).click();
+    await page.getByRole('heading', { name: 'Execução de agent' }).waitFor({ state: 'visible' });
+    const steps = page.locator('ol.steps > li');
+    expect(await steps.count()).toBe(3);
+    expect(await steps.nth(1).textContent()).toContain('2 tentativas');
+    // Widths are set through the CSSOM (allowed by the CSP, unlike a style attribute in the HTML).
+    const widths = await page
+      .locator('.bar')
+      .evaluateAll((bars) =>
+        bars.map((bar) => Number.parseFloat(/width:\s*([\d.]+)%/.exec(bar.getAttribute('style') ?? '')?.[1] ?? 'NaN')),
+      );
+    expect(widths[0]).toBe(0.5);
+    expect(widths[1]).toBe(100);
+    expect(widths[2]).toBeCloseTo((420 / 1840) * 100, 2);
+    expect(await steps.nth(2).locator('details[open] pre').textContent()).toContain('"message": "gateway 502"');
+    await steps.nth(1).getByText('Saída').click();
+    expect(await steps.nth(1).locator('details[open] pre').textContent()).toContain('"text": "A avaliação é gratuita."');
+    await shoot('execution');
     expect(problems.filter((text) => !text.includes('401'))).toEqual([]);
   });
 });

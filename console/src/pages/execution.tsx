@@ -120,7 +120,7 @@ function ExecutionDetails({
       <JsonBlock label={t.execution.trigger} value={execution.trigger} />
       {execution.response ? <JsonBlock label={t.execution.response} value={execution.response} /> : null}
       {execution.output !== undefined ? <JsonBlock label={t.execution.output} value={execution.output} /> : null}
-      <SubHeading>{t.execution.steps}</SubHeading>
+      <SubHeading class="section-title">{t.execution.steps}</SubHeading>
       <StepList steps={execution.steps} />
     </>
   );

@@ -84,7 +84,7 @@ function LeadFacts({ lead }: { lead: LeadDetail }) {
       <h2 id="lead-details-title">{t.lead.details}</h2>
       <dl class="facts">
         <dt>{t.lead.phone}</dt>
-        <dd>{formatPhone(lead.telefone ?? lead.remotejid)}</dd>
+        <dd>{formatPhone(lead.remotejid)}</dd>
         <dt>{t.lead.created}</dt>
         <dd>{formatFull(lead.created_at)}</dd>
         <dt>{t.lead.budget}</dt>
