@@ -1,0 +1,61 @@
+// Builds the console (the browser app under console/src) into dist/console:
+//   index.html                      the single page; references only the two assets below, no inline script or style
+//   assets/app-<hash>.js            the bundled, minified ES module (Preact + the app)
+//   assets/app-<hash>.css           the stylesheet
+// Asset names carry a content hash, so the server may cache /console/assets/* for a long time.
+// Run from `npm run build` after tsc; the output directory is emptied first.
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const outDir = join(root, 'dist', 'console');
+const assetsDir = join(outDir, 'assets');
+/** Where the server mounts the app; asset URLs are absolute so every client-side route finds them. */
+const BASE = '/console';
+
+await rm(outDir, { recursive: true, force: true });
+await mkdir(assetsDir, { recursive: true });
+
+const result = await build({
+  absWorkingDir: root,
+  entryPoints: { app: 'console/src/main.tsx' },
+  tsconfig: 'console/tsconfig.json',
+  bundle: true,
+  minify: true,
+  format: 'esm',
+  target: ['es2022'],
+  jsx: 'automatic',
+  jsxImportSource: 'preact',
+  outdir: assetsDir,
+  entryNames: '[name]-[hash]',
+  legalComments: 'none',
+  metafile: true,
+  logLevel: 'warning',
+});
+
+const outputs = Object.keys(result.metafile.outputs).map((path) => basename(path));
+const script = outputs.find((name) => name.endsWith('.js'));
+const style = outputs.find((name) => name.endsWith('.css'));
+if (!script || !style) throw new Error(`console build: expected a .js and a .css output, got ${outputs.join(', ')}`);
+
+const html = `<!doctype html>
+<html lang="pt-BR">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="same-origin">
+<title>LeadFlow</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="${BASE}/assets/${style}">
+<script type="module" src="${BASE}/assets/${script}"></script>
+</head>
+<body>
+<div id="app"></div>
+</body>
+</html>
+`;
+await writeFile(join(outDir, 'index.html'), html);
+const bytes = Object.values(result.metafile.outputs).reduce((sum, output) => sum + output.bytes, 0);
+console.log(`console: dist/console (${script}, ${style}; ${(bytes / 1024).toFixed(1)} KiB before compression)`);

@@ -1,0 +1,103 @@
+// The browser's only way to the server: JSON over fetch to /admin/*, with the session cookie
+// (same origin) and, on every request that is not GET/HEAD, the session's X-CSRF-Token.
+// A 401 from any call but the sign-in itself ends the session in the app (onSignedOut).
+import type { ApiError, SessionResponse } from '../../../cli/console/api-types.js';
+import { t } from '../i18n/index.js';
+
+/** A request that did not succeed: `status` 0 when the server could not be reached. */
+export class ApiFailure extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ApiFailure';
+  }
+}
+
+let csrfToken: string | null = null;
+let signedOutListener: (() => void) | null = null;
+
+/** Called once by the app: what to do when the server says the session is gone. */
+export function onSignedOut(listener: () => void): void {
+  signedOutListener = listener;
+}
+
+/** A user-readable description of a failure, in the active language. */
+export function describeFailure(error: unknown): string {
+  if (error instanceof ApiFailure) return error.status === 0 ? t.common.networkError : t.common.httpError(error.status, error.message);
+  return error instanceof Error ? error.message : String(error);
+}
+
+async function send<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  if (method !== 'GET' && method !== 'HEAD' && csrfToken) headers['X-CSRF-Token'] = csrfToken;
+  let response: Response;
+  try {
+    response = await fetch(path, {
+      method,
+      headers,
+      credentials: 'same-origin',
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+  } catch {
+    throw new ApiFailure(0, t.common.networkError);
+  }
+  if (response.status === 204) return undefined as T;
+  const payload: unknown = await response.json().catch(() => null);
+  if (!response.ok) {
+    const message = (payload as ApiError | null)?.error ?? response.statusText;
+    throw new ApiFailure(response.status, message);
+  }
+  return payload as T;
+}
+
+/** A JSON call to the admin API; a 401 signs the app out before it is thrown. */
+export async function api<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> {
+  try {
+    return await send<T>(method, path, body);
+  } catch (error) {
+    if (error instanceof ApiFailure && error.status === 401) {
+      csrfToken = null;
+      signedOutListener?.();
+    }
+    throw error;
+  }
+}
+
+/** Whether the browser holds a live session; keeps its CSRF token. */
+export async function checkSession(): Promise<boolean> {
+  try {
+    const status = await send<SessionResponse>('GET', '/admin/session');
+    csrfToken = status.csrf;
+    return true;
+  } catch (error) {
+    if (error instanceof ApiFailure && error.status === 401) return false;
+    throw error;
+  }
+}
+
+/** Signs in with the admin token; throws ApiFailure 401 on a wrong token. */
+export async function signIn(token: string): Promise<void> {
+  const created = await send<SessionResponse>('POST', '/admin/session', { token });
+  csrfToken = created.csrf;
+}
+
+/** Ends the session on the server (best effort) and forgets the CSRF token. */
+export async function signOut(): Promise<void> {
+  try {
+    await send<void>('DELETE', '/admin/session');
+  } finally {
+    csrfToken = null;
+  }
+}
+
+/** A query string from the given values, leaving out empty ones (with the leading `?`, or ''). */
+export function query(values: Record<string, string | number | undefined | null>): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(values))
+    if (value !== undefined && value !== null && value !== '') params.set(name, String(value));
+  const text = params.toString();
+  return text ? `?${text}` : '';
+}

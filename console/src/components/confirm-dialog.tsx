@@ -1,0 +1,69 @@
+// A modal confirmation (native <dialog>: focus stays inside, Escape cancels). With `typed`, the
+// confirm button stays disabled until the user types the expected digits (spaces, dashes and
+// other non-digits ignored).
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { digitsOf } from '../format.js';
+import { t } from '../i18n/index.js';
+
+interface ConfirmDialogProps {
+  title: string;
+  text: string;
+  confirmLabel: string;
+  danger?: boolean;
+  busy?: boolean;
+  /** The digits the user must type, and the field's label. */
+  typed?: { label: string; digits: string };
+  onConfirm: () => void;
+  onCancel: () => void;
+}
+
+export function ConfirmDialog({ title, text, confirmLabel, danger, busy, typed, onConfirm, onCancel }: ConfirmDialogProps) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  const [entry, setEntry] = useState('');
+  useEffect(() => {
+    const element = dialog.current;
+    if (element && !element.open) element.showModal();
+    return () => element?.close();
+  }, []);
+  const matches = !typed || (digitsOf(entry) !== '' && digitsOf(entry) === typed.digits);
+  const submit = (event: Event) => {
+    event.preventDefault();
+    if (matches && !busy) onConfirm();
+  };
+  return (
+    <dialog
+      ref={dialog}
+      class="dialog"
+      aria-labelledby="confirm-title"
+      onCancel={(event) => {
+        event.preventDefault();
+        if (!busy) onCancel();
+      }}
+    >
+      <form onSubmit={submit}>
+        <h2 id="confirm-title">{title}</h2>
+        <p>{text}</p>
+        {typed ? (
+          <label class="field">
+            <span>{typed.label}</span>
+            <input
+              type="text"
+              inputMode="numeric"
+              autoComplete="off"
+              value={entry}
+              onInput={(event) => setEntry(event.currentTarget.value)}
+            />
+          </label>
+        ) : null}
+        <div class="dialog-actions">
+          <button type="button" class="button" onClick={onCancel} disabled={busy}>
+            {t.common.cancel}
+          </button>
+          <button type="submit" class={danger ? 'button button-danger' : 'button button-primary'} disabled={!matches || busy}>
+            {busy ? t.lead.working : confirmLabel}
+          </button>
+        </div>
+      </form>
+    </dialog>
+  );
+}

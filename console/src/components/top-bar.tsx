@@ -1,0 +1,25 @@
+// The bar on every signed-in page: the name, links to Leads and Execuções, and Sair.
+import { t } from '../i18n/index.js';
+import { paths, type Route } from '../router.js';
+import { Link } from './link.js';
+
+export function TopBar({ route, onSignOut }: { route: Route; onSignOut: () => void }) {
+  const inLeads = route.name === 'leads' || route.name === 'lead';
+  const inExecutions = route.name === 'executions' || route.name === 'execution';
+  return (
+    <header class="top-bar">
+      <span class="brand">{t.appName}</span>
+      <nav aria-label={t.nav.label}>
+        <Link href={paths.leads()} class="nav-link" aria-current={inLeads ? 'page' : undefined}>
+          {t.nav.leads}
+        </Link>
+        <Link href={paths.executions()} class="nav-link" aria-current={inExecutions ? 'page' : undefined}>
+          {t.nav.executions}
+        </Link>
+      </nav>
+      <button type="button" class="button button-quiet sign-out" onClick={onSignOut}>
+        {t.nav.signOut}
+      </button>
+    </header>
+  );
+}

@@ -1,0 +1,196 @@
+// One lead (GET /admin/leads/:id): the conversation as chat bubbles, the form answers and budget,
+// the handoff, the lead's executions, and the actions (POST /admin/leads/:id/actions). Clearing the
+// memory asks first; erasing asks the user to type the lead's phone digits.
+import { useEffect, useState } from 'preact/hooks';
+import type { LeadAction, LeadActionResponse, LeadDetail, LeadResponse } from '../../../cli/console/api-types.js';
+import { api, describeFailure } from '../api/client.js';
+import { LeadStateBadge, StatusBadge } from '../components/badges.js';
+import { Conversation } from '../components/conversation.js';
+import { ConfirmDialog } from '../components/confirm-dialog.js';
+import { LoadError, Loading, Notice } from '../components/feedback.js';
+import { Link } from '../components/link.js';
+import { digitsOf, formatFull, formatPhone, formatWhen } from '../format.js';
+import { t } from '../i18n/index.js';
+import { navigate, paths } from '../router.js';
+import { useResource } from '../use-resource.js';
+
+export function LeadPage({ id, onErased }: { id: number; onErased: (message: string) => void }) {
+  const resource = useResource(() => api<LeadResponse>('GET', `/admin/leads/${id}`), [id]);
+  const name = resource.data?.lead.nome;
+  useEffect(() => {
+    document.title = t.titles.lead(name || t.leads.unnamed);
+  }, [name]);
+
+  if (resource.error) {
+    return (
+      <main class="page">
+        <Link href={paths.leads()}>{t.lead.backToList}</Link>
+        <LoadError error={resource.error} onRetry={resource.reload} />
+      </main>
+    );
+  }
+  if (!resource.data) {
+    return (
+      <main class="page">
+        <Loading />
+      </main>
+    );
+  }
+  const { lead, messages, executions } = resource.data;
+  return (
+    <main class="page">
+      <Link href={paths.leads(`?clinica=${lead.clinica_id}`)}>{t.lead.backToList}</Link>
+      <div class="page-head">
+        <h1>{lead.nome || t.leads.unnamed}</h1>
+        <LeadStateBadge lead={lead} />
+        <span class="muted">{formatPhone(lead.remotejid)}</span>
+      </div>
+      <LeadActions lead={lead} onDone={resource.reload} onErased={onErased} />
+      <div class="lead-layout">
+        <section class="card" aria-labelledby="conversation-title">
+          <h2 id="conversation-title">{t.lead.conversation}</h2>
+          <Conversation messages={messages} />
+        </section>
+        <div class="lead-side">
+          <LeadFacts lead={lead} />
+          <section class="card" aria-labelledby="lead-executions-title">
+            <h2 id="lead-executions-title">{t.lead.executions}</h2>
+            {executions.length === 0 ? (
+              <p class="muted">{t.lead.noExecutions}</p>
+            ) : (
+              <ul class="plain-list">
+                {executions.map((execution) => (
+                  <li key={execution.id} class="execution-line">
+                    <Link href={paths.execution(execution.id)}>{execution.flow}</Link>
+                    <StatusBadge status={execution.status} />
+                    <time class="muted" dateTime={execution.started_at}>
+                      {formatWhen(execution.started_at)}
+                    </time>
+                  </li>
+                ))}
+              </ul>
+            )}
+          </section>
+        </div>
+      </div>
+    </main>
+  );
+}
+
+function LeadFacts({ lead }: { lead: LeadDetail }) {
+  const answers = lead.respostas ? Object.entries(lead.respostas) : [];
+  return (
+    <section class="card" aria-labelledby="lead-details-title">
+      <h2 id="lead-details-title">{t.lead.details}</h2>
+      <dl class="facts">
+        <dt>{t.lead.phone}</dt>
+        <dd>{formatPhone(lead.remotejid)}</dd>
+        <dt>{t.lead.created}</dt>
+        <dd>{formatFull(lead.created_at)}</dd>
+        <dt>{t.lead.budget}</dt>
+        <dd>{lead.orcamento === null || lead.orcamento === '' ? t.common.none : String(lead.orcamento)}</dd>
+        <dt>{t.lead.handoff}</dt>
+        <dd>
+          {lead.handoff_enviado || lead.transferido ? `${t.lead.handoffSent} · ${formatFull(lead.handoff_at)}` : t.lead.handoffNotSent}
+        </dd>
+        {lead.optout_at ? (
+          <>
+            <dt>{t.lead.optedOutAt}</dt>
+            <dd>{formatFull(lead.optout_at)}</dd>
+          </>
+        ) : null}
+      </dl>
+      <h3>{t.lead.answers}</h3>
+      {answers.length === 0 ? (
+        <p class="muted">{t.lead.noAnswers}</p>
+      ) : (
+        <dl class="facts">
+          {answers.map(([question, answer]) => (
+            <div key={question} class="fact">
+              <dt>{question}</dt>
+              <dd>{typeof answer === 'string' ? answer : JSON.stringify(answer)}</dd>
+            </div>
+          ))}
+        </dl>
+      )}
+    </section>
+  );
+}
+
+type Pending = { action: LeadAction; confirm?: 'reset' | 'erase' } | null;
+
+function LeadActions({ lead, onDone, onErased }: { lead: LeadDetail; onDone: () => void; onErased: (message: string) => void }) {
+  const [asking, setAsking] = useState<Pending>(null);
+  const [busy, setBusy] = useState(false);
+  const [result, setResult] = useState<{ kind: 'ok' | 'error'; text: string; execution?: string } | null>(null);
+  const paused = lead.state === 'paused';
+
+  const run = async (action: LeadAction) => {
+    setBusy(true);
+    setResult(null);
+    try {
+      const answer = await api<LeadActionResponse>('POST', `/admin/leads/${lead.id}/actions`, {
+        action,
+        ...(action === 'erase' ? { confirm: lead.remotejid } : {}),
+      });
+      setAsking(null);
+      if (action === 'erase') {
+        onErased(t.lead.done.erase);
+        navigate(paths.leads(`?clinica=${lead.clinica_id}`), true);
+        return;
+      }
+      setResult({ kind: 'ok', text: t.lead.done[action], execution: answer.execution_id });
+      onDone();
+    } catch (failure) {
+      setResult({ kind: 'error', text: t.common.actionFailed(describeFailure(failure)) });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section class="actions" aria-label={t.lead.actions}>
+      <div class="button-row">
+        <button type="button" class="button" disabled={busy} onClick={() => run(paused ? 'resume' : 'pause')}>
+          {paused ? t.lead.resume : t.lead.pause}
+        </button>
+        <button type="button" class="button" disabled={busy} onClick={() => run(lead.transferido ? 'untransfer' : 'transfer')}>
+          {lead.transferido ? t.lead.untransfer : t.lead.transfer}
+        </button>
+        <button type="button" class="button" disabled={busy} onClick={() => setAsking({ action: 'reset', confirm: 'reset' })}>
+          {t.lead.reset}
+        </button>
+        <button type="button" class="button button-danger" disabled={busy} onClick={() => setAsking({ action: 'erase', confirm: 'erase' })}>
+          {t.lead.erase}
+        </button>
+      </div>
+      {result ? (
+        <Notice kind={result.kind}>
+          {result.text} {result.execution ? <Link href={paths.execution(result.execution)}>{t.lead.viewExecution}</Link> : null}
+        </Notice>
+      ) : null}
+      {asking?.confirm === 'reset' ? (
+        <ConfirmDialog
+          title={t.lead.resetConfirmTitle}
+          text={t.lead.resetConfirmText}
+          confirmLabel={t.lead.resetConfirm}
+          busy={busy}
+          onConfirm={() => run('reset')}
+          onCancel={() => setAsking(null)}
+        />
+      ) : null}
+      {asking?.confirm === 'erase' ? (
+        <ConfirmDialog
+          title={t.lead.eraseTitle}
+          text={t.lead.eraseText}
+          confirmLabel={t.lead.eraseConfirm}
+          danger
+          busy={busy}
+          typed={{ label: t.lead.eraseTypeLabel(formatPhone(lead.remotejid)), digits: digitsOf(lead.remotejid) }}
+          onConfirm={() => run('erase')}
+          onCancel={() => setAsking(null)}
+        />
+      ) : null}
+    </section>
+  );
+}
