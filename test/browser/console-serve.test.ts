@@ -1,0 +1,146 @@
+// The console in Chromium against the whole service (test/e2e/stack.ts: wired as `serve` wires it,
+// embedded backend) with the fake gateway and AI providers: sign in (a wrong token refused), a form
+// arrives and its lead appears, a burst and the agent's reply appear in its conversation, pause and
+// resume, the agent's execution and a step's output, erase after typing the phone. Screenshots of
+// each page (1280×800 and 390 px wide) go to the test's temp folder, printed at the start.
+import { existsSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLINIC_PHONE, INSTANCE_TOKEN, startStack, type Stack } from '../e2e/stack.js';
+import { chromiumAvailable, launchChromium, type LaunchedBrowser } from '../helpers/browser.js';
+import { leadTextEvent } from '../helpers/uazapi-events.js';
+
+const ADMIN_TOKEN = 'console-e2e-token';
+const DIST = join(import.meta.dirname, '../../dist/console/index.html');
+const available = chromiumAvailable('test/browser/console-serve.test.ts');
+if (available && !existsSync(DIST)) throw new Error(`${DIST} is missing: run \`npm run build\` first`);
+
+async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe.skipIf(!available)('the console against the service, in Chromium', () => {
+  let stack: Stack;
+  let launched: LaunchedBrowser;
+  let page: Page;
+  let shots: string;
+  const problems: string[] = [];
+  const phone = '5511966660001';
+
+  beforeAll(async () => {
+    shots = await mkdtemp(join(tmpdir(), 'leadflow-console-serve-'));
+    console.info(`screenshots: ${shots}`);
+    stack = await startStack({ env: { LEADFLOW_ADMIN_TOKEN: ADMIN_TOKEN, LEADFLOW_DEBOUNCE_MS: '300' } });
+    launched = await launchChromium();
+    page = await launched.context.newPage();
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(message.text());
+    });
+    page.on('pageerror', (error) => problems.push(error.message));
+  }, 60_000);
+  afterAll(async () => {
+    await launched?.close();
+    await stack?.close();
+  });
+
+  async function shoot(name: string): Promise<void> {
+    await page.screenshot({ path: join(shots, `${name}-1280.png`) });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.screenshot({ path: join(shots, `${name}-390.png`) });
+    await page.setViewportSize({ width: 1280, height: 800 });
+  }
+
+  const lead = () => stack.runtime.db.get('leads', { clinica_id: stack.clinic.id, remotejid: phone });
+
+  it('refuses a wrong token, then signs in; the first page is usable quickly', async () => {
+    const started = Date.now();
+    await page.goto(`${stack.url}/console/`);
+    const token = page.getByLabel('Token de acesso');
+    await token.waitFor({ state: 'visible' });
+    console.info(`console sign-in page usable after ${Date.now() - started} ms`);
+    await token.fill('wrong');
+    await page.keyboard.press('Enter');
+    await page.getByRole('alert').waitFor({ state: 'visible' });
+    expect(await page.getByRole('alert').textContent()).toBe('Token inválido.');
+    await token.fill(ADMIN_TOKEN);
+    await page.getByRole('button', { name: 'Entrar' }).click();
+    await page.getByRole('heading', { name: 'Leads' }).waitFor({ state: 'visible' });
+    const cookie = (await launched.context.cookies()).find((c) => c.name === 'lf_session');
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict' });
+  });
+
+  it('a form arrives and its lead appears in the list', async () => {
+    const res = await stack.post('/form/intake', {
+      nome: 'Beatriz Lima',
+      telefone: phone,
+      orcamento: 'Até R$ 3.000',
+      clinica_id: stack.clinic.id,
+    });
+    expect(res.status).toBe(202);
+    await until('the first message', async () => stack.gateway.sent.some((s) => s.number === phone));
+    await page.reload();
+    const list = page.getByRole('list', { name: 'Lista de leads' });
+    await list.waitFor({ state: 'visible' });
+    expect(await list.textContent()).toContain('Beatriz Lima');
+    expect(await list.textContent()).toContain('conversando');
+    await shoot('leads');
+  });
+
+  it("a burst and the agent's reply appear in the lead's conversation", async () => {
+    for (const text of ['Oi!', 'Quanto custa a lente?'])
+      await stack.post('/leadagent', leadTextEvent({ phone, text, token: INSTANCE_TOKEN, owner: CLINIC_PHONE }));
+    await until('the reply', async () => stack.gateway.sent.filter((s) => s.number === phone).length >= 2);
+    await stack.idle();
+    await page.getByRole('link', { name: /Beatriz Lima/ }).click();
+    const chat = page.locator('ol.chat');
+    await chat.waitFor({ state: 'visible' });
+    expect(await chat.locator('li.bubble-lead .bubble-text').textContent()).toBe('Oi!\nQuanto custa a lente?');
+    expect(await chat.locator('li.bubble-agent').count()).toBe(2);
+    await shoot('lead');
+  });
+
+  it('pause, then resume, change the lead as the commands do', async () => {
+    await page.getByRole('button', { name: 'Pausar' }).click();
+    await page.getByText('Agente pausado para este lead.').waitFor({ state: 'visible' });
+    expect(Date.parse(String((await lead())!.pausado_ate))).toBeGreaterThan(Date.now());
+    await page.getByRole('button', { name: 'Retomar' }).click();
+    await page.getByText('Agente retomado.').waitFor({ state: 'visible' });
+    expect((await lead())!.pausado_ate).toBeNull();
+    expect((await stack.executions('lead-action')).map((r) => r.status)).toEqual(['success', 'success']);
+  });
+
+  it("opens the agent's execution and reads a step's output", async () => {
+    const agentRun = (await stack.executions('agent')).find((r) => r.steps.some((s) => s.id === 'agent'))!;
+    await page.goto(`${stack.url}/console/executions/${agentRun.id}`);
+    await page.getByRole('heading', { name: 'Execução de agent' }).waitFor({ state: 'visible' });
+    const step = page.locator('ol.steps > li').filter({ hasText: 'ai.agent' }).first();
+    await step.getByText('Saída').click();
+    expect(await step.locator('details[open] pre').textContent()).toContain('"text"');
+    await shoot('execution');
+  });
+
+  it('erase asks for the phone, then the lead is gone', async () => {
+    const row = await lead();
+    await page.goto(`${stack.url}/console/leads/${row!.id}`);
+    await page.getByRole('button', { name: 'Excluir' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.waitFor({ state: 'visible' });
+    const confirm = dialog.getByRole('button', { name: 'Excluir definitivamente' });
+    expect(await confirm.isDisabled()).toBe(true);
+    await dialog.getByLabel(/digite o telefone do lead/).fill(phone);
+    await shoot('lead-erase');
+    await confirm.click();
+    await page.getByText('Lead excluído.').waitFor({ state: 'visible' });
+    expect(await lead()).toBeNull();
+    expect(problems.filter((text) => !text.includes('401'))).toEqual([]);
+  });
+});
