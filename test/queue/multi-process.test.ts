@@ -288,6 +288,9 @@ suite('queue mode across processes (serve + workers on PostgreSQL and Redis)', (
       await startWorker('worker-followup-2', ['--metrics-port', '0'], followupEnv);
       return url;
     };
+    // Only processes with the short delay may run: a process of an earlier test (default delays,
+    // one day) taking the agent's wake would plan this lead's follow-up a day ahead.
+    await killAll('SIGKILL');
     const url = await start();
     const phone = nextPhone();
     await createLead(phone);
@@ -305,7 +308,29 @@ suite('queue mode across processes (serve + workers on PostgreSQL and Redis)', (
     );
     await killAll('SIGKILL');
     await start();
-    await until('the follow-up', () => repliesTo(phone).length >= 2, 45_000);
+    await until('the follow-up', () => repliesTo(phone).length >= 2, 45_000).catch(async (err) => {
+      // What the store and the processes say, to tell a lost wake from a slow one.
+      const runs = await knex('executions')
+        .where('concurrency_key', 'like', `%:${phone}`)
+        .select('id', 'status', 'wake_at', 'lease_owner', 'steps');
+      console.error(
+        'the follow-up executions of this lead:',
+        Date.now(),
+        JSON.stringify(runs.map((r) => ({ ...r, steps: JSON.parse(r.steps ?? '[]').map((x: any) => [x.id, x.status, x.error?.message]) }))),
+      );
+      for (const p of procs.slice(-3))
+        console.error(
+          'LOG',
+          p.name,
+          p
+            .logs()
+            .split('\n')
+            .filter((l) => /error|warn/i.test(l))
+            .slice(-15)
+            .join('\n'),
+        );
+      throw err;
+    });
     await new Promise((r) => setTimeout(r, 3000));
     expect(repliesTo(phone)).toHaveLength(2);
     expect(openai.chatRequests().length - chatsBefore).toBe(2);
