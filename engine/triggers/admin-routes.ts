@@ -137,7 +137,14 @@ function requireAuthorization({ logger, admin, sendError }: AdminRouteContext): 
   };
 }
 
-/** `GET /executions?flow=&status=&version=&limit=`: summaries, newest first; 422 on a malformed query. */
+/** Longest `containing` text of GET /executions, characters. */
+const MAX_CONTAINING_LENGTH = 100;
+
+/**
+ * `GET /executions?flow=&status=&version=&containing=&limit=`: summaries, newest first; 422 on a
+ * malformed query. `containing` keeps the executions whose trigger, vars or key hold that text
+ * (e.g. a phone's digits), 1 to MAX_CONTAINING_LENGTH characters.
+ */
 function listExecutions({ engine, sendError }: AdminRouteContext): RequestHandler {
   return async (req, res) => {
     const problems: Array<{ path: string; message: string }> = [];
@@ -145,6 +152,9 @@ function listExecutions({ engine, sendError }: AdminRouteContext): RequestHandle
     const status = single(req.query.status);
     const limitText = single(req.query.limit);
     const version = single(req.query.version);
+    const containing = single(req.query.containing);
+    if (containing === null || (containing !== undefined && (containing.length < 1 || containing.length > MAX_CONTAINING_LENGTH)))
+      problems.push({ path: 'containing', message: `must be given once, 1 to ${MAX_CONTAINING_LENGTH} characters` });
     if (version === null || (version !== undefined && !FLOW_VERSION_PREFIX.test(version)))
       problems.push({ path: 'version', message: 'must be 1 to 64 lower-case hex digits (a prefix of the flow version)' });
     if (flow === null) problems.push({ path: 'flow', message: 'must be given once' });
@@ -159,6 +169,7 @@ function listExecutions({ engine, sendError }: AdminRouteContext): RequestHandle
       ...(flow ? { flow } : {}),
       ...(status ? { status: status as ExecutionStatus } : {}),
       ...(version ? { version } : {}),
+      ...(containing ? { containing: [containing] } : {}),
     });
     res.json({ executions: records.map(executionSummary) });
   };

@@ -118,6 +118,19 @@ describe.skipIf(!available)('the console against the service, in Chromium', () =
     expect((await stack.executions('lead-action')).map((r) => r.status)).toEqual(['success', 'success']);
   });
 
+  it("filters the executions by the lead's phone", async () => {
+    await page.goto(`${stack.url}/console/executions?lead=${phone}`);
+    const table = page.getByRole('table', { name: 'Lista de execuções' });
+    await table.waitFor({ state: 'visible' });
+    expect(await page.getByLabel('Telefone do lead').inputValue()).toBe(phone);
+    const mine = (await stack.executions()).filter((r) => JSON.stringify([r.trigger, r.vars, r.concurrency_key]).includes(phone));
+    expect(await table.locator('tbody tr').count()).toBe(mine.length);
+    await page.getByLabel('Telefone do lead').fill('+55 11 90000-0000');
+    await page.getByRole('button', { name: 'Filtrar' }).click();
+    await page.getByText('Nenhuma execução encontrada.').waitFor({ state: 'visible' });
+    expect(new URL(page.url()).searchParams.get('lead')).toBe('5511900000000');
+  });
+
   it("opens the agent's execution and reads a step's output", async () => {
     const agentRun = (await stack.executions('agent')).find((r) => r.steps.some((s) => s.id === 'agent'))!;
     await page.goto(`${stack.url}/console/executions/${agentRun.id}`);

@@ -275,6 +275,24 @@ describe('admin HTTP surface', () => {
     expect(bad.details).toEqual([{ path: 'version', message: 'must be 1 to 64 lower-case hex digits (a prefix of the flow version)' }]);
   });
 
+  it("filters by a text the trigger, vars or key contain (?containing=, e.g. a lead's phone); a too long one is a 422", async () => {
+    const { url, engine } = await serve();
+    const ids: string[] = [];
+    for (const telefone of ['5511987654321', '5511911112222']) {
+      const res = await post(`${url}/lead`, { nome: 'Ana', telefone });
+      ids.push(((await res.json()) as { execution_id: string }).execution_id);
+      await engine.waitForEnd(ids.at(-1)!);
+    }
+    const list = async (query: string) =>
+      ((await (await fetch(`${url}/admin/executions${query}`, { headers: bearer() })).json()) as { executions: Array<{ id: string }> })
+        .executions;
+    expect((await list('?containing=11911112222')).map((e) => e.id)).toEqual([ids[1]]);
+    expect((await list('?containing=987654321&flow=lead')).map((e) => e.id)).toEqual([ids[0]]);
+    expect(await list('?containing=5599')).toEqual([]);
+    const bad = await expectCleanError(await fetch(`${url}/admin/executions?containing=${'9'.repeat(101)}`, { headers: bearer() }), 422);
+    expect(bad.details).toEqual([{ path: 'containing', message: 'must be given once, 1 to 100 characters' }]);
+  });
+
   it('shows one whole record (steps with input, output and timing) and answers 404 for an unknown id', async () => {
     const { url, engine } = await serve();
     const id = ((await (await post(`${url}/lead`, { nome: 'Ana', telefone: '5511987654321' })).json()) as { execution_id: string })

@@ -121,6 +121,8 @@ export const ptBR = {
     anyStatus: 'Todos',
     versionLabel: 'Versão (prefixo)',
     versionPlaceholder: 'ex.: 3fa2',
+    leadLabel: 'Telefone do lead',
+    leadPlaceholder: 'ex.: 5511987654321',
     apply: 'Filtrar',
     clear: 'Limpar filtros',
     autoRefresh: 'Atualizar a cada 5 s',

@@ -19,13 +19,19 @@ export function ExecutionsPage({ location }: { location: Location }) {
   const flow = location.search.get('flow') ?? '';
   const status = location.search.get('status') ?? '';
   const version = location.search.get('version') ?? '';
+  const lead = location.search.get('lead') ?? '';
   const [autoRefresh, setAutoRefresh] = useState(true);
   const [loadedAt, setLoadedAt] = useState<number | null>(null);
   const list = useResource(async () => {
-    const answer = await api<ExecutionListResponse>('GET', `/admin/executions${query({ flow, status, version, limit: LIST_LIMIT })}`);
+    // A lead's executions: those whose trigger, vars or key hold its phone digits.
+    const containing = lead;
+    const answer = await api<ExecutionListResponse>(
+      'GET',
+      `/admin/executions${query({ flow, status, version, containing, limit: LIST_LIMIT })}`,
+    );
     setLoadedAt(Date.now());
     return answer;
-  }, [flow, status, version]);
+  }, [flow, status, version, lead]);
   const { reload } = list;
 
   useEffect(() => {
@@ -42,7 +48,7 @@ export function ExecutionsPage({ location }: { location: Location }) {
   return (
     <main class="page">
       <h1>{t.executions.heading}</h1>
-      <Filters key={`${flow}|${status}|${version}`} flow={flow} status={status} version={version} />
+      <Filters key={`${flow}|${status}|${version}|${lead}`} flow={flow} status={status} version={version} lead={lead} />
       <div class="list-meta">
         <label class="checkbox">
           <input type="checkbox" checked={autoRefresh} onChange={(event) => setAutoRefresh(event.currentTarget.checked)} />
@@ -102,15 +108,17 @@ export function ExecutionsPage({ location }: { location: Location }) {
   );
 }
 
-function Filters(props: { flow: string; status: string; version: string }) {
+function Filters(props: { flow: string; status: string; version: string; lead: string }) {
   const [flow, setFlow] = useState(props.flow);
   const [status, setStatus] = useState(props.status);
   const [version, setVersion] = useState(props.version);
+  const [lead, setLead] = useState(props.lead);
   const apply = (event: Event) => {
     event.preventDefault();
-    navigate(paths.executions(query({ flow: flow.trim(), status, version: version.trim().toLowerCase() })));
+    const digits = lead.replace(/\D/g, '');
+    navigate(paths.executions(query({ flow: flow.trim(), status, version: version.trim().toLowerCase(), lead: digits })));
   };
-  const hasFilters = props.flow !== '' || props.status !== '' || props.version !== '';
+  const hasFilters = props.flow !== '' || props.status !== '' || props.version !== '' || props.lead !== '';
   return (
     <form class="toolbar" onSubmit={apply} aria-label={t.executions.filters}>
       <label class="field">
@@ -129,7 +137,7 @@ function Filters(props: { flow: string; status: string; version: string }) {
           onChange={(event) => {
             const next = event.currentTarget.value;
             setStatus(next);
-            navigate(paths.executions(query({ flow: props.flow, status: next, version: props.version })));
+            navigate(paths.executions(query({ flow: props.flow, status: next, version: props.version, lead: props.lead })));
           }}
         >
           <option value="">{t.executions.anyStatus}</option>
@@ -149,6 +157,16 @@ function Filters(props: { flow: string; status: string; version: string }) {
           spellcheck={false}
           autoComplete="off"
           onInput={(event) => setVersion(event.currentTarget.value)}
+        />
+      </label>
+      <label class="field">
+        <span>{t.executions.leadLabel}</span>
+        <input
+          type="tel"
+          value={lead}
+          placeholder={t.executions.leadPlaceholder}
+          autoComplete="off"
+          onInput={(event) => setLead(event.currentTarget.value)}
         />
       </label>
       <div class="toolbar-buttons">
