@@ -1,19 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import { defineNode } from '../../engine/types.js';
+import { instantOf } from '../time/instant.js';
 
 /** Longest `ms`: 31 days. */
 const MAX_WAIT_MS = 31 * 24 * 3600 * 1000;
-
-/** `until` as ms since epoch: epoch ms (a number, or digits) as they are, an ISO 8601 timestamp parsed; throws on anything else. */
-function instantOf(until: string | number): number {
-  if (typeof until === 'number') {
-    if (!Number.isFinite(until)) throw new Error(`wait: until must be a finite number of ms since epoch, got ${until}`);
-    return until;
-  }
-  const ms = /^\d+$/.test(until) ? Number(until) : /^\d{4}-\d{2}-\d{2}/.test(until) ? Date.parse(until) : Number.NaN;
-  if (Number.isNaN(ms)) throw new Error(`wait: until must be an ISO 8601 timestamp or epoch ms, got "${until}"`);
-  return ms;
-}
 
 export default defineNode({
   type: 'wait',
@@ -53,7 +43,7 @@ export default defineNode({
     if ((params.ms === undefined) === (params.until === undefined)) throw new Error('wait: give exactly one of ms or until');
     const startedAt = typeof ctx.state?.started_at === 'number' ? ctx.state.started_at : Date.now();
     const stored = typeof ctx.state?.wake_at === 'number' ? ctx.state.wake_at : undefined;
-    const wakeAt = stored ?? (params.until !== undefined ? instantOf(params.until) : startedAt + (params.ms ?? 0));
+    const wakeAt = stored ?? (params.until !== undefined ? instantOf(params.until, 'wait: until') : startedAt + (params.ms ?? 0));
     const untilIso = params.until !== undefined ? { until: new Date(wakeAt).toISOString() } : {};
     if (params.ms === 0 || Date.now() >= wakeAt) return { waited_ms: Date.now() - startedAt, ...untilIso };
     return ctx.suspend(wakeAt, { started_at: startedAt, wake_at: wakeAt });

@@ -14,18 +14,7 @@ import { Type } from '@sinclair/typebox';
 import type { Clock } from '../../adapters/clock.js';
 import { closesAt, describeHours, isOpenAt, nextOpeningAt, parseBusinessHours } from '../../adapters/hours/business-hours.js';
 import { defineNode } from '../../engine/types.js';
-
-/** `at` as ms since the epoch; throws on text that is neither digits nor an ISO 8601 timestamp. */
-function instantOf(at: string | number): number {
-  if (typeof at === 'number') {
-    if (!Number.isFinite(at)) throw new Error(`hours.check: at must be a finite number of ms since epoch, got ${at}`);
-    return at;
-  }
-  const text = at.trim();
-  const ms = /^\d+$/.test(text) ? Number(text) : /^\d{4}-\d{2}-\d{2}/.test(text) ? Date.parse(text) : Number.NaN;
-  if (Number.isNaN(ms)) throw new Error(`hours.check: at must be an ISO 8601 timestamp or epoch ms, got "${at}"`);
-  return ms;
-}
+import { instantOf } from './instant.js';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
@@ -75,7 +64,10 @@ export default defineNode({
   readOnly: true,
   async run(params, ctx) {
     const clock = ctx.services.clock as Clock | undefined;
-    const atMs = params.at === undefined ? (clock?.now() ?? Date.now()) : instantOf(params.at);
+    const atMs =
+      params.at === undefined
+        ? (clock?.now() ?? Date.now())
+        : instantOf(typeof params.at === 'string' ? params.at.trim() : params.at, 'hours.check: at');
     const hours = parseBusinessHours(params.hours);
     const open = isOpenAt(hours, atMs);
     const next = nextOpeningAt(hours, atMs);

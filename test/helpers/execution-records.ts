@@ -1,5 +1,8 @@
 // A plain execution record for store tests: no steps, a small trigger body, created `createdMs`
-// after 2025-01-01T00:00:00Z (so order by creation is controlled), `extra` over it.
+// after 2025-01-01T00:00:00Z (so order by creation is controlled), `extra` over it; and the
+// expectations every store shares (`expectContainingFilter`).
+import { expect } from 'vitest';
+import type { ExecutionStore } from '../../engine/store/execution-store.js';
 import type { ExecutionRecord, ExecutionStatus } from '../../engine/types.js';
 
 /** 2025-01-01T00:00:00Z, ms since epoch: the time records made by `storeRecord` count from. */
@@ -27,4 +30,29 @@ export function storeRecord(
     updated_at: at,
     ...extra,
   };
+}
+
+/**
+ * The `containing` filter of ExecutionStore.list, the same on every store: records whose trigger,
+ * vars or key hold one of the texts, newest first, within the limit; texts taken literally.
+ */
+export async function expectContainingFilter(s: ExecutionStore): Promise<void> {
+  await s.insert(
+    storeRecord('agent-new', 'agent', 'success', 3, { trigger: { body: { message: { chatid: '551187654321@s.whatsapp.net' } } } }),
+  );
+  await s.insert(storeRecord('followup', 'followup', 'waiting', 2, { concurrency_key: '1:5511987654321' }));
+  await s.insert(storeRecord('action', 'lead-action', 'success', 1, { vars: { lead: { remotejid: '5511987654321' } } }));
+  await s.insert(
+    storeRecord('other', 'agent', 'success', 4, { trigger: { body: { message: { chatid: '5511900001111@s.whatsapp.net' } } } }),
+  );
+  await s.insert(storeRecord('odd', 'agent', 'success', 5, { trigger: { body: { text: '55%1_' } } }));
+  const ids = async (containing: string[], limit?: number) => (await s.list({ containing, ...(limit ? { limit } : {}) })).map((r) => r.id);
+  expect(await ids(['5511987654321', '551187654321'])).toEqual(['agent-new', 'followup', 'action']);
+  expect(await ids(['5511987654321', '551187654321'], 2)).toEqual(['agent-new', 'followup']);
+  expect(await ids(['5511987654321'])).toEqual(['followup', 'action']);
+  // Taken literally: LIKE's wildcards match only themselves.
+  expect(await ids(['55%1'])).toEqual(['odd']);
+  expect(await ids(['5_11'])).toEqual([]);
+  expect(await ids(['', 'nowhere'])).toEqual([]);
+  expect((await ids([])).length).toBe(5);
 }
