@@ -11,6 +11,7 @@ import { startPruning } from '../pruning.js';
 import { openRuntime } from '../runtime.js';
 import { watchFlows } from '../watch-flows.js';
 import { hostAuthModes } from '../webhook-auth-modes.js';
+import { withConsoleUrl } from '../console/console-url.js';
 
 /** How often finished executions past the retention are deleted, ms (1 hour). */
 /** Longest a graceful shutdown waits for requests and steps in flight, ms. */
@@ -36,6 +37,7 @@ export function registerServe(program: Command): void {
       const scheduler = queueSchedulerFromEnv(process.env, logger);
       const ticks = new DbTickStore(runtime.db);
       const engine = createEngine(loaded.flows, logger, {
+        env: withConsoleUrl(process.env),
         services: runtime.services,
         store: runtime.store,
         ticks,

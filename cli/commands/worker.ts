@@ -9,6 +9,7 @@ import { createLogger } from '../logger.js';
 import { startPruning } from '../pruning.js';
 import { leaseMsFromEnv, queueSchedulerFromEnv, SWEEP_EVERY_MS } from '../queue-mode.js';
 import { openRuntime } from '../runtime.js';
+import { withConsoleUrl } from '../console/console-url.js';
 
 /** Longest a graceful shutdown waits for the executions in flight, ms. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -42,6 +43,7 @@ export function registerWorker(program: Command): void {
       const scheduler = queueSchedulerFromEnv(process.env, logger)!;
       const ticks = new DbTickStore(runtime.db);
       const engine = createEngine(loaded.flows, logger, {
+        env: withConsoleUrl(process.env),
         services: runtime.services,
         store: runtime.store,
         ticks,

@@ -9,11 +9,19 @@ import { defineNode } from '../../engine/types.js';
  *   Telefone: https://wa.me/<digits>
  *   Motivo: <motivo, empty when none>
  *   Resumo: <summary>
+ *   Console: <link>
  *
- * The `Resumo:` line is left out when the summary is blank (no conversation history). Line breaks
- * inside `motivo` or `summary` are collapsed to spaces so the labelled lines stay one line each.
+ * The `Resumo:` line is left out when the summary is blank (no conversation history); the
+ * `Console:` line (the lead's page in the console, an addition to §7) only when a link is given.
+ * Line breaks inside `motivo` or `summary` are collapsed to spaces so the labelled lines stay one
+ * line each.
  */
-export function handoffNotification(phone: string, motivo: string | null | undefined, summary: string | null | undefined): string {
+export function handoffNotification(
+  phone: string,
+  motivo: string | null | undefined,
+  summary: string | null | undefined,
+  link?: string | null,
+): string {
   const oneLine = (s: string | null | undefined) => (s ?? '').replace(/\s+/g, ' ').trim();
   const lines = [
     '*🚨 LEAD TRANSFERIDO*',
@@ -23,13 +31,15 @@ export function handoffNotification(phone: string, motivo: string | null | undef
   ];
   const resumo = oneLine(summary);
   if (resumo) lines.push(`Resumo: ${resumo}`);
+  const consoleLink = oneLine(link);
+  if (consoleLink) lines.push(`Console: ${consoleLink}`);
   return lines.join('\n');
 }
 
 export default defineNode({
   type: 'handoff.notification',
   description:
-    'Writes the Hunter\'s handoff notification: bold "LEAD TRANSFERIDO" title with alert marker, a separator line, then `Telefone:` (a wa.me link of the lead phone), `Motivo:` (empty when none) and `Resumo:` (only when the summary is not blank).',
+    'Writes the Hunter\'s handoff notification: bold "LEAD TRANSFERIDO" title with alert marker, a separator line, then `Telefone:` (a wa.me link of the lead phone), `Motivo:` (empty when none), `Resumo:` (only when the summary is not blank) and `Console:` (only when a link is given).',
   params: Type.Object(
     {
       phone: Type.String({
@@ -47,6 +57,11 @@ export default defineNode({
         description: 'Conversation summary; null or blank leaves the `Resumo:` line out.',
         examples: ['{{ steps.summary.summary }}'],
       }),
+      link: Type.Union([Type.String(), Type.Null()], {
+        default: '',
+        description: "A link to the lead's page in the console, as the last line `Console: <link>`; null or empty leaves the line out.",
+        examples: ["{{ env.LEADFLOW_CONSOLE_URL != '' ? env.LEADFLOW_CONSOLE_URL & '/leads/' & vars.lead.id : '' }}"],
+      }),
     },
     { additionalProperties: false },
   ),
@@ -62,7 +77,7 @@ export default defineNode({
     },
   ],
   async run(params) {
-    const text = handoffNotification(params.phone, params.motivo, params.summary);
+    const text = handoffNotification(params.phone, params.motivo, params.summary, params.link);
     return { text, with_summary: text.includes('\nResumo: ') };
   },
 });

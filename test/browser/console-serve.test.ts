@@ -1,7 +1,8 @@
 // The console in Chromium against the whole service (test/e2e/stack.ts: wired as `serve` wires it,
 // embedded backend) with the fake gateway and AI providers: sign in (a wrong token refused), a form
 // arrives and its lead appears, a burst and the agent's reply appear in its conversation, pause and
-// resume, the agent's execution and a step's output, erase after typing the phone. Screenshots of
+// resume, the agent's execution and a step's output, the Hunter's notification link to the lead's
+// page, erase after typing the phone. Screenshots of
 // each page (1280×800 and 390 px wide) go to the test's temp folder, printed at the start.
 import { existsSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
@@ -9,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLINIC_PHONE, INSTANCE_TOKEN, startStack, type Stack } from '../e2e/stack.js';
+import { CLINIC_PHONE, HUNTER_PHONE, INSTANCE_TOKEN, startStack, type Stack } from '../e2e/stack.js';
 import { chromiumAvailable, launchChromium, type LaunchedBrowser } from '../helpers/browser.js';
 import { leadTextEvent } from '../helpers/uazapi-events.js';
 
@@ -139,6 +140,20 @@ describe.skipIf(!available)('the console against the service, in Chromium', () =
     await step.getByText('Saída').click();
     expect(await step.locator('details[open] pre').textContent()).toContain('"text"');
     await shoot('execution');
+  });
+
+  it("the Hunter's handoff notification links to the lead's page, which opens signed in", async () => {
+    const res = await stack.post('/handoff-agenteia', { telefone: phone, motivo: 'Quer agendar' });
+    expect(res.status).toBe(200);
+    const notification = await until('the notification', async () =>
+      stack.gateway.sent.find((s) => s.number === HUNTER_PHONE && s.text.includes('TRANSFERIDO')),
+    );
+    const row = await lead();
+    const link = notification.text.split('\n').at(-1);
+    expect(link).toBe(`Console: ${stack.url}/console/leads/${row!.id}`);
+    await page.goto(link!.slice('Console: '.length));
+    await page.getByRole('heading', { name: 'Beatriz Lima' }).waitFor({ state: 'visible' });
+    expect(await page.locator('main').textContent()).toContain('transferido');
   });
 
   it('erase asks for the phone, then the lead is gone', async () => {

@@ -28,6 +28,7 @@ import { startFakeAnthropic, type FakeAnthropic } from '../fakes/fake-anthropic.
 import { startFakeOpenAi, type FakeOpenAi } from '../fakes/fake-openai.js';
 import { createTestSchema, dropTestSchema, postgresProblem, TEST_DATABASE_URL, withSearchPath } from '../helpers/databases.js';
 import { deleteNamespace, randomPrefix, redisProblem, TEST_REDIS_URL } from '../helpers/key-values.js';
+import { consoleUrlOf } from '../../cli/console/console-url.js';
 
 export const INSTANCE_TOKEN = 'fake-token';
 export const CLINIC_PHONE = '5511912345678';
@@ -237,6 +238,8 @@ async function start(options: StackOptions, backend: Backend, undo: Array<() => 
   // PUBLIC_BASE_URL defaults to this server, as `serve` defaults it to http://127.0.0.1:$PORT (the
   // engine reads `env` when an execution starts, so setting it after listen is in time).
   if (!options.env?.PUBLIC_BASE_URL) env.PUBLIC_BASE_URL = url;
+  const consoleUrl = consoleUrlOf(env);
+  if (consoleUrl) env.LEADFLOW_CONSOLE_URL = consoleUrl;
 
   const executions = (flow?: string) => runtime.store.list({ limit: 1000, flow });
   return {
