@@ -8,6 +8,7 @@ import type { Logger } from '../engine/run/execution-run.js';
 import type { AdminOptions } from '../engine/triggers/admin-routes.js';
 import type { ExecutionRecord, LoadedFlow } from '../engine/types.js';
 import { replayExecution } from './commands/executions.js';
+import { FlowLoadReport } from './flow-load-report.js';
 import { authorizeSession, SECURITY_HEADERS, sessionRoutes } from './console/access.js';
 import { consoleRoutes } from './console/routes.js';
 import { ConsoleSessions } from './console/session-store.js';
@@ -21,6 +22,8 @@ export interface AdminHostOptions {
   logger: Logger;
   /** Where the built console is (default: the package's dist/console). */
   consoleDir?: string;
+  /** The latest load of the flows directory, for the console's Flows page (default: none with no problem). */
+  flowLoads?: FlowLoadReport;
 }
 
 /**
@@ -51,7 +54,12 @@ export function adminFromEnv(options: AdminHostOptions): AdminOptions | undefine
     authorize: authorizeSession(access),
     headers: SECURITY_HEADERS,
     publicRoutes: sessionRoutes(access),
-    routes: consoleRoutes({ db: options.runtime.db, store: options.runtime.store, engine: options.engine }),
+    routes: consoleRoutes({
+      db: options.runtime.db,
+      store: options.runtime.store,
+      engine: options.engine,
+      flowLoads: options.flowLoads ?? new FlowLoadReport(),
+    }),
     beside: (app) => mountConsole(app, options.consoleDir),
   };
 }

@@ -4,6 +4,7 @@ import { DbTickStore } from '../../adapters/db/tick-store.js';
 import { createMetrics, embeddedQueueDepth } from '../../adapters/metrics/metrics.js';
 import { buildWebhookApp } from '../../engine/triggers/webhook-app.js';
 import { adminFromEnv } from '../admin-host.js';
+import { FlowLoadReport } from '../flow-load-report.js';
 import { createEngine, flowsDirectory, loadValidFlows } from '../host.js';
 import { createLogger } from '../logger.js';
 import { leaseMsFromEnv, queueSchedulerFromEnv, SWEEP_EVERY_MS, webhooksQueuedFromEnv } from '../queue-mode.js';
@@ -58,7 +59,8 @@ export function registerServe(program: Command): void {
       const stopPruning = await startPruning(runtime.store, logger, ticks);
       const secret = process.env.LEADFLOW_WEBHOOK_SECRET || undefined;
       if (!secret) logger.warn({}, 'LEADFLOW_WEBHOOK_SECRET is not set: webhooks accept unauthenticated requests');
-      const admin = adminFromEnv({ env: process.env, engine, runtime, logger });
+      const flowLoads = new FlowLoadReport(loaded.problems);
+      const admin = adminFromEnv({ env: process.env, engine, runtime, logger, flowLoads });
       if (admin)
         logger.info({}, 'admin HTTP surface on: /admin (bearer LEADFLOW_ADMIN_TOKEN or a console session) and the console at /console');
       const app = buildWebhookApp({
@@ -82,7 +84,7 @@ export function registerServe(program: Command): void {
         .filter((f) => f.trigger.webhook)
         .map((f) => `${f.trigger.webhook!.method} ${f.trigger.webhook!.path}`);
       logger.info({ port: bound, flows: engine.listFlows().map((f) => f.name), routes }, `listening on port ${bound}`);
-      const stopWatching = opts.watch ? watchFlows(dir, engine, logger) : () => undefined;
+      const stopWatching = opts.watch ? watchFlows(dir, engine, logger, flowLoads) : () => undefined;
       // Schedule triggers last: a tick's execution may start as soon as they run.
       await engine.startSchedules();
 

@@ -151,3 +151,121 @@ export interface SessionResponse {
 export interface ApiError {
   error: string;
 }
+
+/** How a flow starts: its webhook, its schedule, or neither (started by another flow or the console). */
+export type FlowTriggerSummary =
+  | { kind: 'webhook'; method: string; path: string }
+  | { kind: 'schedule'; cron: string; timezone: string }
+  | { kind: 'none' };
+
+/** A loaded flow in the Flows page's list (`GET /admin/flows`). */
+export interface FlowSummary {
+  /** The flow's name (`^[a-z][a-z0-9-]*$`), for `GET /admin/flows/:name`. */
+  name: string;
+  /** Its file, as the server names it (relative to the server's working directory). */
+  file: string;
+  /** The flow version: hex SHA-256 of its source (what executions record as `flow_version`). */
+  version: string;
+  /** The flow's `description`, or null. */
+  description: string | null;
+  trigger: FlowTriggerSummary;
+  /** How many steps it has, nested ones included. */
+  steps: number;
+}
+
+/** A problem of the latest load of the flows directory, as `leadflow validate` prints it (`file:line:col message [code]`). */
+export interface FlowLoadProblem {
+  file: string;
+  /** 1-based. */
+  line: number;
+  /** 1-based. */
+  col: number;
+  /** e.g. `yaml-syntax`, `unknown-node-type`, `unknown-step`. */
+  code: string;
+  message: string;
+}
+
+/**
+ * `GET /admin/flows`: the flows this process serves (by name) and the problems of its latest load of
+ * the flows directory: at start (none, or it would not have started) or the latest `serve --watch`
+ * reload (a refused reload keeps the previous flows serving; its problems are listed here).
+ */
+export interface FlowsResponse {
+  flows: FlowSummary[];
+  /** By file, line and column; empty when the latest load had none. */
+  problems: FlowLoadProblem[];
+  /** When that load ran. */
+  loaded_at: string;
+}
+
+/** What a graph node stands for (engine/graph/flow-graph.ts). */
+export type FlowNodeKind = 'trigger' | 'step' | 'if' | 'switch' | 'parallel' | 'join' | 'foreach' | 'stop' | 'end';
+
+/** A node of a flow's graph. */
+export interface FlowGraphNodeView {
+  /** Unique within the graph ([A-Za-z0-9_]). */
+  id: string;
+  kind: FlowNodeKind;
+  /** The step id; the flow's name (trigger); `join`; `end`. */
+  label: string;
+  /** Further lines: the step's type, then its name or a stop's reason, then `on error: continue`; the trigger's summary. */
+  details: string[];
+  /** The step's id (step nodes only). */
+  step?: string;
+  /** The step's node type (step nodes only). */
+  type?: string;
+  /** The group (foreach body) holding the node. */
+  parent?: string;
+}
+
+/** An edge: `normal` (the flow goes on; branches labelled `then`, `else`, a case key, `default`, a branch name, `each item`, `done`), `error` (on_error goto), `loop` (back to a foreach). */
+export interface FlowGraphEdgeView {
+  from: string;
+  to: string;
+  label?: string;
+  kind: 'normal' | 'error' | 'loop';
+}
+
+/** A foreach body: the nodes whose `parent` is `id`. */
+export interface FlowGraphGroupView {
+  id: string;
+  label: string;
+  /** The foreach's node. */
+  of: string;
+  /** The enclosing group, for a foreach inside another's body. */
+  parent?: string;
+}
+
+/** A flow as a graph, read top to bottom like its YAML (the same graph `leadflow graph` prints). */
+export interface FlowGraphView {
+  nodes: FlowGraphNodeView[];
+  edges: FlowGraphEdgeView[];
+  groups: FlowGraphGroupView[];
+}
+
+/** A step as written in its flow file. */
+export interface FlowStepView {
+  /** Its node in the graph. */
+  node: string;
+  id: string;
+  type: string;
+  /** Its `name`, or null. */
+  name: string | null;
+  /** Its `params` as written in the YAML (expressions as text, not evaluated); `{}` when it has none. Plain data: show as text. */
+  params: unknown;
+  /** The flow's file. */
+  file: string;
+  /** 1-based line of the step in that file. */
+  line: number;
+  /** Its retry policy with the defaults filled in, or null when it declares none. */
+  retry: Record<string, unknown> | null;
+  /** `continue` or `{goto}`, or null for the default (the failure fails the execution). */
+  on_error: 'continue' | { goto: string } | null;
+}
+
+/** `GET /admin/flows/:name`: the flow, its graph and its steps (in reading order). 404 unknown name, 422 malformed name. */
+export interface FlowDetailResponse {
+  flow: FlowSummary;
+  graph: FlowGraphView;
+  steps: FlowStepView[];
+}

@@ -1,10 +1,12 @@
 // The console's routes on the admin router (behind its bearer-or-session check): clinics, leads, a
-// lead's page and its actions. See each file for its contract; api-types.ts for the bodies.
+// lead's page and its actions, the flows (flows.ts). See each file for its contract; api-types.ts for the bodies.
 import type { Router } from 'express';
 import type { Database } from '../../adapters/db/database.js';
 import type { Engine } from '../../engine/engine.js';
 import type { ExecutionStore } from '../../engine/store/execution-store.js';
+import type { FlowLoadReport } from '../flow-load-report.js';
 import { listClinics } from './clinics.js';
+import { getFlow, listFlows } from './flows.js';
 import { mountLeadActions } from './lead-actions.js';
 import { getLead } from './lead-detail.js';
 import { listLeads } from './leads-query.js';
@@ -13,13 +15,17 @@ export interface ConsoleRouteDeps {
   db: Database;
   store: ExecutionStore;
   engine: Engine;
+  /** The latest load of the flows directory (its problems, for GET /admin/flows). */
+  flowLoads: FlowLoadReport;
 }
 
-export function consoleRoutes({ db, store, engine }: ConsoleRouteDeps): (router: Router) => void {
+export function consoleRoutes({ db, store, engine, flowLoads }: ConsoleRouteDeps): (router: Router) => void {
   return (router) => {
     router.get('/clinics', listClinics(db));
     router.get('/leads', listLeads(db));
     router.get('/leads/:id', getLead(db, store));
     mountLeadActions(router, db, engine);
+    router.get('/flows', listFlows(engine, flowLoads));
+    router.get('/flows/:name', getFlow(engine));
   };
 }

@@ -9,6 +9,8 @@ import { TopBar } from './components/top-bar.js';
 import { t } from './i18n/index.js';
 import { ExecutionPage } from './pages/execution.js';
 import { ExecutionsPage } from './pages/executions.js';
+import { FlowPage } from './pages/flow.js';
+import { FlowsPage } from './pages/flows.js';
 import { LeadPage } from './pages/lead.js';
 import { LeadsPage } from './pages/leads.js';
 import { SignInPage } from './pages/sign-in.js';
@@ -77,6 +79,10 @@ function Page({ location, notice, onErased }: { location: Location; notice: stri
       return <ExecutionsPage location={location} />;
     case 'execution':
       return <ExecutionPage id={route.id} />;
+    case 'flows':
+      return <FlowsPage />;
+    case 'flow':
+      return <FlowPage name={route.flow} location={location} />;
     default:
       return <NotFound />;
   }

@@ -5,6 +5,8 @@
 //   /console/leads/:id            -> one lead
 //   /console/executions           -> executions (?flow=&status=&version=)
 //   /console/executions/:id       -> one execution
+//   /console/flows                -> flows and the flows directory's load problems
+//   /console/flows/:name          -> one flow's graph (?step= the selected step)
 import { useEffect, useState } from 'preact/hooks';
 
 export const BASE = '/console';
@@ -14,6 +16,8 @@ export type Route =
   | { name: 'lead'; id: number }
   | { name: 'executions' }
   | { name: 'execution'; id: string }
+  | { name: 'flows' }
+  | { name: 'flow'; flow: string }
   | { name: 'not-found' };
 
 /** The route of a pathname (with or without the /console prefix). */
@@ -24,6 +28,8 @@ export function parseRoute(pathname: string): Route {
   if (parts.length === 2 && parts[0] === 'leads' && /^\d+$/.test(parts[1] ?? '')) return { name: 'lead', id: Number(parts[1]) };
   if (parts.length === 1 && parts[0] === 'executions') return { name: 'executions' };
   if (parts.length === 2 && parts[0] === 'executions' && parts[1]) return { name: 'execution', id: decodeURIComponent(parts[1]) };
+  if (parts.length === 1 && parts[0] === 'flows') return { name: 'flows' };
+  if (parts.length === 2 && parts[0] === 'flows' && parts[1]) return { name: 'flow', flow: decodeURIComponent(parts[1]) };
   return { name: 'not-found' };
 }
 
@@ -33,6 +39,8 @@ export const paths = {
   lead: (id: number) => `${BASE}/leads/${id}`,
   executions: (search = '') => `${BASE}/executions${search}`,
   execution: (id: string) => `${BASE}/executions/${encodeURIComponent(id)}`,
+  flows: () => `${BASE}/flows`,
+  flow: (name: string, step?: string) => `${BASE}/flows/${encodeURIComponent(name)}${step ? `?step=${encodeURIComponent(step)}` : ''}`,
 };
 
 const CHANGE = 'console:navigate';

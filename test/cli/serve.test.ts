@@ -64,8 +64,11 @@ describe('leadflow serve', () => {
 
   it('--watch reloads a valid edit and keeps the old flows on an invalid one', async () => {
     const dir = copyFlows();
-    serve = await startServe(['--watch', '--flows', dir]);
+    serve = await startServe(['--watch', '--flows', dir], { LEADFLOW_ADMIN_TOKEN: 'watch-token' });
     const url = serve.url;
+    const loadProblems = async () =>
+      ((await (await fetch(`${url}/admin/flows`, { headers: { authorization: 'Bearer watch-token' } })).json()) as { problems: unknown[] })
+        .problems;
     expect((await post(`${url}/lead`, { nome: 'Ana', telefone: '1' })).status).toBe(202);
 
     // A valid edit: the route moves from /lead to /lead2.
@@ -74,6 +77,7 @@ describe('leadflow serve', () => {
     writeFileSync(file, original.replace('path: /lead', 'path: /lead2'));
     await until(async () => (await post(`${url}/lead2`, { nome: 'Ana', telefone: '1' })).status === 202);
     expect((await post(`${url}/lead`, { nome: 'Ana', telefone: '1' })).status).toBe(404);
+    expect(await loadProblems()).toEqual([]);
 
     // An invalid edit is refused with its position; /lead2 keeps serving.
     writeFileSync(file, original.replace('path: /lead', 'path: /lead3').replace('type: set', 'type: sett'));
@@ -81,6 +85,10 @@ describe('leadflow serve', () => {
     expect(serve.logs()).toMatch(/lead\.yaml:\d+:\d+ unknown node type \\"sett\\"/);
     expect((await post(`${url}/lead2`, { nome: 'Ana', telefone: '1' })).status).toBe(202);
     expect((await post(`${url}/lead3`, { nome: 'Ana', telefone: '1' })).status).toBe(404);
+    // The console lists the refused reload's problems (GET /admin/flows).
+    expect(await loadProblems()).toEqual([
+      expect.objectContaining({ code: 'unknown-node-type', file: expect.stringMatching(/lead\.yaml$/) }),
+    ]);
   });
 
   it('prunes finished executions older than LEADFLOW_EXECUTIONS_RETAIN_DAYS when it starts', async () => {

@@ -15,9 +15,11 @@ import type { Clock } from '../../adapters/clock.js';
 import { seedDatabase } from '../../adapters/db/seed.js';
 import { createMetrics, embeddedQueueDepth, type Metrics } from '../../adapters/metrics/metrics.js';
 import { adminFromEnv } from '../../cli/admin-host.js';
+import { FlowLoadReport } from '../../cli/flow-load-report.js';
 import { createEngine, flowsDirectory, loadValidFlows } from '../../cli/host.js';
 import { queueSchedulerFromEnv, webhooksQueuedFromEnv } from '../../cli/queue-mode.js';
 import { openRuntime, type Runtime } from '../../cli/runtime.js';
+import { watchFlows } from '../../cli/watch-flows.js';
 import { hostAuthModes } from '../../cli/webhook-auth-modes.js';
 import { silentLogger, type Engine } from '../../engine/engine.js';
 import type { Logger } from '../../engine/run/execution-run.js';
@@ -71,6 +73,8 @@ export interface StackOptions {
   /** Namespace of the key-value keys; default on Redis a fresh `lf_test_<random>:` (its keys deleted at close), else `leadflow:`. */
   kvPrefix?: string;
   flowsDir?: string;
+  /** Reload the flows when a file of the flows directory changes, as `serve --watch` does. Default false. */
+  watchFlows?: boolean;
   /** Where the runtime, engine and webhook app log (e.g. a capturing pino logger); default silent. */
   logger?: Logger;
   /** The clock nodes read the time of day from (business hours, the agent's prompt); default the system's. */
@@ -206,7 +210,8 @@ async function start(options: StackOptions, backend: Backend, undo: Array<() => 
   const clinicRow = await runtime.db.get('clinicas_com_atendentes', { nome: 'Clínica Sorriso' });
   const protocolRow = await runtime.db.get('protocolos', { clinica_id: clinicRow!.id });
   const instanceRow = await runtime.db.get('instancias_whatsapp', { clinica_id: clinicRow!.id });
-  const loaded = loadValidFlows(options.flowsDir ?? flowsDirectory());
+  const flowsDir = options.flowsDir ?? flowsDirectory();
+  const loaded = loadValidFlows(flowsDir);
   // With Redis the stack runs in queue mode, as `serve` does with REDIS_URL.
   const scheduler = queueSchedulerFromEnv(env, logger, kvPrefix ?? 'leadflow:');
   if (scheduler) undo.push(() => scheduler.close());
@@ -220,7 +225,9 @@ async function start(options: StackOptions, backend: Backend, undo: Array<() => 
   metrics.setQueueDepth(embeddedQueueDepth(engine));
   undo.push(() => engine.shutdown());
   await engine.startScheduler();
-  const admin = adminFromEnv({ env, engine, runtime, logger });
+  const flowLoads = new FlowLoadReport(loaded.problems);
+  if (options.watchFlows) undo.push(watchFlows(flowsDir, engine, logger, flowLoads));
+  const admin = adminFromEnv({ env, engine, runtime, logger, flowLoads });
   const app = buildWebhookApp({
     engine,
     logger,
