@@ -1,5 +1,5 @@
 // The console's routes on the admin router (behind its bearer-or-session check): clinics, leads, a
-// lead's page and its actions. See each file for its contract; api-types.ts for the bodies.
+// lead's page and its actions, the overview. See each file for its contract; api-types.ts for the bodies.
 import type { Router } from 'express';
 import type { Database } from '../../adapters/db/database.js';
 import type { Engine } from '../../engine/engine.js';
@@ -8,6 +8,7 @@ import { listClinics } from './clinics.js';
 import { mountLeadActions } from './lead-actions.js';
 import { getLead } from './lead-detail.js';
 import { listLeads } from './leads-query.js';
+import { getOverview } from './overview.js';
 
 export interface ConsoleRouteDeps {
   db: Database;
@@ -21,5 +22,6 @@ export function consoleRoutes({ db, store, engine }: ConsoleRouteDeps): (router:
     router.get('/leads', listLeads(db));
     router.get('/leads/:id', getLead(db, store));
     mountLeadActions(router, db, engine);
+    router.get('/overview', getOverview(db));
   };
 }
