@@ -11,6 +11,7 @@ import { ExecutionPage } from './pages/execution.js';
 import { ExecutionsPage } from './pages/executions.js';
 import { LeadPage } from './pages/lead.js';
 import { LeadsPage } from './pages/leads.js';
+import { OverviewPage } from './pages/overview.js';
 import { SignInPage } from './pages/sign-in.js';
 import { type Location, parseRoute, paths } from './router.js';
 import { useLocation } from './router.js';
@@ -77,6 +78,8 @@ function Page({ location, notice, onErased }: { location: Location; notice: stri
       return <ExecutionsPage location={location} />;
     case 'execution':
       return <ExecutionPage id={route.id} />;
+    case 'overview':
+      return <OverviewPage location={location} />;
     default:
       return <NotFound />;
   }

@@ -5,6 +5,7 @@
 //   /console/leads/:id            -> one lead
 //   /console/executions           -> executions (?flow=&status=&version=)
 //   /console/executions/:id       -> one execution
+//   /console/overview             -> the overview (?clinica=&days=)
 import { useEffect, useState } from 'preact/hooks';
 
 export const BASE = '/console';
@@ -14,6 +15,7 @@ export type Route =
   | { name: 'lead'; id: number }
   | { name: 'executions' }
   | { name: 'execution'; id: string }
+  | { name: 'overview' }
   | { name: 'not-found' };
 
 /** The route of a pathname (with or without the /console prefix). */
@@ -24,6 +26,7 @@ export function parseRoute(pathname: string): Route {
   if (parts.length === 2 && parts[0] === 'leads' && /^\d+$/.test(parts[1] ?? '')) return { name: 'lead', id: Number(parts[1]) };
   if (parts.length === 1 && parts[0] === 'executions') return { name: 'executions' };
   if (parts.length === 2 && parts[0] === 'executions' && parts[1]) return { name: 'execution', id: decodeURIComponent(parts[1]) };
+  if (parts.length === 1 && parts[0] === 'overview') return { name: 'overview' };
   return { name: 'not-found' };
 }
 
@@ -33,6 +36,7 @@ export const paths = {
   lead: (id: number) => `${BASE}/leads/${id}`,
   executions: (search = '') => `${BASE}/executions${search}`,
   execution: (id: string) => `${BASE}/executions/${encodeURIComponent(id)}`,
+  overview: (search = '') => `${BASE}/overview${search}`,
 };
 
 const CHANGE = 'console:navigate';
