@@ -3,9 +3,10 @@
 // its follow-up write the rows the overview reads (first contact, AI calls with their tokens under
 // the execution that made them, the follow-up sent, each execution's end, all with the clinic), and
 // GET /admin/overview shows them; a dry-run replay records nothing. Then, on a bare engine: a failed
-// execution is recorded with the clinic its vars name, a dry run is not, and clinicOf's paths.
+// execution is recorded with the clinic its vars name, a dry run is not, old rows are pruned, a
+// failed write is only logged; and clinicOf's paths.
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { ACTIVITY_TABLE } from '../../adapters/db/activity-store.js';
+import { ACTIVITY_TABLE, ActivityStore } from '../../adapters/db/activity-store.js';
 import type { Database } from '../../adapters/db/database.js';
 import { ActivityRecorder, clinicOf } from '../../cli/console/activity-recorder.js';
 import type { OverviewResponse } from '../../cli/console/api-types.js';
@@ -159,6 +160,18 @@ steps:
     expect(await rows(t.current.db)).toEqual([
       expect.objectContaining({ kind: 'execution', clinica_id: 7, label: 'boom', outcome: 'failed', execution_id: real.id }),
     ]);
+  });
+
+  it('prunes the rows older than the retention (cli/pruning.ts hands it LEADFLOW_EXECUTIONS_RETAIN_DAYS)', async () => {
+    const recorder = new ActivityRecorder({ logger: silentLogger });
+    recorder.open(t.current.db);
+    const day = 86_400_000;
+    await new ActivityStore(t.current.db).insert([
+      { at: Date.now() - 40 * day, kind: 'execution', clinica_id: 1, label: 'old' },
+      { at: Date.now() - 29 * day, kind: 'execution', clinica_id: 1, label: 'kept' },
+    ]);
+    expect(await recorder.prune(30)).toBe(1);
+    expect((await rows(t.current.db)).map((r) => r.label)).toEqual(['kept']);
   });
 
   it('a failed write is logged and never thrown', async () => {
