@@ -1,7 +1,7 @@
 // Execution retention, for `serve` and `worker`: prune finished executions older than
 // LEADFLOW_EXECUTIONS_RETAIN_DAYS (with the flow versions no unfinished execution runs on, the claims
 // of schedule ticks but each flow's latest, and settling the erasure ledger,
-// engine/store/erasing-store.ts) at start and every hour. Several processes may prune at once: each delete only takes what is still
+// engine/store/erasing-store.ts; and the console overview's activity_events) at start and every hour. Several processes may prune at once: each delete only takes what is still
 // there. A failed prune is logged and tried again at the next tick.
 import type { Logger } from '../engine/run/execution-run.js';
 import { retentionDays } from './runtime.js';
@@ -14,14 +14,20 @@ export interface Prunable {
   prune(olderThanDays: number): Promise<number>;
 }
 
-/** Prunes now (awaited) and then every PRUNE_EVERY_MS; `ticks`: schedule tick claims pruned alike. Returns the function that stops it. */
-export async function startPruning(store: Prunable, logger: Logger, ticks?: Prunable): Promise<() => void> {
+/**
+ * Prunes now (awaited) and then every PRUNE_EVERY_MS; `ticks`: schedule tick claims pruned alike;
+ * `activity`: the console overview's rows (activity_events) older than the same retention. Returns
+ * the function that stops it.
+ */
+export async function startPruning(store: Prunable, logger: Logger, ticks?: Prunable, activity?: Prunable): Promise<() => void> {
   const prune = async () => {
     try {
       const removed = await store.prune(retentionDays());
       if (removed > 0) logger.info({ removed, retain_days: retentionDays() }, 'pruned old executions');
       const ticksRemoved = (await ticks?.prune(retentionDays())) ?? 0;
       if (ticksRemoved > 0) logger.info({ removed: ticksRemoved, retain_days: retentionDays() }, 'pruned old schedule ticks');
+      const activityRemoved = (await activity?.prune(retentionDays())) ?? 0;
+      if (activityRemoved > 0) logger.info({ removed: activityRemoved, retain_days: retentionDays() }, 'pruned old overview activity');
     } catch (err) {
       logger.error({ err: (err as Error).message }, 'pruning executions failed');
     }

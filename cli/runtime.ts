@@ -4,7 +4,7 @@
 import { databaseFromEnv, type Database } from '../adapters/db/database.js';
 import { DbExecutionStore } from '../adapters/db/execution-store.js';
 import { withErasure, type ExecutionEraser } from '../engine/store/erasing-store.js';
-import { createAiService } from '../adapters/ai/ai-service.js';
+import { type AiCallEvent, createAiService } from '../adapters/ai/ai-service.js';
 import { systemClock, type Clock } from '../adapters/clock.js';
 import { findInstanceByToken, type InstanceGrant } from '../adapters/gateway/instance-token-lookup.js';
 import { MediaCache } from '../adapters/gateway/media-cache.js';
@@ -15,6 +15,7 @@ import { MemoryKeyValue } from '../adapters/kv/memory-key-value.js';
 import type { Metrics } from '../adapters/metrics/metrics.js';
 import type { Logger } from '../engine/run/execution-run.js';
 import type { NodeServices } from '../nodes/services.js';
+import type { ActivityRecorder } from './console/activity-recorder.js';
 
 export interface Runtime {
   db: Database;
@@ -55,6 +56,11 @@ export interface RuntimeOptions {
   metrics?: Metrics;
   /** What "now" is for nodes that read the time of day (`services.clock`); default the system clock. */
   clock?: Clock;
+  /**
+   * The console overview's recorder (serve, worker): opened on the database and told of every AI
+   * call beside metrics. Its engine observer is the host's to compose (cli/console/activity-recorder.ts).
+   */
+  activity?: ActivityRecorder;
 }
 
 /** Opens the database and builds the services for nodes. */
@@ -72,8 +78,18 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   }
   let ai;
   try {
-    const metrics = options.metrics;
-    ai = createAiService(env, metrics ? { onCall: metrics.aiCall, onAgentAttempt: metrics.agentAttempt } : {});
+    const { metrics, activity } = options;
+    const onCall =
+      metrics && activity
+        ? (event: AiCallEvent) => {
+            metrics.aiCall(event);
+            activity.aiCall(event);
+          }
+        : (metrics?.aiCall ?? activity?.aiCall);
+    ai = createAiService(env, {
+      ...(onCall ? { onCall } : {}),
+      ...(metrics ? { onAgentAttempt: metrics.agentAttempt } : {}),
+    });
   } catch (err) {
     await db.close();
     throw err;
@@ -98,6 +114,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
       onError: (err: Error) => options.logger.warn({ err: err.message }, 'key-value store error'),
     });
   }
+  options.activity?.open(db);
   const store = withErasure(new DbExecutionStore(db));
   const services: NodeServices = {
     db,

@@ -65,3 +65,39 @@ export function notifyObserver(observer: EngineObserver | undefined, logger: Log
     report(err);
   }
 }
+
+/** The hooks of EngineObserver, by name. */
+const OBSERVER_HOOKS = ['flowsLoaded', 'flowMetrics', 'executionEnded', 'stepEnded', 'waitResumed'] as const;
+
+/**
+ * One observer telling each of `observers` in turn (the engine takes one; the host has several, e.g.
+ * metrics and the console's activity recorder). A hook exists when any of them has it. Each is told
+ * even when one before it throws; the first error (thrown, or a rejected promise) is passed on to
+ * the engine, which logs it.
+ */
+export function composeObservers(...observers: Array<EngineObserver | undefined>): EngineObserver {
+  const present = observers.filter((o): o is EngineObserver => o !== undefined);
+  const composed: Record<string, (...args: unknown[]) => unknown> = {};
+  for (const hook of OBSERVER_HOOKS) {
+    const parts = present.filter((o) => typeof o[hook] === 'function');
+    if (parts.length === 0) continue;
+    composed[hook] = (...args: unknown[]) => {
+      const errors: unknown[] = [];
+      const pending: Promise<unknown>[] = [];
+      for (const part of parts) {
+        try {
+          const result = (part[hook] as (...a: unknown[]) => unknown).apply(part, args);
+          if (result && typeof (result as PromiseLike<unknown>).then === 'function') pending.push(Promise.resolve(result));
+        } catch (err) {
+          errors.push(err);
+        }
+      }
+      if (errors.length > 0) {
+        for (const p of pending) p.catch(() => undefined);
+        throw errors[0];
+      }
+      return pending.length > 0 ? Promise.all(pending) : undefined;
+    };
+  }
+  return composed as EngineObserver;
+}

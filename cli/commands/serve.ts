@@ -1,6 +1,8 @@
 import type { Server } from 'node:http';
 import type { Command } from 'commander';
 import { DbTickStore } from '../../adapters/db/tick-store.js';
+import { composeObservers } from '../../engine/observer.js';
+import { ActivityRecorder } from '../console/activity-recorder.js';
 import { createMetrics, embeddedQueueDepth } from '../../adapters/metrics/metrics.js';
 import { buildWebhookApp } from '../../engine/triggers/webhook-app.js';
 import { adminFromEnv } from '../admin-host.js';
@@ -33,7 +35,9 @@ export function registerServe(program: Command): void {
       const metrics = createMetrics({
         onError: (err, where) => logger.warn({ metric: where, err: (err as Error).message }, 'metrics hook failed'),
       });
-      const runtime = await openRuntime({ logger, migrate: true, metrics, durableKeyValue: true });
+      // The console overview's figures, recorded where executions run (serve and worker).
+      const activity = new ActivityRecorder({ logger });
+      const runtime = await openRuntime({ logger, migrate: true, metrics, activity, durableKeyValue: true });
       // REDIS_URL: queue mode (this process serves and also works the shared queue); else embedded.
       const scheduler = queueSchedulerFromEnv(process.env, logger);
       const ticks = new DbTickStore(runtime.db);
@@ -42,7 +46,7 @@ export function registerServe(program: Command): void {
         services: runtime.services,
         store: runtime.store,
         ticks,
-        observer: metrics.observer,
+        observer: composeObservers(metrics.observer, activity.observer),
         leaseMs: leaseMsFromEnv(process.env),
         ...(scheduler ? { scheduler, queueWebhooks } : {}),
       });
@@ -56,7 +60,7 @@ export function registerServe(program: Command): void {
         () => void engine.sweep().catch((err: Error) => logger.warn({ err: err.message }, 'sweeping waits failed')),
         SWEEP_EVERY_MS,
       ).unref();
-      const stopPruning = await startPruning(runtime.store, logger, ticks);
+      const stopPruning = await startPruning(runtime.store, logger, ticks, activity);
       const secret = process.env.LEADFLOW_WEBHOOK_SECRET || undefined;
       if (!secret) logger.warn({}, 'LEADFLOW_WEBHOOK_SECRET is not set: webhooks accept unauthenticated requests');
       const flowLoads = new FlowLoadReport(loaded.problems);
@@ -99,6 +103,7 @@ export function registerServe(program: Command): void {
         stopPruning();
         clearInterval(sweepTimer);
         await engine.shutdown();
+        await activity.idle();
         await scheduler?.close();
         await runtime.close();
         clearTimeout(forced);

@@ -2,6 +2,8 @@ import type { Server } from 'node:http';
 import type { Command } from 'commander';
 import express from 'express';
 import { DbTickStore } from '../../adapters/db/tick-store.js';
+import { composeObservers } from '../../engine/observer.js';
+import { ActivityRecorder } from '../console/activity-recorder.js';
 import { createMetrics } from '../../adapters/metrics/metrics.js';
 import { opsRoutes } from '../../engine/triggers/ops-routes.js';
 import { createEngine, flowsDirectory, loadValidFlows, UsageError } from '../host.js';
@@ -39,7 +41,9 @@ export function registerWorker(program: Command): void {
       const metrics = createMetrics({
         onError: (err, where) => logger.warn({ metric: where, err: (err as Error).message }, 'metrics hook failed'),
       });
-      const runtime = await openRuntime({ logger, migrate: true, metrics });
+      // The console overview's figures, recorded where executions run (serve and worker).
+      const activity = new ActivityRecorder({ logger });
+      const runtime = await openRuntime({ logger, migrate: true, metrics, activity });
       const scheduler = queueSchedulerFromEnv(process.env, logger)!;
       const ticks = new DbTickStore(runtime.db);
       const engine = createEngine(loaded.flows, logger, {
@@ -49,7 +53,7 @@ export function registerWorker(program: Command): void {
         ticks,
         scheduler,
         leaseMs: leaseMsFromEnv(process.env),
-        observer: metrics.observer,
+        observer: composeObservers(metrics.observer, activity.observer),
       });
       metrics.setQueueDepth(() => scheduler.dueOrRunning());
       let opsServer: Server | undefined;
@@ -72,7 +76,7 @@ export function registerWorker(program: Command): void {
       await engine.startScheduler();
       // Retention and the erasure ledger are kept by every process, so a deployment of workers
       // behind a receiver that does not prune still prunes.
-      const stopPruning = await startPruning(runtime.store, logger, ticks);
+      const stopPruning = await startPruning(runtime.store, logger, ticks, activity);
       const sweepTimer = setInterval(
         () => void engine.sweep().catch((err: Error) => logger.warn({ err: err.message }, 'sweeping waits failed')),
         SWEEP_EVERY_MS,
@@ -90,6 +94,7 @@ export function registerWorker(program: Command): void {
         stopPruning();
         opsServer?.close();
         await engine.shutdown();
+        await activity.idle();
         await scheduler.close();
         await runtime.close();
         clearTimeout(forced);

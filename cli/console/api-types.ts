@@ -269,3 +269,87 @@ export interface FlowDetailResponse {
   graph: FlowGraphView;
   steps: FlowStepView[];
 }
+
+/** The AI calls of one model (`provider:model`) in a day or a period. */
+export interface OverviewAiModel {
+  model: string;
+  /** Provider calls made (chat and transcription), failed ones included. */
+  calls: number;
+  /** Calls that failed (an error or a rate limit). */
+  failures: number;
+  input_tokens: number;
+  output_tokens: number;
+}
+
+/** Time from the form reaching LeadFlow to the first message sent (rule 1: within two minutes). */
+export interface OverviewFirstContact {
+  /** First messages sent (one per intake that sent its message). */
+  count: number;
+  /** Median, ms (nearest rank), or null without any. */
+  p50_ms: number | null;
+  /** 95th percentile, ms (nearest rank), or null without any. */
+  p95_ms: number | null;
+  /** How many took longer than two minutes (120000 ms). */
+  over_2min: number;
+}
+
+/** The figures of one clinic (or of all) over one local day or a period. */
+export interface OverviewFigures {
+  /** Leads created (`leads.created_at`). */
+  leads_in: number;
+  first_contact: OverviewFirstContact;
+  /** Messages of leads kept in memory (`wf_chat_histories` type `lead`: one per answered burst). */
+  lead_messages: number;
+  /** Messages LeadFlow wrote to leads (`wf_chat_histories` type `agent`: first, return, replies, follow-ups). */
+  agent_replies: number;
+  /** Leads handed to the Hunter (`leads.handoff_at`). */
+  handoffs: number;
+  /** Follow-ups sent. */
+  followups: number;
+  /** Leads who opted out (`leads.optout_at`; a lead who filled the form again is no longer counted). */
+  optouts: number;
+  /** By model, most calls first. */
+  ai: OverviewAiModel[];
+  /** Executions that ended `failed`, by flow, most first. */
+  failed_executions: Array<{ flow: string; count: number }>;
+}
+
+/** One local day's figures. */
+export interface OverviewDay extends OverviewFigures {
+  /** The local date, `YYYY-MM-DD` in the answer's `tz`. */
+  date: string;
+}
+
+/** One clinic's figures (or all clinics' together, `clinica_id` null in `all`). */
+export interface OverviewSeries {
+  /** The clinic; null for `all`, and for figures of executions that named no clinic. */
+  clinica_id: number | null;
+  /** The clinic's name; null for `all`, for no clinic, and for a clinic deleted since. */
+  nome: string | null;
+  /** One per date of `dates`, oldest first, today last. */
+  days: OverviewDay[];
+  /** Today (the last of `days`). */
+  today: OverviewFigures;
+  /** The whole period (every day of `days`). */
+  period: OverviewFigures;
+}
+
+/**
+ * `GET /admin/overview?days=<1..31, default 7>&tz=<IANA zone, default America/Sao_Paulo>`: per
+ * clinic, per local day of the last `days` days (today included) and in total. 422 {error} on a bad
+ * parameter.
+ */
+export interface OverviewResponse {
+  days: number;
+  tz: string;
+  /** The local dates of the period, `YYYY-MM-DD`, oldest first, today last. */
+  dates: string[];
+  /** When the figures were read (ISO 8601). */
+  generated_at: string;
+  /** The limit first contacts are measured against (rule 1), ms: 120000. */
+  first_contact_limit_ms: number;
+  /** Every clinic together. */
+  all: OverviewSeries;
+  /** Every clinic by id (those without any figure too), then figures of no clinic (`clinica_id` null) when there are any. */
+  clinics: OverviewSeries[];
+}

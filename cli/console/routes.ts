@@ -1,5 +1,5 @@
 // The console's routes on the admin router (behind its bearer-or-session check): clinics, leads, a
-// lead's page and its actions, the flows (flows.ts). See each file for its contract; api-types.ts for the bodies.
+// lead's page and its actions, the flows (flows.ts), the overview. See each file for its contract; api-types.ts for the bodies.
 import type { Router } from 'express';
 import type { Database } from '../../adapters/db/database.js';
 import type { Engine } from '../../engine/engine.js';
@@ -10,6 +10,7 @@ import { getFlow, listFlows } from './flows.js';
 import { mountLeadActions } from './lead-actions.js';
 import { getLead } from './lead-detail.js';
 import { listLeads } from './leads-query.js';
+import { getOverview } from './overview.js';
 
 export interface ConsoleRouteDeps {
   db: Database;
@@ -27,5 +28,6 @@ export function consoleRoutes({ db, store, engine, flowLoads }: ConsoleRouteDeps
     mountLeadActions(router, db, engine);
     router.get('/flows', listFlows(engine, flowLoads));
     router.get('/flows/:name', getFlow(engine));
+    router.get('/overview', getOverview(db));
   };
 }

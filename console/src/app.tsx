@@ -13,6 +13,7 @@ import { FlowPage } from './pages/flow.js';
 import { FlowsPage } from './pages/flows.js';
 import { LeadPage } from './pages/lead.js';
 import { LeadsPage } from './pages/leads.js';
+import { OverviewPage } from './pages/overview.js';
 import { SignInPage } from './pages/sign-in.js';
 import { type Location, parseRoute, paths } from './router.js';
 import { useLocation } from './router.js';
@@ -83,6 +84,8 @@ function Page({ location, notice, onErased }: { location: Location; notice: stri
       return <FlowsPage />;
     case 'flow':
       return <FlowPage name={route.flow} location={location} />;
+    case 'overview':
+      return <OverviewPage location={location} />;
     default:
       return <NotFound />;
   }

@@ -7,6 +7,7 @@
 //   /console/executions/:id       -> one execution
 //   /console/flows                -> flows and the flows directory's load problems
 //   /console/flows/:name          -> one flow's graph (?step= the selected step)
+//   /console/overview             -> the overview (?clinica=&days=)
 import { useEffect, useState } from 'preact/hooks';
 
 export const BASE = '/console';
@@ -18,6 +19,7 @@ export type Route =
   | { name: 'execution'; id: string }
   | { name: 'flows' }
   | { name: 'flow'; flow: string }
+  | { name: 'overview' }
   | { name: 'not-found' };
 
 /** The route of a pathname (with or without the /console prefix). */
@@ -30,6 +32,7 @@ export function parseRoute(pathname: string): Route {
   if (parts.length === 2 && parts[0] === 'executions' && parts[1]) return { name: 'execution', id: decodeURIComponent(parts[1]) };
   if (parts.length === 1 && parts[0] === 'flows') return { name: 'flows' };
   if (parts.length === 2 && parts[0] === 'flows' && parts[1]) return { name: 'flow', flow: decodeURIComponent(parts[1]) };
+  if (parts.length === 1 && parts[0] === 'overview') return { name: 'overview' };
   return { name: 'not-found' };
 }
 
@@ -41,6 +44,7 @@ export const paths = {
   execution: (id: string) => `${BASE}/executions/${encodeURIComponent(id)}`,
   flows: () => `${BASE}/flows`,
   flow: (name: string, step?: string) => `${BASE}/flows/${encodeURIComponent(name)}${step ? `?step=${encodeURIComponent(step)}` : ''}`,
+  overview: (search = '') => `${BASE}/overview${search}`,
 };
 
 const CHANGE = 'console:navigate';

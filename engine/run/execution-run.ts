@@ -28,6 +28,7 @@
 // later (parkForOutage), without spending its retries or on_error.
 import { assignOwn } from '../assign-own.js';
 import { lazyChildSignal, type ChildSignal } from './child-signal.js';
+import { runInExecution } from './current-execution.js';
 import { evaluateValue, isTruthy, toPlainJson } from '../expressions.js';
 import { StepFailedError } from '../errors/step-failed-error.js';
 import { StopSignal } from '../errors/stop-signal.js';
@@ -341,11 +342,13 @@ export class ExecutionRun {
     return mock && 'output' in mock ? { output: mock.output } : undefined;
   }
 
-  /** 4. run: `node.run(params, ctx)` on a copy of the params, with a signal of its own. */
+  /** 4. run: `node.run(params, ctx)` on a copy of the params, with a signal of its own, as part of this execution (current-execution.ts). */
   private async invoke(step: LoadedStep, scope: Scope, def: NodeDefinition, record: StepRecord, params: JsonValue): Promise<unknown> {
     const stepSignal = lazyChildSignal(this.host.signal);
+    const execution = { id: this.record.id, flow: this.flow.name, dryRun: this.record.dry_run };
     try {
-      return await def.run(structuredClone(params) as never, this.nodeContext(step, scope, record, stepSignal));
+      const ctx = this.nodeContext(step, scope, record, stepSignal);
+      return await runInExecution(execution, () => def.run(structuredClone(params) as never, ctx));
     } finally {
       stepSignal.release();
     }

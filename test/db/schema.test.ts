@@ -202,7 +202,7 @@ forEachDatabase('migrations', (open) => {
     await db.insert('protocolos', { clinica_id: clinicaId, nome: 'Lentes' });
     await db.insert('leads', { clinica_id: clinicaId, remotejid: '5511987654321', pausado_ate: Date.now() });
     const config = { migrationSource, tableName: MIGRATIONS_TABLE };
-    await db.knex.migrate.down(config);
+    await db.knex.migrate.down({ ...config, name: '009_conversation_care' });
     expect(await columnsOf(db, 'leads')).toEqual(CONTRACT_COLUMNS.leads!.filter((c) => c !== 'pausado_ate' && c !== 'optout_at'));
     expect(await columnsOf(db, 'clinicas_com_atendentes')).not.toContain('horario_atendimento');
     expect(Number((await db.knex('leads').count({ n: '*' }).first())!.n)).toBe(1);

@@ -16,12 +16,14 @@ import { seedDatabase } from '../../adapters/db/seed.js';
 import { createMetrics, embeddedQueueDepth, type Metrics } from '../../adapters/metrics/metrics.js';
 import { adminFromEnv } from '../../cli/admin-host.js';
 import { FlowLoadReport } from '../../cli/flow-load-report.js';
+import { ActivityRecorder } from '../../cli/console/activity-recorder.js';
 import { createEngine, flowsDirectory, loadValidFlows } from '../../cli/host.js';
 import { queueSchedulerFromEnv, webhooksQueuedFromEnv } from '../../cli/queue-mode.js';
 import { openRuntime, type Runtime } from '../../cli/runtime.js';
 import { watchFlows } from '../../cli/watch-flows.js';
 import { hostAuthModes } from '../../cli/webhook-auth-modes.js';
 import { silentLogger, type Engine } from '../../engine/engine.js';
+import { composeObservers } from '../../engine/observer.js';
 import type { Logger } from '../../engine/run/execution-run.js';
 import { buildWebhookApp } from '../../engine/triggers/webhook-app.js';
 import type { ExecutionRecord } from '../../engine/types.js';
@@ -88,6 +90,8 @@ export interface Stack {
   runtime: Runtime;
   /** The stack's own registry, served at GET /metrics (with GET /readyz, as `serve` wires them). */
   metrics: Metrics;
+  /** The console overview's recorder, wired as `serve` wires it (`activity.idle()`: its writes done). */
+  activity: ActivityRecorder;
   gateway: FakeGateway;
   openai: FakeOpenAi;
   anthropic: FakeAnthropic;
@@ -180,12 +184,14 @@ async function start(options: StackOptions, backend: Backend, undo: Array<() => 
   };
   const metrics = createMetrics();
   const logger = options.logger ?? silentLogger;
+  const activity = new ActivityRecorder({ logger });
   const runtime = await openRuntime({
     logger,
     migrate: true,
     env,
     kvPrefix,
     metrics,
+    activity,
     durableKeyValue: true,
     ...(options.clock ? { clock: options.clock } : {}),
   });
@@ -219,11 +225,14 @@ async function start(options: StackOptions, backend: Backend, undo: Array<() => 
     services: runtime.services,
     store: runtime.store,
     env,
-    observer: metrics.observer,
+    observer: composeObservers(metrics.observer, activity.observer),
     ...(scheduler ? { scheduler, queueWebhooks: webhooksQueuedFromEnv(env) } : {}),
   });
   metrics.setQueueDepth(embeddedQueueDepth(engine));
-  undo.push(() => engine.shutdown());
+  undo.push(async () => {
+    await engine.shutdown();
+    await activity.idle();
+  });
   await engine.startScheduler();
   const flowLoads = new FlowLoadReport(loaded.problems);
   if (options.watchFlows) undo.push(watchFlows(flowsDir, engine, logger, flowLoads));
@@ -255,6 +264,7 @@ async function start(options: StackOptions, backend: Backend, undo: Array<() => 
     engine,
     runtime,
     metrics,
+    activity,
     gateway,
     openai,
     anthropic,

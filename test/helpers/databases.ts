@@ -25,6 +25,7 @@ export const MIGRATION_NAMES = [
   '007_execution_keys',
   '008_schedule_ticks',
   '009_conversation_care',
+  '010_activity',
 ];
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';

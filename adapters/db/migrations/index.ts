@@ -10,6 +10,7 @@ import * as flowVersions from './006_flow_versions.js';
 import * as executionKeys from './007_execution_keys.js';
 import * as scheduleTicks from './008_schedule_ticks.js';
 import * as conversationCare from './009_conversation_care.js';
+import * as activity from './010_activity.js';
 
 const MIGRATIONS: Record<string, Knex.Migration> = {
   '001_contract_tables': contractTables,
@@ -21,6 +22,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '007_execution_keys': executionKeys,
   '008_schedule_ticks': scheduleTicks,
   '009_conversation_care': conversationCare,
+  '010_activity': activity,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -1,4 +1,4 @@
-// The bar on every signed-in page: the name, links to Leads, Execuções and Fluxos, and Sair.
+// The bar on every signed-in page: the name, links to Visão geral, Leads, Execuções and Fluxos, and Sair.
 import { t } from '../i18n/index.js';
 import { paths, type Route } from '../router.js';
 import { Link } from './link.js';
@@ -11,6 +11,9 @@ export function TopBar({ route, onSignOut }: { route: Route; onSignOut: () => vo
     <header class="top-bar">
       <span class="brand">{t.appName}</span>
       <nav aria-label={t.nav.label}>
+        <Link href={paths.overview()} class="nav-link" aria-current={route.name === 'overview' ? 'page' : undefined}>
+          {t.nav.overview}
+        </Link>
         <Link href={paths.leads()} class="nav-link" aria-current={inLeads ? 'page' : undefined}>
           {t.nav.leads}
         </Link>

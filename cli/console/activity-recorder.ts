@@ -1,0 +1,181 @@
+// Records the console overview's figures (`activity_events`, adapters/db/activity-store.ts) as the
+// service runs: `serve` and `worker` wire it (cli/runtime.ts `activity`, the engine observer composed
+// with metrics'); one-shot commands (`leadflow run`, `test`, `executions replay`) and dry runs record
+// nothing. The engine stays domain-free: what a flow's record means for a clinic is read here.
+//
+// When a drive of an execution ends (engine observer `executionEnded`), its rows are written:
+//   - what was held for it during the drive: each AI provider call its steps made (`ai_call`; the AI
+//     service's onCall hook, attributed through engine/run/current-execution.ts) and each follow-up
+//     sent (`followup_sent`: a successful `gateway.send` step of the flow FOLLOWUP_FLOW);
+//   - when the status is final (success, failed, stopped, cancelled; not waiting): one `execution`
+//     row (value: ms from its creation to its end), and, when its output holds a number
+//     FIRST_CONTACT_OUTPUT (intake's rule-1 figure), one `first_contact` row.
+// All rows of an execution get its clinic, the first of CLINIC_PATHS holding a whole number ≥ 1
+// (or a numeric string), else null.
+// Writes are queued one after another and never awaited by the engine; a failed write is logged
+// (warn) and its rows are lost: an execution never fails because of the overview. Held rows of a
+// drive that never ends here (the process dies) are lost; at most MAX_HELD_EXECUTIONS executions are
+// held, none longer than MAX_HELD_MS.
+import type { AiCallEvent } from '../../adapters/ai/ai-service.js';
+import { type ActivityEvent, ActivityStore } from '../../adapters/db/activity-store.js';
+import type { Database } from '../../adapters/db/database.js';
+import type { EngineObserver, StepEndedEvent } from '../../engine/observer.js';
+import { currentExecution } from '../../engine/run/current-execution.js';
+import type { Logger } from '../../engine/run/execution-run.js';
+import { isFinalStatus } from '../../engine/statuses.js';
+import type { ExecutionRecord } from '../../engine/types.js';
+
+/** The flow whose successful `gateway.send` steps are follow-ups (flows/followup.yaml). */
+export const FOLLOWUP_FLOW = 'followup';
+/** The output member holding ms from the form to the first message (flows/intake.yaml `output`). */
+export const FIRST_CONTACT_OUTPUT = 'form_to_first_message_ms';
+/** Where an execution's clinic is looked for, in this order (intake, agent, handoff and lead-action set `vars.lead`; agent's trigger carries its instance's clinic; followup's and the generic form's body name it). */
+export const CLINIC_PATHS: ReadonlyArray<readonly string[]> = [
+  ['vars', 'lead', 'clinica_id'],
+  ['vars', 'clinica_id'],
+  ['trigger', 'auth', 'clinica_id'],
+  ['trigger', 'body', 'clinica_id'],
+];
+/** Most executions with rows held at once; beyond it the oldest held are dropped. */
+export const MAX_HELD_EXECUTIONS = 10_000;
+/** Held rows older than this are dropped (a drive that ended elsewhere or never), ms: 6 hours. */
+export const MAX_HELD_MS = 6 * 3_600_000;
+/** Most rows held for one execution (a loop of AI calls), beyond which more are dropped. */
+const MAX_HELD_PER_EXECUTION = 1_000;
+
+type HeldEvent = Omit<ActivityEvent, 'clinica_id'>;
+
+/** The clinic of an execution (see CLINIC_PATHS), or null. */
+export function clinicOf(record: Pick<ExecutionRecord, 'vars' | 'trigger'>): number | null {
+  for (const path of CLINIC_PATHS) {
+    let value: unknown = record;
+    for (const key of path) value = value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
+    const n = typeof value === 'string' && /^\s*[0-9]{1,15}\s*$/.test(value) ? Number(value) : value;
+    if (typeof n === 'number' && Number.isSafeInteger(n) && n >= 1) return n;
+  }
+  return null;
+}
+
+export interface ActivityRecorderOptions {
+  logger: Logger;
+  /** The clock of the rows' times; default Date.now. */
+  now?: () => number;
+}
+
+export class ActivityRecorder {
+  private store: ActivityStore | undefined;
+  private readonly held = new Map<string, { since: number; events: HeldEvent[] }>();
+  private writing: Promise<void> = Promise.resolve();
+  private readonly logger: Logger;
+  private readonly now: () => number;
+
+  constructor(options: ActivityRecorderOptions) {
+    this.logger = options.logger;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Starts writing to `db` (openRuntime calls it once the database is open); before, nothing is written. */
+  open(db: Database): void {
+    this.store = new ActivityStore(db);
+  }
+
+  /** AiServiceOptions.onCall: the call is held for the execution whose step made it (none outside a step, or in a dry run). Never throws. */
+  readonly aiCall = (event: AiCallEvent): void => {
+    const execution = currentExecution();
+    if (!execution || execution.dryRun) return;
+    this.hold(execution.id, {
+      at: this.now(),
+      kind: 'ai_call',
+      label: event.model,
+      outcome: event.outcome,
+      value: event.input_tokens ?? null,
+      value2: event.output_tokens ?? null,
+      execution_id: execution.id,
+    });
+  };
+
+  /** The engine observer part (compose it with metrics': engine/observer.ts composeObservers). */
+  readonly observer: EngineObserver = {
+    stepEnded: (event: StepEndedEvent) => {
+      if (event.flow !== FOLLOWUP_FLOW || event.node_type !== 'gateway.send' || event.status !== 'success') return;
+      this.hold(event.execution, { at: this.now(), kind: 'followup_sent', value: 1, execution_id: event.execution });
+    },
+    executionEnded: (record: Readonly<ExecutionRecord>) => {
+      const held = this.held.get(record.id)?.events ?? [];
+      this.held.delete(record.id);
+      if (record.dry_run) return;
+      const clinica_id = clinicOf(record);
+      const events: ActivityEvent[] = [...held, ...this.finalEvents(record)].map((e) => ({ ...e, clinica_id }));
+      if (events.length > 0) this.write(events);
+    },
+  };
+
+  /** How many executions have rows held now, waiting for their drive to end (tests). */
+  get heldExecutions(): number {
+    return this.held.size;
+  }
+
+  /** Resolves when every write queued so far is done (tests; shutdown). */
+  idle(): Promise<void> {
+    return this.writing;
+  }
+
+  /** Deletes rows older than `olderThanDays` (cli/pruning.ts, with the executions' retention). */
+  async prune(olderThanDays: number): Promise<number> {
+    return this.store ? this.store.prune(olderThanDays) : 0;
+  }
+
+  /** The rows of an execution's end: none while waiting; else its `execution` row and its `first_contact`, if any. */
+  private finalEvents(record: Readonly<ExecutionRecord>): HeldEvent[] {
+    if (!isFinalStatus(record.status)) return [];
+    const started = Date.parse(record.created_at);
+    const ended = Date.parse(record.finished_at ?? record.updated_at) || this.now();
+    const events: HeldEvent[] = [
+      {
+        at: ended,
+        kind: 'execution',
+        label: record.flow,
+        outcome: record.status,
+        value: Number.isFinite(started) ? Math.max(0, ended - started) : null,
+        execution_id: record.id,
+      },
+    ];
+    const output = record.output;
+    const firstContact =
+      record.status === 'success' && output && typeof output === 'object' && !Array.isArray(output)
+        ? output[FIRST_CONTACT_OUTPUT]
+        : undefined;
+    if (typeof firstContact === 'number' && Number.isFinite(firstContact) && firstContact >= 0 && Number.isFinite(started)) {
+      events.push({ at: started + firstContact, kind: 'first_contact', value: firstContact, execution_id: record.id });
+    }
+    return events;
+  }
+
+  private hold(executionId: string, event: HeldEvent): void {
+    const now = this.now();
+    let entry = this.held.get(executionId);
+    if (!entry) {
+      entry = { since: now, events: [] };
+      this.held.set(executionId, entry);
+      // Oldest first (insertion order): drop what is over the count or the age.
+      for (const [id, other] of this.held) {
+        if (this.held.size <= MAX_HELD_EXECUTIONS && now - other.since <= MAX_HELD_MS) break;
+        this.held.delete(id);
+      }
+    }
+    if (entry.events.length < MAX_HELD_PER_EXECUTION) entry.events.push(event);
+  }
+
+  private write(events: ActivityEvent[]): void {
+    const store = this.store;
+    if (!store) return;
+    this.writing = this.writing
+      .then(() => store.insert(events))
+      .catch((err: unknown) => {
+        this.logger.warn(
+          { err: err instanceof Error ? err.message : String(err), rows: events.length, execution: events[0]?.execution_id },
+          'recording overview activity failed (these figures are lost)',
+        );
+      });
+  }
+}

@@ -1,0 +1,208 @@
+// GET /admin/overview?days=<1..31, default 7>&tz=<IANA zone, default America/Sao_Paulo>
+//   -> OverviewResponse (api-types.ts): per clinic and for all clinics, the figures of each local
+//   day of the last `days` days in `tz` (today last, today's figures so far) and their totals for
+//   today and for the period. 422 {error} on a malformed, out-of-range or repeated parameter.
+// The database counts per 15-minute UTC bucket (overview-query.ts); the buckets are regrouped here
+// into local days with luxon (daylight saving and half-hour zones handled). First-contact
+// percentiles are nearest-rank over every first contact of the day or period.
+import type { RequestHandler } from 'express';
+import { DateTime, IANAZone } from 'luxon';
+import type { Database } from '../../adapters/db/database.js';
+import type { OverviewAiModel, OverviewFigures, OverviewResponse, OverviewSeries } from './api-types.js';
+import { sendApiError } from './lead-rows.js';
+import { type BucketRow, overviewRows } from './overview-query.js';
+
+export const DEFAULT_OVERVIEW_DAYS = 7;
+export const MAX_OVERVIEW_DAYS = 31;
+export const DEFAULT_OVERVIEW_TZ = 'America/Sao_Paulo';
+/** Rule 1: the first message within two minutes, ms. */
+export const FIRST_CONTACT_LIMIT_MS = 120_000;
+
+interface OverviewParams {
+  days: number;
+  tz: string;
+}
+
+/** The query parameters, or the first problem with them. */
+export function parseOverviewQuery(query: Record<string, unknown>): OverviewParams | { error: string } {
+  const { days, tz } = query;
+  if (days !== undefined && typeof days !== 'string') return { error: 'days must be given once' };
+  if (tz !== undefined && typeof tz !== 'string') return { error: 'tz must be given once' };
+  const n = days === undefined ? DEFAULT_OVERVIEW_DAYS : /^[0-9]{1,2}$/.test(days) ? Number(days) : Number.NaN;
+  if (!(n >= 1 && n <= MAX_OVERVIEW_DAYS)) return { error: `days must be an integer from 1 to ${MAX_OVERVIEW_DAYS}` };
+  const zone = tz ?? DEFAULT_OVERVIEW_TZ;
+  if (zone.length > 64 || !/^[A-Za-z0-9_+\-/]+$/.test(zone) || !IANAZone.isValidZone(zone))
+    return { error: 'tz must be an IANA time zone, e.g. America/Sao_Paulo' };
+  return { days: n, tz: zone };
+}
+
+/** What one day (or period) of one clinic adds up to, before it becomes OverviewFigures. */
+interface Tally {
+  leads_in: number;
+  firstContacts: number[];
+  lead_messages: number;
+  agent_replies: number;
+  handoffs: number;
+  followups: number;
+  optouts: number;
+  ai: Map<string, OverviewAiModel>;
+  failed: Map<string, number>;
+}
+
+const emptyTally = (): Tally => ({
+  leads_in: 0,
+  firstContacts: [],
+  lead_messages: 0,
+  agent_replies: 0,
+  handoffs: 0,
+  followups: 0,
+  optouts: 0,
+  ai: new Map(),
+  failed: new Map(),
+});
+
+function addTally(into: Tally, from: Tally): void {
+  for (const key of ['leads_in', 'lead_messages', 'agent_replies', 'handoffs', 'followups', 'optouts'] as const) into[key] += from[key];
+  into.firstContacts.push(...from.firstContacts);
+  for (const [model, m] of from.ai) {
+    const to = into.ai.get(model) ?? { model, calls: 0, failures: 0, input_tokens: 0, output_tokens: 0 };
+    to.calls += m.calls;
+    to.failures += m.failures;
+    to.input_tokens += m.input_tokens;
+    to.output_tokens += m.output_tokens;
+    into.ai.set(model, to);
+  }
+  for (const [flow, count] of from.failed) into.failed.set(flow, (into.failed.get(flow) ?? 0) + count);
+}
+
+/** The nearest-rank `p`-th percentile of ascending `sorted`, or null when empty. */
+export function percentile(sorted: readonly number[], p: number): number | null {
+  if (sorted.length === 0) return null;
+  return sorted[Math.min(sorted.length, Math.max(1, Math.ceil((p / 100) * sorted.length))) - 1]!;
+}
+
+function figures(tally: Tally): OverviewFigures {
+  const sorted = [...tally.firstContacts].sort((a, b) => a - b);
+  return {
+    leads_in: tally.leads_in,
+    first_contact: {
+      count: sorted.length,
+      p50_ms: percentile(sorted, 50),
+      p95_ms: percentile(sorted, 95),
+      over_2min: sorted.filter((ms) => ms > FIRST_CONTACT_LIMIT_MS).length,
+    },
+    lead_messages: tally.lead_messages,
+    agent_replies: tally.agent_replies,
+    handoffs: tally.handoffs,
+    followups: tally.followups,
+    optouts: tally.optouts,
+    ai: [...tally.ai.values()].sort((a, b) => b.calls - a.calls || a.model.localeCompare(b.model)),
+    failed_executions: [...tally.failed.entries()]
+      .map(([flow, count]) => ({ flow, count }))
+      .sort((a, b) => b.count - a.count || a.flow.localeCompare(b.flow)),
+  };
+}
+
+/** The overview of `params` at `now` (ms). */
+export async function queryOverview(db: Database, params: OverviewParams, now: number = Date.now()): Promise<OverviewResponse> {
+  const today = DateTime.fromMillis(now, { zone: params.tz }).startOf('day');
+  const first = today.minus({ days: params.days - 1 });
+  const dates = Array.from({ length: params.days }, (_, i) => first.plus({ days: i }).toISODate()!);
+  const dayIndex = new Map(dates.map((date, i) => [date, i]));
+  const from = new Date(first.toMillis()).toISOString();
+  const to = new Date(today.plus({ days: 1 }).toMillis()).toISOString();
+  const [rows, clinicRows] = await Promise.all([
+    overviewRows(db, from, to),
+    db.find('clinicas_com_atendentes', { order_by: [{ column: 'id', direction: 'asc' }], limit: 1000 }),
+  ]);
+
+  // Tallies per clinic (key: id, or 'none') and day.
+  const series = new Map<string, { clinica_id: number | null; nome: string | null; days: Tally[] }>();
+  const seriesOf = (clinica_id: number | null) => {
+    const key = clinica_id === null ? 'none' : String(clinica_id);
+    let s = series.get(key);
+    if (!s) {
+      s = { clinica_id, nome: null, days: dates.map(emptyTally) };
+      series.set(key, s);
+    }
+    return s;
+  };
+  for (const c of clinicRows) seriesOf(Number(c.id)).nome = String(c.nome);
+  const tallyAt = (clinica_id: number | null, bucket: number): Tally | undefined => {
+    const i = dayIndex.get(DateTime.fromMillis(bucket, { zone: params.tz }).toISODate() ?? '');
+    return i === undefined ? undefined : seriesOf(clinica_id).days[i];
+  };
+  const count = (list: BucketRow[], add: (tally: Tally, row: BucketRow) => void) => {
+    for (const row of list) {
+      const tally = tallyAt(row.clinica_id, row.bucket);
+      if (tally) add(tally, row);
+    }
+  };
+  count(rows.leads, (t, r) => {
+    t.leads_in += r.n;
+  });
+  count(rows.handoffs, (t, r) => {
+    t.handoffs += r.n;
+  });
+  count(rows.optouts, (t, r) => {
+    t.optouts += r.n;
+  });
+  count(rows.messages, (t, r) => {
+    if (r.key === 'lead') t.lead_messages += r.n;
+    else if (r.key === 'agent') t.agent_replies += r.n;
+  });
+  count(rows.followups, (t, r) => {
+    t.followups += r.sum;
+  });
+  count(rows.ai, (t, r) => {
+    const model = r.key ?? '';
+    const m = t.ai.get(model) ?? { model, calls: 0, failures: 0, input_tokens: 0, output_tokens: 0 };
+    m.calls += r.n;
+    if (r.outcome !== 'ok') m.failures += r.n;
+    m.input_tokens += r.sum;
+    m.output_tokens += r.sum2;
+    t.ai.set(model, m);
+  });
+  count(rows.failed, (t, r) => {
+    t.failed.set(r.key ?? '', (t.failed.get(r.key ?? '') ?? 0) + r.n);
+  });
+  for (const row of rows.firstContacts) tallyAt(row.clinica_id, row.bucket)?.firstContacts.push(row.value);
+
+  const toSeries = (clinica_id: number | null, nome: string | null, days: Tally[]): OverviewSeries => {
+    const period = emptyTally();
+    for (const day of days) addTally(period, day);
+    return {
+      clinica_id,
+      nome,
+      days: days.map((day, i) => ({ date: dates[i]!, ...figures(day) })),
+      today: figures(days[days.length - 1]!),
+      period: figures(period),
+    };
+  };
+  const ordered = [...series.values()].sort((a, b) =>
+    a.clinica_id === null ? 1 : b.clinica_id === null ? -1 : a.clinica_id - b.clinica_id,
+  );
+  const allDays = dates.map((_, i) => {
+    const day = emptyTally();
+    for (const s of ordered) addTally(day, s.days[i]!);
+    return day;
+  });
+  return {
+    days: params.days,
+    tz: params.tz,
+    dates,
+    generated_at: new Date(now).toISOString(),
+    first_contact_limit_ms: FIRST_CONTACT_LIMIT_MS,
+    all: toSeries(null, null, allDays),
+    clinics: ordered.map((s) => toSeries(s.clinica_id, s.nome, s.days)),
+  };
+}
+
+export function getOverview(db: Database): RequestHandler {
+  return async (req, res) => {
+    const parsed = parseOverviewQuery(req.query as Record<string, unknown>);
+    if ('error' in parsed) return sendApiError(res, 422, parsed.error);
+    res.set('Cache-Control', 'no-store');
+    res.json(await queryOverview(db, parsed));
+  };
+}
