@@ -43,7 +43,7 @@ forEachBackend('cancel an execution over the admin API', (backend) => {
       status: 'cancelled',
     }) ?? 0;
 
-  it('cancels a waiting execution with the session (and its CSRF token): 200, never resumed, counted', async () => {
+  it('cancels a waiting execution with the session (and its CSRF token): 200, no wake time left, counted', async () => {
     const id = await waitingFollowup();
     const before = await cancelledTotal();
     const res = await cancel(id, { reason: 'pedido da clínica' });
