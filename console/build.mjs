@@ -3,7 +3,8 @@
 //   assets/app-<hash>.js            the bundled, minified ES module (Preact + the app)
 //   assets/app-<hash>.css           the stylesheet
 // Asset names carry a content hash, so the server may cache /console/assets/* for a long time.
-// Run from `npm run build` after tsc; the output directory is emptied first.
+// Run from `npm run build` after tsc; the output directory is emptied first. The build fails when
+// anything outside console/ and node_modules/ is bundled (the server's types are imported as types only).
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,6 +35,11 @@ const result = await build({
   metafile: true,
   logLevel: 'warning',
 });
+
+// The console shares the server's types (import type, erased by esbuild); its bundle holds only its
+// own code and its libraries, never server code.
+const foreign = Object.keys(result.metafile.inputs).filter((path) => !path.startsWith('console/') && !/(^|\/)node_modules\//.test(path));
+if (foreign.length > 0) throw new Error(`console build: server code in the bundle (use import type): ${foreign.join(', ')}`);
 
 const outputs = Object.keys(result.metafile.outputs).map((path) => basename(path));
 const script = outputs.find((name) => name.endsWith('.js'));

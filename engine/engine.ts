@@ -99,6 +99,13 @@ export interface StartOptions {
   id?: string;
 }
 
+/**
+ * What Engine.cancelExecution did: cancelled the execution (`record` is the stored one, now
+ * cancelled), or not (`record` is the stored one, in a status that cannot be cancelled; absent when
+ * there is no such execution).
+ */
+export type CancelOutcome = { cancelled: true; record: ExecutionRecord } | { cancelled: false; record?: ExecutionRecord };
+
 /** What a respond step answered: status, body and headers of the webhook's reply. */
 export type WebhookResponse = NonNullable<ExecutionRecord['response']>;
 
@@ -161,6 +168,12 @@ export class Engine {
   private readonly mocks = new Map<string, Record<string, StepMock>>();
   private readonly responders = new Map<string, (r: WebhookResponse | undefined) => void>();
   private readonly finishers = new Map<string, Array<(r: ExecutionRecord) => void>>();
+  /**
+   * Executions driven (or being claimed) here that this process knows were cancelled in the store
+   * (cancelExecution here, or their lease found lost to a cancel): their run stops before its next
+   * step, whether or not they have a key. Emptied as their drives end.
+   */
+  private readonly cancelNoticed = new Set<string>();
   /** The flows' schedule triggers; run once startSchedules is called. */
   private readonly schedules: ScheduleRunner;
 
@@ -370,11 +383,38 @@ export class Engine {
     return ids;
   }
 
+  /**
+   * Cancels the execution `id` when it is running or waiting (status `cancelled`, `reason` as stop
+   * reason), in whatever process it is, as `cancel` does for a flow and key: a waiting one is never
+   * resumed and its parent, if one awaits it, is woken; a running one finishes the step it is in and
+   * ends before the next (driven here: at once; by another process: once that process sees it, at its
+   * next save for an execution with a key, else at its next lease renewal, a third of the lease life).
+   * Resolves to `{cancelled: true, record}` (the stored record, now cancelled), `{cancelled: false,
+   * record}` when it is in another status, or `{cancelled: false}` when there is no such execution.
+   * Rejects when the store cannot cancel by id (cancelById) or cannot be reached.
+   */
+  async cancelExecution(id: string, reason: string): Promise<CancelOutcome> {
+    if (!this.store.cancelById) throw new Error('this execution store cannot cancel an execution by id');
+    const from = await this.store.cancelById(id, reason);
+    if (from === undefined) {
+      const record = await this.store.get(id);
+      return record ? { cancelled: false, record } : { cancelled: false };
+    }
+    await this.afterCancel([id]);
+    const record = (await this.store.get(id))!;
+    // A waiting one ends without a drive (no executionEnded): told here. A running one is told by its drive's end.
+    if (from === 'waiting') notifyObserver(this.observer, this.logger, (o) => o.executionCancelled?.(record));
+    this.logger.info({ execution: id, flow: record.flow, was: from }, 'execution cancelled');
+    return { cancelled: true, record };
+  }
+
   /** After executions were cancelled in the store: drop their timers, tell who awaits their end here, wake their parents. */
   private async afterCancel(ids: string[]): Promise<void> {
     for (const id of ids) {
       this.scheduler.cancel(id);
-      // Driven here now: its drive sees the cancel and ends it (finish).
+      // Driven here now: its drive sees the cancel and ends it (finish). Being taken here: its drive, if
+      // the claim came first, sees it too.
+      if (this.active.has(id) || this.claiming.has(id)) this.cancelNoticed.add(id);
       if (this.active.has(id)) continue;
       const record = await this.store.get(id);
       if (!record) continue;
@@ -443,7 +483,10 @@ export class Engine {
       if (!this.abort.signal.aborted) this.scheduler.schedule(id, claimed.heldUntil + AFTER_LAPSE_MS);
       return undefined;
     }
-    if (!claimed.record) return this.store.get(id);
+    if (!claimed.record) {
+      this.cancelNoticed.delete(id);
+      return this.store.get(id);
+    }
     if (claimed.record.status !== 'running') return claimed.record;
     return this.drive(claimed.record);
   }
@@ -514,10 +557,17 @@ export class Engine {
 
   /** Drives a record claimed for this process, its lease kept renewed meanwhile; resolves when the drive ends. */
   private drive(record: ExecutionRecord): Promise<ExecutionRecord> {
-    const stopRenewal = this.leases.keepRenewed(this.store, record, this.logger, () => this.active.has(record.id));
+    const stopRenewal = this.leases.keepRenewed(
+      this.store,
+      record,
+      this.logger,
+      () => this.active.has(record.id),
+      () => this.cancelNoticed.add(record.id),
+    );
     const promise = this.driveOnce(record).finally(() => {
       stopRenewal();
       this.active.delete(record.id);
+      this.cancelNoticed.delete(record.id);
       if (this.wakeRequested.delete(record.id) && !this.abort.signal.aborted) void this.resume(record.id);
     });
     this.active.set(record.id, promise);
@@ -572,6 +622,7 @@ export class Engine {
       mocks: this.mocks.get(record.id),
       save: (r) => this.store.update(r),
       isCancelled: async (id) => (await this.store.get(id))?.status === 'cancelled',
+      cancelNoticed: (id) => this.cancelNoticed.has(id),
       startFlow: (parent, name, input, options) => this.startFlowFor(parent, name, input, options),
       cancelFlow: (parent, name, key, reason) => this.cancelFlowFor(parent, name, key, reason),
       respond: (r) => {
@@ -615,8 +666,10 @@ export class Engine {
     record.updated_at = new Date().toISOString();
     if (isFinalStatus(record.status)) record.finished_at = record.updated_at;
     await this.store.update(record);
-    // A keyed execution may have been cancelled meanwhile, in any process: the store kept that.
-    if (record.concurrency_key !== undefined) await this.adoptCancel(record);
+    // A keyed execution may have been cancelled meanwhile, in any process, and one this process was
+    // told of (cancelExecution) too: the store kept that.
+    if (record.concurrency_key !== undefined || record.status === 'cancelled' || this.cancelNoticed.has(record.id))
+      await this.adoptCancel(record);
     const fields = {
       execution: record.id,
       flow: record.flow,

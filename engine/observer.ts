@@ -48,6 +48,13 @@ export interface EngineObserver {
    * read it, never change it.
    */
   executionEnded?(record: Readonly<ExecutionRecord>, ms: number): void;
+  /**
+   * A waiting execution was cancelled by id (Engine.cancelExecution): it ends without a drive, so
+   * executionEnded is not called for it. A running one cancelled is told by executionEnded when its
+   * drive ends. (Waiting executions cancelled by a flow and key, or replaced, are not told: the store
+   * does not say which of them were waiting.) The record is the stored one, now cancelled: read it only.
+   */
+  executionCancelled?(record: Readonly<ExecutionRecord>): void;
   stepEnded?(event: StepEndedEvent): void;
   /** A waiting execution with a wake time is driven again, `lagMs` after that time (0 when early). */
   waitResumed?(lagMs: number, record: Readonly<ExecutionRecord>): void;

@@ -5,6 +5,7 @@
 // flow versions are the `flow_versions` table (migration 006).
 import type { Knex } from 'knex';
 import type {
+  CancelledFrom,
   ClaimResult,
   ExecutionStore,
   Lease,
@@ -55,6 +56,22 @@ type DbRow = Record<string, unknown>;
 const OPTIONAL_JSON = ['response', 'output', 'error', 'started_flows', 'cancelled_flows'] as const;
 /** Columns a cancellation owns: a write of a cancelled execution keeps them (see `update`). */
 const CANCEL_COLUMNS = ['status', 'stop_reason', 'replaced_by', 'finished_at', 'wake_at', 'lease_owner', 'lease_until'];
+
+/** How often cancelById tries again when the row moved between its two conditional UPDATEs. */
+const CANCEL_BY_ID_ROUNDS = 5;
+
+/** The columns a cancellation at `now` (ISO) sets: status, stop reason, finished, no wake time, no lease. */
+function cancelledColumns(reason: string, now: string): DbRow {
+  return {
+    status: 'cancelled',
+    stop_reason: reason,
+    finished_at: now,
+    updated_at: now,
+    wake_at: null,
+    lease_owner: null,
+    lease_until: null,
+  };
+}
 
 function json(value: unknown): string | null {
   return value === undefined ? null : JSON.stringify(value);
@@ -188,6 +205,24 @@ export class DbExecutionStore implements ExecutionStore, PayloadEraser {
   }
 
   /**
+   * One conditional UPDATE per status it may be cancelled from (waiting, then running), each atomic
+   * against a claim of the row; when neither matched but the row moved between them (a claim, a
+   * park), they are tried again. Resolves to the status the UPDATE that matched required.
+   */
+  async cancelById(id: string, reason: string): Promise<CancelledFrom | undefined> {
+    for (let round = 0; round < CANCEL_BY_ID_ROUNDS; round++) {
+      for (const from of ['waiting', 'running'] as const) {
+        const now = new Date().toISOString();
+        const changed = await this.knex(TABLE).where({ id, status: from }).update(cancelledColumns(reason, now));
+        if (changed === 1) return from;
+      }
+      const row = (await this.knex(TABLE).where({ id }).first('status')) as DbRow | undefined;
+      if (row?.status !== 'waiting' && row?.status !== 'running') return undefined;
+    }
+    return undefined;
+  }
+
+  /**
    * One UPDATE: status `cancelled` for the running and waiting executions of the flow and key (only
    * those with a `seq` below `before`'s, when given). Returns the ids it changed.
    */
@@ -203,16 +238,7 @@ export class DbExecutionStore implements ExecutionStore, PayloadEraser {
     const query = q(TABLE).where({ flow, concurrency_key: key }).whereIn('status', ['running', 'waiting']);
     if (before) query.where('seq', '<', before);
     const rows = (await query.update(
-      {
-        status: 'cancelled',
-        stop_reason: reason,
-        finished_at: now,
-        updated_at: now,
-        wake_at: null,
-        lease_owner: null,
-        lease_until: null,
-        ...(replacedBy !== undefined ? { replaced_by: replacedBy } : {}),
-      },
+      { ...cancelledColumns(reason, now), ...(replacedBy !== undefined ? { replaced_by: replacedBy } : {}) },
       ['id'],
     )) as unknown as DbRow[];
     return rows.map((r) => String(r.id));

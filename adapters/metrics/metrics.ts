@@ -72,7 +72,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
 
   const executions = new Counter({
     name: `${METRIC_PREFIX}executions_total`,
-    help: 'Execution drives ended, by flow and status (success, failed, stopped, cancelled; waiting when parked at a wait).',
+    help: 'Execution drives ended, by flow and status (success, failed, stopped, cancelled; waiting when parked at a wait); a waiting execution cancelled by id counts as cancelled.',
     labelNames: ['flow', 'status'] as const,
     registers,
   });
@@ -147,6 +147,10 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     executionEnded: guard('executionEnded', (record: Readonly<ExecutionRecord>, ms: number) => {
       executions.inc({ flow: record.flow, status: record.status });
       executionDuration.observe({ flow: record.flow, status: record.status }, ms / 1000);
+    }),
+    // A waiting execution cancelled by id ends without a drive: counted, with no drive duration.
+    executionCancelled: guard('executionCancelled', (record: Readonly<ExecutionRecord>) => {
+      executions.inc({ flow: record.flow, status: 'cancelled' });
     }),
     stepEnded: guard('stepEnded', (event: StepEndedEvent) => {
       stepDuration.observe({ node_type: event.node_type, status: event.status }, event.ms / 1000);

@@ -1,4 +1,5 @@
-// `leadflow executions list | show ID | replay ID`: the execution history in the database.
+// `leadflow executions list | show ID | replay ID | cancel ID`: the execution history in the database
+// (cancel: ./executions-cancel.ts).
 import type { Command } from 'commander';
 import type { Database } from '../../adapters/db/database.js';
 import { DbExecutionStore } from '../../adapters/db/execution-store.js';
@@ -19,6 +20,7 @@ import { openRuntime } from '../runtime.js';
 import { printTrace, traceJson } from '../trace.js';
 import { openMigratedDatabase } from './migrate.js';
 import { exitCodeOf } from './run.js';
+import { registerExecutionsCancel } from './executions-cancel.js';
 import { MemoryKeyValue } from '../../adapters/kv/memory-key-value.js';
 
 /** Default and largest `list --limit`. */
@@ -193,7 +195,7 @@ async function withStore<T>(fn: (store: DbExecutionStore, db: Database) => Promi
 }
 
 export function registerExecutions(program: Command): void {
-  const executions = program.command('executions').description('execution history in the database: list, show ID, replay ID');
+  const executions = program.command('executions').description('execution history in the database: list, show ID, replay ID, cancel ID');
 
   executions
     .command('list')
@@ -252,4 +254,6 @@ export function registerExecutions(program: Command): void {
         await runtime.close();
       }
     });
+
+  registerExecutionsCancel(executions);
 }

@@ -4,6 +4,8 @@
 // it accepts `Authorization: Bearer <token>` or the session cookie `lf_session` (non-GET requests with
 // the cookie also need `X-CSRF-Token`). Timestamps are ISO 8601 strings (UTC), or null when unset.
 // Errors are ApiError with 400 (bad input), 401 (not signed in), 403 (CSRF / Origin), 404 (unknown id).
+// The executions endpoints' bodies are engine/triggers/admin-api-types.ts.
+import type { ExecutionStatus } from '../../engine/types.js';
 
 /** A clinic as the console lists it (`clinicas_com_atendentes`). */
 export interface ClinicSummary {
@@ -84,8 +86,8 @@ export interface ExecutionSummary {
   id: string;
   /** The flow's name, e.g. `agent`. */
   flow: string;
-  /** running, waiting, succeeded, failed, stopped or cancelled. */
-  status: string;
+  /** running, waiting, success, failed, stopped or cancelled. */
+  status: ExecutionStatus;
   /** When it was created. */
   started_at: string;
   /** When it finished, or null while unfinished. */
@@ -125,8 +127,8 @@ export interface LeadActionRequest {
 export interface LeadActionResponse {
   /** The `lead-action` execution that did it. */
   execution_id: string;
-  /** That execution's final status (`succeeded` when the action took effect). */
-  status: string;
+  /** That execution's status (`success` when the action took effect). */
+  status: ExecutionStatus;
   /** The lead after the action, or null after `erase`. */
   lead: LeadSummary | null;
 }

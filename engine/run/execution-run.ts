@@ -17,12 +17,14 @@
 //  7. save     (save)          - the execution record is saved after every step, before the next one
 //                starts; after a read-only node (NodeDefinition.readOnly: computes, branches or reads) it
 //                is saved with the next step instead, since running such a step again after a crash is harmless.
-// Cancellation: an execution with a key can be cancelled in the store by any process. Its saves
-// keep what the step recorded (the store keeps the cancellation, ExecutionStore.update); after each
-// save the run reads the status back (RunHost.isCancelled) and throws a CancelSignal before the next
-// step. The drive's first step, and every step that follows a read-only one (not saved), ask the
-// store first. So a step already running finishes and its result is kept; no step starts after the
-// cancel is stored.
+// Cancellation: an execution can be cancelled in the store by any process. Its saves keep what the
+// step recorded (the store keeps the cancellation, ExecutionStore.update). For an execution with a
+// key, after each save the run reads the status back (RunHost.isCancelled) and throws a CancelSignal
+// before the next step; the drive's first step, and every step that follows a read-only one (not
+// saved), ask the store first. So a step already running finishes and its result is kept; no step
+// starts after the cancel is stored. Any execution also stops before its next step once the host
+// says it was told of the cancel (RunHost.cancelNoticed: cancelled by id in this process, or its
+// lease found lost to a cancel).
 // Suspension (wait) and stop are signals thrown through the walk to the engine (passOn). So is an
 // unreachable database or Redis: not the step's failure, the execution parks and the step runs again
 // later (parkForOutage), without spending its retries or on_error.
@@ -91,6 +93,8 @@ export interface RunHost {
   save(record: ExecutionRecord): Promise<void>;
   /** Whether the store holds the execution cancelled; asked after each save and before a step with effects, for executions with a key only. Optional. */
   isCancelled?(id: string): Promise<boolean>;
+  /** Whether this process was told the execution is cancelled in the store (any execution, key or not); asked before each step. Optional. */
+  cancelNoticed?(id: string): boolean;
   /** NodeContext.startFlow of a step of `parent`: starts (or, in a dry run, only resolves the key of) the flow. */
   startFlow?(parent: ExecutionRecord, flow: string, input: JsonValue, options: StartFlowOptions): Promise<StartedFlow>;
   /** NodeContext.cancelFlow of a step of `parent` (in a dry run: cancels nothing, resolves to null). */
@@ -261,13 +265,16 @@ export class ExecutionRun {
   }
 
   /**
-   * Throws CancelSignal when the store holds this execution cancelled: known from the last save, or
-   * asked before the drive's first step and before one that follows an unsaved read-only step. Only
-   * executions with a key can be cancelled; others never ask.
+   * Throws CancelSignal when the store holds this execution cancelled: told by the host
+   * (cancelNoticed), known from the last save, or asked before the drive's first step and before one
+   * that follows an unsaved read-only step. Only executions with a key ask the store; others learn it
+   * from the host.
    */
   private async throwIfCancelled(): Promise<void> {
+    if (!this.cancelled && this.host.cancelNoticed?.(this.record.id)) this.cancelled = true;
+    if (this.cancelled) throw new CancelSignal(this.record.id);
     if (this.record.concurrency_key === undefined) return;
-    if (!this.cancelled && this.unchecked && this.host.isCancelled) {
+    if (this.unchecked && this.host.isCancelled) {
       this.unchecked = false;
       this.cancelled = await this.host.isCancelled(this.record.id);
     }

@@ -71,19 +71,28 @@ export class Leases {
 
   /**
    * Renews the lease on `record` every third of the lease life (at least every 50 ms) until the
-   * returned function is called. Does nothing when the store has no leases. A lost lease (while
-   * `stillDriven()` holds, unless the execution was cancelled) and a failed renewal are logged at
-   * warn, never thrown.
+   * returned function is called. Does nothing when the store has no leases. A lease lost to a cancel
+   * (the store holds the execution cancelled) calls `onCancelled`; any other lost lease (while
+   * `stillDriven()` holds) and a failed renewal are logged at warn, never thrown.
    */
-  keepRenewed(store: ExecutionStore, record: ExecutionRecord, logger: Logger, stillDriven: () => boolean): () => void {
+  keepRenewed(
+    store: ExecutionStore,
+    record: ExecutionRecord,
+    logger: Logger,
+    stillDriven: () => boolean,
+    onCancelled?: () => void,
+  ): () => void {
     const renewLease = store.renewLease?.bind(store);
     if (!renewLease) return () => undefined;
     const renew = () =>
       renewLease(record.id, this.fresh()).then(
         async (kept) => {
           if (kept || !stillDriven()) return;
-          // Cancelled meanwhile (it holds no lease then): it ends after the step it is in.
-          if (record.concurrency_key !== undefined && (await store.get(record.id).catch(() => undefined))?.status === 'cancelled') return;
+          // Cancelled meanwhile, in any process (it holds no lease then): it ends after the step it is in.
+          if ((await store.get(record.id).catch(() => undefined))?.status === 'cancelled') {
+            onCancelled?.();
+            return;
+          }
           logger.warn(
             { execution: record.id, flow: record.flow },
             'lost the lease on a running execution (another process may take it over)',

@@ -32,7 +32,8 @@
 //
 // Every other member of the wrapped store (list, get, leases ...) is the wrapped store's own,
 // unchanged, so the decorator can stand wherever the store stood; `prune`, when it has one, also
-// settles the ledger as said above.
+// settles the ledger as said above, and so do `cancelById` and `cancelByKey` for the executions they
+// cancelled (a cancel ends an execution without writing its record through this decorator).
 import { randomUUID } from 'node:crypto';
 import { isFinalStatus } from '../statuses.js';
 import type { ExecutionRecord } from '../types.js';
@@ -61,6 +62,8 @@ export interface ErasingStoreOptions {
 const DEFAULT_TTL_MS = 24 * 60 * 60 * 1000;
 /** Store methods that write a record given as their first argument. */
 const RECORD_WRITES = ['insert', 'update', 'insertLeased', 'insertReplacing'] as const;
+type CancelById = NonNullable<ExecutionStore['cancelById']>;
+type CancelByKey = NonNullable<ExecutionStore['cancelByKey']>;
 /** Most ancestors looked up for a record of a child execution (a guard against a cycle of parent ids). */
 const MAX_DEPTH = 32;
 
@@ -182,6 +185,17 @@ class Erasures {
     return true;
   }
 
+  /**
+   * After executions were cancelled in the store (a final status written without a record: nothing
+   * went through `write`): settles the live ledger entries naming one of them, so an erasure that
+   * spared a waiting execution scrubs it now rather than at the next prune.
+   */
+  async afterCancel(ids: readonly string[]): Promise<void> {
+    if (!this.ledger || ids.length === 0) return;
+    for (const entry of await this.ledger.liveErasures(this.now()))
+      if (entry.execution_ids.some((id) => ids.includes(id))) await this.settle(entry);
+  }
+
   /** Settles every live ledger entry (see `settle`); returns how many were deleted. */
   async settleAll(): Promise<number> {
     if (!this.ledger) return 0;
@@ -238,7 +252,7 @@ class Erasures {
 
 /**
  * `inner` with erasure: writes (insert, update, insertLeased, insertReplacing) go through the armed erasures and the
- * ledger, `eraseExecutions` arms one and `prune` (when `inner` has it) settles the ledger too.
+ * ledger, `eraseExecutions` arms one, and `cancelById`, `cancelByKey` and `prune` (when `inner` has them) settle the ledger too.
  * Everything else is `inner`'s.
  */
 export function withErasure<S extends ExecutionStore & PayloadEraser>(inner: S, options: ErasingStoreOptions = {}): S & ExecutionEraser {
@@ -250,8 +264,27 @@ export function withErasure<S extends ExecutionStore & PayloadEraser>(inner: S, 
   type Write = (record: ExecutionRecord, ...rest: unknown[]) => Promise<unknown>;
   for (const name of RECORD_WRITES) {
     if (typeof Reflect.get(inner, name, inner) !== 'function') continue;
-    own[name] = (record: ExecutionRecord, ...rest: unknown[]) =>
-      erasures.write(record, (out) => (Reflect.get(inner, name, inner) as Write).call(inner, out, ...rest));
+    own[name] = async (record: ExecutionRecord, ...rest: unknown[]) => {
+      const result = await erasures.write(record, (out) => (Reflect.get(inner, name, inner) as Write).call(inner, out, ...rest));
+      // insertReplacing resolves to the ids it cancelled.
+      if (name === 'insertReplacing' && Array.isArray(result)) await erasures.afterCancel(result as string[]);
+      return result;
+    };
+  }
+  // Cancels end executions without a write: the ledger entries naming them are settled after.
+  if (typeof Reflect.get(inner, 'cancelById', inner) === 'function') {
+    own.cancelById = async (id: string, reason: string) => {
+      const from: unknown = await (Reflect.get(inner, 'cancelById', inner) as CancelById).call(inner, id, reason);
+      if (from !== undefined) await erasures.afterCancel([id]);
+      return from;
+    };
+  }
+  if (typeof Reflect.get(inner, 'cancelByKey', inner) === 'function') {
+    own.cancelByKey = async (flow: string, key: string, reason: string) => {
+      const ids = await (Reflect.get(inner, 'cancelByKey', inner) as CancelByKey).call(inner, flow, key, reason);
+      await erasures.afterCancel(ids);
+      return ids;
+    };
   }
   // Pruning (serve, hourly): also ends the ledger entries whose executions have all ended.
   if (typeof Reflect.get(inner, 'prune', inner) === 'function') {

@@ -38,7 +38,7 @@ export interface ExecutionStore {
   insert(record: ExecutionRecord): Promise<void>;
   /**
    * Replaces the stored record of `record.id` with `record`, whole, except when the stored one is
-   * `cancelled` (cancelByKey, insertReplacing may have done it in any process): its status, stop
+   * `cancelled` (cancelByKey, cancelById, insertReplacing may have done it in any process): its status, stop
    * reason, `replaced_by` and `finished_at` are then kept, only what its run recorded (steps,
    * outbound calls, vars, output, response, started and cancelled flows) is written. The driving
    * process reads the record back after writing it (executions with a key only) to stop.
@@ -98,7 +98,18 @@ export interface ExecutionStore {
    * Resolves to the ids cancelled (empty when none).
    */
   cancelByKey?(flow: string, key: string, reason: string): Promise<string[]>;
+  /**
+   * Atomically, even across processes: cancels the execution `id` when it is running or waiting
+   * (status `cancelled`, `reason` as stop reason, `finished_at` now, no wake time, no lease), with
+   * the guarantees of cancelByKey: a claim racing with it never takes it once cancelled, and a
+   * running one is stopped by its driving process (see update). Resolves to the status it was
+   * cancelled from, or undefined when nothing was cancelled (no such id, or another status).
+   */
+  cancelById?(id: string, reason: string): Promise<CancelledFrom | undefined>;
 }
+
+/** The statuses an execution can be cancelled from (ExecutionStore.cancelById). */
+export type CancelledFrom = 'running' | 'waiting';
 
 /** One stored flow version. */
 export interface StoredFlowVersion {

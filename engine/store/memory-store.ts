@@ -1,5 +1,13 @@
 import type { ExecutionRecord } from '../types.js';
-import type { ClaimResult, ExecutionStore, Lease, ListOptions, RunningExecution, StoredFlowVersion } from './execution-store.js';
+import type {
+  CancelledFrom,
+  ClaimResult,
+  ExecutionStore,
+  Lease,
+  ListOptions,
+  RunningExecution,
+  StoredFlowVersion,
+} from './execution-store.js';
 import {
   CompiledErasure,
   type Erasure,
@@ -56,19 +64,33 @@ export class MemoryExecutionStore implements ExecutionStore, PayloadEraser {
     return this.cancelUnfinished(flow, key, reason);
   }
 
+  /** Synchronous, so atomic here: a claim never sees it half done. */
+  async cancelById(id: string, reason: string): Promise<CancelledFrom | undefined> {
+    const r = this.records.get(id);
+    if (r?.status !== 'running' && r?.status !== 'waiting') return undefined;
+    const from = r.status;
+    this.markCancelled(r, reason, new Date().toISOString());
+    return from;
+  }
+
   /** Cancels the running and waiting executions of `flow` under `key`; synchronous, so atomic here. */
   private cancelUnfinished(flow: string, key: string, reason: string, replacedBy?: string): string[] {
     const now = new Date().toISOString();
     const ids: string[] = [];
     for (const r of this.records.values()) {
       if (r.flow !== flow || r.concurrency_key !== key || (r.status !== 'running' && r.status !== 'waiting')) continue;
-      Object.assign(r, { status: 'cancelled', stop_reason: reason, finished_at: now, updated_at: now });
-      delete r.wake_at;
-      if (replacedBy !== undefined) r.replaced_by = replacedBy;
-      this.leases.delete(r.id);
+      this.markCancelled(r, reason, now, replacedBy);
       ids.push(r.id);
     }
     return ids;
+  }
+
+  /** The stored record `r` cancelled at `now` (ISO): status, stop reason, finished, no wake time, no lease. */
+  private markCancelled(r: ExecutionRecord, reason: string, now: string, replacedBy?: string): void {
+    Object.assign(r, { status: 'cancelled', stop_reason: reason, finished_at: now, updated_at: now });
+    delete r.wake_at;
+    if (replacedBy !== undefined) r.replaced_by = replacedBy;
+    this.leases.delete(r.id);
   }
 
   async get(id: string): Promise<ExecutionRecord | undefined> {

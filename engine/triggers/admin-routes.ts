@@ -9,11 +9,16 @@
 //        real:    a new execution with the recorded trigger, on this engine; 202 {execution_id, replay_of}
 //        dry run: through the host's `dryRun` hook (nothing leaves, database changes rolled back, the
 //                 record kept in memory only); 200 {replay_of, execution: <finished record>}
+//   POST /admin/executions/:id/cancel  optional body {reason?: 1..200 characters}
+//        a running or waiting execution cancelled (Engine.cancelExecution) in whatever process holds
+//        it; 200 {id, status: 'cancelled'}; 404 unknown id; 409 in another status (named in the error)
+// Bodies and answers are typed in admin-api-types.ts (shared with the console).
 //
 // Per request: the host's headers -> the host's routes before authentication (e.g. signing in) ->
 // bearer (401, constant time; `WWW-Authenticate: Bearer`), or when there is none the host's
 // `authorize` hook (e.g. a session cookie; it may refuse with 401/403) -> the host's routes -> route (404) -> for the
-// replay: content type JSON when a body is sent (415), 1 MiB (413), JSON (400), `{dry_run?: boolean}` (422).
+// replay and the cancel: content type JSON when a body is sent (415), 1 MiB (413), JSON (400), then
+// `{dry_run?: boolean}` / `{reason?: string}` (422).
 // Errors are `{"error", "details"}` like the webhooks'; the recorded trigger never held a credential
 // (secret headers dropped, a credential in the body masked by its auth mode), so a replay runs on the recorded `trigger.auth`.
 import express, { type Express, type Request, type RequestHandler, type Response, type Router } from 'express';
@@ -24,7 +29,14 @@ import type { Logger } from '../run/execution-run.js';
 import { FLOW_VERSION_PREFIX } from '../store/execution-store.js';
 import { schemaProblems } from '../run/param-validator.js';
 import { EXECUTION_STATUSES, isExecutionStatus } from '../statuses.js';
-import type { ExecutionRecord, ExecutionStatus, JsonValue } from '../types.js';
+import type { ExecutionRecord, ExecutionStatus } from '../types.js';
+import type {
+  CancelExecutionResponse,
+  DryRunReplayResponse,
+  ExecutionListItem,
+  ExecutionListResponse,
+  ReplayStartedResponse,
+} from './admin-api-types.js';
 import { recordedTriggerInput } from './trigger-input.js';
 import { parseJson } from './webhook-pipeline.js';
 
@@ -77,7 +89,7 @@ function bearerMatches(header: string | undefined, token: string): boolean {
 }
 
 /** One line of the list: what `leadflow executions list` shows, as JSON (`duration_ms`: from `created_at` to `finished_at`, or to `updated_at` while unfinished). */
-export function executionSummary(r: ExecutionRecord): Record<string, JsonValue> {
+export function executionSummary(r: ExecutionRecord): ExecutionListItem {
   const end = r.finished_at ?? r.updated_at;
   return {
     id: r.id,
@@ -171,7 +183,7 @@ function listExecutions({ engine, sendError }: AdminRouteContext): RequestHandle
       ...(version ? { version } : {}),
       ...(containing ? { containing: [containing] } : {}),
     });
-    res.json({ executions: records.map(executionSummary) });
+    res.json({ executions: records.map(executionSummary) } satisfies ExecutionListResponse);
   };
 }
 
@@ -184,8 +196,8 @@ function getExecution({ engine, sendError }: AdminRouteContext): RequestHandler 
   };
 }
 
-/** The replay's optional body: 415 unless JSON when one is sent; 413 over the limit (error handler). */
-function readReplayBody(ctx: AdminRouteContext): RequestHandler {
+/** An optional body (replay, cancel): 415 unless JSON when one is sent; 413 over the limit (error handler). */
+function readOptionalBody(ctx: AdminRouteContext): RequestHandler {
   const read = express.raw({ type: () => true, limit: ctx.bodyLimit });
   return (req, res, next) => {
     const hasBody = Number(req.header('content-length') ?? 0) > 0 || req.header('transfer-encoding') !== undefined;
@@ -240,7 +252,7 @@ function replayDryRun({ logger, admin, sendError }: AdminRouteContext): RequestH
       { execution: record.id, flow: record.flow, replay_of: original.id, dry_run: true, status: record.status },
       'execution replayed (dry run)',
     );
-    res.status(200).json({ replay_of: original.id, execution: record as unknown as JsonValue });
+    res.status(200).json({ replay_of: original.id, execution: record } satisfies DryRunReplayResponse);
   };
 }
 
@@ -257,7 +269,47 @@ function replayForReal({ engine, logger, sendError }: AdminRouteContext): Reques
       throw err;
     }
     logger.info({ execution: handle.id, flow: original.flow, replay_of: original.id, dry_run: false }, 'execution replayed');
-    res.status(202).json({ execution_id: handle.id, replay_of: original.id });
+    res.status(202).json({ execution_id: handle.id, replay_of: original.id } satisfies ReplayStartedResponse);
+  };
+}
+
+/** Longest `reason` of a cancel, characters. */
+const MAX_CANCEL_REASON_LENGTH = 200;
+/** The stop reason of a cancel without one. */
+const DEFAULT_CANCEL_REASON = 'cancelled by an operator';
+
+/** The cancel's optional body `{reason?: string}` (1..MAX_CANCEL_REASON_LENGTH characters); 400 bad JSON, 422 anything else. */
+function parseCancelBody({ sendError }: AdminRouteContext): RequestHandler {
+  return (req, res, next) => {
+    const parsed = parseJson(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
+    if ('problems' in parsed) return sendError(res, 400, 'invalid JSON', parsed.problems);
+    const body = parsed.body;
+    if (!body || typeof body !== 'object' || Array.isArray(body))
+      return sendError(res, 422, 'invalid input', [{ path: '(body)', message: 'must be an object' }]);
+    const problems: Array<{ path: string; message: string }> = [];
+    for (const name of Object.keys(body)) if (name !== 'reason') problems.push({ path: name, message: 'is not a known field' });
+    const reason = body.reason;
+    if (reason !== undefined && (typeof reason !== 'string' || reason.length < 1 || reason.length > MAX_CANCEL_REASON_LENGTH))
+      problems.push({ path: 'reason', message: `must be a text of 1 to ${MAX_CANCEL_REASON_LENGTH} characters` });
+    if (problems.length > 0) return sendError(res, 422, 'invalid input', problems);
+    res.locals.cancelReason = typeof reason === 'string' ? reason : DEFAULT_CANCEL_REASON;
+    next();
+  };
+}
+
+/** Cancels a running or waiting execution: 200 `{id, status}`; 404 unknown id; 409 in another status. */
+function cancelExecution({ engine, sendError }: AdminRouteContext): RequestHandler {
+  return async (req, res) => {
+    const id = String(req.params.id);
+    const outcome = await engine.cancelExecution(id, res.locals.cancelReason as string);
+    if (!outcome.record) return sendError(res, 404, 'no such execution');
+    if (!outcome.cancelled) {
+      const status = outcome.record.status;
+      return sendError(res, 409, `execution is ${status}: only a running or waiting execution can be cancelled`, [
+        { path: 'status', message: status },
+      ]);
+    }
+    res.json({ id, status: 'cancelled' } satisfies CancelExecutionResponse);
   };
 }
 
@@ -284,12 +336,13 @@ export function adminRouter(ctx: AdminRouteContext): Router {
   router.get('/executions/:id', getExecution(ctx));
   router.post(
     '/executions/:id/replay',
-    readReplayBody(ctx),
+    readOptionalBody(ctx),
     parseReplayOptions(ctx),
     loadReplayable(ctx),
     replayDryRun(ctx),
     replayForReal(ctx),
   );
+  router.post('/executions/:id/cancel', readOptionalBody(ctx), parseCancelBody(ctx), cancelExecution(ctx));
   router.use((req: Request, res: Response) => ctx.sendError(res, 404, `no admin route ${req.method} ${req.originalUrl.split('?')[0]}`));
   return router;
 }

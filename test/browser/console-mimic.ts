@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import express from 'express';
 import type { LeadResponse, LeadsResponse, LeadSummary } from '../../cli/console/api-types.js';
+import type { ExecutionRecord } from '../../engine/types.js';
 
 export const distDir = join(import.meta.dirname, '..', '..', 'dist', 'console');
 export const TOKEN = 'the-right-token';
@@ -16,6 +17,11 @@ const CSRF = 'csrf-1';
 const CSP = "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
 const at = (minutes: number) => new Date(Date.now() + minutes * 60_000).toISOString();
+/** `ms` after the execution below was created (ten minutes ago). */
+const ran = (() => {
+  const created = Date.now() - 10 * 60_000;
+  return (ms: number) => new Date(created + ms).toISOString();
+})();
 
 export const leadMaria: LeadSummary = {
   id: 7,
@@ -77,7 +83,7 @@ export const leadPage: LeadResponse = {
   ],
 };
 
-export const execution = {
+export const execution: ExecutionRecord = {
   id: 'exec-1',
   flow: 'agent',
   status: 'success',
@@ -92,7 +98,7 @@ export const execution = {
       params: { phone: '5511987654321' },
       output: { e164: '+5511987654321' },
       attempt: 1,
-      started_at: at(-10),
+      started_at: ran(0),
       ms: 2,
     },
     {
@@ -103,7 +109,7 @@ export const execution = {
       params: { model: 'gpt' },
       output: { text: 'A avaliação é gratuita.' },
       attempt: 2,
-      started_at: at(-10),
+      started_at: ran(2),
       ms: 1840,
     },
     {
@@ -114,16 +120,16 @@ export const execution = {
       params: { to: '5511987654321' },
       error: { name: 'HttpError', message: 'gateway 502', status: 502 },
       attempt: 3,
-      started_at: at(-10),
+      started_at: ran(1842),
       ms: 420,
     },
   ],
   outbound: [],
   dry_run: false,
   flow_version: 'abc123def456',
-  created_at: at(-10),
-  updated_at: at(-9),
-  finished_at: at(-9),
+  created_at: ran(0),
+  updated_at: ran(2262),
+  finished_at: ran(2262),
 };
 
 export interface ConsoleMimic {

@@ -141,15 +141,21 @@ describe.skipIf(!available)('console sign-in in Chromium', () => {
     const steps = page.locator('ol.steps > li');
     expect(await steps.count()).toBe(3);
     expect(await steps.nth(1).textContent()).toContain('2 tentativas');
-    // Widths are set through the CSSOM (allowed by the CSP, unlike a style attribute in the HTML).
-    const widths = await page
-      .locator('.bar')
-      .evaluateAll((bars) =>
-        bars.map((bar) => Number.parseFloat(/width:\s*([\d.]+)%/.exec(bar.getAttribute('style') ?? '')?.[1] ?? 'NaN')),
-      );
-    expect(widths[0]).toBe(0.5);
-    expect(widths[1]).toBe(100);
-    expect(widths[2]).toBeCloseTo((420 / 1840) * 100, 2);
+    // A waterfall on one axis (0 to 2262 ms): each bar placed by its start and sized by its duration,
+    // through the CSSOM (allowed by the CSP, unlike a style attribute in the HTML).
+    const bars = await page.locator('.wf-bar').evaluateAll((found) =>
+      found.map((bar) => {
+        const style = bar.getAttribute('style') ?? '';
+        const read = (name: string) => Number.parseFloat(new RegExp(`(?:^|;)\\s*${name}:\\s*([\\d.]+)%`).exec(style)?.[1] ?? 'NaN');
+        return { left: read('left'), width: read('width') };
+      }),
+    );
+    expect(bars[0]).toEqual({ left: 0, width: 0.5 });
+    expect(bars[1]!.left).toBeCloseTo((2 / 2262) * 100, 2);
+    expect(bars[1]!.width).toBeCloseTo((1840 / 2262) * 100, 2);
+    expect(bars[2]!.left).toBeCloseTo((1842 / 2262) * 100, 2);
+    expect(bars[2]!.left + bars[2]!.width).toBeCloseTo(100, 2);
+    expect(await page.getByText('Tempo total: 2,3 s').count()).toBe(1);
     expect(await steps.nth(2).locator('details[open] pre').textContent()).toContain('"message": "gateway 502"');
     await steps.nth(1).getByText('Saída').click();
     expect(await steps.nth(1).locator('details[open] pre').textContent()).toContain('"text": "A avaliação é gratuita."');

@@ -437,6 +437,31 @@ export function erasureContract(open: () => ErasableStore, options: ErasureContr
     expect(await inner.liveErasures!(0)).toEqual([]);
   });
 
+  it('a spared execution cancelled (by id, by key, or replaced) in another process is scrubbed at once and the entry settles', async () => {
+    for (const how of ['id', 'key', 'replaced'] as const) {
+      const inner = open();
+      const a = withErasure(inner);
+      const parked = leadRecord(`parked-${how}`, 'waiting', { wake_at: 1_900_000_000_000, concurrency_key: `k-${how}`, flow: 'followup' });
+      await a.insert(parked);
+      await a.insert(leadRecord(`eraser-${how}`, 'running'));
+      expect(await a.eraseExecutions(`eraser-${how}`, erasure())).toEqual({ erased: 1, pending: 1 });
+      await a.update(leadRecord(`eraser-${how}`, 'success'));
+      expect(holdsPhone(await inner.get(parked.id))).toBe(true);
+      // The cancel writes no record through the decorator: the erasing store settles the entry after it.
+      const b = withErasure(peer(inner));
+      if (how === 'id') expect(await b.cancelById!(parked.id, 'not needed')).toBe('waiting');
+      else if (how === 'key') expect(await b.cancelByKey!('followup', `k-${how}`, 'not needed')).toEqual([parked.id]);
+      else {
+        const newer = rec(`newer-${how}`, 'waiting', { flow: 'followup', concurrency_key: `k-${how}` });
+        expect(await b.insertReplacing!(newer)).toEqual([parked.id]);
+      }
+      const cancelled = (await inner.get(parked.id))!;
+      expect(cancelled.status).toBe('cancelled');
+      expect(holdsPhone(cancelled)).toBe(false);
+      expect(await ledger(inner)).toEqual([]);
+    }
+  });
+
   it('executions.erase in a running flow: earlier executions and this one (what it records after the step too) are erased; a dry run erases nothing', async () => {
     const store = withErasure(open());
     const engine = makeEngine(

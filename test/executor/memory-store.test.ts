@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryExecutionStore } from '../../engine/store/memory-store.js';
-import { expectContainingFilter, storeRecord } from '../helpers/execution-records.js';
+import { expectCancelById, expectContainingFilter, storeRecord } from '../helpers/execution-records.js';
 
 const rec = storeRecord;
 
@@ -28,6 +28,10 @@ describe('MemoryExecutionStore', () => {
 
   it('lists only the records whose trigger, vars or key contain one of the texts, newest first, within the limit', async () => {
     await expectContainingFilter(new MemoryExecutionStore());
+  });
+
+  it('cancels one running or waiting execution by id; leaves the others alone; a claim never takes it after', async () => {
+    await expectCancelById(new MemoryExecutionStore());
   });
 
   it('lists records created in the same millisecond newest-inserted first', async () => {

@@ -56,3 +56,41 @@ export async function expectContainingFilter(s: ExecutionStore): Promise<void> {
   expect(await ids(['', 'nowhere'])).toEqual([]);
   expect((await ids([])).length).toBe(5);
 }
+
+/**
+ * ExecutionStore.cancelById, the same on every store: a waiting and a running execution are
+ * cancelled (status, stop reason, finished_at, no wake time), resolving to the status they had; a
+ * final one, a cancelled one and an unknown id are left alone (undefined); a claim never takes a
+ * cancelled one, and a write of it by its driver keeps the cancellation.
+ */
+export async function expectCancelById(s: ExecutionStore): Promise<void> {
+  const wakeAt = Date.now() + 60_000;
+  await s.insert(storeRecord('waits', 'followup', 'waiting', 1, { wake_at: wakeAt }));
+  await s.insert(storeRecord('runs', 'agent', 'running', 2));
+  await s.insert(storeRecord('done', 'agent', 'success', 3, { finished_at: new Date(RECORDS_BASE_MS + 3).toISOString() }));
+  expect(await s.cancelById!('waits', 'not needed any more')).toBe('waiting');
+  expect(await s.cancelById!('runs', 'stop it')).toBe('running');
+  expect(await s.cancelById!('done', 'late')).toBeUndefined();
+  expect(await s.cancelById!('waits', 'twice')).toBeUndefined();
+  expect(await s.cancelById!('nobody', 'x')).toBeUndefined();
+
+  const waits = (await s.get('waits'))!;
+  expect(waits).toMatchObject({ status: 'cancelled', stop_reason: 'not needed any more' });
+  expect(waits.wake_at).toBeUndefined();
+  expect(Date.parse(waits.finished_at!)).toBeGreaterThan(Date.now() - 60_000);
+  expect(waits.replaced_by).toBeUndefined();
+  expect((await s.get('runs'))!).toMatchObject({ status: 'cancelled', stop_reason: 'stop it' });
+  expect((await s.get('done'))!).toMatchObject({ status: 'success' });
+  expect((await s.get('done'))!.stop_reason).toBeUndefined();
+  expect((await s.listWaiting()).map((w) => w.id)).not.toContain('waits');
+
+  if (s.claim) expect(await s.claim('waits', { owner: 'me', until: Date.now() + 30_000 })).toEqual({});
+  // The driver of the running one writes it again (a step it finished): its cancellation stays.
+  const runs = (await s.get('runs'))!;
+  const step = { key: 's', id: 's', type: 'set', status: 'success' as const, attempt: 1, started_at: runs.created_at, ms: 1 };
+  await s.update({ ...runs, status: 'waiting', wake_at: wakeAt, steps: [step] });
+  const written = (await s.get('runs'))!;
+  expect(written).toMatchObject({ status: 'cancelled', stop_reason: 'stop it' });
+  expect(written.wake_at).toBeUndefined();
+  expect(written.steps.map((x) => x.id)).toEqual(['s']);
+}

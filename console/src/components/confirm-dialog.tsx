@@ -9,6 +9,8 @@ interface ConfirmDialogProps {
   title: string;
   text: string;
   confirmLabel: string;
+  /** The button that closes it without acting; default "Cancelar". */
+  cancelLabel?: string;
   danger?: boolean;
   busy?: boolean;
   /** The digits the user must type, and the field's label. */
@@ -17,7 +19,7 @@ interface ConfirmDialogProps {
   onCancel: () => void;
 }
 
-export function ConfirmDialog({ title, text, confirmLabel, danger, busy, typed, onConfirm, onCancel }: ConfirmDialogProps) {
+export function ConfirmDialog({ title, text, confirmLabel, cancelLabel, danger, busy, typed, onConfirm, onCancel }: ConfirmDialogProps) {
   const dialog = useRef<HTMLDialogElement>(null);
   const [entry, setEntry] = useState('');
   useEffect(() => {
@@ -57,7 +59,7 @@ export function ConfirmDialog({ title, text, confirmLabel, danger, busy, typed, 
         ) : null}
         <div class="dialog-actions">
           <button type="button" class="button" onClick={onCancel} disabled={busy}>
-            {t.common.cancel}
+            {cancelLabel ?? t.common.cancel}
           </button>
           <button type="submit" class={danger ? 'button button-danger' : 'button button-primary'} disabled={!matches || busy}>
             {busy ? t.lead.working : confirmLabel}

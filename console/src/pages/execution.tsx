@@ -1,11 +1,20 @@
-// One execution (GET /admin/executions/:id): what it ran on, when, how it ended, its steps, and
-// the buttons to replay it (POST /admin/executions/:id/replay: 202 -> open the new execution) or
-// replay it as a dry run (?dry_run=1: 200 with the finished record, shown below, kept nowhere).
+// One execution (GET /admin/executions/:id): what it ran on, when, how it ended, its steps as a
+// waterfall, and the buttons to replay it (POST /admin/executions/:id/replay: 202 -> open the new
+// execution), replay it as a dry run (?dry_run=1: 200 with the finished record, shown below, kept
+// nowhere) and, while it is running or waiting, cancel it after a confirmation
+// (POST /admin/executions/:id/cancel: 200 -> the page loads it again, now cancelled).
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, describeFailure } from '../api/client.js';
-import type { DryRunReplay, ExecutionView, ReplayStarted } from '../api/execution-types.js';
+import type {
+  CancelExecutionResponse,
+  DryRunReplayResponse,
+  ExecutionRecord,
+  ExecutionResponse,
+  ReplayStartedResponse,
+} from '../api/execution-types.js';
 import { StatusBadge } from '../components/badges.js';
+import { ConfirmDialog } from '../components/confirm-dialog.js';
 import { LoadError, Loading, Notice } from '../components/feedback.js';
 import { JsonBlock } from '../components/json-block.js';
 import { Link } from '../components/link.js';
@@ -16,8 +25,8 @@ import { navigate, paths } from '../router.js';
 import { useResource } from '../use-resource.js';
 
 export function ExecutionPage({ id }: { id: string }) {
-  const resource = useResource(() => api<ExecutionView>('GET', `/admin/executions/${encodeURIComponent(id)}`), [id]);
-  const [dryRun, setDryRun] = useState<ExecutionView | null>(null);
+  const resource = useResource(() => api<ExecutionResponse>('GET', `/admin/executions/${encodeURIComponent(id)}`), [id]);
+  const [dryRun, setDryRun] = useState<ExecutionRecord | null>(null);
   const dryRunSection = useRef<HTMLElement>(null);
   const flow = resource.data?.flow;
   useEffect(() => setDryRun(null), [id]);
@@ -35,7 +44,7 @@ export function ExecutionPage({ id }: { id: string }) {
       {resource.data ? (
         <>
           <ExecutionDetails execution={resource.data} headingLevel={1}>
-            <ReplayButtons key={id} id={id} onDryRun={setDryRun} />
+            <ExecutionActions key={id} id={id} status={resource.data.status} onDryRun={setDryRun} onChanged={resource.reload} />
           </ExecutionDetails>
           {dryRun ? (
             <section class="card dry-run" ref={dryRunSection} tabIndex={-1} aria-label={t.execution.dryRunResult}>
@@ -54,9 +63,9 @@ function ExecutionDetails({
   headingLevel,
   children,
 }: {
-  execution: ExecutionView;
+  execution: ExecutionRecord;
   headingLevel: 1 | 2;
-  /** Shown under the heading (the replay buttons). */
+  /** Shown under the heading (the replay and cancel buttons). */
   children?: ComponentChildren;
 }) {
   const end = execution.finished_at ?? execution.updated_at;
@@ -121,42 +130,90 @@ function ExecutionDetails({
       {execution.response ? <JsonBlock label={t.execution.response} value={execution.response} /> : null}
       {execution.output !== undefined ? <JsonBlock label={t.execution.output} value={execution.output} /> : null}
       <SubHeading class="section-title">{t.execution.steps}</SubHeading>
-      <StepList steps={execution.steps} />
+      <StepList execution={execution} />
     </>
   );
 }
 
-function ReplayButtons({ id, onDryRun }: { id: string; onDryRun: (record: ExecutionView) => void }) {
-  const [busy, setBusy] = useState(false);
+function ExecutionActions({
+  id,
+  status,
+  onDryRun,
+  onChanged,
+}: {
+  id: string;
+  status: ExecutionRecord['status'];
+  onDryRun: (record: ExecutionRecord) => void;
+  /** After a cancel: load the execution again. */
+  onChanged: () => void;
+}) {
+  const [busy, setBusy] = useState<'replay' | 'cancel' | null>(null);
+  const [confirming, setConfirming] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const [done, setDone] = useState<string | null>(null);
+  const path = `/admin/executions/${encodeURIComponent(id)}`;
   const replay = async (dry: boolean) => {
-    setBusy(true);
+    setBusy('replay');
     setError(null);
+    setDone(null);
     try {
-      const path = `/admin/executions/${encodeURIComponent(id)}/replay${dry ? '?dry_run=1' : ''}`;
       if (dry) {
-        const answer = await api<DryRunReplay>('POST', path);
+        const answer = await api<DryRunReplayResponse>('POST', `${path}/replay?dry_run=1`);
         onDryRun(answer.execution);
       } else {
-        const answer = await api<ReplayStarted>('POST', path);
+        const answer = await api<ReplayStartedResponse>('POST', `${path}/replay`);
         navigate(paths.execution(answer.execution_id));
       }
     } catch (failure) {
       setError(t.common.actionFailed(describeFailure(failure)));
     } finally {
-      setBusy(false);
+      setBusy(null);
     }
   };
+  const cancel = async () => {
+    setBusy('cancel');
+    setError(null);
+    try {
+      await api<CancelExecutionResponse>('POST', `${path}/cancel`, {});
+      setDone(t.execution.cancelled);
+    } catch (failure) {
+      setError(t.common.actionFailed(describeFailure(failure)));
+    } finally {
+      setBusy(null);
+      setConfirming(false);
+      // Cancelled, or not (e.g. it ended meanwhile): either way its status now is the server's.
+      onChanged();
+    }
+  };
+  const cancellable = status === 'waiting' || status === 'running';
   return (
     <section class="replay" aria-label={t.execution.replay}>
       <div class="button-row">
-        <button type="button" class="button button-primary" disabled={busy} onClick={() => replay(false)}>
-          {busy ? t.execution.replaying : t.execution.replay}
+        <button type="button" class="button button-primary" disabled={busy !== null} onClick={() => replay(false)}>
+          {busy === 'replay' ? t.execution.replaying : t.execution.replay}
         </button>
-        <button type="button" class="button" disabled={busy} onClick={() => replay(true)}>
+        <button type="button" class="button" disabled={busy !== null} onClick={() => replay(true)}>
           {t.execution.dryRunReplay}
         </button>
+        {cancellable ? (
+          <button type="button" class="button button-danger" disabled={busy !== null} onClick={() => setConfirming(true)}>
+            {busy === 'cancel' ? t.execution.cancelling : t.execution.cancel}
+          </button>
+        ) : null}
       </div>
+      {confirming ? (
+        <ConfirmDialog
+          title={t.execution.cancelTitle}
+          text={t.execution.cancelText}
+          confirmLabel={t.execution.cancelConfirm}
+          cancelLabel={t.execution.cancelKeep}
+          danger
+          busy={busy === 'cancel'}
+          onConfirm={cancel}
+          onCancel={() => setConfirming(false)}
+        />
+      ) : null}
+      {done ? <Notice kind="ok">{done}</Notice> : null}
       {error ? <Notice kind="error">{error}</Notice> : null}
     </section>
   );
