@@ -74,7 +74,16 @@ export function notifyObserver(observer: EngineObserver | undefined, logger: Log
 }
 
 /** The hooks of EngineObserver, by name. */
-const OBSERVER_HOOKS = ['flowsLoaded', 'flowMetrics', 'executionEnded', 'stepEnded', 'waitResumed'] as const;
+/** Every hook of EngineObserver (a Record, so a hook added to the interface but not here fails to compile). */
+const HOOK_SET: Record<keyof EngineObserver, true> = {
+  flowsLoaded: true,
+  flowMetrics: true,
+  executionEnded: true,
+  executionCancelled: true,
+  stepEnded: true,
+  waitResumed: true,
+};
+const OBSERVER_HOOKS = Object.keys(HOOK_SET) as Array<keyof EngineObserver>;
 
 /**
  * One observer telling each of `observers` in turn (the engine takes one; the host has several, e.g.
