@@ -111,6 +111,19 @@ export interface LeadResponse {
   lead: LeadDetail;
   messages: ChatMessageRow[];
   executions: ExecutionSummary[];
+  /** The latest handoff of the lead by the handoff endpoint (its newest successful `handoff` execution among `executions`), or null. */
+  handoff: LeadHandoff | null;
+}
+
+/** Why and how the lead was handed to the Hunter, as its `handoff` execution recorded it. */
+export interface LeadHandoff {
+  /** The handoff's `motivo`, or null when none was given. */
+  motivo: string | null;
+  /** The summary sent to the Hunter (`Resumo:`), or null when there was none (no conversation, or it failed). */
+  resumo: string | null;
+  /** When the handoff execution started (ISO 8601). */
+  at: string;
+  execution_id: string;
 }
 
 /** What `POST /admin/leads/:id/actions` can do; each is one execution of the flow `lead-action`. */

@@ -12,7 +12,7 @@ import type { Database } from '../../adapters/db/database.js';
 import { brazilianVariants } from '../../adapters/phones/brazilian-variants.js';
 import type { ExecutionStore } from '../../engine/store/execution-store.js';
 import type { ExecutionRecord } from '../../engine/types.js';
-import type { ChatMessageRow, ExecutionSummary, LeadResponse } from './api-types.js';
+import type { ChatMessageRow, ExecutionSummary, LeadHandoff, LeadResponse } from './api-types.js';
 import { leadIdParam, sendApiError, toLeadDetail } from './lead-rows.js';
 
 /** Most executions on a lead's page. */
@@ -35,6 +35,21 @@ export function toExecutionSummary(r: ExecutionRecord): ExecutionSummary {
     stop_reason: r.stop_reason ?? null,
     flow_version: r.flow_version ?? null,
   };
+}
+
+/**
+ * The lead's latest handoff by the handoff endpoint: from the newest successful `handoff` execution of
+ * `executions` (newest first), its trigger's `motivo` and its `summary` step's `summary` (flows/handoff.yaml).
+ */
+export function latestHandoff(executions: ExecutionRecord[]): LeadHandoff | null {
+  const record = executions.find((r) => r.flow === 'handoff' && r.status === 'success');
+  if (!record) return null;
+  const body = record.trigger.body;
+  const motivo = body && typeof body === 'object' && !Array.isArray(body) && typeof body.motivo === 'string' ? body.motivo.trim() : '';
+  const output = record.steps.find((step) => step.id === 'summary' && step.status === 'success')?.output;
+  const summary =
+    output && typeof output === 'object' && !Array.isArray(output) && typeof output.summary === 'string' ? output.summary.trim() : '';
+  return { motivo: motivo || null, resumo: summary || null, at: record.created_at, execution_id: record.id };
 }
 
 export function leadExecutions(store: ExecutionStore, remotejid: string): Promise<ExecutionRecord[]> {
@@ -62,6 +77,11 @@ export function getLead(db: Database, store: ExecutionStore): RequestHandler {
       content: String(m.content),
       created_at: String(m.created_at),
     }));
-    res.json({ lead: toLeadDetail(row), messages, executions: executions.map(toExecutionSummary) } satisfies LeadResponse);
+    res.json({
+      lead: toLeadDetail(row),
+      messages,
+      executions: executions.map(toExecutionSummary),
+      handoff: latestHandoff(executions),
+    } satisfies LeadResponse);
   };
 }

@@ -70,6 +70,7 @@ export const leadPage: LeadResponse = {
     { id: 2, type: 'lead', content: 'Oi! Queria saber o valor da avaliação.\n<b>sem HTML</b>', created_at: at(-10) },
     { id: 3, type: 'operator', content: 'Maria, a avaliação é gratuita. Posso agendar?', created_at: at(-5) },
   ],
+  handoff: null,
   executions: [
     {
       id: 'exec-1',

@@ -126,6 +126,7 @@ describe.skipIf(!available)('the console against the service, in Chromium', () =
     expect(await page.getByLabel('Telefone do lead').inputValue()).toBe(phone);
     const mine = (await stack.executions()).filter((r) => JSON.stringify([r.trigger, r.vars, r.concurrency_key]).includes(phone));
     expect(await table.locator('tbody tr').count()).toBe(mine.length);
+    await shoot('executions');
     await page.getByLabel('Telefone do lead').fill('+55 11 90000-0000');
     await page.getByRole('button', { name: 'Filtrar' }).click();
     await page.getByText('Nenhuma execução encontrada.').waitFor({ state: 'visible' });
@@ -154,6 +155,9 @@ describe.skipIf(!available)('the console against the service, in Chromium', () =
     await page.goto(link!.slice('Console: '.length));
     await page.getByRole('heading', { name: 'Beatriz Lima' }).waitFor({ state: 'visible' });
     expect(await page.locator('main').textContent()).toContain('transferido');
+    const facts = page.getByRole('region', { name: 'Dados do lead' });
+    expect(await facts.textContent()).toContain('Motivo da transferênciaQuer agendar');
+    expect(await facts.textContent()).toContain('Resumo enviado ao atendente');
   });
 
   it('erase asks for the phone, then the lead is gone', async () => {

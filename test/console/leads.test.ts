@@ -125,6 +125,20 @@ forEachBackend('console leads', (backend) => {
     expect(body.executions[0]!.finished_at).not.toBeNull();
   });
 
+  it("shows the lead's latest handoff: its reason and the summary the Hunter got", async () => {
+    expect((await get<LeadResponse>(`/admin/leads/${ids.jose}`)).body.handoff).toBeNull();
+    const res = await stack.post('/handoff-agenteia', { telefone: '5511911112222', motivo: 'Quer agendar avaliação' });
+    expect(res.status).toBe(200);
+    await stack.idle();
+    const { body } = await get<LeadResponse>(`/admin/leads/${ids.jose}`);
+    const handoff = (await stack.executions('handoff')).find((r) => r.status === 'success')!;
+    expect(body.handoff).toMatchObject({ motivo: 'Quer agendar avaliação', execution_id: handoff.id, at: handoff.created_at });
+    // José has one lead row in memory: the summary is the model's answer (the fake OpenAI's text).
+    const summary = handoff.steps.find((step) => step.id === 'summary')!.output as { summary: string };
+    expect(body.handoff!.resumo).toBe(summary.summary);
+    expect(body.handoff!.resumo).not.toBe('');
+  });
+
   it('answers 404 to an unknown lead and 400 to a malformed id', async () => {
     expect((await get<{ error: string }>('/admin/leads/999999')).status).toBe(404);
     expect((await get<{ error: string }>('/admin/leads/abc')).status).toBe(400);

@@ -1,8 +1,8 @@
 // One lead (GET /admin/leads/:id): the conversation as chat bubbles, the form answers and budget,
-// the handoff, the lead's executions, and the actions (POST /admin/leads/:id/actions). Clearing the
+// the handoff (with its reason and the summary the Hunter got), the lead's executions, and the actions (POST /admin/leads/:id/actions). Clearing the
 // memory asks first; erasing asks the user to type the lead's phone digits.
 import { useEffect, useState } from 'preact/hooks';
-import type { LeadAction, LeadActionResponse, LeadDetail, LeadResponse } from '../../../cli/console/api-types.js';
+import type { LeadAction, LeadActionResponse, LeadDetail, LeadHandoff, LeadResponse } from '../../../cli/console/api-types.js';
 import { api, describeFailure } from '../api/client.js';
 import { LeadStateBadge, StatusBadge } from '../components/badges.js';
 import { Conversation } from '../components/conversation.js';
@@ -36,7 +36,7 @@ export function LeadPage({ id, onErased }: { id: number; onErased: (message: str
       </main>
     );
   }
-  const { lead, messages, executions } = resource.data;
+  const { lead, messages, executions, handoff } = resource.data;
   return (
     <main class="page">
       <Link href={paths.leads(`?clinica=${lead.clinica_id}`)}>{t.lead.backToList}</Link>
@@ -52,7 +52,7 @@ export function LeadPage({ id, onErased }: { id: number; onErased: (message: str
           <Conversation messages={messages} />
         </section>
         <div class="lead-side">
-          <LeadFacts lead={lead} />
+          <LeadFacts lead={lead} handoff={handoff} />
           <section class="card" aria-labelledby="lead-executions-title">
             <h2 id="lead-executions-title">{t.lead.executions}</h2>
             {executions.length === 0 ? (
@@ -77,7 +77,7 @@ export function LeadPage({ id, onErased }: { id: number; onErased: (message: str
   );
 }
 
-function LeadFacts({ lead }: { lead: LeadDetail }) {
+function LeadFacts({ lead, handoff }: { lead: LeadDetail; handoff: LeadHandoff | null }) {
   const answers = lead.respostas ? Object.entries(lead.respostas) : [];
   return (
     <section class="card" aria-labelledby="lead-details-title">
@@ -93,6 +93,18 @@ function LeadFacts({ lead }: { lead: LeadDetail }) {
         <dd>
           {lead.handoff_enviado || lead.transferido ? `${t.lead.handoffSent} · ${formatFull(lead.handoff_at)}` : t.lead.handoffNotSent}
         </dd>
+        {handoff ? (
+          <>
+            <dt>{t.lead.handoffReason}</dt>
+            <dd>{handoff.motivo ?? t.lead.noReason}</dd>
+            {handoff.resumo ? (
+              <>
+                <dt>{t.lead.handoffSummary}</dt>
+                <dd class="handoff-summary">{handoff.resumo}</dd>
+              </>
+            ) : null}
+          </>
+        ) : null}
         {lead.optout_at ? (
           <>
             <dt>{t.lead.optedOutAt}</dt>
