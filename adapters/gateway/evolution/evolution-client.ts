@@ -1,0 +1,232 @@
+// HTTP client of one Evolution API v2 instance (Baileys integration). Contract (CONTRACT §11;
+// reference whatsapp-providers.md §1.9-1.11, checked against evolution-foundation/evolution-api tag
+// 2.3.7 and doc.evolution-api.com/v2/api-reference):
+//   sendText      POST {server_url}/message/sendText/{external_id}               header `apikey`,
+//                 body {number, text, delay}  -> 201, the sent message `{key: {remoteJid, fromMe, id}, status: "PENDING", …}`
+//                 (src/validate/message.schema.ts textMessageSchema: `number`, `text` required, `delay`
+//                 integer ms; doc page message-controller/send-text). `messageid` = `key.id`.
+//   downloadMedia POST {server_url}/chat/getBase64FromMediaMessage/{external_id}  header `apikey`,
+//                 body {message: {key: {id}}, convertToMp4: false}  -> 201 `{mediaType, fileName,
+//                 mimetype, base64, …}` (doc page chat-controller/get-base64: `message`,
+//                 `convertToMp4` required; chat.router.ts answers 201).
+// `external_id` is the instance name (in the path, URL-encoded); `token` the instance API key (the
+// global AUTHENTICATION_API_KEY works as well). The apikey lives in a private field: it is sent as a
+// header and never appears in an error, a log line or `JSON.stringify(client)`.
+//
+// A download by message id only works when the Evolution server stores messages
+// (DATABASE_SAVE_DATA_NEW_MESSAGE=true): with only a key, `getBase64FromMediaMessage` looks the
+// message up in its database (`getMessage`, a PostgreSQL JSON query in 2.3.7) and answers 400
+// `Message not found` otherwise.
+//
+// Time limits are per attempt. A send's limit is `timeoutMs + delay`: Evolution shows "typing…" for
+// `delay` ms inside the request before it sends (`sendMessageWithTyping`). Retries (post-json.ts):
+// 429 / 5xx / network failures, with Evolution's 400-wrapped rate limit and dropped connection
+// counted as 429 / 503 (evolution-fetch.ts); timeouts only for downloads (a timed-out send may have
+// been delivered, and resending would duplicate it). Other 4xx are never retried.
+import { GatewayResponseError } from '../errors/gateway-response-error.js';
+import type {
+  DownloadedMedia,
+  GatewayCallOptions,
+  GatewayClient,
+  GatewayInstanceAccess,
+  SendTextRequest,
+  SendTextResult,
+} from '../gateway-client.js';
+import { displayUrl, postJson, type GatewayLogger, type RetryPolicy } from '../post-json.js';
+import type { GatewayCallEvent } from '../uazapi-client.js';
+import { evolutionFetch } from './evolution-fetch.js';
+
+export interface EvolutionClientOptions {
+  /** Evolution server, e.g. `https://evo.example.com` (a trailing slash is dropped). */
+  serverUrl: string;
+  /** Instance API key (header `apikey`). */
+  token: string;
+  /** Instance name (`external_id`), the last path segment of every call. */
+  instanceName: string;
+  /** Time limit of one attempt, ms. Default 15000. */
+  timeoutMs?: number;
+  /** Retries after the first attempt. Default 3. */
+  retries?: number;
+  /** First backoff delay, ms (doubles per retry, with jitter). Default 500. */
+  baseDelayMs?: number;
+  /** Cap of one backoff delay, ms. Default 8000. */
+  maxDelayMs?: number;
+  /** Longest Retry-After waited for, ms; a longer one fails at once (error carries retryAfterMs). Default 30000. */
+  maxRetryAfterMs?: number;
+  /** Largest download answer read, bytes (base64 is ~4/3 of the media). Default 64 MiB. */
+  maxDownloadBytes?: number;
+  /** Injected fetch (tests); default the global fetch. */
+  fetch?: typeof fetch;
+  /** Random source for jitter, [0, 1). Default Math.random. */
+  random?: () => number;
+  logger?: GatewayLogger;
+  /** Metrics hook, as UazapiClientOptions.onCall: `retried` before each retry, then `ok` or `error`. Must not throw. */
+  onCall?: (event: GatewayCallEvent) => void;
+}
+
+export type EvolutionClientDefaults = Omit<EvolutionClientOptions, 'serverUrl' | 'token' | 'instanceName'>;
+
+/** An `instancias_whatsapp` row of an Evolution instance: `external_id` is the instance name. */
+export interface EvolutionInstanceAccess extends GatewayInstanceAccess {
+  external_id: string;
+}
+
+/** Largest send answer read, bytes. */
+const MAX_SEND_ANSWER_BYTES = 1024 * 1024;
+const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
+
+export class EvolutionClient implements GatewayClient {
+  readonly provider = 'evolution' as const;
+  readonly serverUrl: string;
+  /** The instance name (not a secret). */
+  readonly instanceName: string;
+  readonly #token: string;
+  readonly #timeoutMs: number;
+  readonly #maxDownloadBytes: number;
+  readonly #policy: RetryPolicy;
+  readonly #onCall: ((event: GatewayCallEvent) => void) | undefined;
+
+  constructor(options: EvolutionClientOptions) {
+    let url: URL;
+    try {
+      url = new URL(options.serverUrl);
+    } catch {
+      throw new TypeError('evolution server_url is not a valid URL');
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError('evolution server_url must be http(s)');
+    if (typeof options.token !== 'string' || options.token === '') throw new TypeError('evolution token (instance API key) is empty');
+    if (typeof options.instanceName !== 'string' || options.instanceName.trim() === '')
+      throw new TypeError('evolution external_id (instance name) is empty');
+    this.serverUrl = `${url.origin}${url.pathname}`.replace(/\/+$/, '');
+    this.instanceName = options.instanceName;
+    this.#token = options.token;
+    this.#timeoutMs = options.timeoutMs ?? 15_000;
+    this.#maxDownloadBytes = options.maxDownloadBytes ?? 64 * 1024 * 1024;
+    this.#policy = {
+      retries: options.retries ?? 3,
+      baseDelayMs: options.baseDelayMs ?? 500,
+      maxDelayMs: options.maxDelayMs ?? 8_000,
+      maxRetryAfterMs: options.maxRetryAfterMs ?? 30_000,
+      random: options.random ?? Math.random,
+      fetch: evolutionFetch(options.fetch ?? globalThis.fetch),
+      ...(options.logger ? { logger: options.logger } : {}),
+    };
+    this.#onCall = options.onCall;
+  }
+
+  /** `{server_url}/{route}/{instance name}` (the name URL-encoded). */
+  #url(route: string): string {
+    return `${this.serverUrl}/${route}/${encodeURIComponent(this.instanceName)}`;
+  }
+
+  /** `policy` with this call's retries reported, and the call's end reported (never throws into the call). */
+  async #measured<T>(op: GatewayCallEvent['op'], call: (policy: RetryPolicy) => Promise<T>): Promise<T> {
+    const onCall = this.#onCall;
+    if (!onCall) return call(this.#policy);
+    const emit = (outcome: GatewayCallEvent['outcome']) => {
+      try {
+        onCall({ op, outcome });
+      } catch {
+        // metrics must never break a call
+      }
+    };
+    try {
+      const result = await call({ ...this.#policy, onRetry: () => emit('retried') });
+      emit('ok');
+      return result;
+    } catch (err) {
+      emit('error');
+      throw err;
+    }
+  }
+
+  /** Sends one text. `number` must be digits; `delay` (ms, default 0) is sent as is. */
+  async sendText(request: SendTextRequest, options: GatewayCallOptions = {}): Promise<SendTextResult> {
+    return this.#measured('send', (policy) => this.#sendText(request, options, policy));
+  }
+
+  async #sendText(request: SendTextRequest, options: GatewayCallOptions, policy: RetryPolicy): Promise<SendTextResult> {
+    if (!/^\d+$/.test(request.number)) throw new TypeError('sendText: number must be digits only (country code first, no JID suffix)');
+    const delay = Math.max(0, Math.round(request.delay ?? 0));
+    const url = this.#url('message/sendText');
+    const answer = await postJson(
+      {
+        url,
+        headers: { apikey: this.#token },
+        body: { number: request.number, text: request.text, delay },
+        secret: this.#token,
+        timeoutMs: this.#timeoutMs + delay,
+        retryTimeouts: false,
+        maxResponseBytes: MAX_SEND_ANSWER_BYTES,
+        ...(options.signal ? { signal: options.signal } : {}),
+      },
+      policy,
+    );
+    const body = answer.body;
+    if (!body || typeof body !== 'object' || Array.isArray(body))
+      throw new GatewayResponseError(displayUrl(url), answer.status, 'not a JSON object');
+    const record = body as Record<string, unknown>;
+    return { messageid: messageIdOf(record), answer: record };
+  }
+
+  /**
+   * Downloads the media of a received message as bytes (base64 decoded). `messageId` is the
+   * WhatsApp message id (`data.key.id` of the webhook, the normalised message's `media_ref`).
+   */
+  async downloadMedia(messageId: string, options: GatewayCallOptions = {}): Promise<DownloadedMedia> {
+    return this.#measured('download', (policy) => this.#downloadMedia(messageId, options, policy));
+  }
+
+  async #downloadMedia(messageId: string, options: GatewayCallOptions, policy: RetryPolicy): Promise<DownloadedMedia> {
+    if (typeof messageId !== 'string' || messageId.trim() === '') throw new TypeError('downloadMedia: message id is empty');
+    const url = this.#url('chat/getBase64FromMediaMessage');
+    const target = displayUrl(url);
+    const answer = await postJson(
+      {
+        url,
+        headers: { apikey: this.#token },
+        body: { message: { key: { id: messageId } }, convertToMp4: false },
+        secret: this.#token,
+        timeoutMs: this.#timeoutMs,
+        retryTimeouts: true,
+        maxResponseBytes: this.#maxDownloadBytes,
+        ...(options.signal ? { signal: options.signal } : {}),
+      },
+      policy,
+    );
+    const body = answer.body as Record<string, unknown> | null;
+    // Evolution answers `null` for a message holding only messageContextInfo (getBase64FromMediaMessage).
+    if (!body || typeof body !== 'object' || Array.isArray(body))
+      throw new GatewayResponseError(target, answer.status, 'not a JSON object');
+    if (typeof body.base64 !== 'string' || body.base64 === '')
+      throw new GatewayResponseError(target, answer.status, 'no base64 in the answer');
+    const compact = body.base64.replace(/\s+/g, '');
+    if (!BASE64.test(compact)) throw new GatewayResponseError(target, answer.status, 'base64 is not base64');
+    const bytes = Buffer.from(compact, compact.includes('-') || compact.includes('_') ? 'base64url' : 'base64');
+    const mimetype = typeof body.mimetype === 'string' && body.mimetype !== '' ? body.mimetype : 'application/octet-stream';
+    return { mimetype, bytes };
+  }
+
+  toJSON(): object {
+    return { provider: this.provider, serverUrl: this.serverUrl, instanceName: this.instanceName };
+  }
+}
+
+/** `key.id` of the sent message (the answer is the `send.message` data), else null. */
+function messageIdOf(answer: Record<string, unknown>): string | null {
+  const key = answer.key;
+  if (key && typeof key === 'object' && !Array.isArray(key)) {
+    const id = (key as Record<string, unknown>).id;
+    if (typeof id === 'string' && id !== '') return id;
+  }
+  return null;
+}
+
+/**
+ * `ctx.services.gateway` for Evolution instances: one client per call, built from the instance's row
+ * (`server_url`, `token` = the instance API key, `external_id` = the instance name).
+ */
+export function evolutionClientFactory(defaults: EvolutionClientDefaults = {}): (instance: EvolutionInstanceAccess) => EvolutionClient {
+  return (instance) =>
+    new EvolutionClient({ ...defaults, serverUrl: instance.server_url, token: instance.token, instanceName: instance.external_id });
+}
