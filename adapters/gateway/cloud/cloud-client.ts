@@ -1,0 +1,387 @@
+// HTTP client of one WhatsApp Cloud API business phone number (Meta's Graph API). Sources: Meta,
+// developers.facebook.com/documentation/business-messaging/whatsapp/ — messages/text-messages,
+// typing-indicators, business-phone-numbers/media, support/error-codes (read 2026); reference
+// whatsapp-providers.md §2.7-2.12; CONTRACT §11.
+//
+//   sendText       POST {server_url}/{phone number id}/messages   bearer token
+//                  {messaging_product: "whatsapp", recipient_type: "individual", to, type: "text",
+//                   text: {body, preview_url: false}}  -> messageid = messages[0].id (`wamid.…`)
+//   sendTemplate   same endpoint, type "template": {name, language: {code}, components: [{type: "body",
+//                  parameters: [{type: "text", text[, parameter_name]}]}]} (reference §2.9)
+//   downloadMedia  GET {server_url}/{media id}?phone_number_id={id} -> {url, mime_type, file_size}, then
+//                  GET url with the same bearer token -> the bytes (media URLs live 5 minutes, so the
+//                  URL is always asked for afresh)
+//
+// Typing delay: the Cloud API has no delay parameter. The client waits `delay` ms here before the
+// send (the wait ends early, with the abort reason, when the caller's signal aborts). When the request
+// names the lead's message it answers (`typing_message_id`, an inbound `wamid`), the client first
+// marks that message read and shows Meta's typing indicator (POST …/messages {status: "read",
+// message_id, typing_indicator: {type: "text"}} -> {success: true}); Meta hides it when the reply
+// arrives or after 25 s. Without it no indicator exists: Meta's indicator needs an inbound message id.
+// The indicator is best effort: its failure is logged and the send goes on.
+//
+// Errors: graph-http.ts maps Meta's codes (graph-errors.ts) onto the typed gateway errors:
+// GraphApiError (a GatewayHttpError with graphCode / rateLimited), OutsideWindowError for 131047
+// (never retried: send a template instead), GatewayNetworkError, GatewayTimeoutError,
+// GatewayResponseError. A send is never retried after a timeout (it may have been delivered).
+// API-sent messages never come back as inbound `messages` on the webhook: only as `statuses`.
+//
+// The token lives in a private field: it is sent as a header only, never appears in an error, a log
+// line or `JSON.stringify(client)`, and is only ever sent to `server_url`'s origin or to an https
+// media URL the Graph API handed out.
+import type {
+  DownloadedMedia,
+  GatewayCallOptions,
+  GatewayClient,
+  GatewayInstanceAccess,
+  SendTextRequest,
+  SendTextResult,
+} from '../gateway-client.js';
+import type { JsonObject } from '../../../engine/types.js';
+import type { GatewayLogger } from '../post-json.js';
+import { displayUrl } from '../post-json.js';
+import { sleep } from '../backoff.js';
+import type { GatewayCallEvent } from '../uazapi-client.js';
+import { graphCall, unusableAnswer, type GraphPolicy } from './graph-http.js';
+
+export interface CloudClientOptions {
+  /** Graph API base with its version, e.g. `https://graph.facebook.com/v23.0` (a trailing slash is dropped). */
+  serverUrl: string;
+  /** Access token (system-user or business token), sent as `Authorization: Bearer`. */
+  token: string;
+  /** The business phone number id (`instancias_whatsapp.external_id`), digits. */
+  phoneNumberId: string;
+  /** Time limit of one attempt, ms. Default 15000. */
+  timeoutMs?: number;
+  /** Retries after the first attempt. Default 3. */
+  retries?: number;
+  /** First backoff delay, ms (doubles per retry, with jitter). Default 500. */
+  baseDelayMs?: number;
+  /** Cap of one backoff delay, ms. Default 8000. */
+  maxDelayMs?: number;
+  /** Longest Retry-After waited for, ms; a longer one fails at once (error carries retryAfterMs). Default 30000. */
+  maxRetryAfterMs?: number;
+  /** Shortest wait before retrying Meta's pair rate limit 131056 (one message per 6 s to one user), ms. Default 6000. */
+  pairRateDelayMs?: number;
+  /** Largest media downloaded, bytes (checked against `file_size` first, then while reading). Default 64 MiB. */
+  maxDownloadBytes?: number;
+  /** Injected fetch (tests); default the global fetch. */
+  fetch?: typeof fetch;
+  /** Random source for jitter, [0, 1). Default Math.random. */
+  random?: () => number;
+  logger?: GatewayLogger;
+  /**
+   * Called for metrics (must not throw): `retried` before each retry of a call, then once `ok` or
+   * `error` when the call ends (an abort counts as `error`). Template sends count as `send`; the
+   * typing indicator is not counted.
+   */
+  onCall?: (event: GatewayCallEvent) => void;
+}
+
+export type CloudClientDefaults = Omit<CloudClientOptions, 'serverUrl' | 'token' | 'phoneNumberId'>;
+
+/** A Cloud API instance row: `server_url` (Graph base), `token` (access token), `external_id` (phone number id). */
+export interface CloudInstanceAccess extends GatewayInstanceAccess {
+  external_id: string;
+}
+
+/** A text, and optionally the lead's message it answers (marked read, typing indicator shown during `delay`). */
+export interface CloudSendTextRequest extends SendTextRequest {
+  /** Inbound `wamid` of the lead's message this text answers. */
+  typing_message_id?: string;
+}
+
+/** An approved template, as named in the instance's `templates` column. */
+export interface CloudTemplateRef {
+  name: string;
+  /** Language code the template was approved in, e.g. `pt_BR`. */
+  language: string;
+  /** For templates with named parameters: the name of each body parameter, in order. */
+  parameter_names?: string[];
+}
+
+export interface SendTemplateRequest {
+  /** Digits with country code. */
+  number: string;
+  template: CloudTemplateRef;
+  /** Body parameters, in order (`{{1}}`, `{{2}}`… or the names of `parameter_names`). */
+  parameters: string[];
+}
+
+/** Meta's longest text body, characters. */
+export const MAX_TEXT_CHARS = 4096;
+/** Largest send answer read, bytes. */
+const MAX_SEND_ANSWER_BYTES = 1024 * 1024;
+/** Largest media-URL answer read, bytes. */
+const MAX_MEDIA_INFO_BYTES = 64 * 1024;
+const PHONE = /^\d{8,15}$/;
+const PHONE_NUMBER_ID = /^\d{1,32}$/;
+const MEDIA_ID = /^[A-Za-z0-9._-]{1,128}$/;
+
+export class CloudClient implements GatewayClient {
+  readonly provider = 'cloud' as const;
+  /** The Graph API base, without a trailing slash (holds no secret). */
+  readonly serverUrl: string;
+  readonly phoneNumberId: string;
+  readonly #origin: string;
+  readonly #token: string;
+  readonly #timeoutMs: number;
+  readonly #maxDownloadBytes: number;
+  readonly #policy: GraphPolicy;
+  readonly #onCall: ((event: GatewayCallEvent) => void) | undefined;
+
+  constructor(options: CloudClientOptions) {
+    let url: URL;
+    try {
+      url = new URL(options.serverUrl);
+    } catch {
+      throw new TypeError('Cloud API server_url is not a valid URL');
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError('Cloud API server_url must be http(s)');
+    if (typeof options.token !== 'string' || options.token === '') throw new TypeError('Cloud API access token is empty');
+    if (typeof options.phoneNumberId !== 'string' || !PHONE_NUMBER_ID.test(options.phoneNumberId))
+      throw new TypeError('Cloud API phone number id (external_id) must be digits');
+    this.serverUrl = `${url.origin}${url.pathname}`.replace(/\/+$/, '');
+    this.#origin = url.origin;
+    this.phoneNumberId = options.phoneNumberId;
+    this.#token = options.token;
+    this.#timeoutMs = options.timeoutMs ?? 15_000;
+    this.#maxDownloadBytes = options.maxDownloadBytes ?? 64 * 1024 * 1024;
+    this.#policy = {
+      retries: options.retries ?? 3,
+      baseDelayMs: options.baseDelayMs ?? 500,
+      maxDelayMs: options.maxDelayMs ?? 8_000,
+      maxRetryAfterMs: options.maxRetryAfterMs ?? 30_000,
+      pairRateDelayMs: options.pairRateDelayMs ?? 6_000,
+      random: options.random ?? Math.random,
+      fetch: options.fetch ?? globalThis.fetch,
+      ...(options.logger ? { logger: options.logger } : {}),
+    };
+    this.#onCall = options.onCall;
+  }
+
+  get #messagesUrl(): string {
+    return `${this.serverUrl}/${this.phoneNumberId}/messages`;
+  }
+
+  /** `policy` with this call's retries reported, and the call's end reported (never throws into the call). */
+  async #measured<T>(op: GatewayCallEvent['op'], call: (policy: GraphPolicy) => Promise<T>): Promise<T> {
+    const onCall = this.#onCall;
+    if (!onCall) return call(this.#policy);
+    const emit = (outcome: GatewayCallEvent['outcome']) => {
+      try {
+        onCall({ op, outcome });
+      } catch {
+        // metrics must never break a call
+      }
+    };
+    try {
+      const result = await call({ ...this.#policy, onRetry: () => emit('retried') });
+      emit('ok');
+      return result;
+    } catch (err) {
+      emit('error');
+      throw err;
+    }
+  }
+
+  /**
+   * Sends one free-form text. Outside the lead's 24-hour window Meta refuses it with
+   * OutsideWindowError (131047); see cloud-send.ts for the template fallback.
+   */
+  async sendText(request: CloudSendTextRequest, options: GatewayCallOptions = {}): Promise<SendTextResult> {
+    checkNumber(request.number, 'sendText');
+    if (typeof request.text !== 'string' || request.text.trim() === '') throw new TypeError('sendText: text is empty');
+    if (request.text.length > MAX_TEXT_CHARS) throw new RangeError(`sendText: text longer than ${MAX_TEXT_CHARS} characters`);
+    await this.#typing(request, options);
+    return this.#measured('send', (policy) =>
+      this.#postMessage(
+        {
+          messaging_product: 'whatsapp',
+          recipient_type: 'individual',
+          to: request.number,
+          type: 'text',
+          text: { body: request.text, preview_url: false },
+        },
+        options,
+        policy,
+      ),
+    );
+  }
+
+  /** Sends an approved template with body parameters (reference §2.9). Allowed inside and outside the window. */
+  async sendTemplate(request: SendTemplateRequest, options: GatewayCallOptions = {}): Promise<SendTextResult> {
+    checkNumber(request.number, 'sendTemplate');
+    const template = templateBody(request.template, request.parameters);
+    return this.#measured('send', (policy) =>
+      this.#postMessage(
+        { messaging_product: 'whatsapp', recipient_type: 'individual', to: request.number, type: 'template', template },
+        options,
+        policy,
+      ),
+    );
+  }
+
+  /** Waits the typing delay, showing Meta's typing indicator first when the lead's message is named. */
+  async #typing(request: CloudSendTextRequest, options: GatewayCallOptions): Promise<void> {
+    const delay = Math.max(0, Math.round(request.delay ?? 0));
+    const inbound = request.typing_message_id;
+    if (typeof inbound === 'string' && inbound !== '') {
+      try {
+        await graphCall(
+          {
+            method: 'POST',
+            url: this.#messagesUrl,
+            token: this.#token,
+            body: { messaging_product: 'whatsapp', status: 'read', message_id: inbound, typing_indicator: { type: 'text' } },
+            timeoutMs: this.#timeoutMs,
+            retryTimeouts: true,
+            maxResponseBytes: MAX_SEND_ANSWER_BYTES,
+            expect: 'json',
+            ...(options.signal ? { signal: options.signal } : {}),
+          },
+          { ...this.#policy, retries: 0 },
+        );
+      } catch (err) {
+        if (options.signal?.aborted) throw options.signal.reason;
+        this.#policy.logger?.warn({ gateway: displayUrl(this.#messagesUrl), error: (err as Error).message }, 'typing indicator failed');
+      }
+    }
+    if (delay > 0) await sleep(delay, options.signal);
+  }
+
+  async #postMessage(body: JsonObject, options: GatewayCallOptions, policy: GraphPolicy): Promise<SendTextResult> {
+    const url = this.#messagesUrl;
+    const answer = await graphCall(
+      {
+        method: 'POST',
+        url,
+        token: this.#token,
+        body,
+        timeoutMs: this.#timeoutMs,
+        retryTimeouts: false,
+        maxResponseBytes: MAX_SEND_ANSWER_BYTES,
+        expect: 'json',
+        ...(options.signal ? { signal: options.signal } : {}),
+      },
+      policy,
+    );
+    const json = answer.json;
+    if (!json || typeof json !== 'object' || Array.isArray(json))
+      throw unusableAnswer('POST', displayUrl(url), answer.status, 'not a JSON object');
+    const record = json as Record<string, unknown>;
+    return { messageid: messageIdOf(record), answer: record };
+  }
+
+  /** Downloads a received media by its media id (the webhook's `image.id`, `audio.id`, …). */
+  async downloadMedia(mediaId: string, options: GatewayCallOptions = {}): Promise<DownloadedMedia> {
+    if (typeof mediaId !== 'string' || !MEDIA_ID.test(mediaId)) throw new TypeError('downloadMedia: not a media id');
+    return this.#measured('download', (policy) => this.#downloadMedia(mediaId, options, policy));
+  }
+
+  async #downloadMedia(mediaId: string, options: GatewayCallOptions, policy: GraphPolicy): Promise<DownloadedMedia> {
+    const infoUrl = `${this.serverUrl}/${encodeURIComponent(mediaId)}?phone_number_id=${this.phoneNumberId}`;
+    const target = displayUrl(infoUrl);
+    const signal = options.signal ? { signal: options.signal } : {};
+    const info = await graphCall(
+      {
+        method: 'GET',
+        url: infoUrl,
+        token: this.#token,
+        timeoutMs: this.#timeoutMs,
+        retryTimeouts: true,
+        maxResponseBytes: MAX_MEDIA_INFO_BYTES,
+        expect: 'json',
+        ...signal,
+      },
+      policy,
+    );
+    const meta = info.json as Record<string, unknown> | null;
+    if (!meta || typeof meta !== 'object' || Array.isArray(meta)) throw unusableAnswer('GET', target, info.status, 'not a JSON object');
+    if (typeof meta.url !== 'string' || meta.url === '') throw unusableAnswer('GET', target, info.status, 'no url in the answer');
+    const mediaUrl = this.#checkedMediaUrl(meta.url, target, info.status);
+    const size = Number(meta.file_size);
+    if (Number.isFinite(size) && size > this.#maxDownloadBytes)
+      throw unusableAnswer('GET', target, info.status, `media of ${size} bytes is larger than ${this.#maxDownloadBytes} bytes`);
+    const file = await graphCall(
+      {
+        method: 'GET',
+        url: mediaUrl,
+        token: this.#token,
+        timeoutMs: this.#timeoutMs,
+        retryTimeouts: true,
+        maxResponseBytes: this.#maxDownloadBytes,
+        expect: 'bytes',
+        ...signal,
+      },
+      policy,
+    );
+    const mimetype =
+      typeof meta.mime_type === 'string' && meta.mime_type !== ''
+        ? meta.mime_type
+        : file.contentType !== ''
+          ? file.contentType
+          : 'application/octet-stream';
+    return { mimetype, bytes: file.bytes ?? Buffer.alloc(0) };
+  }
+
+  /** The media URL, when the token may be sent to it: https, or the Graph base's own origin. */
+  #checkedMediaUrl(value: string, target: string, status: number): string {
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      throw unusableAnswer('GET', target, status, 'the media url is not a URL');
+    }
+    if (url.protocol !== 'https:' && url.origin !== this.#origin)
+      throw unusableAnswer('GET', target, status, 'the media url is neither https nor on the Graph API origin');
+    return url.toString();
+  }
+
+  toJSON(): object {
+    return { provider: this.provider, serverUrl: this.serverUrl, phoneNumberId: this.phoneNumberId };
+  }
+}
+
+function checkNumber(number: unknown, what: string): void {
+  if (typeof number !== 'string' || !PHONE.test(number))
+    throw new TypeError(`${what}: number must be 8-15 digits (country code first, no + or JID suffix)`);
+}
+
+/** The `template` object of a template send: positional parameters, or named ones when `parameter_names` is given. */
+export function templateBody(template: CloudTemplateRef, parameters: string[]): JsonObject {
+  if (!template || typeof template.name !== 'string' || template.name === '') throw new TypeError('sendTemplate: template name is empty');
+  if (typeof template.language !== 'string' || template.language === '') throw new TypeError('sendTemplate: template language is empty');
+  if (!Array.isArray(parameters) || parameters.some((p) => typeof p !== 'string'))
+    throw new TypeError('sendTemplate: parameters must be a list of texts');
+  const names = template.parameter_names;
+  if (names !== undefined && names.length !== parameters.length)
+    throw new TypeError(`sendTemplate: template ${template.name} names ${names.length} parameters, ${parameters.length} given`);
+  const out: JsonObject = { name: template.name, language: { code: template.language } };
+  if (parameters.length > 0) {
+    out.components = [
+      {
+        type: 'body',
+        parameters: parameters.map((text, i) => ({ type: 'text', ...(names ? { parameter_name: names[i] ?? '' } : {}), text })),
+      },
+    ];
+  }
+  return out;
+}
+
+/** `messages[0].id` of a send answer, else null. */
+function messageIdOf(answer: Record<string, unknown>): string | null {
+  const messages = answer.messages;
+  if (!Array.isArray(messages)) return null;
+  const id = (messages[0] as { id?: unknown } | undefined)?.id;
+  return typeof id === 'string' && id !== '' ? id : null;
+}
+
+/** Builds the client of one Cloud API instance row (`server_url`, `token`, `external_id`), like uazapiClientFactory. */
+export function cloudClientFactory(defaults: CloudClientDefaults = {}): (instance: CloudInstanceAccess) => CloudClient {
+  return (instance) => {
+    if (typeof instance.external_id !== 'string' || instance.external_id === '')
+      throw new TypeError('a Cloud API instance needs external_id (its phone number id)');
+    return new CloudClient({ ...defaults, serverUrl: instance.server_url, token: instance.token, phoneNumberId: instance.external_id });
+  };
+}
