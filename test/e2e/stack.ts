@@ -21,6 +21,8 @@ import { createEngine, flowsDirectory, loadValidFlows } from '../../cli/host.js'
 import { queueSchedulerFromEnv, webhooksQueuedFromEnv } from '../../cli/queue-mode.js';
 import { openRuntime, type Runtime } from '../../cli/runtime.js';
 import { watchFlows } from '../../cli/watch-flows.js';
+import { gatewayProviders } from '../../adapters/gateway/providers.js';
+import { gatewayVerificationRoutes } from '../../cli/gateway-routes.js';
 import { hostAuthModes } from '../../cli/webhook-auth-modes.js';
 import { silentLogger, type Engine } from '../../engine/engine.js';
 import { composeObservers } from '../../engine/observer.js';
@@ -241,7 +243,8 @@ async function start(options: StackOptions, backend: Backend, undo: Array<() => 
     engine,
     logger,
     secret: env.LEADFLOW_WEBHOOK_SECRET || undefined,
-    authModes: hostAuthModes(runtime.instanceByToken),
+    authModes: hostAuthModes(runtime.inboundInstances),
+    extend: gatewayVerificationRoutes(gatewayProviders.inbound(), runtime.inboundInstances, logger),
     ...(admin ? { admin } : {}),
     metrics,
     ready: () => runtime.ready(),
