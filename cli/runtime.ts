@@ -7,7 +7,6 @@ import { withErasure, type ExecutionEraser } from '../engine/store/erasing-store
 import { type AiCallEvent, createAiService } from '../adapters/ai/ai-service.js';
 import { systemClock, type Clock } from '../adapters/clock.js';
 import { DbInboundInstances } from '../adapters/gateway/inbound-instances.js';
-import { findInstanceByToken, type InstanceGrant } from '../adapters/gateway/instance-token-lookup.js';
 import { MediaCache } from '../adapters/gateway/media-cache.js';
 import type { InboundInstanceLookup } from '../adapters/gateway/provider-inbound.js';
 import { gatewayProviders } from '../adapters/gateway/providers.js';
@@ -29,8 +28,6 @@ export interface Runtime {
    * the lead's executions that end later, in any process (the erasure ledger, `execution_erasures`).
    */
   store: DbExecutionStore & ExecutionEraser;
-  /** The uazapi instance-token check (`leadflow run`; constant time; never returns the token). */
-  instanceByToken(token: string): Promise<InstanceGrant | undefined>;
   /** What the gateway providers' inbound checks look instances up with (cli/webhook-auth-modes.ts). */
   inboundInstances: InboundInstanceLookup;
   /** Readiness (`GET /readyz`): the database answers `select 1`, and Redis PING when REDIS_URL is set. */
@@ -140,7 +137,6 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     db,
     services,
     store,
-    instanceByToken: (token: string) => findInstanceByToken(db, token),
     inboundInstances: new DbInboundInstances(db),
     async ready() {
       const redisConfigured = Boolean(env.REDIS_URL);
