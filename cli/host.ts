@@ -10,7 +10,7 @@ import type { Scheduler } from '../engine/scheduler/scheduler.js';
 import type { ExecutionStore } from '../engine/store/execution-store.js';
 import type { TickStore } from '../engine/store/tick-store.js';
 import type { WebhookAuthModes } from '../engine/triggers/auth-modes.js';
-import type { LoadedFlow, LoadProblem } from '../engine/types.js';
+import { type LoadedFlow, type LoadProblem, webhookRoutes } from '../engine/types.js';
 import { defaultRegistry } from '../nodes/index.js';
 import type { NodeServices } from '../nodes/services.js';
 import { loadTimeAuthModes } from './webhook-auth-modes.js';
@@ -37,16 +37,22 @@ export function loadFlows(dir: string): LoadedFlows {
   return { dir, flows, problems };
 }
 
-/** An `invalid-value` problem, at `trigger.webhook.auth`, for each flow whose auth mode the host does not register. */
+/**
+ * An `invalid-value` problem for each webhook route whose auth mode the host does not register: at
+ * `trigger.webhook.auth`, or at `trigger.webhook.routes[i].auth` (positioned at the route when it
+ * inherits the webhook's auth).
+ */
 export function unregisteredAuthModes(flows: Map<string, LoadedFlow>, modes: WebhookAuthModes): LoadProblem[] {
   const problems: LoadProblem[] = [];
   for (const flow of flows.values()) {
-    const auth = flow.trigger.webhook?.auth;
-    const message = auth === undefined ? undefined : modes.unknownModeMessage(flow.name, auth);
-    if (!message) continue;
-    problems.push(
-      new YamlSource(flow.file, readFileSync(flow.file, 'utf8')).problem(['trigger', 'webhook', 'auth'], 'invalid-value', message),
-    );
+    const routes = flow.trigger.webhook ? webhookRoutes(flow.trigger.webhook) : [];
+    routes.forEach((route, i) => {
+      const message = modes.unknownModeMessage(flow.name, route.auth);
+      if (!message) return;
+      const source = new YamlSource(flow.file, readFileSync(flow.file, 'utf8'));
+      const at = i === 0 ? ['trigger', 'webhook', 'auth'] : ['trigger', 'webhook', 'routes', i - 1, 'auth'];
+      problems.push(source.problem(at, 'invalid-value', message));
+    });
   }
   return problems;
 }

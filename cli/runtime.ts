@@ -6,9 +6,10 @@ import { DbExecutionStore } from '../adapters/db/execution-store.js';
 import { withErasure, type ExecutionEraser } from '../engine/store/erasing-store.js';
 import { type AiCallEvent, createAiService } from '../adapters/ai/ai-service.js';
 import { systemClock, type Clock } from '../adapters/clock.js';
-import { findInstanceByToken, type InstanceGrant } from '../adapters/gateway/instance-token-lookup.js';
+import { DbInboundInstances } from '../adapters/gateway/inbound-instances.js';
 import { MediaCache } from '../adapters/gateway/media-cache.js';
-import { uazapiClientFactory } from '../adapters/gateway/uazapi-client.js';
+import type { InboundInstanceLookup } from '../adapters/gateway/provider-inbound.js';
+import { gatewayProviders } from '../adapters/gateway/providers.js';
 import { createKeyValue } from '../adapters/kv/create-key-value.js';
 import { DurableKeyValueStorage } from '../adapters/kv/durable-storage.js';
 import { MemoryKeyValue } from '../adapters/kv/memory-key-value.js';
@@ -27,8 +28,8 @@ export interface Runtime {
    * the lead's executions that end later, in any process (the erasure ledger, `execution_erasures`).
    */
   store: DbExecutionStore & ExecutionEraser;
-  /** The instance-token check of `auth: instance-token` webhooks (constant time; never returns the token). */
-  instanceByToken(token: string): Promise<InstanceGrant | undefined>;
+  /** What the gateway providers' inbound checks look instances up with (cli/webhook-auth-modes.ts). */
+  inboundInstances: InboundInstanceLookup;
   /** Readiness (`GET /readyz`): the database answers `select 1`, and Redis PING when REDIS_URL is set. */
   ready(): Promise<Readiness>;
   close(): Promise<void>;
@@ -119,7 +120,11 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   const services: NodeServices = {
     db,
     instances: { get: (id: number) => db.instanceById(id) },
-    gateway: uazapiClientFactory({ logger: options.logger, ...(options.metrics ? { onCall: options.metrics.gatewayCall } : {}) }),
+    // Each instance's client by its provider (adapters/gateway/providers.ts).
+    gateway: gatewayProviders.clientFactory({
+      logger: options.logger,
+      ...(options.metrics ? { onCall: options.metrics.gatewayCall } : {}),
+    }),
     media: new MediaCache(),
     // Built at start so a malformed LEADFLOW_MODEL_* fails before the first lead, not during it.
     ai,
@@ -132,7 +137,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     db,
     services,
     store,
-    instanceByToken: (token: string) => findInstanceByToken(db, token),
+    inboundInstances: new DbInboundInstances(db),
     async ready() {
       const redisConfigured = Boolean(env.REDIS_URL);
       const [database, redis] = await Promise.all([

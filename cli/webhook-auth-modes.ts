@@ -1,17 +1,22 @@
 // The webhook authentication modes LeadFlow registers besides the engine's `none` and `secret`:
-// `form-signature` (adapters/forms) and `instance-token` (adapters/gateway).
+// `form-signature` (adapters/forms), and one per gateway provider (adapters/gateway/providers.ts),
+// each built from the provider's inbound side by providerAuthMode: `instance-token` (uazapi,
+// `POST /leadagent`) now; the Evolution (`evolution-instance`) and Cloud API (`cloud-signature`)
+// modes come with their providers' registration.
 import { formSignatureAuth } from '../adapters/forms/form-signature-auth.js';
-import { instanceTokenAuth, type InstanceTokenLookup } from '../adapters/gateway/instance-token-auth.js';
+import { type InboundInstanceLookup, providerAuthMode } from '../adapters/gateway/provider-inbound.js';
+import { gatewayProviders } from '../adapters/gateway/providers.js';
 import { WebhookAuthModes } from '../engine/triggers/auth-modes.js';
 
-/** The host's modes; `instanceTokens` resolves the tokens of `auth: instance-token` webhooks. */
-export function hostAuthModes(instanceTokens: InstanceTokenLookup): WebhookAuthModes {
-  return new WebhookAuthModes([formSignatureAuth, instanceTokenAuth(instanceTokens)]);
+/** The host's modes; `instances` finds the instance an inbound gateway request names (by token, external id, verify token). */
+export function hostAuthModes(instances: InboundInstanceLookup): WebhookAuthModes {
+  return new WebhookAuthModes([formSignatureAuth, ...gatewayProviders.inbound().map((inbound) => providerAuthMode(inbound, instances))]);
 }
 
-/** The same modes for checking flows as they load, before any database is open: no token resolves. */
+/** The same modes for checking flows as they load, before any database is open: no instance resolves. */
 export function loadTimeAuthModes(): WebhookAuthModes {
-  return hostAuthModes(async () => {
-    throw new Error('instance tokens are not resolved while flows load');
-  });
+  const closed = async (): Promise<never> => {
+    throw new Error('gateway instances are not looked up while flows load');
+  };
+  return hostAuthModes({ byToken: closed, byExternalId: closed, byVerifyToken: closed });
 }

@@ -161,6 +161,25 @@ const triggerSchema: Schema = {
           description:
             'How a request is authenticated: the name of a mode the host registers (an unregistered one is refused when the flows load). The engine ships `secret` (X-Webhook-Secret header or ?secret= must equal LEADFLOW_WEBHOOK_SECRET when it is set) and `none` (public); `leadflow` adds `form-signature` and `instance-token` (README, "Webhook authentication").',
         },
+        routes: {
+          type: 'array',
+          description:
+            'More routes that start this flow, each with its own auth mode: e.g. one per sender of the same kind of event. Recorded and answered like the main route; when an auth mode splits one request into several events, each starts its own execution and the answer is 200 `{status: "accepted", executions: n}`.',
+          items: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['path'],
+            properties: {
+              method: { enum: ['POST', 'PUT', 'PATCH', 'GET', 'DELETE'], default: 'POST', description: 'HTTP method of the route.' },
+              path: { type: 'string', pattern: '^/[A-Za-z0-9/_-]*$', description: 'Route served by `leadflow serve`.' },
+              auth: {
+                type: 'string',
+                pattern: AUTH_MODE_NAME.source,
+                description: "How this route's requests are authenticated (a registered mode's name); default: the webhook's `auth`.",
+              },
+            },
+          },
+        },
         respond: {
           type: 'object',
           additionalProperties: false,

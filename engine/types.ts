@@ -76,16 +76,35 @@ export interface StepDefinition {
 /** A webhook authentication mode's name: `none`, `secret`, or one the host registers (WebhookAuthModes). */
 export type AuthMode = string;
 
-/** A flow's webhook as loaded: defaults filled in (POST, `secret`, RESPOND_DEFAULTS). */
-export interface WebhookTrigger {
+/** One route of a webhook: method, path and the auth mode that checks its requests. */
+export interface WebhookRoute {
   method: 'POST' | 'PUT' | 'PATCH' | 'GET' | 'DELETE';
   path: string;
   auth: AuthMode;
+}
+
+/**
+ * A flow's webhook as loaded: defaults filled in (POST, `secret`, RESPOND_DEFAULTS). Its own
+ * method, path and auth are the main route; `routes` are more routes to the same flow (e.g. one
+ * per sender, each with the auth mode that sender's requests need), answered the same way.
+ */
+export interface WebhookTrigger extends WebhookRoute {
+  /**
+   * More routes that start this flow, each with its own auth mode (default: the webhook's `auth`)
+   * and method (default POST). Recorded like the main route (`trigger.body`, `headers`, `query`,
+   * `auth`). Absent or empty: the main route only. See webhookRoutes.
+   */
+  routes?: WebhookRoute[];
   /**
    * `immediately`: answer at once with status/body; `step`: answer when a `respond` step runs, waiting
    * at most `timeout_ms`. What the YAML leaves out comes from RESPOND_DEFAULTS (engine/load/defaults.ts).
    */
   respond: { mode: 'immediately'; status: number; body: unknown } | { mode: 'step'; timeout_ms: number };
+}
+
+/** Every route of a webhook: the main one first, then `routes` in the order the flow lists them. */
+export function webhookRoutes(webhook: WebhookTrigger): WebhookRoute[] {
+  return [{ method: webhook.method, path: webhook.path, auth: webhook.auth }, ...(webhook.routes ?? [])];
 }
 
 /**

@@ -8,6 +8,7 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import knexFactory, { type Knex } from 'knex';
+import { gatewayInstanceFromRow, type GatewayInstance } from '../gateway/instance-directory.js';
 import { migrationSource, MIGRATIONS_TABLE } from './migrations/index.js';
 import { TableOps, type FindOptions, type OrderBy, type Row, type TableOperations, type UpsertOptions, type Where } from './table-ops.js';
 import type { Dialect } from './values.js';
@@ -25,13 +26,9 @@ export interface DatabaseOptions {
   poolMax?: number;
 }
 
-/** A row of `instancias_whatsapp`, as the gateway needs it. */
-export interface InstanceRow {
-  id: number;
-  clinica_id: number;
+/** A row of `instancias_whatsapp`, as the gateway needs it (credentials included: never log or record it). */
+export interface InstanceRow extends GatewayInstance {
   nome: string;
-  server_url: string;
-  token: string;
 }
 
 /** How long `migrate` waits for another process holding the migration lock, ms. */
@@ -203,7 +200,7 @@ export class Database implements TableOperations {
   /** The WhatsApp instance with this id, or undefined. */
   async instanceById(id: number): Promise<InstanceRow | undefined> {
     const row = await this.ops.get('instancias_whatsapp', { id });
-    return row ? (row as unknown as InstanceRow) : undefined;
+    return row ? { ...gatewayInstanceFromRow(row), nome: String(row.nome) } : undefined;
   }
 
   get(table: string, where?: Where, orderBy?: OrderBy[]): Promise<Row | null> {

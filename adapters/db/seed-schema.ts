@@ -1,7 +1,10 @@
 // The shape of seed data (CONTRACT.md §1 `leadflow seed`), checked with ajv plus the rules JSON
 // Schema cannot say (phones as digits, names unique within their scope, business hours readable by
-// adapters/hours/business-hours.ts), and its normal form.
+// adapters/hours/business-hours.ts, each instance's provider rules of CONTRACT.md §11 and its
+// templates' shape, adapters/gateway/templates.ts), and its normal form.
 import AjvModule from 'ajv';
+import { GATEWAY_PROVIDERS, isGatewayProvider, type GatewayProvider, type TemplateSet } from '../gateway/gateway-client.js';
+import { formatTemplateSet, templateSetProblems } from '../gateway/templates.js';
 import { BusinessHoursError, formatBusinessHours, parseBusinessHours } from '../hours/business-hours.js';
 import type { SeedProblem } from './seed-validation-error.js';
 
@@ -50,7 +53,18 @@ const SCHEMA = {
               type: 'object',
               required: ['nome', 'server_url', 'token'],
               additionalProperties: false,
-              properties: { nome: name, server_url: { type: 'string', pattern: '^https?://' }, token: { type: 'string', minLength: 1 } },
+              properties: {
+                nome: name,
+                server_url: { type: 'string', pattern: '^https?://' },
+                token: { type: 'string', minLength: 1 },
+                // CONTRACT.md §11; the rules per provider are in instanceProblems.
+                provider: { type: 'string' },
+                external_id: optionalText,
+                app_secret: optionalText,
+                verify_token: optionalText,
+                // {primeiro_contato, alerta_hunter, follow_up} (or its JSON text); adapters/gateway/templates.ts.
+                templates: { type: ['object', 'string', 'null'] },
+              },
             },
           },
         },
@@ -70,6 +84,14 @@ export interface SeedInstance {
   nome: string;
   server_url: string;
   token: string;
+  /** Absent in the file: `uazapi`. */
+  provider: GatewayProvider;
+  /** The optional columns are written as given; absent in the file: null. */
+  external_id: string | null;
+  app_secret: string | null;
+  verify_token: string | null;
+  /** JSON text in its normal form (formatTemplateSet), or null. */
+  templates: string | null;
 }
 export interface SeedClinic {
   nome: string;
@@ -150,10 +172,93 @@ export function seedProblems(data: unknown): SeedProblem[] {
             `clinicas[${i}].${kind}`,
             problems,
           );
-        if (kind === 'instancias' && item && typeof item === 'object')
+        if (kind === 'instancias' && item && typeof item === 'object') {
           checkUrl((item as Raw).server_url, [...at, kind, j, 'server_url'], problems);
+          problems.push(...instanceProblems(item as Raw, c.nome, [...at, kind, j]));
+        }
       });
     }
+  });
+  problems.push(...externalIdDuplicates(clinics));
+  return problems;
+}
+
+/** ` (clinic "A", instance "B")`, naming what is named. */
+export function whoseInstance(clinic: unknown, instance: unknown): string {
+  const named = (v: unknown) => typeof v === 'string' && v.trim() !== '';
+  const parts = [named(clinic) ? `clinic "${String(clinic).trim()}"` : '', named(instance) ? `instance "${String(instance).trim()}"` : ''];
+  const text = parts.filter(Boolean).join(', ');
+  return text ? ` (${text})` : '';
+}
+
+const present = (value: unknown): boolean => typeof value === 'string' && value.trim() !== '';
+
+/**
+ * The provider rules of one instance (CONTRACT.md §11): a known provider; `external_id` for
+ * Evolution (its instance name) and Cloud (the phone number id); `app_secret` for Cloud (it signs
+ * the webhooks); templates only for Cloud, in their shape. Each message names the clinic and instance.
+ */
+function instanceProblems(n: Raw, clinic: unknown, at: Array<string | number>): SeedProblem[] {
+  const problems: SeedProblem[] = [];
+  const whose = whoseInstance(clinic, n.nome);
+  const provider = n.provider === undefined ? 'uazapi' : n.provider;
+  if (typeof provider !== 'string') return problems;
+  if (!isGatewayProvider(provider)) {
+    problems.push({ path: [...at, 'provider'], message: `"${provider}" is not a provider (${GATEWAY_PROVIDERS.join(', ')})${whose}` });
+    return problems;
+  }
+  if ((provider === 'evolution' || provider === 'cloud') && !present(n.external_id))
+    problems.push({
+      path: [...at, 'external_id'],
+      message: `is required for ${provider} (${provider === 'cloud' ? 'the phone number id' : "Evolution's instance name"})${whose}`,
+    });
+  if (provider === 'cloud' && !present(n.app_secret))
+    problems.push({ path: [...at, 'app_secret'], message: `is required for cloud (the app secret that signs its webhooks)${whose}` });
+  if (n.templates === undefined || n.templates === null) return problems;
+  if (provider !== 'cloud') {
+    problems.push({ path: [...at, 'templates'], message: `only cloud instances send templates (this one is ${provider})${whose}` });
+    return problems;
+  }
+  let set: unknown = n.templates;
+  if (typeof set === 'string') {
+    try {
+      set = JSON.parse(set);
+    } catch {
+      problems.push({ path: [...at, 'templates'], message: `is not JSON${whose}` });
+      return problems;
+    }
+  }
+  const keyed = typeof n.templates === 'object';
+  for (const p of templateSetProblems(set))
+    problems.push({
+      path: keyed ? [...at, 'templates', ...p.path] : [...at, 'templates'],
+      message: `${!keyed && p.path.length > 0 ? `${p.path.join('.')}: ` : ''}${p.message}${whose}`,
+    });
+  return problems;
+}
+
+/** Two instances of the file naming the same provider and external_id (an event must find one instance). */
+function externalIdDuplicates(clinics: unknown[]): SeedProblem[] {
+  const problems: SeedProblem[] = [];
+  const seen = new Map<string, { i: number; j: number }>();
+  clinics.forEach((clinic, i) => {
+    const list = (clinic as Raw | null)?.instancias;
+    if (!Array.isArray(list)) return;
+    list.forEach((item: unknown, j) => {
+      const n = (item ?? {}) as Raw;
+      if (!present(n.external_id)) return;
+      const provider = typeof n.provider === 'string' ? n.provider : 'uazapi';
+      const key = `${provider}\u0000${String(n.external_id).trim()}`;
+      const first = seen.get(key);
+      if (!first) {
+        seen.set(key, { i, j });
+        return;
+      }
+      problems.push({
+        path: ['clinicas', i, 'instancias', j, 'external_id'],
+        message: `${provider} external_id "${String(n.external_id).trim()}" appears twice (also clinicas[${first.i}].instancias[${first.j}])${whoseInstance((clinic as Raw).nome, n.nome)}`,
+      });
+    });
   });
   return problems;
 }
@@ -210,6 +315,12 @@ function checkUrl(value: unknown, path: Array<string | number>, problems: SeedPr
   }
 }
 
+/** A valid template set (object or JSON text) as stored: its normal JSON text; null when none. */
+function normalTemplates(value: unknown): string | null {
+  if (value === null || value === undefined) return null;
+  return formatTemplateSet((typeof value === 'string' ? JSON.parse(value) : value) as TemplateSet);
+}
+
 function splitPhones(text: string): string[] {
   return text
     .split(',')
@@ -234,6 +345,11 @@ export function normalizeSeed(data: unknown): SeedData {
           nome: String(n.nome).trim(),
           server_url: String(n.server_url),
           token: String(n.token),
+          provider: (typeof n.provider === 'string' ? n.provider : 'uazapi') as GatewayProvider,
+          external_id: present(n.external_id) ? String(n.external_id).trim() : null,
+          app_secret: present(n.app_secret) ? String(n.app_secret) : null,
+          verify_token: present(n.verify_token) ? String(n.verify_token) : null,
+          templates: normalTemplates(n.templates),
         })),
       };
       for (const key of ['endereco', 'posicionamento', 'hunter_nome'] as const)

@@ -1,10 +1,13 @@
 // `leadflow seed`: upserts clinics, their protocols and their WhatsApp instances. A clinic is matched
 // by `nome`, a protocol or instance by `nome` within its clinic. The whole data is validated first
-// and applied in one transaction: invalid data changes nothing, and its error lists every problem.
+// (an instance's (provider, external_id) also against the stored instances of other clinics) and
+// applied in one transaction: invalid data changes nothing, and its error lists every problem.
+// An instance's columns are written as the file gives them: an absent `provider` is `uazapi`, an
+// absent `external_id`, `app_secret`, `verify_token` or `templates` is null.
 import { readFileSync } from 'node:fs';
 import { YamlSource } from '../../engine/load/yaml-source.js';
 import type { Database } from './database.js';
-import { normalizeSeed, seedProblems } from './seed-schema.js';
+import { normalizeSeed, seedProblems, whoseInstance, type SeedData } from './seed-schema.js';
 import { SeedValidationError, type SeedProblem } from './seed-validation-error.js';
 import type { Row } from './table-ops.js';
 
@@ -32,6 +35,8 @@ export async function seedDatabase(db: Database, data: unknown): Promise<SeedRep
   if (problems.length > 0) throw new SeedValidationError(problems);
   const seed = normalizeSeed(data);
   const items = await db.transaction(async (tx) => {
+    const taken = await externalIdsTaken(tx, seed);
+    if (taken.length > 0) throw new SeedValidationError(taken);
     const out: SeedItem[] = [];
     for (const clinic of seed.clinicas) {
       const { protocolos, instancias, ...fields } = clinic;
@@ -51,6 +56,29 @@ export async function seedDatabase(db: Database, data: unknown): Promise<SeedRep
   });
   const count = (action: SeedAction) => items.filter((i) => i.action === action).length;
   return { items, inserted: count('inserted'), updated: count('updated'), unchanged: count('unchanged') };
+}
+
+/**
+ * Instances of the file whose (provider, external_id) a stored instance of another clinic or name
+ * already has: an inbound event must find exactly one instance (the unique index of migration 011).
+ */
+async function externalIdsTaken(tx: Database, seed: SeedData): Promise<SeedProblem[]> {
+  const problems: SeedProblem[] = [];
+  for (const [i, clinic] of seed.clinicas.entries()) {
+    for (const [j, instance] of clinic.instancias.entries()) {
+      if (instance.external_id === null) continue;
+      const rows = await tx.find('instancias_whatsapp', { where: { provider: instance.provider, external_id: instance.external_id } });
+      for (const row of rows) {
+        const owner = await tx.get('clinicas_com_atendentes', { id: row.clinica_id as number });
+        if (owner?.nome === clinic.nome && row.nome === instance.nome) continue;
+        problems.push({
+          path: ['clinicas', i, 'instancias', j, 'external_id'],
+          message: `${instance.provider} external_id "${instance.external_id}" is already the instance "${String(row.nome)}" of clinic "${String(owner?.nome ?? row.clinica_id)}"${whoseInstance(clinic.nome, instance.nome)}`,
+        });
+      }
+    }
+  }
+  return problems;
 }
 
 async function upsertOne(

@@ -14,6 +14,12 @@ export interface TableSpec {
   createdAt?: string;
   /** Set to the current time on insert and on every update when not given. */
   updatedAt?: string;
+  /**
+   * Columns holding credentials: the db.* node types never return them (their outputs are recorded
+   * with the execution); the adapters that need them (the instance directory, the inbound checks)
+   * read them themselves.
+   */
+  credentials?: readonly string[];
 }
 
 export const TABLES = {
@@ -35,8 +41,24 @@ export const TABLES = {
     uniqueKeys: [['clinica_id', 'nome']],
   },
   instancias_whatsapp: {
-    columns: { id: 'id', clinica_id: 'integer', nome: 'text', server_url: 'text', token: 'text' },
-    uniqueKeys: [['clinica_id', 'nome']],
+    columns: {
+      id: 'id',
+      clinica_id: 'integer',
+      nome: 'text',
+      server_url: 'text',
+      token: 'text',
+      // CONTRACT.md §11: the gateway provider and what it needs (migration 011); `templates` is JSON text.
+      provider: 'text',
+      external_id: 'text',
+      app_secret: 'text',
+      verify_token: 'text',
+      templates: 'text',
+    },
+    uniqueKeys: [
+      ['clinica_id', 'nome'],
+      ['provider', 'external_id'],
+    ],
+    credentials: ['token', 'app_secret', 'verify_token'],
   },
   leads: {
     columns: {

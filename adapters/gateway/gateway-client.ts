@@ -1,7 +1,39 @@
 // What node types need from a WhatsApp gateway, independent of the vendor. One client talks to one
-// instance (one WhatsApp number); `ctx.services.gateway` is a factory that builds it from the
-// instance's row (see instance-directory.ts), so the token is read at run time and never sits in a
-// step's params, outputs or recorded calls.
+// instance (one WhatsApp number) of one provider (CONTRACT §11: `uazapi`, `evolution`, `cloud`);
+// `ctx.services.gateway` is a factory that builds it from the instance's row (see
+// instance-directory.ts), dispatching on the row's `provider` (provider-registry.ts), so the token is
+// read at run time and never sits in a step's params, outputs or recorded calls.
+
+/** The providers an instance may name (`instancias_whatsapp.provider`). */
+export type GatewayProvider = 'uazapi' | 'evolution' | 'cloud';
+
+/** Every provider name, in the order the docs list them. */
+export const GATEWAY_PROVIDERS: readonly GatewayProvider[] = ['uazapi', 'evolution', 'cloud'];
+
+/** True when `value` names a provider (not necessarily a registered one). */
+export function isGatewayProvider(value: unknown): value is GatewayProvider {
+  return typeof value === 'string' && (GATEWAY_PROVIDERS as readonly string[]).includes(value);
+}
+
+/** One approved message template (Cloud API), as `instancias_whatsapp.templates` names it. */
+export interface TemplateRef {
+  /** The template's name as approved (lower case letters, digits and `_`), e.g. `primeiro_contato_v2`. */
+  name: string;
+  /** Its language code as approved, e.g. `pt_BR`. */
+  language: string;
+}
+
+/**
+ * The approved templates of an instance, per purpose (CONTRACT §11): `primeiro_contato` (the first
+ * message to a lead: the lead's first name and the clinic's name as body parameters),
+ * `alerta_hunter` (the Hunter's new-lead alert AND the handoff notification: CONTRACT §11 names one
+ * purpose "Hunter alert and handoff notification"), `follow_up`. Absent: none approved for it.
+ */
+export interface TemplateSet {
+  primeiro_contato?: TemplateRef;
+  alerta_hunter?: TemplateRef;
+  follow_up?: TemplateRef;
+}
 
 /** One text message. `number` is digits with country code (`5511987654321`), no JID suffix. */
 export interface SendTextRequest {
@@ -9,6 +41,15 @@ export interface SendTextRequest {
   text: string;
   /** Milliseconds the gateway waits (showing "typing…") before sending. Default 0. */
   delay?: number;
+}
+
+/** One approved template (Cloud API's answer to the 24-hour rule). */
+export interface SendTemplateRequest {
+  /** Digits with country code, no JID suffix. */
+  number: string;
+  template: TemplateRef;
+  /** The template's body parameters, in order ({{1}}, {{2}}, …). */
+  parameters: string[];
 }
 
 /** The gateway's answer to a send; only `messageid` is relied on (null when the gateway gave none). */
@@ -27,24 +68,74 @@ export interface DownloadedMedia {
   transcription?: string;
 }
 
+/**
+ * One gateway call, for metrics (`leadflow_gateway_*_total`): `send` (a text or a template) or
+ * `download`; `retried` before each retry of a call, then once `ok` or `error` when it ends.
+ */
+export interface GatewayCallEvent {
+  op: 'send' | 'download';
+  outcome: 'ok' | 'error' | 'retried';
+}
+
 export interface GatewayCallOptions {
   /** Aborts the call (and any retry wait): the abort reason is thrown as is, never retried. */
   signal?: AbortSignal;
 }
 
+/** A call a node is about to make, for its execution record (`describe`). */
+export type GatewayOperation =
+  | { op: 'send-text'; request: SendTextRequest }
+  | { op: 'send-template'; request: SendTemplateRequest }
+  | { op: 'download'; media_ref: string };
+
+/**
+ * What a call sends, as an execution records it (and a dry run prints instead of sending):
+ * credentials as "***", never their values.
+ */
+export interface GatewayRequestRecord {
+  method: string;
+  /** Holds no credential (an access token never travels in the URL). */
+  url: string;
+  headers: Record<string, string>;
+  body?: import('../../engine/types.js').JsonValue;
+}
+
 export interface GatewayClient {
+  /** The provider this client speaks to. */
+  readonly provider: GatewayProvider;
   /** Base URL of the instance's server, without a trailing slash (safe to show: holds no secret). */
   readonly serverUrl: string;
   sendText(request: SendTextRequest, options?: GatewayCallOptions): Promise<SendTextResult>;
-  /** `messageId`: the bare WhatsApp id (`messageid` of the inbound event). */
-  downloadMedia(messageId: string, options?: GatewayCallOptions): Promise<DownloadedMedia>;
+  /** Sends an approved template; only providers with templates (Cloud API) have it. */
+  sendTemplate?(request: SendTemplateRequest, options?: GatewayCallOptions): Promise<SendTextResult>;
+  /**
+   * Downloads the media of a received message. `mediaRef`: what the provider's parser gave as the
+   * message's `media_ref` (uazapi and Evolution: the bare message id; Cloud: the media id).
+   */
+  downloadMedia(mediaRef: string, options?: GatewayCallOptions): Promise<DownloadedMedia>;
+  /**
+   * The request `operation` makes, for the execution record (credentials masked). Absent: nodes
+   * record `{method: 'POST', url: serverUrl, body: <the operation>}`.
+   */
+  describe?(operation: GatewayOperation): GatewayRequestRecord;
 }
 
 /** Connection data of one instance, as stored in `instancias_whatsapp`. */
 export interface GatewayInstanceAccess {
+  provider: GatewayProvider;
   server_url: string;
+  /** uazapi and Evolution: the instance token (API key); Cloud: the access token. A credential. */
   token: string;
+  /** Evolution: the instance name; Cloud: the phone number id; uazapi: null. */
+  external_id: string | null;
+  /** Cloud: the approved templates; null otherwise. */
+  templates: TemplateSet | null;
+  /**
+   * Cloud: the app secret (e.g. for Graph API's `appsecret_proof`); Evolution: the webhook's
+   * `jwt_key`. A credential; absent or null when not set.
+   */
+  app_secret?: string | null;
 }
 
-/** `ctx.services.gateway`: builds the client of one instance. */
+/** `ctx.services.gateway`: builds the client of one instance (throws UnknownGatewayProviderError for an unregistered provider). */
 export type GatewayClientFactory = (instance: GatewayInstanceAccess) => GatewayClient;

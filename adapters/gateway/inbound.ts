@@ -17,10 +17,12 @@
 import AjvModule, { type ValidateFunction } from 'ajv';
 import { UazapiEventError } from './errors/uazapi-event-error.js';
 import { jidKind, phoneFromJid } from './jid.js';
+import type { IgnoredEvent, MessageKind } from './gateway-message.js';
 import { uazapiEventSchema } from './uazapi-event-schema.js';
 
-export type MessageKind = 'text' | 'audio' | 'image' | 'video' | 'document' | 'sticker' | 'other';
+export type { IgnoredEvent, MessageKind } from './gateway-message.js';
 
+/** A uazapi event parsed: the provider-free fields of GatewayMessage but `provider` and `media_ref`, and the event's token. */
 export interface NormalizedMessage {
   instance_token: string;
   instance_name: string;
@@ -44,10 +46,6 @@ export interface NormalizedMessage {
   /** The sender's LID, kept as an alias of the phone. */
   lid?: string;
   timestamp_ms: number;
-}
-
-export interface IgnoredEvent {
-  ignored: string;
 }
 
 const Ajv = AjvModule.default ?? AjvModule;

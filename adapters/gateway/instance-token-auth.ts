@@ -19,7 +19,10 @@ export type InstanceTokenLookup = (token: string) => Promise<JsonObject | undefi
  * (the body with `token` as "***", and the lookup's answer as `auth`), or undefined when the token is
  * missing or unknown (answer 401). Used by the webhook and by `leadflow run`.
  */
-export async function authorizeInstanceToken(body: JsonValue, lookup: InstanceTokenLookup): Promise<Required<AuthGrant> | undefined> {
+export async function authorizeInstanceToken(
+  body: JsonValue,
+  lookup: InstanceTokenLookup,
+): Promise<Required<Pick<AuthGrant, 'body' | 'auth'>> | undefined> {
   if (!body || typeof body !== 'object' || Array.isArray(body)) return undefined;
   const token = body.token;
   if (typeof token !== 'string' || token === '') return undefined;

@@ -8,9 +8,12 @@
 // in an error, a log line or `JSON.stringify(client)`.
 import type {
   DownloadedMedia,
+  GatewayCallEvent,
   GatewayCallOptions,
   GatewayClient,
   GatewayClientFactory,
+  GatewayOperation,
+  GatewayRequestRecord,
   SendTextRequest,
   SendTextResult,
 } from './gateway-client.js';
@@ -46,11 +49,7 @@ export interface UazapiClientOptions {
   onCall?: (event: GatewayCallEvent) => void;
 }
 
-/** One gateway call event: `send` (sendText) or `download` (downloadMedia). */
-export interface GatewayCallEvent {
-  op: 'send' | 'download';
-  outcome: 'ok' | 'error' | 'retried';
-}
+export type { GatewayCallEvent } from './gateway-client.js';
 
 export type UazapiClientDefaults = Omit<UazapiClientOptions, 'serverUrl' | 'token'>;
 
@@ -59,6 +58,7 @@ const MAX_SEND_ANSWER_BYTES = 1024 * 1024;
 const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
 
 export class UazapiClient implements GatewayClient {
+  readonly provider = 'uazapi' as const;
   readonly serverUrl: string;
   readonly #token: string;
   readonly #timeoutMs: number;
@@ -141,9 +141,29 @@ export class UazapiClient implements GatewayClient {
     return { messageid: messageIdOf(record), answer: record };
   }
 
-  /** Downloads the media of a received message as bytes (base64 decoded). */
-  async downloadMedia(messageId: string, options: GatewayCallOptions = {}): Promise<DownloadedMedia> {
-    return this.#measured('download', (policy) => this.#downloadMedia(messageId, options, policy));
+  /** Downloads the media of a received message as bytes (base64 decoded); `mediaRef` is the message's bare id. */
+  async downloadMedia(mediaRef: string, options: GatewayCallOptions = {}): Promise<DownloadedMedia> {
+    return this.#measured('download', (policy) => this.#downloadMedia(mediaRef, options, policy));
+  }
+
+  /** The request of `operation` as recorded (token as "***"); throws for `send-template` (uazapi has none). */
+  describe(operation: GatewayOperation): GatewayRequestRecord {
+    const headers = { token: '***', 'content-type': 'application/json' };
+    if (operation.op === 'download')
+      return {
+        method: 'POST',
+        url: `${this.serverUrl}/message/download`,
+        headers,
+        body: { id: operation.media_ref, return_base64: true, return_link: false },
+      };
+    if (operation.op === 'send-template') throw new TypeError('uazapi sends no templates (sendTemplate is a Cloud API call)');
+    const { number, text, delay } = operation.request;
+    return {
+      method: 'POST',
+      url: `${this.serverUrl}/send/text`,
+      headers,
+      body: { number, text, delay: Math.max(0, Math.round(delay ?? 0)) },
+    };
   }
 
   async #downloadMedia(messageId: string, options: GatewayCallOptions, policy: RetryPolicy): Promise<DownloadedMedia> {
@@ -202,7 +222,11 @@ function splitDataUrl(value: string): { data: string; mimetype?: string } {
   return { data: value.slice(match[0].length), ...(match[1] ? { mimetype: match[1] } : {}) };
 }
 
-/** `ctx.services.gateway` for uazapi: one client per call, built from the instance's row. */
+/**
+ * A factory of uazapi clients: one client per call, built from the instance's row. It builds a
+ * uazapi client whatever the row's `provider`: `ctx.services.gateway` is the provider registry's
+ * factory (provider-registry.ts), which dispatches here for uazapi instances.
+ */
 export function uazapiClientFactory(defaults: UazapiClientDefaults = {}): GatewayClientFactory {
   return (instance) => new UazapiClient({ ...defaults, serverUrl: instance.server_url, token: instance.token });
 }

@@ -10,7 +10,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { EngineObserver, FlowMetricsEvent, StepEndedEvent } from '../../engine/observer.js';
 import type { ExecutionRecord, FlowMetric } from '../../engine/types.js';
 import type { AgentAttemptEvent, AiCallEvent } from '../ai/ai-service.js';
-import type { GatewayCallEvent } from '../gateway/uazapi-client.js';
+import type { GatewayCallEvent } from '../gateway/gateway-client.js';
 
 export const METRIC_PREFIX = 'leadflow_';
 

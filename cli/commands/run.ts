@@ -1,14 +1,15 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { authorizeInstanceToken } from '../../adapters/gateway/instance-token-auth.js';
+import { gatewayProviders } from '../../adapters/gateway/providers.js';
 import type { TriggerInput } from '../../engine/engine.js';
 import { InputValidationError } from '../../engine/errors/input-validation-error.js';
 import { scheduleTriggerValue } from '../../engine/triggers/schedule.js';
-import type { ExecutionRecord, JsonValue } from '../../engine/types.js';
+import { schemaProblems } from '../../engine/run/param-validator.js';
+import type { ExecutionRecord, JsonValue, LoadedFlow } from '../../engine/types.js';
 import { createEngine, flowsDirectory, loadValidFlows, pickFlow, UsageError } from '../host.js';
 import { MemoryExecutionStore } from '../../engine/store/memory-store.js';
 import { createLogger } from '../logger.js';
-import { openRuntime } from '../runtime.js';
+import { openRuntime, type Runtime } from '../runtime.js';
 import { printTrace, traceJson } from '../trace.js';
 import { MemoryKeyValue } from '../../adapters/kv/memory-key-value.js';
 
@@ -24,6 +25,36 @@ export function readPayload(file: string): JsonValue {
   } catch (err) {
     throw new UsageError(`payload ${file} is not valid JSON: ${(err as Error).message}`);
   }
+}
+
+/**
+ * The trigger input of a payload for a flow whose main route is a gateway provider's (its auth mode
+ * is a provider's, e.g. `instance-token`): authenticated by the provider's `accept` as over HTTP
+ * (the shared secret is not asked for; a signature is checked over the file's bytes), checked
+ * against its event schema, and holding exactly one event. Undefined for any other flow.
+ */
+async function gatewayInput(
+  flow: LoadedFlow,
+  file: string | undefined,
+  body: JsonValue,
+  runtime: Runtime,
+): Promise<TriggerInput | undefined> {
+  const webhook = flow.trigger.webhook;
+  const inbound = webhook && gatewayProviders.inbound().find((p) => p.authMode === webhook.auth);
+  if (!webhook || !inbound || file === undefined) return undefined;
+  const raw = readFileSync(file);
+  const accepted = await inbound.accept({ header: () => undefined, query: {}, raw, body }, runtime.inboundInstances);
+  const route = `${webhook.method} ${webhook.path}`;
+  if ('denied' in accepted)
+    throw new UsageError(`the payload is refused by ${route} (auth ${webhook.auth}: ${accepted.denied}; it would answer 401)`);
+  if (accepted.events.length !== 1)
+    throw new UsageError(`the payload holds ${accepted.events.length} message events for ${route}; \`leadflow run\` takes one`);
+  const [event] = accepted.events;
+  const problems = inbound.eventSchema ? schemaProblems(inbound.eventSchema, event!.body) : [];
+  if (problems.length > 0)
+    throw new UsageError(`payload is not a ${inbound.provider} event:\n${problems.map((d) => `  ${d.path}: ${d.message}`).join('\n')}`);
+  const { instance } = event!;
+  return { body: event!.body, auth: { instance_id: instance.id, clinica_id: instance.clinica_id, provider: instance.provider } };
 }
 
 /** Exit status of a finished execution: 0 success or stopped on purpose, 1 otherwise. */
@@ -51,22 +82,16 @@ export function registerRun(program: Command): void {
       const body = opts.payload === undefined ? {} : readPayload(opts.payload);
       const logger = createLogger({ toStderr: true, level: 'warn' });
       const runtime = await openRuntime({ logger, migrate: true });
-      // The webhook's body-level authentication applies as over HTTP (the instance token: checked,
-      // handed over as trigger.auth, recorded as "***"); looked up before a dry run's transaction opens.
-      // A schedule trigger: one run for a tick now, recorded as `trigger.schedule` as a real tick is.
+      // A gateway provider's route: the payload is authenticated as over HTTP (e.g. the instance
+      // token: checked, handed over as trigger.auth, recorded as "***"), looked up before a dry run's
+      // transaction opens. A schedule trigger: one run for a tick now, recorded as `trigger.schedule`
+      // as a real tick is.
       let input: TriggerInput = { body, ...(schedule ? { schedule: scheduleTriggerValue(schedule, Date.now(), false) } : {}) };
-      if (flow.trigger.webhook?.auth === 'instance-token') {
-        const grant = await authorizeInstanceToken(body, runtime.instanceByToken).catch(async (err: unknown) => {
-          await runtime.close();
-          throw err;
-        });
-        if (!grant) {
-          await runtime.close();
-          throw new UsageError(
-            `the payload's "token" is not the token of a registered instance (POST ${flow.trigger.webhook.path} would answer 401)`,
-          );
-        }
-        input = { body: grant.body, auth: grant.auth };
+      try {
+        input = (await gatewayInput(flow, opts.payload, body, runtime)) ?? input;
+      } catch (err) {
+        await runtime.close();
+        throw err;
       }
       // A dry run works in a transaction rolled back at the end, and is kept in memory only.
       const scope = opts.dryRun ? await runtime.db.rollbackScope() : undefined;

@@ -5,6 +5,7 @@ import { composeObservers } from '../../engine/observer.js';
 import { ActivityRecorder } from '../console/activity-recorder.js';
 import { createMetrics, embeddedQueueDepth } from '../../adapters/metrics/metrics.js';
 import { buildWebhookApp } from '../../engine/triggers/webhook-app.js';
+import { webhookRoutes } from '../../engine/types.js';
 import { adminFromEnv } from '../admin-host.js';
 import { FlowLoadReport } from '../flow-load-report.js';
 import { createEngine, flowsDirectory, loadValidFlows } from '../host.js';
@@ -13,6 +14,8 @@ import { leaseMsFromEnv, queueSchedulerFromEnv, SWEEP_EVERY_MS, webhooksQueuedFr
 import { startPruning } from '../pruning.js';
 import { openRuntime } from '../runtime.js';
 import { watchFlows } from '../watch-flows.js';
+import { gatewayProviders } from '../../adapters/gateway/providers.js';
+import { gatewayVerificationRoutes } from '../gateway-routes.js';
 import { hostAuthModes } from '../webhook-auth-modes.js';
 import { withConsoleUrl } from '../console/console-url.js';
 
@@ -71,7 +74,8 @@ export function registerServe(program: Command): void {
         engine,
         logger,
         secret,
-        authModes: hostAuthModes(runtime.instanceByToken),
+        authModes: hostAuthModes(runtime.inboundInstances),
+        extend: gatewayVerificationRoutes(gatewayProviders.inbound(), runtime.inboundInstances, logger),
         ...(admin ? { admin } : {}),
         metrics,
         ready: () => runtime.ready(),
@@ -85,8 +89,8 @@ export function registerServe(program: Command): void {
       const bound = typeof address === 'object' && address ? address.port : port;
       const routes = engine
         .listFlows()
-        .filter((f) => f.trigger.webhook)
-        .map((f) => `${f.trigger.webhook!.method} ${f.trigger.webhook!.path}`);
+        .flatMap((f) => (f.trigger.webhook ? webhookRoutes(f.trigger.webhook) : []))
+        .map((r) => `${r.method} ${r.path}`);
       logger.info({ port: bound, flows: engine.listFlows().map((f) => f.name), routes }, `listening on port ${bound}`);
       const stopWatching = opts.watch ? watchFlows(dir, engine, logger, flowLoads) : () => undefined;
       // Schedule triggers last: a tick's execution may start as soon as they run.

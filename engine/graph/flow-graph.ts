@@ -13,7 +13,7 @@
 // A `stop` has no edge onwards; a `parallel` with a branch that always stops ends the flow once its
 // branches settle (its join has no edge onwards); a `parallel` whose every branch stops has no join.
 // A foreach with a non-empty body has a group holding the body's nodes (`parent` of each node).
-import type { LoadedFlow, LoadedStep } from '../types.js';
+import { type LoadedFlow, type LoadedStep, webhookRoutes } from '../types.js';
 
 /** What a node stands for: the trigger, the end, a plain step, a control step, or a parallel's join. */
 export type FlowNodeKind = 'trigger' | 'step' | 'if' | 'switch' | 'parallel' | 'join' | 'foreach' | 'stop' | 'end';
@@ -219,11 +219,17 @@ function drawStep(g: GraphBuilder, step: LoadedStep, id: string): Exit[] {
   }
 }
 
-/** What starts the flow: its webhook's method and path, its schedule (`cron 0 9 * * 1-5 America/Sao_Paulo`), or `start`. */
+/**
+ * What starts the flow: its webhook's method and path (each route, joined by `, `, when it has
+ * `routes`), its schedule (`cron 0 9 * * 1-5 America/Sao_Paulo`), or `start`.
+ */
 export function triggerLabel(flow: LoadedFlow): string {
   const hook = flow.trigger.webhook;
   const schedule = flow.trigger.schedule;
-  if (hook) return `${hook.method} ${hook.path}`;
+  if (hook)
+    return webhookRoutes(hook)
+      .map((r) => `${r.method} ${r.path}`)
+      .join(', ');
   return schedule ? `cron ${schedule.cron} ${schedule.timezone}` : 'start';
 }
 

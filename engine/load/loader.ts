@@ -17,6 +17,7 @@ import type {
   ScheduleTrigger,
   WebhookTrigger,
 } from '../types.js';
+import { webhookRoutes } from '../types.js';
 import { buildSteps, terminationRule } from './build-steps.js';
 import { diskReader, type FlowFileReader, type FlowFilesRead, flowVersionOf, readFlowFiles, sourceReader } from './flow-files.js';
 import { RESPOND_DEFAULTS } from './defaults.js';
@@ -158,10 +159,17 @@ function inputSchemaProblems(raw: Raw, source: YamlSource): LoadProblem[] {
 function buildWebhook(webhookRaw: (Raw & { respond?: Raw }) | undefined): WebhookTrigger | undefined {
   if (!webhookRaw) return undefined;
   const respondRaw = webhookRaw.respond ?? {};
+  const auth = (webhookRaw.auth as WebhookTrigger['auth']) ?? 'secret';
+  const routes = ((webhookRaw.routes ?? []) as Raw[]).map((r) => ({
+    method: (r.method as WebhookTrigger['method']) ?? 'POST',
+    path: String(r.path),
+    auth: (r.auth as WebhookTrigger['auth']) ?? auth,
+  }));
   return {
     method: (webhookRaw.method as WebhookTrigger['method']) ?? 'POST',
     path: String(webhookRaw.path),
-    auth: (webhookRaw.auth as WebhookTrigger['auth']) ?? 'secret',
+    auth,
+    ...(routes.length > 0 ? { routes } : {}),
     respond:
       respondRaw.mode === 'step'
         ? { mode: 'step', timeout_ms: Number(respondRaw.timeout_ms ?? RESPOND_DEFAULTS.timeout_ms) }
@@ -286,20 +294,39 @@ export function loadFlowDirectory(dir: string, registry: NodeRegistry, cwd = pro
       );
       continue;
     }
-    if (flow.trigger.webhook) {
-      const route = `${flow.trigger.webhook.method} ${flow.trigger.webhook.path}`;
-      const owner = routes.get(route);
-      if (owner) {
-        const source = new YamlSource(display, readFileSync(file, 'utf8'));
-        problems.push(source.problem(['trigger', 'webhook', 'path'], 'duplicate-route', `route ${route} is already served by ${owner}`));
-        continue;
-      }
-      routes.set(route, display);
+    const taken = routeProblems(flow, display, file, routes);
+    if (taken.length > 0) {
+      problems.push(...taken);
+      continue;
     }
     flows.set(flow.name, flow);
   }
   problems.push(...callFlowProblems(flows, cwd));
   return { flows, problems, files };
+}
+
+/**
+ * A `duplicate-route` problem for each route of `flow` (its webhook's main route and `routes`)
+ * already served, by another flow or by an earlier route of this one; none: its routes are added to
+ * `served` (route -> the file serving it).
+ */
+function routeProblems(flow: LoadedFlow, display: string, file: string, served: Map<string, string>): LoadProblem[] {
+  if (!flow.trigger.webhook) return [];
+  const problems: LoadProblem[] = [];
+  const mine = new Map<string, string>();
+  webhookRoutes(flow.trigger.webhook).forEach((r, i) => {
+    const route = `${r.method} ${r.path}`;
+    const owner = served.get(route) ?? (mine.has(route) ? `${display} (its ${mine.get(route)})` : undefined);
+    if (!owner) {
+      mine.set(route, i === 0 ? 'trigger.webhook.path' : `trigger.webhook.routes[${i - 1}]`);
+      return;
+    }
+    const source = new YamlSource(display, readFileSync(file, 'utf8'));
+    const at = i === 0 ? ['trigger', 'webhook', 'path'] : ['trigger', 'webhook', 'routes', i - 1, 'path'];
+    problems.push(source.problem(at, 'duplicate-route', `route ${route} is already served by ${owner}`));
+  });
+  if (problems.length === 0) for (const route of mine.keys()) served.set(route, display);
+  return problems;
 }
 
 /** Steps naming another flow: they must name a loaded one. */

@@ -1,7 +1,12 @@
 import type { JsonValue } from '../types.js';
 
-/** Keys whose values are credentials, at any depth of recorded params. */
-const SECRET_KEY = /^(authorization|proxy-authorization|token|api[-_]?key|x-api-key|password|secret|x-webhook-secret|cookie|set-cookie)$/i;
+/**
+ * Keys whose values are credentials, at any depth of recorded params: the usual header names, and
+ * `token` / `secret` alone or as the last word of a name (`access_token`, `verify-token`,
+ * `app_secret`, `client_secret`), `jwt_key`.
+ */
+const SECRET_KEY =
+  /^(authorization|proxy-authorization|([a-z0-9]+[-_])*token|api[-_]?key|x-api-key|password|([a-z0-9]+[-_])*secret|jwt[-_]?key|cookie|set-cookie)$/i;
 /** What a credential's value becomes in recorded params and outbound calls. */
 export const MASK = '***';
 

@@ -11,11 +11,13 @@
 // answers 500 `internal error` and its details go to the log only; the database or Redis being
 // unreachable answers 503 with Retry-After (nothing recorded).
 // With an admin token, /admin/* (admin-routes.ts) and the host's routes beside it are mounted before
-// the webhooks; without, they are absent.
+// the webhooks; without, they are absent. The host's `extend` routes (e.g. a webhook URL's
+// verification GET) are mounted before both, whatever the admin token.
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Engine } from '../engine.js';
 import { isDependencyUnavailable } from '../errors/dependency-unavailable.js';
 import type { Logger } from '../run/execution-run.js';
+import { webhookRoutes } from '../types.js';
 import { type AdminOptions, adminRouter } from './admin-routes.js';
 import { WebhookAuthModes } from './auth-modes.js';
 import { type MetricsEndpoint, opsRoutes, type ReadinessResult } from './ops-routes.js';
@@ -47,7 +49,11 @@ export interface WebhookAppOptions {
   authModes?: WebhookAuthModes;
   /** The admin surface (LEADFLOW_ADMIN_TOKEN); unset: /admin/* is absent (404). */
   admin?: AdminOptions;
-  /** Extra routes mounted before the webhooks (health, metrics, admin). */
+  /**
+   * The host's own routes, mounted after /healthz, /readyz and /metrics and before /admin and the
+   * webhooks: e.g. the GET a sender calls to verify a webhook URL before it posts events to it,
+   * which starts no flow. Such a route answers for itself (its own checks, its own errors).
+   */
   extend?: (app: express.Express) => void;
   /** `GET /metrics` (ops-routes.ts); unauthenticated like /healthz. */
   metrics?: MetricsEndpoint;
@@ -55,12 +61,13 @@ export interface WebhookAppOptions {
   ready?: () => Promise<ReadinessResult>;
 }
 
-/** Throws when a loaded webhook flow names an auth mode `modes` does not hold. */
+/** Throws when a route of a loaded webhook flow names an auth mode `modes` does not hold. */
 function assertAuthModesRegistered(engine: Engine, modes: WebhookAuthModes): void {
   for (const flow of engine.listFlows()) {
-    const webhook = flow.trigger.webhook;
-    const problem = webhook ? modes.unknownModeMessage(flow.name, webhook.auth) : undefined;
-    if (problem) throw new Error(problem);
+    for (const route of flow.trigger.webhook ? webhookRoutes(flow.trigger.webhook) : []) {
+      const problem = modes.unknownModeMessage(flow.name, route.auth);
+      if (problem) throw new Error(problem);
+    }
   }
 }
 

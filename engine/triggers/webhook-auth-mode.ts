@@ -5,9 +5,11 @@
 // A request meets a mode's hooks in this order (buildWebhookApp, webhook-app.ts):
 //   beforeBody (headers and query, nothing read yet)  -> 'denied': 401
 //   verifyRawBody (only after 'need-body')            -> false: 401, before the body is parsed as JSON
-//   withBody (the parsed JSON)                        -> a denial: 401; a grant: the execution starts
-// A rejected request changes nothing: no execution is recorded, nothing is logged but the flow, the
-// path and the client address. Hooks never log or return the credential they checked.
+//   withBody (the parsed JSON, and the raw bytes)     -> a denial: 401; a grant: the execution starts;
+//                                                        events: one execution per event (0 or more)
+// A grant's `input` schema is checked like the flow's `trigger.input` (422, before anything is
+// recorded). A rejected request changes nothing: no execution is recorded, nothing is logged but
+// the flow, the path and the client address. Hooks never log or return the credential they checked.
 import type { JsonObject, JsonValue } from '../types.js';
 
 /** What an authentication hook may read of the request: its headers and its parsed query. */
@@ -39,6 +41,24 @@ export interface AuthGrant {
   body: JsonValue;
   /** What the authentication established (e.g. `{account_id, tenant_id}`); never a credential. */
   auth?: JsonObject;
+  /**
+   * A JSON Schema `body` must match besides the flow's `trigger.input`, for a mode that knows the
+   * shape of what its sender posts: a mismatch answers 422 with each path, before anything is
+   * recorded. Checked only on the way in (a replay or a flow test case runs without it).
+   */
+  input?: Record<string, unknown>;
+}
+
+/**
+ * An accepted request that holds several events (a sender that batches them), each its own grant:
+ * each becomes its own execution, started in order. With exactly one, the request is answered as
+ * the flow says (like a grant); otherwise, once every execution is recorded, 200 `{"status":
+ * "accepted", "executions": n}` — with none (e.g. the request held only delivery receipts) nothing
+ * starts. Every event's `input` is checked before the first is recorded (422; with several events
+ * each path names its event: `[1].path`).
+ */
+export interface AuthEvents {
+  events: AuthGrant[];
 }
 
 /** `withBody`'s refusal (answer 401): why, for the log line; never the credential itself. */
@@ -68,8 +88,10 @@ export interface WebhookAuthMode {
   verifyRawBody?(req: AuthRequest, raw: Buffer, ctx: WebhookAuthContext): boolean;
   /**
    * Runs on every request that passed the checks before it, with the parsed body (`{}` when none was
-   * sent); absent: the body is recorded as sent and `trigger.auth` stays unset. May reach a
-   * dependency: a rejection answers 500 (or 503 when the dependency is unreachable), nothing recorded.
+   * sent) and the raw bytes it was parsed from (empty for a GET or DELETE: e.g. for a signature
+   * whose key depends on the body); absent: the body is recorded as sent and `trigger.auth` stays
+   * unset. May reach a dependency: a rejection answers 500 (or 503 when the dependency is
+   * unreachable), nothing recorded.
    */
-  withBody?(req: AuthRequest, body: JsonValue, ctx: WebhookAuthContext): Promise<AuthGrant | AuthDenial>;
+  withBody?(req: AuthRequest, body: JsonValue, ctx: WebhookAuthContext, raw: Buffer): Promise<AuthGrant | AuthDenial | AuthEvents>;
 }

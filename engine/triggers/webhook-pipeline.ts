@@ -5,11 +5,17 @@
 //   -> answerWebhook
 // What one stage establishes for the next travels in `res.locals.webhook` (WebhookCall). Nothing is
 // recorded before startExecution, so a request rejected earlier changes nothing.
+// A flow serves its webhook's main route and its `routes`, each checked by its own auth mode. A
+// mode may split one request into several events (AuthEvents): every one is validated first (422;
+// with several, each path names its event), then each starts its own execution, in order; the
+// answer is then 200 `{status: "accepted", executions: n}`, unless there was exactly one (the flow
+// answers it).
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { Engine, ExecutionHandle } from '../engine.js';
 import { InputValidationError } from '../errors/input-validation-error.js';
 import type { Logger } from '../run/execution-run.js';
-import type { JsonValue, LoadedFlow } from '../types.js';
+import { schemaProblems } from '../run/param-validator.js';
+import { type JsonValue, type LoadedFlow, type WebhookRoute, webhookRoutes } from '../types.js';
 import type { WebhookAuthModes } from './auth-modes.js';
 import type { AuthGrant, BeforeBodyDecision, WebhookAuthContext, WebhookAuthMode } from './webhook-auth-mode.js';
 
@@ -27,14 +33,17 @@ export interface WebhookPipelineDeps {
 /** One request's progress through the pipeline, kept in `res.locals.webhook`. */
 interface WebhookCall {
   flow: LoadedFlow;
+  /** The route of the flow's webhook the request came to (the main one or one of `routes`). */
+  route: WebhookRoute;
   mode: WebhookAuthMode;
   auth: WebhookAuthContext;
   decision: BeforeBodyDecision;
   /** The body as received; undefined for methods without a body (GET, DELETE). */
   raw?: Buffer;
   body: JsonValue;
-  grant?: AuthGrant;
-  handle?: ExecutionHandle;
+  /** What authentication accepted: one grant, or each event of a request that held several. */
+  grants?: AuthGrant[];
+  handles?: ExecutionHandle[];
 }
 
 const callOf = (res: Response): WebhookCall => res.locals.webhook as WebhookCall;
@@ -71,13 +80,23 @@ function rejectUnauthenticated(deps: WebhookPipelineDeps, req: Request, res: Res
   sendError(res, 401, 'unauthorized');
 }
 
+/** The loaded flow and route serving `method` and `path` (any route of a webhook), or undefined. */
+function servingRoute(engine: Engine, method: string, path: string): { flow: LoadedFlow; route: WebhookRoute } | undefined {
+  for (const flow of engine.listFlows()) {
+    if (!flow.trigger.webhook) continue;
+    const route = webhookRoutes(flow.trigger.webhook).find((r) => r.method === method && r.path === path);
+    if (route) return { flow, route };
+  }
+  return undefined;
+}
+
 /** 404 unless a loaded flow serves the method and path (looked up per request: reloads apply). */
 export function routeToFlow(deps: WebhookPipelineDeps): RequestHandler {
   return (req, res, next) => {
     const path = req.path.length > 1 ? req.path.replace(/\/+$/, '') : req.path;
-    const flow = deps.engine.listFlows().find((f) => f.trigger.webhook?.method === req.method && f.trigger.webhook.path === path);
-    if (!flow) return sendError(res, 404, `no flow serves ${req.method} ${req.path}`);
-    res.locals.webhook = { flow, body: {} } as Partial<WebhookCall>;
+    const served = servingRoute(deps.engine, req.method, path);
+    if (!served) return sendError(res, 404, `no flow serves ${req.method} ${req.path}`);
+    res.locals.webhook = { ...served, body: {} } as Partial<WebhookCall>;
     next();
   };
 }
@@ -86,7 +105,7 @@ export function routeToFlow(deps: WebhookPipelineDeps): RequestHandler {
 export function authenticateHeaders(deps: WebhookPipelineDeps): RequestHandler {
   return (req, res, next) => {
     const call = callOf(res);
-    const name = call.flow.trigger.webhook!.auth;
+    const name = call.route.auth;
     const mode = deps.authModes.get(name);
     if (!mode) {
       deps.logger.error({ flow: call.flow.name, path: req.path, auth: name }, deps.authModes.unknownModeMessage(call.flow.name, name)!);
@@ -138,37 +157,57 @@ export const parseJsonBody: RequestHandler = (_req, res, next) => {
   next();
 };
 
-/** The mode's `withBody`: 401 when it denies; else its grant (without one, the body as sent). */
+/** The mode's `withBody`: 401 when it denies; else its grant or events (without one, the body as sent). */
 export function authenticateBody(deps: WebhookPipelineDeps): RequestHandler {
   return async (req, res, next) => {
     const call = callOf(res);
     if (!call.mode.withBody) {
-      call.grant = { body: call.body };
+      call.grants = [{ body: call.body }];
       return next();
     }
-    const result = await call.mode.withBody(req, call.body, call.auth);
+    const result = await call.mode.withBody(req, call.body, call.auth, call.raw ?? Buffer.alloc(0));
     if ('denied' in result) return rejectUnauthenticated(deps, req, res, result.denied);
-    call.grant = result;
+    call.grants = 'events' in result ? result.events : [result];
     next();
   };
 }
 
-/** Records and starts the execution (422 when the body does not match the flow's input schema). */
+/**
+ * Each problem of each grant's body against its own `input` and the flow's `trigger.input`; paths
+ * are prefixed `[i].` when the request holds several events.
+ */
+function inputProblems(call: WebhookCall): Array<{ path: string; message: string }> {
+  const flowInput = call.flow.trigger.input;
+  const several = call.grants!.length > 1;
+  return call.grants!.flatMap((grant, i) => {
+    const problems = [grant.input, flowInput].flatMap((schema) => (schema ? schemaProblems(schema, grant.body) : []));
+    return several ? problems.map((p) => ({ ...p, path: `[${i}].${p.path}` })) : problems;
+  });
+}
+
+/**
+ * Records and starts one execution per grant, in order (422 when a body does not match its grant's
+ * `input` or the flow's input schema: checked for every grant before the first is recorded).
+ */
 export function startExecution(deps: WebhookPipelineDeps): RequestHandler {
   const neverRecorded = deps.authModes.headersNeverRecorded();
   return async (req, res, next) => {
     const call = callOf(res);
+    const problems = inputProblems(call);
+    if (problems.length > 0) return sendError(res, 422, 'invalid input', problems);
     const headers = Object.fromEntries(
       Object.entries(req.headers)
         .filter(([name]) => !neverRecorded.has(name.toLowerCase()))
         .map(([name, v]) => [name, Array.isArray(v) ? v.join(', ') : String(v ?? '')]),
     );
     const query = Object.fromEntries(Object.entries(req.query).map(([k, v]) => [k, String(v)]));
-    const { body, auth } = call.grant!;
+    call.handles = [];
     try {
-      call.handle = await deps.engine.start(call.flow.name, { body, headers, query, ...(auth ? { auth } : {}) });
+      for (const { body, auth } of call.grants!)
+        call.handles.push(await deps.engine.start(call.flow.name, { body, headers, query, ...(auth ? { auth } : {}) }));
     } catch (err) {
-      if (err instanceof InputValidationError) return sendError(res, 422, 'invalid input', err.details);
+      // Only before the first start (a reload changed the input schema meanwhile): nothing recorded.
+      if (err instanceof InputValidationError && call.handles.length === 0) return sendError(res, 422, 'invalid input', err.details);
       throw err;
     }
     next();
@@ -178,11 +217,17 @@ export function startExecution(deps: WebhookPipelineDeps): RequestHandler {
 /**
  * The answer: `immediately` (the flow's status and body), or at the `respond` step; past its
  * `timeout_ms`, 202 `{execution_id, status: "running"}`; a finished execution without a respond
- * step answers 200 with its status, or 500 `execution failed` when it failed.
+ * step answers 200 with its status, or 500 `execution failed` when it failed. A request split into
+ * any number of events but one: 200 `{status: "accepted", executions: n}`.
  */
 export function answerWebhook(deps: WebhookPipelineDeps): RequestHandler {
   return async (_req: Request, res: Response, _next: NextFunction) => {
-    const { flow, handle } = callOf(res);
+    const { flow, handles } = callOf(res);
+    if (handles!.length !== 1) {
+      res.status(200).json({ status: 'accepted', executions: handles!.length });
+      return;
+    }
+    const handle = handles![0];
     const respond = flow.trigger.webhook!.respond;
     if (respond.mode === 'immediately') {
       res.status(respond.status).json(await deps.engine.immediateBody(flow, handle!.record));

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { limitParam, orderByParam, tableParam, whereParam } from './db-params.js';
 import { defineServiceNode } from '../services.js';
+import { withoutCredentials } from './credential-columns.js';
 
 export default defineServiceNode({
   type: 'db.find',
@@ -38,6 +39,6 @@ export default defineServiceNode({
   ],
   async run(params, ctx) {
     const rows = await ctx.services.db.find(params.table, { where: params.where, order_by: params.order_by, limit: params.limit });
-    return { rows, count: rows.length };
+    return { rows: rows.map((row) => withoutCredentials(params.table, row)), count: rows.length };
   },
 });

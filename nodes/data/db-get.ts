@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { orderByParam, tableParam, whereParam } from './db-params.js';
 import { defineServiceNode } from '../services.js';
+import { withoutCredentials } from './credential-columns.js';
 
 export default defineServiceNode({
   type: 'db.get',
@@ -15,7 +16,10 @@ export default defineServiceNode({
     },
     { additionalProperties: false },
   ),
-  output: { description: 'The row as an object (booleans true/false, JSON columns as values, timestamps as ISO text), or null.' },
+  output: {
+    description:
+      "The row as an object (booleans true/false, JSON columns as values, timestamps as ISO text), or null. Credential columns (an instance's token, app_secret, verify_token) are never part of it.",
+  },
   examples: [
     {
       title: 'Find the lead of this clinic and phone',
@@ -27,6 +31,6 @@ export default defineServiceNode({
     },
   ],
   async run(params, ctx) {
-    return ctx.services.db.get(params.table, params.where, params.order_by);
+    return withoutCredentials(params.table, await ctx.services.db.get(params.table, params.where, params.order_by));
   },
 });

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { tableParam, valuesParam } from './db-params.js';
 import { defineServiceNode } from '../services.js';
+import { withoutCredentials } from './credential-columns.js';
 
 export default defineServiceNode({
   type: 'db.insert',
@@ -25,6 +26,6 @@ export default defineServiceNode({
     },
   ],
   async run(params, ctx) {
-    return ctx.services.db.insert(params.table, params.values);
+    return withoutCredentials(params.table, await ctx.services.db.insert(params.table, params.values));
   },
 });

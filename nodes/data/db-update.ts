@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { tableParam, valuesParam, whereParam } from './db-params.js';
 import { defineServiceNode } from '../services.js';
+import { withoutCredentials } from './credential-columns.js';
 
 export default defineServiceNode({
   type: 'db.update',
@@ -26,6 +27,7 @@ export default defineServiceNode({
     },
   ],
   async run(params, ctx) {
-    return ctx.services.db.update(params.table, params.where, params.values);
+    const { count, rows } = await ctx.services.db.update(params.table, params.where, params.values);
+    return { count, rows: rows.map((row) => withoutCredentials(params.table, row)) };
   },
 });

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { tableParam, valuesParam } from './db-params.js';
 import { defineServiceNode } from '../services.js';
+import { withoutCredentials } from './credential-columns.js';
 
 export default defineServiceNode({
   type: 'db.upsert',
@@ -41,6 +42,10 @@ export default defineServiceNode({
     },
   ],
   async run(params, ctx) {
-    return ctx.services.db.upsert(params.table, params.values, { conflict: params.conflict, on_conflict: params.on_conflict });
+    const { row, inserted } = await ctx.services.db.upsert(params.table, params.values, {
+      conflict: params.conflict,
+      on_conflict: params.on_conflict,
+    });
+    return { row: withoutCredentials(params.table, row), inserted };
   },
 });

@@ -1,26 +1,37 @@
 import { Type } from '@sinclair/typebox';
 import { instanceIdParam } from './params.js';
-import { instanceClient } from './instance-client.js';
+import { instanceClient, recordedCall } from './instance-client.js';
 import { defineServiceNode } from '../services.js';
 
 // Media contract: the bytes go into `ctx.services.media` (adapters/gateway/media-cache.ts) and
 // never into the execution: the output carries `media_ref`, a handle the next step (transcribe,
 // describe, read a document) passes to `media.get(ref)` / `media.take(ref)`. The handle lives 10
 // minutes by default and only in this process: put no `wait` between the download and its consumer.
+// Which media: the param `media_ref` is the gateway's reference of it, as `gateway.parse` gave it
+// (uazapi and Evolution: the message id; Cloud API: the media id); `message_id` is its older name.
 
 export default defineServiceNode({
   type: 'gateway.download',
   services: ['media', 'gateway', 'instances'],
   description:
-    "Downloads the media (audio, image, video, document) of a received WhatsApp message through the instance's uazapi gateway (POST {server_url}/message/download) and keeps the bytes in the in-process media cache. The output holds a `media_ref` handle, never the bytes. In dry-run the call is recorded and nothing is downloaded.",
+    "Downloads the media (audio, image, video, document) of a received WhatsApp message through the instance's gateway, whatever its provider (uazapi: POST {server_url}/message/download), and keeps the bytes in the in-process media cache. The output holds a `media_ref` handle, never the bytes. In dry-run the call is recorded and nothing is downloaded.",
   outbound: true,
   params: Type.Object(
     {
       instance_id: instanceIdParam(),
+      media_ref: Type.String({
+        maxLength: 512,
+        default: '',
+        description:
+          "The gateway's reference of the media: `media_ref` of `gateway.parse`'s message (uazapi and Evolution: the message id; Cloud API: the media id). Give it or `message_id`.",
+        examples: ['{{ item.media_ref }}', '3EB0A1B2C3D4E5F6A7B8'],
+      }),
       message_id: Type.String({
-        minLength: 1,
-        description: "The message's bare WhatsApp id (`messageid` of the inbound event).",
-        examples: ['{{ vars.message.message_id }}', '3EB0A1B2C3D4E5F6A7B8'],
+        maxLength: 512,
+        default: '',
+        description:
+          "The older name of `media_ref`, for uazapi: the message's bare WhatsApp id (`messageid` of the inbound event). Used when `media_ref` is empty.",
+        examples: ['{{ vars.message.message_id }}'],
       }),
       file_name: Type.String({
         maxLength: 255,
@@ -42,27 +53,23 @@ export default defineServiceNode({
       step: {
         id: 'audio',
         type: 'gateway.download',
-        params: { instance_id: '{{ vars.lead.instancia_id }}', message_id: '{{ vars.message.message_id }}' },
+        params: { instance_id: '{{ vars.lead.instancia_id }}', media_ref: '{{ vars.message.media_ref }}' },
       },
     },
   ],
   async run(params, ctx) {
+    const ref = params.media_ref || params.message_id;
+    if (!ref) throw new TypeError('gateway.download needs media_ref (or message_id): both are empty');
     const media = ctx.services.media;
     const { client } = await instanceClient(ctx.services, params.instance_id);
-    const perform = ctx.recordOutbound({
-      kind: 'gateway',
-      method: 'POST',
-      url: `${client.serverUrl}/message/download`,
-      headers: { token: '***', 'content-type': 'application/json' },
-      body: { id: params.message_id, return_base64: true, return_link: false },
-    });
+    const perform = ctx.recordOutbound({ kind: 'gateway', ...recordedCall(client, { op: 'download', media_ref: ref }) });
     if (!perform) return { mimetype: null, size: 0, media_ref: null, dry_run: true };
-    const downloaded = await client.downloadMedia(params.message_id, { signal: ctx.signal });
-    const ref = media.put(downloaded.bytes, downloaded.mimetype, params.file_name || undefined);
+    const downloaded = await client.downloadMedia(ref, { signal: ctx.signal });
+    const handle = media.put(downloaded.bytes, downloaded.mimetype, params.file_name || undefined);
     return {
       mimetype: downloaded.mimetype,
       size: downloaded.bytes.length,
-      media_ref: ref,
+      media_ref: handle,
       ...(downloaded.transcription !== undefined ? { transcription: downloaded.transcription } : {}),
     };
   },

@@ -1,8 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { maskPhone } from '../../adapters/phones/mask-phone.js';
-import type { JsonValue } from '../../engine/types.js';
 import { instanceIdParam, phoneParam } from './params.js';
-import { instanceClient } from './instance-client.js';
+import { instanceClient, recordedCall } from './instance-client.js';
 import { defineServiceNode } from '../services.js';
 
 /** Most messages one step sends (one reply split into parts). */
@@ -20,7 +19,7 @@ export default defineServiceNode({
   type: 'gateway.send',
   services: ['gateway', 'instances'],
   description:
-    'Sends one or more WhatsApp texts to a number through the instance\'s uazapi gateway (POST {server_url}/send/text), one by one in order, each awaited. Each message carries a random `delay` (ms) in [typing_min_ms, typing_max_ms], shown to the lead as "typing…". Blank texts are skipped. In dry-run each call is recorded (token masked) and nothing is sent.',
+    'Sends one or more WhatsApp texts to a number through the instance\'s gateway, whatever its provider (uazapi: POST {server_url}/send/text), one by one in order, each awaited. Each message carries a random `delay` (ms) in [typing_min_ms, typing_max_ms], shown to the lead as "typing…". Blank texts are skipped. In dry-run each call is recorded (token masked) and nothing is sent.',
   outbound: true,
   params: Type.Object(
     {
@@ -82,7 +81,6 @@ export default defineServiceNode({
     const texts = (Array.isArray(params.messages) ? params.messages : [params.messages]).filter((t) => t.trim() !== '');
     if (texts.length === 0) return { sent: 0, results: [] };
     const { client } = await instanceClient(ctx.services, params.instance_id);
-    const url = `${client.serverUrl}/send/text`;
     // Messages this step already delivered in an earlier run (a retry, or a resume after a crash):
     // skipped, so the lead never gets one twice. Recorded after each delivery (ctx.checkpoint).
     const done = typeof ctx.state?.delivered === 'number' && !ctx.dryRun ? Math.min(ctx.state.delivered, texts.length) : 0;
@@ -94,13 +92,7 @@ export default defineServiceNode({
     for (const text of texts.slice(done)) {
       const delay = typingDelay(params.typing_min_ms, params.typing_max_ms);
       const body = { number: params.number, text, delay };
-      const perform = ctx.recordOutbound({
-        kind: 'gateway',
-        method: 'POST',
-        url,
-        headers: { token: '***', 'content-type': 'application/json' },
-        body: body as JsonValue,
-      });
+      const perform = ctx.recordOutbound({ kind: 'gateway', ...recordedCall(client, { op: 'send-text', request: body }) });
       if (!perform) {
         results.push({ messageid: null, delay });
         continue;

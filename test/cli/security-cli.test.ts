@@ -58,7 +58,9 @@ describe('leadflow run: the instance-token check of the agent webhook', () => {
     writeFileSync(file, JSON.stringify({ ...SAMPLE, token: 'not-registered-91c' }));
     const run = await runCli(['run', 'agent', '--payload', file, '--dry-run', '--json'], { env, timeoutMs: 30_000 });
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/not the token of a registered instance .*401/);
+    expect(run.stderr).toMatch(
+      /refused by POST \/leadagent \(auth instance-token: missing or unknown instance token; it would answer 401\)/,
+    );
     expect(run.stderr).not.toContain('not-registered-91c');
     expect(run.stdout).toBe('');
   });
@@ -69,9 +71,11 @@ describe('leadflow run: the instance-token check of the agent webhook', () => {
     const { execution_id } = JSON.parse(run.stdout) as { execution_id: string };
     const show = await runCli(['executions', 'show', execution_id, '--json'], { env });
     expect(show.code, show.stderr).toBe(0);
-    const record = JSON.parse(show.stdout) as { trigger: { body: { token: string }; auth: { instance_id: number; clinica_id: number } } };
+    const record = JSON.parse(show.stdout) as {
+      trigger: { body: { token: string }; auth: { instance_id: number; clinica_id: number; provider: string } };
+    };
     expect(record.trigger.body.token).toBe('***');
-    expect(record.trigger.auth).toEqual({ instance_id: expect.any(Number), clinica_id: expect.any(Number) });
+    expect(record.trigger.auth).toEqual({ instance_id: expect.any(Number), clinica_id: expect.any(Number), provider: 'uazapi' });
     expect(show.stdout).not.toContain(SEED_TOKEN);
   });
 });

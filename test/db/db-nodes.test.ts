@@ -83,6 +83,65 @@ forEachDatabase('db.* nodes in flows', (open) => {
     expect(await db.find('leads')).toHaveLength(1);
   });
 
+  it("never output an instance's credentials (token, app_secret, verify_token): the record holds none of them", async () => {
+    const { db } = t.current;
+    const { clinicaId } = await clinicWithInstance(db, 'Clínica Credenciais');
+    const flow = `
+name: instances
+steps:
+  - id: add
+    type: db.insert
+    params:
+      table: instancias_whatsapp
+      values:
+        clinica_id: "{{ trigger.body.clinica_id }}"
+        nome: oficial
+        provider: cloud
+        server_url: https://graph.facebook.com/v23.0
+        token: access-token-7788
+        external_id: "1065"
+        app_secret: app-secret-8899
+        verify_token: verify-token-9900
+  - id: one
+    type: db.get
+    params: { table: instancias_whatsapp, where: { provider: cloud, external_id: "1065" } }
+  - id: all
+    type: db.find
+    params: { table: instancias_whatsapp, where: { clinica_id: "{{ trigger.body.clinica_id }}" } }
+  - id: rename
+    type: db.update
+    params: { table: instancias_whatsapp, where: { id: "{{ steps.one.id }}" }, values: { nome: principal-oficial } }
+  - id: again
+    type: db.upsert
+    params:
+      table: instancias_whatsapp
+      values: { clinica_id: "{{ trigger.body.clinica_id }}", nome: principal-oficial, server_url: https://graph.facebook.com/v23.0, token: access-token-7788 }
+      conflict: [clinica_id, nome]
+      on_conflict: keep
+`;
+    const { record } = await runFlow(flow, { body: { clinica_id: clinicaId }, engine: { registry, services: { db } } });
+    expect(record.status, JSON.stringify(record.error)).toBe('success');
+    expect(stepOutput(record, 'one')).toMatchObject({ provider: 'cloud', external_id: '1065', nome: 'oficial' });
+    expect(stepOutput(record, 'all').rows.map((r: Record<string, unknown>) => r.nome)).toEqual(['principal', 'oficial']);
+    for (const id of ['add', 'one', 'rename', 'again']) {
+      const output = JSON.stringify(stepOutput(record, id));
+      for (const column of ['"token"', '"app_secret"', '"verify_token"']) expect(output, `${id} ${column}`).not.toContain(column);
+    }
+    expect(stepOutput(record, 'all').rows.every((r: Record<string, unknown>) => !('token' in r))).toBe(true);
+    // Neither in the outputs nor in the recorded params (the insert's values: masked by name).
+    const steps = JSON.stringify(record.steps);
+    for (const secret of ['access-token-7788', 'app-secret-8899', 'verify-token-9900', 'tok-Clínica Credenciais'])
+      expect(steps).not.toContain(secret);
+    expect(stepRecord(record, 'add').params).toMatchObject({
+      values: { token: '***', app_secret: '***', verify_token: '***', external_id: '1065' },
+    });
+    // The adapters still read them.
+    expect(await db.instanceById(stepOutput(record, 'one').id)).toMatchObject({
+      token: 'access-token-7788',
+      app_secret: 'app-secret-8899',
+    });
+  });
+
   it('db.update and db.get take the conversation-care columns: pause and opt-out instants, clinic hours as text', async () => {
     const { db } = t.current;
     const { clinicaId } = await clinicWithInstance(db);

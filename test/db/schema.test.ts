@@ -1,4 +1,4 @@
-// Migrations: the contract's tables with exactly its columns, constraints enforced, identical on
+// Migrations: the contract's tables with exactly its columns (§3, §9, §11), constraints enforced, identical on
 // SQLite and PostgreSQL; re-running is a no-op and concurrent runs apply each migration once.
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
@@ -20,7 +20,18 @@ const CONTRACT_COLUMNS: Record<string, string[]> = {
     'horario_atendimento',
   ],
   protocolos: ['id', 'clinica_id', 'nome', 'descricao', 'preco'],
-  instancias_whatsapp: ['id', 'clinica_id', 'nome', 'server_url', 'token'],
+  instancias_whatsapp: [
+    'id',
+    'clinica_id',
+    'nome',
+    'server_url',
+    'token',
+    'provider',
+    'external_id',
+    'app_secret',
+    'verify_token',
+    'templates',
+  ],
   leads: [
     'id',
     'remotejid',
@@ -194,6 +205,39 @@ forEachDatabase('migrations', (open) => {
     expect(await db.find('leads', { where: { pausado_ate: { gt: '2025-03-14T15:00:00.000Z' } } })).toHaveLength(1);
     expect(await db.find('leads', { where: { pausado_ate: { gt: '2025-03-14T16:00:00.000Z' } } })).toHaveLength(0);
     await expect(db.update('leads', { id: lead.id }, { optout_at: 'ontem' })).rejects.toThrow(/leads\.optout_at expects a timestamp/);
+  });
+
+  it('011 gateway providers: an instance is uazapi by default; (provider, external_id) is unique, uazapi rows without one never collide', async () => {
+    const { db } = t.current;
+    const { clinicaId, instanciaId } = await clinicWithInstance(db);
+    expect((await db.knex('instancias_whatsapp').where({ id: instanciaId }).first()) as Record<string, unknown>).toMatchObject({
+      provider: 'uazapi',
+      external_id: null,
+      app_secret: null,
+      verify_token: null,
+      templates: null,
+    });
+    await db.knex('instancias_whatsapp').insert({ clinica_id: clinicaId, nome: 'segunda', server_url: 'http://x', token: 't2' });
+    const evolution = { clinica_id: clinicaId, server_url: 'http://evo', token: 'k', provider: 'evolution', external_id: 'sorriso' };
+    await db.knex('instancias_whatsapp').insert({ ...evolution, nome: 'evo' });
+    await expect(db.knex('instancias_whatsapp').insert({ ...evolution, nome: 'evo-2' })).rejects.toThrow(/unique/i);
+    // The same external_id under another provider is another instance.
+    await db.knex('instancias_whatsapp').insert({ ...evolution, nome: 'cloud', provider: 'cloud' });
+    expect(await db.find('instancias_whatsapp', { where: { provider: 'evolution', external_id: 'sorriso' } })).toHaveLength(1);
+  });
+
+  it('011 gateway providers rolls back (its columns gone, every row kept) and applies again', async () => {
+    const { db } = t.current;
+    const { clinicaId, instanciaId } = await clinicWithInstance(db);
+    await db.insert('leads', { clinica_id: clinicaId, instancia_id: instanciaId, remotejid: '5511987654321' });
+    await db.update('instancias_whatsapp', { id: instanciaId }, { provider: 'evolution', external_id: 'x' });
+    const config = { migrationSource, tableName: MIGRATIONS_TABLE };
+    await db.knex.migrate.down({ ...config, name: '011_gateway_providers' });
+    expect(await columnsOf(db, 'instancias_whatsapp')).toEqual(['id', 'clinica_id', 'nome', 'server_url', 'token']);
+    expect((await db.knex('leads').first()) as Record<string, unknown>).toMatchObject({ instancia_id: instanciaId });
+    expect(await db.migrate()).toEqual(['011_gateway_providers']);
+    expect(await columnsOf(db, 'instancias_whatsapp')).toEqual(CONTRACT_COLUMNS.instancias_whatsapp);
+    expect((await db.get('instancias_whatsapp', { id: instanciaId }))!.provider).toBe('uazapi');
   });
 
   it('009 conversation care rolls back (its columns gone, every row kept) and applies again', async () => {

@@ -27,7 +27,16 @@ interface SeedInput {
     admin_telefones?: string | Array<string | number>;
     horario_atendimento?: Record<string, string> | string | null;
     protocolos: Array<{ nome: string; descricao?: string; preco?: string | number }>;
-    instancias?: Array<{ nome: string; server_url: string; token: string }>;
+    instancias?: Array<{
+      nome: string;
+      server_url: string;
+      token: string;
+      provider?: string;
+      external_id?: string | null;
+      app_secret?: string | null;
+      verify_token?: string | null;
+      templates?: Record<string, unknown> | string | null;
+    }>;
   }>;
 }
 
@@ -142,9 +151,52 @@ describe('seed validation', () => {
     ]);
   });
 
-  it('the example seed file is valid and gives its clinic business hours', () => {
+  it('checks each instance against its provider, naming the clinic and the instance', () => {
+    const path = file(
+      'providers.yaml',
+      `clinicas:
+  - nome: Clínica Gateways
+    hunter_telefone: "5511987654321"
+    instancias:
+      - { nome: A, provider: waha, server_url: "http://a", token: t }
+      - { nome: B, provider: evolution, server_url: "http://b", token: t }
+      - { nome: C, provider: cloud, server_url: "https://graph.facebook.com/v23.0", token: t, external_id: "1065" }
+      - nome: D
+        provider: cloud
+        server_url: https://graph.facebook.com/v23.0
+        token: t
+        external_id: "1066"
+        app_secret: s
+        templates:
+          primeiro_contato: { name: Primeiro Contato, language: pt_BR }
+          alerta_hunter: { name: alerta_hunter }
+          handoff: { name: handoff, language: pt_BR }
+          follow_up: { name: follow_up, language: portuguese, header: x }
+      - { nome: E, server_url: "http://e", token: t, templates: { follow_up: { name: f, language: pt_BR } } }
+      - { nome: F, provider: cloud, server_url: "https://g", token: t, external_id: "1066", app_secret: s, templates: "{nope" }
+      - { nome: G, provider: [cloud], server_url: "http://g", token: t }
+`,
+    );
+    expect(problemsOf(() => readSeedFile(path))).toEqual([
+      `${path}:21:30 clinicas[0].instancias[6].provider: must be string`,
+      `${path}:5:30 clinicas[0].instancias[0].provider: "waha" is not a provider (uazapi, evolution, cloud) (clinic "Clínica Gateways", instance "A")`,
+      `${path}:6:9 clinicas[0].instancias[1].external_id: is required for evolution (Evolution's instance name) (clinic "Clínica Gateways", instance "B")`,
+      `${path}:7:9 clinicas[0].instancias[2].app_secret: is required for cloud (the app secret that signs its webhooks) (clinic "Clínica Gateways", instance "C")`,
+      `${path}:15:37 clinicas[0].instancias[3].templates.primeiro_contato.name: "Primeiro Contato" is not a template name (lower case letters, digits and _) (clinic "Clínica Gateways", instance "D")`,
+      `${path}:16:26 clinicas[0].instancias[3].templates.alerta_hunter.language: is required (e.g. pt_BR) (clinic "Clínica Gateways", instance "D")`,
+      `${path}:17:20 clinicas[0].instancias[3].templates.handoff: is not a template purpose (primeiro_contato, alerta_hunter, follow_up) (clinic "Clínica Gateways", instance "D")`,
+      `${path}:18:51 clinicas[0].instancias[3].templates.follow_up.language: "portuguese" is not a language code (e.g. pt_BR, en_US, es) (clinic "Clínica Gateways", instance "D")`,
+      `${path}:18:71 clinicas[0].instancias[3].templates.follow_up.header: is not a known field (name, language) (clinic "Clínica Gateways", instance "D")`,
+      `${path}:19:65 clinicas[0].instancias[4].templates: only cloud instances send templates (this one is uazapi) (clinic "Clínica Gateways", instance "E")`,
+      `${path}:20:119 clinicas[0].instancias[5].templates: is not JSON (clinic "Clínica Gateways", instance "F")`,
+      `${path}:20:85 clinicas[0].instancias[5].external_id: cloud external_id "1066" appears twice (also clinicas[0].instancias[3]) (clinic "Clínica Gateways", instance "F")`,
+    ]);
+  });
+
+  it('the example seed file is valid, shows one instance of each provider and gives its clinic business hours', () => {
     const data = readSeedFile(EXAMPLE) as SeedInput;
     expect(data.clinicas[0]!.instancias![0]!.server_url).toBe('http://127.0.0.1:8081');
+    expect(data.clinicas[0]!.instancias!.map((n) => n.provider)).toEqual(['uazapi', 'evolution', 'cloud']);
     expect(data.clinicas[0]!.horario_atendimento).toMatchObject({ timezone: 'America/Sao_Paulo', seg: '08:00-12:00,13:00-18:00', dom: '' });
   });
 });
@@ -191,7 +243,18 @@ forEachDatabase('seedDatabase', (open) => {
       { id: expect.any(Number), clinica_id: clinics[1]!.id, nome: 'Botox', descricao: null, preco: '900' },
     ]);
     expect(await db.find('instancias_whatsapp')).toEqual([
-      { id: expect.any(Number), clinica_id: clinics[0]!.id, nome: 'Recepção', server_url: 'http://127.0.0.1:8081', token: 'tok-1' },
+      {
+        id: expect.any(Number),
+        clinica_id: clinics[0]!.id,
+        nome: 'Recepção',
+        server_url: 'http://127.0.0.1:8081',
+        token: 'tok-1',
+        provider: 'uazapi',
+        external_id: null,
+        app_secret: null,
+        verify_token: null,
+        templates: null,
+      },
     ]);
   });
 
@@ -315,9 +378,94 @@ forEachDatabase('seedDatabase', (open) => {
     expect((await db.get('clinicas_com_atendentes', { nome: 'Clínica Dois' }))!.horario_atendimento).toBeNull();
   });
 
+  it('stores every provider column; templates as JSON text in their normal form; re-seeding the same is unchanged', async () => {
+    const { db } = t.current;
+    const withProviders = structuredClone(SEED);
+    withProviders.clinicas[1]!.instancias = [
+      {
+        nome: 'Comercial',
+        provider: 'evolution',
+        server_url: 'http://127.0.0.1:8082',
+        token: 'evo-key',
+        external_id: ' clinica-dois ',
+        app_secret: 'jwt-key',
+      },
+      {
+        nome: 'Oficial',
+        provider: 'cloud',
+        server_url: 'https://graph.facebook.com/v23.0',
+        token: 'EAAG-token',
+        external_id: '106540352242922',
+        app_secret: 'app-secret',
+        verify_token: 'verify-me',
+        templates: { follow_up: { language: 'pt_BR', name: 'lembrete' }, primeiro_contato: { name: 'boas_vindas', language: 'pt_BR' } },
+      },
+    ];
+    await seedDatabase(db, withProviders);
+    const row = async (nome: string) => (await db.get('instancias_whatsapp', { nome }))!;
+    expect(await row('Recepção')).toMatchObject({
+      provider: 'uazapi',
+      external_id: null,
+      app_secret: null,
+      verify_token: null,
+      templates: null,
+    });
+    expect(await row('Comercial')).toMatchObject({
+      provider: 'evolution',
+      external_id: 'clinica-dois',
+      app_secret: 'jwt-key',
+      verify_token: null,
+      templates: null,
+    });
+    expect(await row('Oficial')).toMatchObject({
+      provider: 'cloud',
+      external_id: '106540352242922',
+      app_secret: 'app-secret',
+      verify_token: 'verify-me',
+      templates: '{"primeiro_contato":{"name":"boas_vindas","language":"pt_BR"},"follow_up":{"name":"lembrete","language":"pt_BR"}}',
+    });
+    expect(await db.instanceById((await row('Oficial')).id as number)).toMatchObject({
+      templates: { primeiro_contato: { name: 'boas_vindas', language: 'pt_BR' }, follow_up: { name: 'lembrete', language: 'pt_BR' } },
+    });
+    expect(await seedDatabase(db, withProviders)).toMatchObject({ inserted: 0, updated: 0, unchanged: 7 });
+    // Absent in the file: null (and uazapi) — the instance is what the file says.
+    const plain = structuredClone(withProviders);
+    plain.clinicas[1]!.instancias![0] = { nome: 'Comercial', server_url: 'http://127.0.0.1:8082', token: 'evo-key' };
+    const report = await seedDatabase(db, plain);
+    expect(report.items.find((i) => i.nome === 'Comercial')!.action).toBe('updated');
+    expect(await row('Comercial')).toMatchObject({ provider: 'uazapi', external_id: null, app_secret: null });
+  });
+
+  it("an external_id another clinic's instance already has changes nothing and names both instances", async () => {
+    const { db } = t.current;
+    const first = structuredClone(SEED);
+    first.clinicas[0]!.instancias![0] = { ...first.clinicas[0]!.instancias![0]!, provider: 'evolution', external_id: 'sorriso' };
+    await seedDatabase(db, first);
+    const second = structuredClone(SEED);
+    second.clinicas[0]!.hunter_nome = 'Mudou';
+    second.clinicas[1]!.instancias = [{ nome: 'Outra', provider: 'evolution', server_url: 'http://x', token: 't', external_id: 'sorriso' }];
+    const err = await seedDatabase(db, second).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(SeedValidationError);
+    expect((err as SeedValidationError).problems.map(formatSeedProblem)).toEqual([
+      'clinicas[1].instancias[0].external_id: evolution external_id "sorriso" is already the instance "Recepção" of clinic "Clínica Sorriso" (clinic "Clínica Dois", instance "Outra")',
+    ]);
+    expect((await db.get('clinicas_com_atendentes', { nome: 'Clínica Sorriso' }))!.hunter_nome).toBe('Mariana');
+    expect(await db.find('instancias_whatsapp')).toHaveLength(1);
+    // The same instance keeping its own external_id is no conflict.
+    expect((await seedDatabase(db, first)).unchanged).toBe(5);
+  });
+
   it('seeds the example file', async () => {
     const report = await seedDatabase(t.current.db, readSeedFile(EXAMPLE));
-    expect(report.items.map((i) => i.kind)).toEqual(['clinic', 'protocol', 'instance']);
+    expect(report.items.map((i) => i.kind)).toEqual(['clinic', 'protocol', 'instance', 'instance', 'instance']);
+    expect((await t.current.db.find('instancias_whatsapp')).map((n) => [n.provider, n.external_id])).toEqual([
+      ['uazapi', null],
+      ['evolution', 'clinica-sorriso-comercial'],
+      ['cloud', '106540352242922'],
+    ]);
     const clinic = (await t.current.db.find('clinicas_com_atendentes'))[0]!;
     expect(clinic.hunter_telefone).toMatch(/^\d+$/);
     expect(String(clinic.admin_telefones)).toMatch(/^\d+(,\d+)*$/);

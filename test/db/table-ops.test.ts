@@ -235,16 +235,39 @@ forEachDatabase('table operations', (open) => {
     expect(await t.current.db.find('leads')).toHaveLength(1);
   });
 
-  it('instanceById returns the instance row or undefined', async () => {
+  it('instanceById returns the instance row with its provider columns (uazapi by default), or undefined', async () => {
     const { db } = t.current;
     const { clinicaId, instanciaId } = await clinicWithInstance(db, 'Clínica X');
     expect(await db.instanceById(instanciaId)).toEqual({
       id: instanciaId,
       clinica_id: clinicaId,
       nome: 'principal',
+      provider: 'uazapi',
       server_url: 'http://127.0.0.1:8081',
       token: 'tok-Clínica X',
+      external_id: null,
+      app_secret: null,
+      verify_token: null,
+      templates: null,
     });
     expect(await db.instanceById(instanciaId + 100)).toBeUndefined();
+    const cloud = await db.insert('instancias_whatsapp', {
+      clinica_id: clinicaId,
+      nome: 'oficial',
+      provider: 'cloud',
+      server_url: 'https://graph.facebook.com/v23.0',
+      token: 'EAAG-access',
+      external_id: '106540352242922',
+      app_secret: 'app-secret',
+      verify_token: 'verify-me',
+      templates: '{"primeiro_contato":{"name":"primeiro_contato","language":"pt_BR"}}',
+    });
+    expect(await db.instanceById(cloud.id as number)).toMatchObject({
+      provider: 'cloud',
+      external_id: '106540352242922',
+      app_secret: 'app-secret',
+      verify_token: 'verify-me',
+      templates: { primeiro_contato: { name: 'primeiro_contato', language: 'pt_BR' } },
+    });
   });
 });

@@ -1,6 +1,7 @@
 // The whole service in one test process, wired exactly as `leadflow serve` wires it (cli/runtime.ts,
-// cli/host.ts, the webhook app), with only the outside faked as loopback HTTP servers: the uazapi
-// gateway, OpenAI and Anthropic. Two backends: 'embedded' (a fresh SQLite file, the in-process
+// cli/host.ts, the webhook app), with only the outside faked as loopback HTTP servers: the gateway
+// (uazapi by default; another provider's fake with `provider`, test/e2e/providers.ts), OpenAI and
+// Anthropic. Two backends: 'embedded' (a fresh SQLite file, the in-process
 // key-value store) and 'postgres+redis' (a fresh PostgreSQL schema on TEST_DATABASE_URL and a key
 // namespace of its own on TEST_REDIS_URL, both removed at close). `forEachBackend` runs a suite on
 // each; without PostgreSQL or Redis the second is reported as skipped, with the reason.
@@ -21,6 +22,8 @@ import { createEngine, flowsDirectory, loadValidFlows } from '../../cli/host.js'
 import { queueSchedulerFromEnv, webhooksQueuedFromEnv } from '../../cli/queue-mode.js';
 import { openRuntime, type Runtime } from '../../cli/runtime.js';
 import { watchFlows } from '../../cli/watch-flows.js';
+import { gatewayProviders } from '../../adapters/gateway/providers.js';
+import { gatewayVerificationRoutes } from '../../cli/gateway-routes.js';
 import { hostAuthModes } from '../../cli/webhook-auth-modes.js';
 import { silentLogger, type Engine } from '../../engine/engine.js';
 import { composeObservers } from '../../engine/observer.js';
@@ -28,6 +31,7 @@ import type { Logger } from '../../engine/run/execution-run.js';
 import { buildWebhookApp } from '../../engine/triggers/webhook-app.js';
 import type { ExecutionRecord } from '../../engine/types.js';
 import { FakeGateway } from '../fakes/fake-gateway.js';
+import { type ProviderCase, type ProviderFake, type SeededInstance, UAZAPI_CASE } from './providers.js';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/fake-anthropic.js';
 import { startFakeOpenAi, type FakeOpenAi } from '../fakes/fake-openai.js';
 import { createTestSchema, dropTestSchema, postgresProblem, TEST_DATABASE_URL, withSearchPath } from '../helpers/databases.js';
@@ -81,6 +85,8 @@ export interface StackOptions {
   logger?: Logger;
   /** The clock nodes read the time of day from (business hours, the agent's prompt); default the system's. */
   clock?: Clock;
+  /** The gateway provider of the seeded instance (test/e2e/providers.ts); default uazapi. */
+  provider?: ProviderCase;
 }
 
 export interface Stack {
@@ -92,7 +98,15 @@ export interface Stack {
   metrics: Metrics;
   /** The console overview's recorder, wired as `serve` wires it (`activity.idle()`: its writes done). */
   activity: ActivityRecorder;
+  /**
+   * The fake uazapi server: the seeded instance's gateway when the stack's provider is uazapi (the
+   * default); started but unused otherwise.
+   */
   gateway: FakeGateway;
+  /** The seeded instance's provider, its fake server, and the instance as requests address it. */
+  provider: ProviderCase;
+  fake: ProviderFake;
+  instance: SeededInstance;
   openai: FakeOpenAi;
   anthropic: FakeAnthropic;
   /** The seeded clinic, protocol and instance ids. */
@@ -131,8 +145,15 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
 }
 
 async function start(options: StackOptions, backend: Backend, undo: Array<() => unknown>, cleanup: () => Promise<void>): Promise<Stack> {
+  const provider = options.provider ?? UAZAPI_CASE;
   const gateway = await new FakeGateway({ tokens: { [INSTANCE_TOKEN]: CLINIC_PHONE } }).start();
   undo.push(() => gateway.close());
+  let fake: ProviderFake = gateway;
+  if (provider !== UAZAPI_CASE) {
+    const own = await provider.startFake();
+    undo.push(() => own.close());
+    fake = own;
+  }
   const openai = await startFakeOpenAi();
   undo.push(() => openai.close());
   const anthropic = await startFakeAnthropic();
@@ -208,7 +229,7 @@ async function start(options: StackOptions, backend: Backend, undo: Array<() => 
         protocolos: [
           { nome: 'Lentes de contato dental', descricao: 'Lentes de porcelana em duas sessões', preco: 'A partir de R$ 1.200 por dente' },
         ],
-        instancias: [{ nome: 'Recepção', server_url: gateway.url, token: INSTANCE_TOKEN }],
+        instancias: [{ nome: 'Recepção', ...provider.instance(fake) }],
       },
     ],
   });
@@ -241,7 +262,8 @@ async function start(options: StackOptions, backend: Backend, undo: Array<() => 
     engine,
     logger,
     secret: env.LEADFLOW_WEBHOOK_SECRET || undefined,
-    authModes: hostAuthModes(runtime.instanceByToken),
+    authModes: hostAuthModes(runtime.inboundInstances),
+    extend: gatewayVerificationRoutes(gatewayProviders.inbound(), runtime.inboundInstances, logger),
     ...(admin ? { admin } : {}),
     metrics,
     ready: () => runtime.ready(),
@@ -266,6 +288,16 @@ async function start(options: StackOptions, backend: Backend, undo: Array<() => 
     metrics,
     activity,
     gateway,
+    provider,
+    fake,
+    instance: {
+      id: Number(instanceRow!.id),
+      clinica_id: Number(instanceRow!.clinica_id),
+      token: String(instanceRow!.token),
+      external_id: (instanceRow!.external_id as string | null) ?? null,
+      app_secret: (instanceRow!.app_secret as string | null) ?? null,
+      verify_token: (instanceRow!.verify_token as string | null) ?? null,
+    },
     openai,
     anthropic,
     clinic: { id: Number(clinicRow!.id), protocolId: Number(protocolRow!.id), instanceId: Number(instanceRow!.id) },

@@ -1,5 +1,5 @@
 // The engine knows flows, not vendors nor the business: it imports none of nodes/, adapters/ or cli/,
-// and names no form provider, gateway, lead or clinic (DESIGN.md "The house"; issue 11).
+// and names no form provider, gateway, lead or clinic (DESIGN.md "The house"; issues 11 and 15).
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -37,6 +37,6 @@ describe('engine layering', () => {
 
   // The product's own name (the `leadflow` command, LEADFLOW_* variables) is not the business's lead.
   it('names no vendor, lead or clinic', () => {
-    expect(matches(/typeform|tally|uazapi|lead|clinic/i, /leadflow/gi)).toEqual([]);
+    expect(matches(/typeform|tally|uazapi|evolution|whatsapp|lead|clinic/i, /leadflow/gi)).toEqual([]);
   });
 });

@@ -17,7 +17,7 @@ steps:
       method: POST
       url: "${url}/x"
       headers: { Authorization: "Bearer live-credential", token: "{{ trigger.body.t }}" }
-      body: { nested: { api_key: "k-123", keep: "visible" } }
+      body: { nested: { api_key: "k-123", keep: "visible", app_secret: "as-1", verify_token: "vt-2", jwt_key: "jk-3", max_tokens: 300 } }
 `;
 
 describe('credentials in execution records', () => {
@@ -30,12 +30,13 @@ describe('credentials in execution records', () => {
     expect(record.status).toBe('success');
     expect(server.requests[0]!.headers.authorization).toBe('Bearer live-credential');
     expect(server.requests[0]!.headers.token).toBe('tok-999');
-    const params = record.steps[0]!.params as { headers: Record<string, string>; body: { nested: Record<string, string> } };
+    const params = record.steps[0]!.params as { headers: Record<string, string>; body: { nested: Record<string, unknown> } };
     expect(params.headers).toEqual({ Authorization: '***', token: '***' });
-    expect(params.body.nested).toEqual({ api_key: '***', keep: 'visible' });
+    const masked = { api_key: '***', keep: 'visible', app_secret: '***', verify_token: '***', jwt_key: '***', max_tokens: 300 };
+    expect(params.body.nested).toEqual(masked);
     const stored = JSON.stringify(await engine.store.get(handle.id));
-    for (const secret of ['live-credential', 'k-123']) expect(stored).not.toContain(secret);
-    expect(record.outbound[0]!.body).toEqual({ nested: { api_key: '***', keep: 'visible' } });
+    for (const secret of ['live-credential', 'k-123', 'as-1', 'vt-2', 'jk-3']) expect(stored).not.toContain(secret);
+    expect(record.outbound[0]!.body).toEqual({ nested: masked });
   });
 });
 

@@ -15,9 +15,10 @@ const fragments = new Ajv({ allErrors: true, strict: false }).addSchema(buildFlo
 type Schema = Record<string, any>;
 
 describe('messaging node definitions', () => {
-  it('exports gateway.send and gateway.download, both outbound', () => {
-    expect(messagingNodes.map((d) => d.type)).toEqual(['gateway.send', 'gateway.download']);
-    expect(messagingNodes.every((d) => d.outbound === true)).toBe(true);
+  it('exports gateway.parse (read-only) and gateway.send and gateway.download (outbound)', () => {
+    expect(messagingNodes.map((d) => d.type)).toEqual(['gateway.parse', 'gateway.send', 'gateway.download']);
+    expect(messagingNodes.filter((d) => d.outbound === true).map((d) => d.type)).toEqual(['gateway.send', 'gateway.download']);
+    expect(messagingNodes.find((d) => d.type === 'gateway.parse')!.readOnly).toBe(true);
   });
 
   for (const def of messagingNodes) {

@@ -339,8 +339,9 @@ describe('the token', () => {
 
   it('the factory builds a client per instance row', async () => {
     const factory = uazapiClientFactory({ retries: 0 });
-    const c = factory({ server_url: fake.url, token: TOKEN });
+    const c = factory({ provider: 'uazapi', server_url: fake.url, token: TOKEN, external_id: null, templates: null });
     expect(c.serverUrl).toBe(fake.url);
+    expect(c.provider).toBe('uazapi');
     await c.sendText({ number: '5511987654321', text: 'oi' });
     expect(fake.requests[0]!.headers.token).toBe(TOKEN);
   });

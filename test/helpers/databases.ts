@@ -26,6 +26,7 @@ export const MIGRATION_NAMES = [
   '008_schedule_ticks',
   '009_conversation_care',
   '010_activity',
+  '011_gateway_providers',
 ];
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';

@@ -11,6 +11,7 @@ import * as executionKeys from './007_execution_keys.js';
 import * as scheduleTicks from './008_schedule_ticks.js';
 import * as conversationCare from './009_conversation_care.js';
 import * as activity from './010_activity.js';
+import * as gatewayProviders from './011_gateway_providers.js';
 
 const MIGRATIONS: Record<string, Knex.Migration> = {
   '001_contract_tables': contractTables,
@@ -23,6 +24,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '008_schedule_ticks': scheduleTicks,
   '009_conversation_care': conversationCare,
   '010_activity': activity,
+  '011_gateway_providers': gatewayProviders,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

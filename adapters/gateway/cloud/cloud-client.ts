@@ -81,9 +81,8 @@ export interface CloudClientOptions {
 export type CloudClientDefaults = Omit<CloudClientOptions, 'serverUrl' | 'token' | 'phoneNumberId'>;
 
 /** A Cloud API instance row: `server_url` (Graph base), `token` (access token), `external_id` (phone number id). */
-export interface CloudInstanceAccess extends GatewayInstanceAccess {
-  external_id: string;
-}
+/** What the client needs of an instance row (a full GatewayInstanceAccess fits): its server, token and external id. */
+export type CloudInstanceAccess = Pick<GatewayInstanceAccess, 'server_url' | 'token'> & { external_id: string };
 
 /** A text, and optionally the lead's message it answers (marked read, typing indicator shown during `delay`). */
 export interface CloudSendTextRequest extends SendTextRequest {

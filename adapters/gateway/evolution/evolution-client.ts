@@ -67,9 +67,8 @@ export interface EvolutionClientOptions {
 export type EvolutionClientDefaults = Omit<EvolutionClientOptions, 'serverUrl' | 'token' | 'instanceName'>;
 
 /** An `instancias_whatsapp` row of an Evolution instance: `external_id` is the instance name. */
-export interface EvolutionInstanceAccess extends GatewayInstanceAccess {
-  external_id: string;
-}
+/** What the client needs of an instance row (a full GatewayInstanceAccess fits): its server, token and external id. */
+export type EvolutionInstanceAccess = Pick<GatewayInstanceAccess, 'server_url' | 'token'> & { external_id: string };
 
 /** Largest send answer read, bytes. */
 const MAX_SEND_ANSWER_BYTES = 1024 * 1024;

@@ -181,9 +181,9 @@ describe('evolutionWebhookAuth (webhook auth mode)', () => {
     expect(mode.beforeBody!(request({}), ctx)).toBe('denied');
     expect(mode.beforeBody!(request({ 'x-webhook-secret': 'shared-s3cret' }), ctx)).toBe('ok');
     expect(mode.beforeBody!(request({}), { flow: 'agent', secret: undefined })).toBe('ok');
-    const grant = await mode.withBody!(request({ authorization: bearer(jwt()) }), evolutionEvent('audio'), ctx);
+    const grant = await mode.withBody!(request({ authorization: bearer(jwt()) }), evolutionEvent('audio'), ctx, Buffer.alloc(0));
     expect(grant).toMatchObject({ auth: { instance_id: 7, clinica_id: 3, provider: 'evolution' }, body: { apikey: '***' } });
-    expect(await mode.withBody!(request({}), evolutionEvent('audio'), ctx)).toEqual({
+    expect(await mode.withBody!(request({}), evolutionEvent('audio'), ctx, Buffer.alloc(0))).toEqual({
       denied: 'missing bearer token (the instance has a jwt_key)',
     });
   });

@@ -2,11 +2,10 @@
 // wired to a fake gateway.
 import { MediaCache } from '../../../adapters/gateway/media-cache.js';
 import { uazapiClientFactory, type UazapiClientDefaults } from '../../../adapters/gateway/uazapi-client.js';
-import type { GatewayInstance } from '../../../adapters/gateway/instance-directory.js';
 import { NodeRegistry } from '../../../engine/registry.js';
 import { coreNodes } from '../../../nodes/index.js';
 import { messagingNodes } from '../../../nodes/messaging/index.js';
-import { MemoryInstanceDirectory } from './memory-instances.js';
+import { type InstanceInput, MemoryInstanceDirectory } from './memory-instances.js';
 
 export const messagingRegistry = new NodeRegistry([...coreNodes, ...messagingNodes]);
 
@@ -16,7 +15,7 @@ export interface MessagingServices {
   media: MediaCache;
 }
 
-export function messagingServices(instances: GatewayInstance[], client: UazapiClientDefaults = {}): MessagingServices {
+export function messagingServices(instances: InstanceInput[], client: UazapiClientDefaults = {}): MessagingServices {
   return {
     gateway: uazapiClientFactory({ retries: 1, baseDelayMs: 5, maxDelayMs: 20, timeoutMs: 2000, ...client }),
     instances: new MemoryInstanceDirectory(instances),

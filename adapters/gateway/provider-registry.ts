@@ -1,0 +1,98 @@
+// The gateway providers the service speaks, by name (CONTRACT §11): per provider, how to build the
+// client of one of its instances, how to parse one of its inbound events, and its inbound route.
+// `ctx.services.gateway` is `clientFactory(defaults)`: it dispatches on the instance's `provider`;
+// `gateway.parse` dispatches with `parse`. A provider nobody registered is UnknownGatewayProviderError
+// (an instance's client, or an event to parse), never another provider's client.
+//
+// The service's registry is built once in providers.ts; tests build their own.
+import { UnknownGatewayProviderError } from './errors/unknown-gateway-provider-error.js';
+import type { GatewayCallEvent, GatewayClient, GatewayClientFactory, GatewayInstanceAccess, GatewayProvider } from './gateway-client.js';
+import type { GatewayEventParser, ParsedEvent } from './gateway-message.js';
+import type { GatewayLogger } from './post-json.js';
+import type { InboundProvider } from './provider-inbound.js';
+
+/**
+ * What the host hands every provider's client (each takes what applies to it): where it logs, the
+ * metrics hook, and limits. Units: ms, bytes.
+ */
+export interface GatewayClientDefaults {
+  logger?: GatewayLogger;
+  /** Told `retried` before each retry of a call, then once `ok` or `error` (must not throw). */
+  onCall?: (event: GatewayCallEvent) => void;
+  /** Time limit of one attempt, ms. */
+  timeoutMs?: number;
+  /** Retries after the first attempt (429, 5xx and network failures; never other 4xx). */
+  retries?: number;
+  /** First backoff delay, ms (doubles per retry, with jitter). */
+  baseDelayMs?: number;
+  /** Cap of one backoff delay, ms. */
+  maxDelayMs?: number;
+  /** Longest Retry-After waited for, ms. */
+  maxRetryAfterMs?: number;
+  /** Largest media download read, bytes. */
+  maxDownloadBytes?: number;
+  /** Injected fetch (tests); default the global fetch. */
+  fetch?: typeof fetch;
+  /** Random source for jitter, [0, 1). */
+  random?: () => number;
+}
+
+/** Builds the client of one instance of a provider (throws TypeError for an unusable row, e.g. a bad server_url). */
+export type GatewayClientBuilder = (instance: GatewayInstanceAccess, defaults: GatewayClientDefaults) => GatewayClient;
+
+/** One provider as the registry holds it. */
+export interface GatewayProviderModule {
+  client: GatewayClientBuilder;
+  /** `gateway.parse` for this provider's events (gateway-message.ts). */
+  parse: GatewayEventParser;
+  /** Its inbound route: auth mode, authentication and split into events, verification GET. */
+  inbound: InboundProvider;
+}
+
+/**
+ * Providers by name.
+ *
+ * @example
+ * const providers = new GatewayProviderRegistry().register('uazapi', uazapiProvider);
+ * const gateway = providers.clientFactory({ logger }); // ctx.services.gateway
+ * gateway(instance).sendText({ number: '5511987654321', text: 'Oi' });
+ */
+export class GatewayProviderRegistry {
+  private readonly byName = new Map<GatewayProvider, GatewayProviderModule>();
+
+  /** Adds a provider; throws when it is registered twice or its inbound module names another provider. */
+  register(name: GatewayProvider, module: GatewayProviderModule): this {
+    if (this.byName.has(name)) throw new Error(`gateway provider "${name}" is registered twice`);
+    if (module.inbound.provider !== name)
+      throw new Error(`gateway provider "${name}": its inbound module is "${module.inbound.provider}"'s`);
+    this.byName.set(name, module);
+    return this;
+  }
+
+  /** Registered names, in registration order. */
+  names(): GatewayProvider[] {
+    return [...this.byName.keys()];
+  }
+
+  /** The provider named `name`; throws UnknownGatewayProviderError when none is registered under it. */
+  get(name: string): GatewayProviderModule {
+    const module = this.byName.get(name as GatewayProvider);
+    if (!module) throw new UnknownGatewayProviderError(name, this.names());
+    return module;
+  }
+
+  /** `ctx.services.gateway`: each instance's client from its provider's builder, with `defaults`. */
+  clientFactory(defaults: GatewayClientDefaults = {}): GatewayClientFactory {
+    return (instance) => this.get(instance.provider).client(instance, defaults);
+  }
+
+  /** One event of `provider` parsed (`gateway.parse`); throws UnknownGatewayProviderError, or the parser's GatewayEventError. */
+  parse(provider: string, event: unknown, now?: number): ParsedEvent {
+    return this.get(provider).parse(event, now);
+  }
+
+  /** Every registered provider's inbound side, in registration order. */
+  inbound(): InboundProvider[] {
+    return [...this.byName.values()].map((m) => m.inbound);
+  }
+}

@@ -1,0 +1,89 @@
+// An instance's approved templates (`instancias_whatsapp.templates`, CONTRACT §11): their shape,
+// checked by `leadflow seed`, read back by the instance directory, and which one serves which
+// message. JSON text in the column: `{"primeiro_contato": {"name", "language"}, "alerta_hunter":
+// {…}, "follow_up": {…}}`, every key optional, no other key.
+//   name      Meta's rule for template names: lower case letters, digits and `_`, 1 to 512 characters
+//   language  a language code as Meta lists them: `pt_BR`, `en_US`, `es`, `zh_HK` …
+// The handoff notification has no key of its own: CONTRACT §11 names one purpose, "Hunter alert and
+// handoff notification", so it is sent with `alerta_hunter`.
+import type { TemplateRef, TemplateSet } from './gateway-client.js';
+
+/** The keys of a TemplateSet, in the order the docs list them. */
+export const TEMPLATE_KEYS = ['primeiro_contato', 'alerta_hunter', 'follow_up'] as const;
+
+/** A message LeadFlow may have to send as a template: which key of the set serves it (templateFor). */
+export type TemplateUse = 'first_contact' | 'hunter_alert' | 'handoff' | 'follow_up';
+
+const KEY_OF_USE: Record<TemplateUse, keyof TemplateSet> = {
+  first_contact: 'primeiro_contato',
+  hunter_alert: 'alerta_hunter',
+  handoff: 'alerta_hunter',
+  follow_up: 'follow_up',
+};
+
+const NAME = /^[a-z0-9_]{1,512}$/;
+const LANGUAGE = /^[a-z]{2,3}(_[A-Z]{2,3})?$/;
+
+/** The template that serves `use` (the handoff notification: `alerta_hunter`), or undefined. */
+export function templateFor(set: TemplateSet | null | undefined, use: TemplateUse): TemplateRef | undefined {
+  return set?.[KEY_OF_USE[use]];
+}
+
+/** One problem of a template set: the path inside it (e.g. `['alerta_hunter', 'language']`) and what. */
+export interface TemplateProblem {
+  path: string[];
+  message: string;
+}
+
+/** Every problem of `value` as a template set (an object, not JSON text); empty when valid. */
+export function templateSetProblems(value: unknown): TemplateProblem[] {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return [{ path: [], message: 'must be an object' }];
+  const problems: TemplateProblem[] = [];
+  for (const [key, ref] of Object.entries(value)) {
+    if (!(TEMPLATE_KEYS as readonly string[]).includes(key)) {
+      problems.push({ path: [key], message: `is not a template purpose (${TEMPLATE_KEYS.join(', ')})` });
+      continue;
+    }
+    if (!ref || typeof ref !== 'object' || Array.isArray(ref)) {
+      problems.push({ path: [key], message: 'must be an object {name, language}' });
+      continue;
+    }
+    const { name, language, ...rest } = ref as Record<string, unknown>;
+    if (typeof name !== 'string') problems.push({ path: [key, 'name'], message: 'is required (the approved template name)' });
+    else if (!NAME.test(name))
+      problems.push({ path: [key, 'name'], message: `"${name}" is not a template name (lower case letters, digits and _)` });
+    if (typeof language !== 'string') problems.push({ path: [key, 'language'], message: 'is required (e.g. pt_BR)' });
+    else if (!LANGUAGE.test(language))
+      problems.push({ path: [key, 'language'], message: `"${language}" is not a language code (e.g. pt_BR, en_US, es)` });
+    for (const extra of Object.keys(rest)) problems.push({ path: [key, extra], message: 'is not a known field (name, language)' });
+  }
+  return problems;
+}
+
+/** The normal form of a valid set (keys in TEMPLATE_KEYS order), as stored: JSON text. */
+export function formatTemplateSet(set: TemplateSet): string {
+  const out: Record<string, TemplateRef> = {};
+  for (const key of TEMPLATE_KEYS) {
+    const ref = set[key];
+    if (ref) out[key] = { name: ref.name, language: ref.language };
+  }
+  return JSON.stringify(out);
+}
+
+/**
+ * The set stored in a `templates` column (JSON text, or an object), or null when the column is
+ * null, empty, not JSON or not a valid set: an instance with unreadable templates has none.
+ */
+export function readTemplateSet(value: unknown): TemplateSet | null {
+  let data = value;
+  if (typeof value === 'string') {
+    if (value.trim() === '') return null;
+    try {
+      data = JSON.parse(value);
+    } catch {
+      return null;
+    }
+  }
+  if (data === null || data === undefined || templateSetProblems(data).length > 0) return null;
+  return JSON.parse(formatTemplateSet(data as TemplateSet)) as TemplateSet;
+}

@@ -1,0 +1,57 @@
+import { Type } from '@sinclair/typebox';
+import { isIgnoredEvent } from '../../adapters/gateway/gateway-message.js';
+import { gatewayProviders } from '../../adapters/gateway/providers.js';
+import { defineNode } from '../../engine/types.js';
+
+/**
+ * `gateway.parse`: the "organise" step of the agent flow, whatever the gateway. Dispatches to the
+ * parser of `provider` (adapters/gateway/providers.ts; `trigger.auth.provider`, as the route's
+ * inbound check established it; absent or null: `uazapi`, as executions recorded before providers
+ * had none). Contract of the output, the same for every provider:
+ *   - a message: `{ignored: false, provider, phone, chat_id, message_id, from_me, sent_by_api,
+ *     is_group, kind, text, media_ref, mimetype, file_name, sender_name, lid, base_url,
+ *     instance_name, timestamp_ms}` — optional fields are null when absent; no credential;
+ *   - an event that is not a lead's message: `{ignored: true, reason, provider}`.
+ * A body that is not that provider's event fails the step (GatewayEventError, with each path); an
+ * unregistered provider fails it too (UnknownGatewayProviderError).
+ */
+export default defineNode({
+  type: 'gateway.parse',
+  readOnly: true,
+  description:
+    "Organises an inbound WhatsApp event of any gateway provider into one normalised message: the lead's phone (digits, never a LID), the message id, who sent it (from_me, sent_by_api), whether it is a group, the kind (text, audio, image, video, document, sticker, other), its text or caption, and `media_ref` (what gateway.download takes). Events that are not messages come out as `{ignored: true, reason}`. Never outputs a credential.",
+  params: Type.Object(
+    {
+      event: Type.Unknown({ description: 'One event as the route recorded it (`trigger.body`).', examples: ['{{ trigger.body }}'] }),
+      provider: Type.Union([Type.String({ minLength: 1 }), Type.Null()], {
+        default: 'uazapi',
+        description: 'The provider whose event it is (`uazapi`, `evolution`, `cloud`): `trigger.auth.provider`. Absent or null: `uazapi`.',
+        examples: ['{{ trigger.auth.provider }}', 'uazapi'],
+      }),
+    },
+    { additionalProperties: false },
+  ),
+  output: {
+    description:
+      '`{ignored: false, provider, phone, chat_id, message_id, from_me, sent_by_api, is_group, kind, text, media_ref, mimetype, file_name, sender_name, lid, base_url, instance_name, timestamp_ms}` (absent optional fields are null), or `{ignored: true, reason, provider}`.',
+  },
+  examples: [
+    {
+      title: 'Organise the inbound event of whichever route it came on',
+      step: { id: 'msg', type: 'gateway.parse', params: { event: '{{ trigger.body }}', provider: '{{ trigger.auth.provider }}' } },
+    },
+  ],
+  async run(params) {
+    const provider = params.provider ?? 'uazapi';
+    const parsed = gatewayProviders.parse(provider, params.event);
+    if (isIgnoredEvent(parsed)) return { ignored: true, reason: parsed.ignored, provider };
+    return {
+      ignored: false,
+      ...parsed,
+      mimetype: parsed.mimetype ?? null,
+      file_name: parsed.file_name ?? null,
+      sender_name: parsed.sender_name ?? null,
+      lid: parsed.lid ?? null,
+    };
+  },
+});

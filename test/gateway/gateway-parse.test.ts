@@ -1,0 +1,77 @@
+// `gateway.parse` for uazapi events: for every uazapi fixture, exactly what `uazapi.parse` outputs
+// plus `provider` and `media_ref` (the message id of a medium, null otherwise); the provider from
+// `trigger.auth.provider`, uazapi when absent (executions recorded before providers had none); a
+// malformed event or an unregistered provider fails the step.
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { GatewayEventError } from '../../adapters/gateway/errors/gateway-event-error.js';
+import { UnknownGatewayProviderError } from '../../adapters/gateway/errors/unknown-gateway-provider-error.js';
+import type { JsonObject, NodeContext } from '../../engine/types.js';
+import uazapiParse from '../../nodes/lead/uazapi-parse.js';
+import gatewayParse from '../../nodes/messaging/gateway-parse.js';
+import { runFlow, shutdownEngines, stepOutput, stepRecord } from '../helpers/run-flow.js';
+import { uazapiFixture } from './helpers/fixtures.js';
+
+const FIXTURES = readdirSync(join(import.meta.dirname, '../fixtures/uazapi'))
+  .filter((f) => f.endsWith('.json'))
+  .map((f) => f.replace(/\.json$/, ''));
+const MEDIA = new Set(['audio', 'image', 'video', 'document', 'sticker']);
+const ctx = {} as NodeContext;
+
+afterEach(shutdownEngines);
+
+describe('gateway.parse (uazapi)', () => {
+  it.each(FIXTURES)("%s: uazapi.parse's output plus provider and media_ref", async (name) => {
+    const event = uazapiFixture(name);
+    const old = (await uazapiParse.run({ event }, ctx)) as JsonObject;
+    const out = (await gatewayParse.run({ event, provider: 'uazapi' }, ctx)) as JsonObject;
+    if (old.ignored) {
+      expect(out).toEqual({ ...old, provider: 'uazapi' });
+      return;
+    }
+    expect(out).toEqual({ ...old, provider: 'uazapi', media_ref: MEDIA.has(String(old.kind)) ? old.message_id : null });
+    expect(JSON.stringify(out)).not.toContain(String(event.token));
+  });
+
+  it('reads the provider from trigger.auth; absent, uazapi', async () => {
+    const flow = `name: parse
+steps:
+  - id: msg
+    type: gateway.parse
+    params: { event: "{{ trigger.body }}", provider: "{{ trigger.auth.provider }}" }
+`;
+    const { record } = await runFlow(flow, { body: uazapiFixture('audio-ptt') });
+    expect(record.status).toBe('success');
+    expect(stepOutput(record, 'msg')).toMatchObject({
+      ignored: false,
+      provider: 'uazapi',
+      kind: 'audio',
+      media_ref: '3EB0AUD10000000000A1',
+    });
+  });
+
+  it('a body that is not a uazapi event fails the step with each path; an unregistered provider fails it too', async () => {
+    await expect(gatewayParse.run({ event: { EventType: 'messages', message: {} }, provider: 'uazapi' }, ctx)).rejects.toSatisfy(
+      (err: unknown) =>
+        err instanceof GatewayEventError &&
+        err.provider === 'uazapi' &&
+        err.details.map((d) => d.path).join() === 'message.messageid,message.chatid',
+    );
+    await expect(gatewayParse.run({ event: uazapiFixture('text-conversation'), provider: 'waha' }, ctx)).rejects.toBeInstanceOf(
+      UnknownGatewayProviderError,
+    );
+    const flow = `name: parse
+steps:
+  - id: msg
+    type: gateway.parse
+    params: { event: "{{ trigger.body }}", provider: evolution }
+`;
+    const { record } = await runFlow(flow, { body: {} });
+    expect(record.status).toBe('failed');
+    expect(stepRecord(record, 'msg').error).toMatchObject({
+      name: 'UnknownGatewayProviderError',
+      message: 'gateway provider "evolution" is not registered (registered: uazapi)',
+    });
+  });
+});
