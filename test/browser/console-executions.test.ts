@@ -4,61 +4,39 @@
 // open-ended bar and the day-long gap cut out of the axis; "Cancelar" asks for confirmation ("Voltar"
 // keeps it waiting), then cancels it through POST /admin/executions/:id/cancel and the page shows it
 // cancelled. Screenshots at 1280×800 and 390 px wide go to the test's temp folder, printed first.
-import { existsSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type Stack } from '../e2e/stack.js';
-import { chromiumAvailable, launchChromium, type LaunchedBrowser } from '../helpers/browser.js';
+import { type ConsoleBrowser, consoleTestsRunnable, openConsoleBrowser } from '../helpers/console-browser.js';
+import { pollFor } from '../helpers/poll.js';
 
 const ADMIN_TOKEN = 'console-executions-token';
 const DAY_MS = 86_400_000;
-const DIST = join(import.meta.dirname, '../../dist/console/index.html');
-const available = chromiumAvailable('test/browser/console-executions.test.ts');
-if (available && !existsSync(DIST)) throw new Error(`${DIST} is missing: run \`npm run build\` first`);
-
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const available = consoleTestsRunnable('test/browser/console-executions.test.ts');
 
 describe.skipIf(!available)("an execution's waterfall and its cancel, in Chromium", () => {
   let stack: Stack;
-  let launched: LaunchedBrowser;
+  let browser: ConsoleBrowser;
   let page: Page;
-  let shots: string;
   let followupId: string;
-  const problems: string[] = [];
   const phone = '5511966661234';
 
   beforeAll(async () => {
-    shots = await mkdtemp(join(tmpdir(), 'leadflow-console-executions-'));
-    console.info(`screenshots: ${shots}`);
     stack = await startStack({ env: { LEADFLOW_ADMIN_TOKEN: ADMIN_TOKEN, LEADFLOW_FOLLOWUP_AFTER_MS: String(DAY_MS) } });
-    launched = await launchChromium();
-    page = await launched.context.newPage();
-    page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(message.text());
-    });
-    page.on('pageerror', (error) => problems.push(error.message));
+    browser = await openConsoleBrowser('console-executions');
+    page = browser.page;
   }, 60_000);
   afterAll(async () => {
-    await launched?.close();
+    await browser?.close();
     await stack?.close();
   });
 
   /** The page at 1280×800, then 390 px wide (its whole height), back to 1280×800. */
   async function shoot(name: string): Promise<void> {
-    await page.screenshot({ path: join(shots, `${name}-1280.png`) });
+    await page.screenshot({ path: join(browser.shots, `${name}-1280.png`) });
     await page.setViewportSize({ width: 390, height: 844 });
-    await page.screenshot({ path: join(shots, `${name}-390.png`), fullPage: true });
+    await page.screenshot({ path: join(browser.shots, `${name}-390.png`), fullPage: true });
     await page.setViewportSize({ width: 1280, height: 800 });
   }
 
@@ -75,7 +53,7 @@ describe.skipIf(!available)("an execution's waterfall and its cancel, in Chromiu
       clinica_id: stack.clinic.id,
     });
     expect(res.status).toBe(202);
-    const followup = await until('the waiting follow-up', async () =>
+    const followup = await pollFor('the waiting follow-up', async () =>
       (await stack.executions('followup')).find((r) => r.status === 'waiting' && r.wake_at !== undefined),
     );
     followupId = followup.id;
@@ -136,7 +114,7 @@ describe.skipIf(!available)("an execution's waterfall and its cancel, in Chromiu
     dialog = page.getByRole('dialog');
     await dialog.getByRole('button', { name: 'Cancelar execução' }).click();
     await page.getByText('Execução cancelada.').waitFor({ state: 'visible' });
-    await until('the cancelled badge', async () => (await page.locator('.page-head .badge').textContent()) === 'cancelada');
+    await pollFor('the cancelled badge', async () => (await page.locator('.page-head .badge').textContent()) === 'cancelada');
     const record = (await stack.runtime.store.get(followupId))!;
     expect(record).toMatchObject({ status: 'cancelled', stop_reason: 'cancelled by an operator' });
     expect(record.wake_at).toBeUndefined();
@@ -147,6 +125,6 @@ describe.skipIf(!available)("an execution's waterfall and its cancel, in Chromiu
     expect(await page.getByText('cancelled by an operator').count()).toBe(1);
     await shoot('execution-cancelled');
     // The session check before signing in answers 401; nothing else may fail.
-    expect(problems.filter((text) => !text.includes('401'))).toEqual([]);
+    expect(browser.problems.filter((text) => !text.includes('401'))).toEqual([]);
   });
 });

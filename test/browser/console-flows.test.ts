@@ -1,33 +1,21 @@
 // The console's Flows pages in Chromium against the whole service (test/e2e/stack.ts, embedded
 // backend) serving a copy of flows/ watched as `serve --watch` watches it: the list says there are
-// no load problems; the agent flow is drawn with its branches (the command switch and its cases,
+// no load browser.problems; the agent flow is drawn with its branches (the command switch and its cases,
 // the takeover if with then / else, the foreach over the burst); a step selected by keyboard and one
 // by a click show their type, `file:line` and a param; a broken file added to the directory is
 // listed with `file:line:col`. Screenshots (1280×800 and 390 px wide) go to the test's temp folder.
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FlowsResponse } from '../../cli/console/api-types.js';
 import { startStack, type Stack } from '../e2e/stack.js';
-import { chromiumAvailable, launchChromium, type LaunchedBrowser } from '../helpers/browser.js';
+import { type ConsoleBrowser, consoleTestsRunnable, openConsoleBrowser } from '../helpers/console-browser.js';
+import { pollFor } from '../helpers/poll.js';
 
 const ADMIN_TOKEN = 'console-flows-token';
-const DIST = join(import.meta.dirname, '../../dist/console/index.html');
-const available = chromiumAvailable('test/browser/console-flows.test.ts');
-if (available && !existsSync(DIST)) throw new Error(`${DIST} is missing: run \`npm run build\` first`);
-
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const available = consoleTestsRunnable('test/browser/console-flows.test.ts');
 
 /** 1-based line of `- id: <step>` in `text`. */
 function stepLine(text: string, step: string): number {
@@ -36,40 +24,32 @@ function stepLine(text: string, step: string): number {
 
 describe.skipIf(!available)('the Flows pages against the service, in Chromium', () => {
   let stack: Stack;
-  let launched: LaunchedBrowser;
+  let browser: ConsoleBrowser;
   let page: Page;
-  let shots: string;
   let dir: string;
-  const problems: string[] = [];
 
   beforeAll(async () => {
-    shots = await mkdtemp(join(tmpdir(), 'leadflow-console-flows-'));
-    console.info(`screenshots: ${shots}`);
     dir = mkdtempSync(join(tmpdir(), 'leadflow-flows-dir-'));
     cpSync('flows', dir, { recursive: true });
     stack = await startStack({ env: { LEADFLOW_ADMIN_TOKEN: ADMIN_TOKEN }, flowsDir: dir, watchFlows: true });
-    launched = await launchChromium();
-    page = await launched.context.newPage();
+    browser = await openConsoleBrowser('console-flows');
+    page = browser.page;
     page.setDefaultTimeout(8_000);
-    page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(message.text());
-    });
-    page.on('pageerror', (error) => problems.push(error.message));
   }, 60_000);
   afterAll(async () => {
-    await launched?.close();
+    await browser?.close();
     await stack?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   /** Screenshots at 1280×800 and 390 px wide; the narrow one after loading the page again at that width (a phone opens it so). */
   async function shoot(name: string, narrow: { fullPage?: boolean } = {}): Promise<void> {
-    await page.screenshot({ path: join(shots, `${name}-1280.png`) });
+    await page.screenshot({ path: join(browser.shots, `${name}-1280.png`) });
     await page.setViewportSize({ width: 390, height: 844 });
     await page.reload();
     await page.locator('main h1').waitFor({ state: 'visible' });
     await page.locator('[aria-busy], p[role="status"]').waitFor({ state: 'detached' });
-    await page.screenshot({ path: join(shots, `${name}-390.png`), fullPage: narrow.fullPage ?? false });
+    await page.screenshot({ path: join(browser.shots, `${name}-390.png`), fullPage: narrow.fullPage ?? false });
     await page.setViewportSize({ width: 1280, height: 800 });
     await page.reload();
     await page.locator('main h1').waitFor({ state: 'visible' });
@@ -154,7 +134,7 @@ describe.skipIf(!available)('the Flows pages against the service, in Chromium', 
   it('lists a broken file of the flows directory with file:line:col', async () => {
     const broken = join(dir, 'broken.yaml');
     writeFileSync(broken, 'name: broken\nsteps:\n  - id: first\n    type: no.such.node\n');
-    await until('the reload', async () => {
+    await pollFor('the reload', async () => {
       const res = await fetch(`${stack.url}/admin/flows`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
       return ((await res.json()) as FlowsResponse).problems.length > 0;
     });
@@ -167,8 +147,8 @@ describe.skipIf(!available)('the Flows pages against the service, in Chromium', 
     expect(await list.textContent()).toContain('[unknown-node-type]');
     // The flows already loaded keep serving, and are still listed.
     expect(await page.getByRole('link', { name: 'agent', exact: true }).count()).toBe(1);
-    await shoot('flows-problems');
+    await shoot('flows-browser.problems');
     // The only failed request: the session check before signing in (401).
-    expect(problems.filter((text) => !text.includes('401'))).toEqual([]);
+    expect(browser.problems.filter((text) => !text.includes('401'))).toEqual([]);
   });
 });

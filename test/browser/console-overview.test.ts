@@ -4,59 +4,37 @@
 // time within the two minutes, its charts drawn (no CSP violation or script error), the clinic chosen
 // with the keyboard; reached from the top bar. Full-page screenshots at 1280×800 and 390 px wide go
 // to the test's temp folder, printed at the start.
-import { existsSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type Stack } from '../e2e/stack.js';
-import { chromiumAvailable, launchChromium, type LaunchedBrowser } from '../helpers/browser.js';
+import { type ConsoleBrowser, consoleTestsRunnable, openConsoleBrowser } from '../helpers/console-browser.js';
+import { pollFor } from '../helpers/poll.js';
 
 const ADMIN_TOKEN = 'console-overview-token';
-const DIST = join(import.meta.dirname, '../../dist/console/index.html');
-const available = chromiumAvailable('test/browser/console-overview.test.ts');
-if (available && !existsSync(DIST)) throw new Error(`${DIST} is missing: run \`npm run build\` first`);
-
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const available = consoleTestsRunnable('test/browser/console-overview.test.ts');
 
 describe.skipIf(!available)('the console overview against the service, in Chromium', () => {
   let stack: Stack;
-  let launched: LaunchedBrowser;
+  let browser: ConsoleBrowser;
   let page: Page;
-  let shots: string;
-  const problems: string[] = [];
   const phone = '5511966660077';
 
   beforeAll(async () => {
-    shots = await mkdtemp(join(tmpdir(), 'leadflow-console-overview-'));
-    console.info(`screenshots: ${shots}`);
     stack = await startStack({ env: { LEADFLOW_ADMIN_TOKEN: ADMIN_TOKEN } });
-    launched = await launchChromium();
-    page = await launched.context.newPage();
-    page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(message.text());
-    });
-    page.on('pageerror', (error) => problems.push(error.message));
+    browser = await openConsoleBrowser('console-overview');
+    page = browser.page;
   }, 60_000);
   afterAll(async () => {
-    await launched?.close();
+    await browser?.close();
     await stack?.close();
   });
 
   async function shoot(name: string): Promise<void> {
-    await page.screenshot({ path: join(shots, `${name}-1280.png`), fullPage: true });
+    await page.screenshot({ path: join(browser.shots, `${name}-1280.png`), fullPage: true });
     await page.setViewportSize({ width: 390, height: 844 });
     await page.waitForTimeout(200); // the charts follow the new width
-    await page.screenshot({ path: join(shots, `${name}-390.png`), fullPage: true });
+    await page.screenshot({ path: join(browser.shots, `${name}-390.png`), fullPage: true });
     await page.setViewportSize({ width: 1280, height: 800 });
     await page.waitForTimeout(200);
   }
@@ -75,8 +53,8 @@ describe.skipIf(!available)('the console overview against the service, in Chromi
     expect(await totalsRow('Leads recebidos')).toEqual(['0', '0']);
     expect(await page.title()).toBe('Visão geral · LeadFlow');
     // The session check before signing in answers 401 (logged by the browser); nothing else may fail.
-    expect(problems.filter((p) => !p.includes('401'))).toEqual([]);
-    problems.length = 0;
+    expect(browser.problems.filter((p) => !p.includes('401'))).toEqual([]);
+    browser.problems.length = 0;
   });
 
   it('shows a form that arrived as one lead in today, with its first-contact time within two minutes', async () => {
@@ -87,11 +65,11 @@ describe.skipIf(!available)('the console overview against the service, in Chromi
       clinica_id: stack.clinic.id,
     });
     expect(res.status).toBe(202);
-    await until('the first message', async () => stack.gateway.sent.some((s) => s.number === phone));
+    await pollFor('the first message', async () => stack.gateway.sent.some((s) => s.number === phone));
     await stack.idle();
     await stack.activity.idle();
     await page.getByRole('button', { name: 'Atualizar' }).click();
-    await until('the lead counted', async () => (await totalsRow('Leads recebidos'))[0] === '1');
+    await pollFor('the lead counted', async () => (await totalsRow('Leads recebidos'))[0] === '1');
     expect(await totalsRow('Leads recebidos')).toEqual(['1', '1']);
     const [today] = await totalsRow('Primeira mensagem');
     expect(today).toMatch(/^\d[\d,]* (ms|s) \/ \d[\d,]* (ms|s)dentro de 2 min$/);
@@ -104,21 +82,21 @@ describe.skipIf(!available)('the console overview against the service, in Chromi
     expect(await firstContactTable.getByRole('row', { name: /^Hoje/ }).getByRole('cell').last().textContent()).toBe('0');
     expect(await page.getByRole('table', { name: /Chamadas de IA por modelo/ }).textContent()).toContain('openai:gpt-4.1-mini');
     await shoot('overview');
-    expect(problems).toEqual([]);
+    expect(browser.problems).toEqual([]);
   });
 
   it('chooses the clinic with the keyboard, kept in the address', async () => {
     const select = page.getByLabel('Clínica');
     await select.focus();
     await page.keyboard.press('ArrowDown');
-    await until('the clinic in the address', async () => page.url().includes(`clinica=${stack.clinic.id}`));
+    await pollFor('the clinic in the address', async () => page.url().includes(`clinica=${stack.clinic.id}`));
     expect(await select.inputValue()).toBe(String(stack.clinic.id));
     expect(await totalsRow('Leads recebidos')).toEqual(['1', '1']);
     await page.getByLabel('Período').selectOption('30');
-    await until('30 days', async () => (await page.getByRole('columnheader', { name: '30 dias' }).count()) === 1);
+    await pollFor('30 days', async () => (await page.getByRole('columnheader', { name: '30 dias' }).count()) === 1);
     expect(page.url()).toContain('days=30');
     await shoot('overview-30-days');
-    expect(problems).toEqual([]);
+    expect(browser.problems).toEqual([]);
   });
 
   it('is reached from the top bar', async () => {

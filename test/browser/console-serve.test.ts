@@ -4,59 +4,37 @@
 // resume, the agent's execution and a step's output, the Hunter's notification link to the lead's
 // page, erase after typing the phone. Screenshots of
 // each page (1280×800 and 390 px wide) go to the test's temp folder, printed at the start.
-import { existsSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLINIC_PHONE, HUNTER_PHONE, INSTANCE_TOKEN, startStack, type Stack } from '../e2e/stack.js';
-import { chromiumAvailable, launchChromium, type LaunchedBrowser } from '../helpers/browser.js';
+import { type ConsoleBrowser, consoleTestsRunnable, openConsoleBrowser } from '../helpers/console-browser.js';
+import { pollFor } from '../helpers/poll.js';
 import { leadTextEvent } from '../helpers/uazapi-events.js';
 
 const ADMIN_TOKEN = 'console-e2e-token';
-const DIST = join(import.meta.dirname, '../../dist/console/index.html');
-const available = chromiumAvailable('test/browser/console-serve.test.ts');
-if (available && !existsSync(DIST)) throw new Error(`${DIST} is missing: run \`npm run build\` first`);
-
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const available = consoleTestsRunnable('test/browser/console-serve.test.ts');
 
 describe.skipIf(!available)('the console against the service, in Chromium', () => {
   let stack: Stack;
-  let launched: LaunchedBrowser;
+  let browser: ConsoleBrowser;
   let page: Page;
-  let shots: string;
-  const problems: string[] = [];
   const phone = '5511966660001';
 
   beforeAll(async () => {
-    shots = await mkdtemp(join(tmpdir(), 'leadflow-console-serve-'));
-    console.info(`screenshots: ${shots}`);
     stack = await startStack({ env: { LEADFLOW_ADMIN_TOKEN: ADMIN_TOKEN, LEADFLOW_DEBOUNCE_MS: '300' } });
-    launched = await launchChromium();
-    page = await launched.context.newPage();
-    page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(message.text());
-    });
-    page.on('pageerror', (error) => problems.push(error.message));
+    browser = await openConsoleBrowser('console-serve');
+    page = browser.page;
   }, 60_000);
   afterAll(async () => {
-    await launched?.close();
+    await browser?.close();
     await stack?.close();
   });
 
   async function shoot(name: string): Promise<void> {
-    await page.screenshot({ path: join(shots, `${name}-1280.png`) });
+    await page.screenshot({ path: join(browser.shots, `${name}-1280.png`) });
     await page.setViewportSize({ width: 390, height: 844 });
-    await page.screenshot({ path: join(shots, `${name}-390.png`) });
+    await page.screenshot({ path: join(browser.shots, `${name}-390.png`) });
     await page.setViewportSize({ width: 1280, height: 800 });
   }
 
@@ -75,7 +53,7 @@ describe.skipIf(!available)('the console against the service, in Chromium', () =
     await token.fill(ADMIN_TOKEN);
     await page.getByRole('button', { name: 'Entrar' }).click();
     await page.getByRole('heading', { name: 'Leads' }).waitFor({ state: 'visible' });
-    const cookie = (await launched.context.cookies()).find((c) => c.name === 'lf_session');
+    const cookie = (await browser.launched.context.cookies()).find((c) => c.name === 'lf_session');
     expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict' });
   });
 
@@ -87,7 +65,7 @@ describe.skipIf(!available)('the console against the service, in Chromium', () =
       clinica_id: stack.clinic.id,
     });
     expect(res.status).toBe(202);
-    await until('the first message', async () => stack.gateway.sent.some((s) => s.number === phone));
+    await pollFor('the first message', async () => stack.gateway.sent.some((s) => s.number === phone));
     await page.reload();
     const list = page.getByRole('list', { name: 'Lista de leads' });
     await list.waitFor({ state: 'visible' });
@@ -99,7 +77,7 @@ describe.skipIf(!available)('the console against the service, in Chromium', () =
   it("a burst and the agent's reply appear in the lead's conversation", async () => {
     for (const text of ['Oi!', 'Quanto custa a lente?'])
       await stack.post('/leadagent', leadTextEvent({ phone, text, token: INSTANCE_TOKEN, owner: CLINIC_PHONE }));
-    await until('the reply', async () => stack.gateway.sent.filter((s) => s.number === phone).length >= 2);
+    await pollFor('the reply', async () => stack.gateway.sent.filter((s) => s.number === phone).length >= 2);
     await stack.idle();
     await page.getByRole('link', { name: /Beatriz Lima/ }).click();
     const chat = page.locator('ol.chat');
@@ -146,7 +124,7 @@ describe.skipIf(!available)('the console against the service, in Chromium', () =
   it("the Hunter's handoff notification links to the lead's page, which opens signed in", async () => {
     const res = await stack.post('/handoff-agenteia', { telefone: phone, motivo: 'Quer agendar' });
     expect(res.status).toBe(200);
-    const notification = await until('the notification', async () =>
+    const notification = await pollFor('the notification', async () =>
       stack.gateway.sent.find((s) => s.number === HUNTER_PHONE && s.text.includes('TRANSFERIDO')),
     );
     const row = await lead();
@@ -173,6 +151,6 @@ describe.skipIf(!available)('the console against the service, in Chromium', () =
     await confirm.click();
     await page.getByText('Lead excluído.').waitFor({ state: 'visible' });
     expect(await lead()).toBeNull();
-    expect(problems.filter((text) => !text.includes('401'))).toEqual([]);
+    expect(browser.problems.filter((text) => !text.includes('401'))).toEqual([]);
   });
 });

@@ -15,6 +15,7 @@ import { forEachBackend, type Stack, startStack } from '../e2e/stack.js';
 import { forEachDatabase, useFreshDatabase } from '../helpers/databases.js';
 import { makeEngine, shutdownEngines, waitForEnd } from '../helpers/run-flow.js';
 import { ADMIN_TOKEN, withBearer } from './support.js';
+import { pollFor } from '../helpers/poll.js';
 
 interface Row {
   kind: string;
@@ -41,16 +42,6 @@ async function rows(db: Database): Promise<Row[]> {
   }));
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 forEachBackend('overview activity recorded by the service', (backend) => {
   let stack: Stack;
   let intakeId: string;
@@ -70,7 +61,7 @@ forEachBackend('overview activity recorded by the service', (backend) => {
     });
     expect(res.status).toBe(202);
     intakeId = ((await res.json()) as { execution_id: string }).execution_id;
-    await until('the follow-up sent', async () => (await stack.executions('followup')).some((r) => r.status === 'success'));
+    await pollFor('the follow-up sent', async () => (await stack.executions('followup')).some((r) => r.status === 'success'));
     await stack.idle();
     await stack.activity.idle();
   }, 60_000);

@@ -1,0 +1,43 @@
+// What every console browser test starts with: the built console present (else the suite fails with
+// the command that builds it), Chromium available (else a printed skip reason), a page in a fresh
+// Chromium profile whose console errors and page errors are collected, and a temp folder for the
+// screenshots (its path printed once).
+import { existsSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { chromiumAvailable, type LaunchedBrowser, launchChromium } from './browser.js';
+
+const DIST = join(import.meta.dirname, '../../dist/console/index.html');
+
+/** Whether the file's browser tests can run (Chromium installed); throws when the console is not built. */
+export function consoleTestsRunnable(testFile: string): boolean {
+  const available = chromiumAvailable(testFile);
+  if (available && !existsSync(DIST)) throw new Error(`${DIST} is missing: run \`npm run build\` first`);
+  return available;
+}
+
+export interface ConsoleBrowser {
+  page: Page;
+  launched: LaunchedBrowser;
+  /** The screenshot folder. */
+  shots: string;
+  /** Console errors and uncaught page errors seen so far, as text. */
+  problems: string[];
+  close(): Promise<void>;
+}
+
+/** Chromium with one page at 1280×800; screenshots go to a new temp folder named `leadflow-<name>-…`. */
+export async function openConsoleBrowser(name: string): Promise<ConsoleBrowser> {
+  const shots = await mkdtemp(join(tmpdir(), `leadflow-${name}-`));
+  console.info(`screenshots: ${shots}`);
+  const launched = await launchChromium();
+  const page = await launched.context.newPage();
+  const problems: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(message.text());
+  });
+  page.on('pageerror', (error) => problems.push(error.message));
+  return { page, launched, shots, problems, close: () => launched.close() };
+}
