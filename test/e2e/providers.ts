@@ -278,6 +278,9 @@ export const PROVIDERS: readonly ProviderCase[] = [uazapi, evolution];
 /** The uazapi case: the default of every stack. */
 export const UAZAPI_CASE: ProviderCase = uazapi;
 
+/** The Evolution API case (its instance signs with a JWT: the seeded app_secret is its jwt_key). */
+export const EVOLUTION_CASE: ProviderCase = evolution;
+
 /**
  * Declares the suite once per provider of PROVIDERS, `title` naming it (`agent [uazapi]`): pass it
  * on to forEachBackend, so each runs on both backends (`agent [uazapi] [postgres + redis]`).
