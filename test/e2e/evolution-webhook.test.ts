@@ -31,7 +31,7 @@ async function postRaw(body: unknown, headers: Record<string, string> = {}, quer
     headers: { 'content-type': 'application/json', ...headers },
     body: JSON.stringify(body),
   });
-  return { status: res.status, json: await res.json() };
+  return { status: res.status, json: (await res.json()) as any };
 }
 
 /** `call` answers 401 and no execution is recorded. */
@@ -165,6 +165,17 @@ forEachBackend('evolution webhook', (backend) => {
     expect(await stack.executions()).toHaveLength(before);
     // a malformed body is judged only after the check: unauthenticated, it is a 401
     await refused(broken, bearer('not-the-jwt-key'));
+  });
+
+  it('a sender known only by a LID is kept as unmatched: answered 200, recorded with the LID, no lead reached', async () => {
+    const body = evolutionEvent('lid-only', { instance: stack.instance.external_id!, apikey: null, id: nextId(), lid: '99887766554433' });
+    expect(await postRaw(body, bearer(jwtKey()))).toEqual({
+      status: 200,
+      json: { status: 'ignored', reason: expect.stringMatching(/^unmatched/) },
+    });
+    const [record] = await stack.executions('agent');
+    expect(JSON.stringify(record!.trigger.body)).toContain('99887766554433@lid');
+    expect(stack.openai.chatRequests()).toHaveLength(0);
   });
 });
 
