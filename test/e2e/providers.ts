@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import type { GatewayProvider } from '../../adapters/gateway/gateway-client.js';
+import { evolutionEvent, type FakeEvolution, signEvolutionJwt, startFakeEvolution } from '../fakes/evolution-server.js';
 import { FakeGateway, type FakeMedia } from '../fakes/fake-gateway.js';
 import type { Stack } from './stack.js';
 
@@ -183,11 +184,102 @@ const uazapi: ProviderCase = {
   },
 };
 
+const EVOLUTION_INSTANCE = 'clinica-sorriso';
+const EVOLUTION_KEY = 'evo-instance-key';
+/** The seeded instance's app_secret: the webhook's jwt_key, so every request carries Evolution's JWT. */
+const EVOLUTION_JWT_KEY = 'evo-webhook-jwt-key';
+
+/** `Authorization: Bearer <JWT>` as Evolution signs it with `jwtKey` (test/fakes/evolution-fixtures/jwt.ts). */
+const evolutionBearer = (jwtKey: string) => ({ authorization: `Bearer ${signEvolutionJwt(jwtKey)}` });
+
+/**
+ * Evolution API v2: events built by test/fakes/evolution-fixtures/events.ts with the story's fields,
+ * each signed with the JWT of the instance's app_secret (its webhook's jwt_key). What it can tell
+ * (adapters/gateway/evolution/evolution-events.ts): a `messages.upsert` with fromMe is a person on
+ * another device of the clinic's account, so the operator's stories hold; its own API sends are
+ * never echoed as messages (they fire `send.message`, which starts nothing), so the echo story
+ * cannot be told on it.
+ */
+const evolution: ProviderCase = {
+  name: 'evolution',
+  can: { operatorMessages: true, apiEchoes: false, groups: true },
+  startFake: () => startFakeEvolution({ instances: { [EVOLUTION_INSTANCE]: EVOLUTION_KEY } }),
+  instance: (fake) => ({
+    provider: 'evolution',
+    server_url: fake.url,
+    token: EVOLUTION_KEY,
+    external_id: EVOLUTION_INSTANCE,
+    app_secret: EVOLUTION_JWT_KEY,
+  }),
+  inbound(message, instance) {
+    const kind = message.kind ?? 'text';
+    const from = message.from ?? 'lead';
+    const id = message.id ?? freshId(from === 'api' ? '3EB0' : kind === 'audio' ? '3A7CAUD' : '3A5FTXT');
+    const fixture = message.group
+      ? 'group'
+      : from === 'operator'
+        ? 'from-me-phone'
+        : from === 'api'
+          ? 'from-me-api'
+          : kind === 'audio'
+            ? 'audio'
+            : 'text';
+    const body = evolutionEvent(fixture, {
+      instance: instance.external_id ?? '',
+      apikey: instance.token,
+      id,
+      phone: message.phone,
+      text: message.text ?? '',
+      owner: CLINIC_NUMBER,
+    });
+    return {
+      path: '/leadagent/evolution',
+      raw: JSON.stringify(body),
+      headers: instance.app_secret ? evolutionBearer(instance.app_secret) : {},
+      ...(kind === 'audio' ? { mediaRef: id } : {}),
+    };
+  },
+  receipt(instance) {
+    const body = evolutionEvent('messages-update', { instance: instance.external_id ?? '', apikey: instance.token });
+    return {
+      call: {
+        path: '/leadagent/evolution',
+        raw: JSON.stringify(body),
+        headers: instance.app_secret ? evolutionBearer(instance.app_secret) : {},
+      },
+      answer: { status: 'ignored', reason: expect.any(String) },
+    };
+  },
+  forge(call) {
+    return { ...call, headers: { ...call.headers, ...evolutionBearer('not-the-instance-jwt-key') } };
+  },
+  sent(fake, instance) {
+    return (fake as FakeEvolution)
+      .requestsTo('/message/sendText/')
+      .filter((r) => r.status === 201)
+      .map((r) => ({
+        number: r.body.number,
+        text: r.body.text,
+        at: r.at,
+        ...(r.answeredAt !== undefined ? { answeredAt: r.answeredAt } : {}),
+        authenticated: r.headers.apikey === instance.token && r.instance === instance.external_id,
+      }));
+  },
+  downloads: (fake) => (fake as FakeEvolution).requestsTo('/chat/getBase64FromMediaMessage/').map((r) => r.body?.message?.key?.id),
+  setMedia: (fake, ref, media) => void (fake as FakeEvolution).setMedia(ref, media),
+  reset(fake) {
+    (fake as FakeEvolution).requests.length = 0;
+  },
+};
+
 /** The providers the e2e agent and intake suites run over. */
-export const PROVIDERS: readonly ProviderCase[] = [uazapi];
+export const PROVIDERS: readonly ProviderCase[] = [uazapi, evolution];
 
 /** The uazapi case: the default of every stack. */
 export const UAZAPI_CASE: ProviderCase = uazapi;
+
+/** The Evolution API case (its instance signs with a JWT: the seeded app_secret is its jwt_key). */
+export const EVOLUTION_CASE: ProviderCase = evolution;
 
 /**
  * Declares the suite once per provider of PROVIDERS, `title` naming it (`agent [uazapi]`): pass it

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GatewayEventError } from '../../adapters/gateway/errors/gateway-event-error.js';
 import { UnknownGatewayProviderError } from '../../adapters/gateway/errors/unknown-gateway-provider-error.js';
+import { gatewayProviders } from '../../adapters/gateway/providers.js';
 import type { JsonObject, NodeContext } from '../../engine/types.js';
 import uazapiParse from '../../nodes/lead/uazapi-parse.js';
 import gatewayParse from '../../nodes/messaging/gateway-parse.js';
@@ -65,13 +66,13 @@ steps:
 steps:
   - id: msg
     type: gateway.parse
-    params: { event: "{{ trigger.body }}", provider: evolution }
+    params: { event: "{{ trigger.body }}", provider: waha }
 `;
     const { record } = await runFlow(flow, { body: {} });
     expect(record.status).toBe('failed');
     expect(stepRecord(record, 'msg').error).toMatchObject({
       name: 'UnknownGatewayProviderError',
-      message: 'gateway provider "evolution" is not registered (registered: uazapi)',
+      message: `gateway provider "waha" is not registered (registered: ${gatewayProviders.names().join(', ')})`,
     });
   });
 });

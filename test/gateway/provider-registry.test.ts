@@ -1,7 +1,7 @@
 // The gateway provider registry (adapters/gateway/provider-registry.ts): `ctx.services.gateway`
 // builds each instance's client from the builder of the instance's provider; parsing dispatches the
 // same way; an unregistered provider is a typed error, never another provider's client. The
-// service's registry (providers.ts) holds uazapi. The stand-in provider here is a test double of
+// service's registry (providers.ts) holds uazapi and evolution (evolution-provider.test.ts). The stand-in provider here is a test double of
 // the registry's interface, not an implementation of any vendor.
 import { describe, expect, it } from 'vitest';
 import { UnknownGatewayProviderError } from '../../adapters/gateway/errors/unknown-gateway-provider-error.js';
@@ -101,8 +101,8 @@ describe('GatewayProviderRegistry', () => {
 });
 
 describe("the service's providers", () => {
-  it('hold uazapi; its client is the uazapi client, with the token never shown', () => {
-    expect(gatewayProviders.names()).toEqual(['uazapi']);
+  it('hold uazapi and evolution; the uazapi client is the uazapi client, with the token never shown', () => {
+    expect(gatewayProviders.names().slice(0, 2)).toEqual(['uazapi', 'evolution']);
     const client = gatewayProviders.clientFactory()(access('uazapi', { token: 'secret-token-81' }));
     expect(client).toBeInstanceOf(UazapiClient);
     expect(JSON.stringify(client)).not.toContain('secret-token-81');

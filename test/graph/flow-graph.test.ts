@@ -222,7 +222,13 @@ describe('flowGraph on flows/agent.yaml', () => {
     expectWellFormed(graph);
     const all = steps(agent.steps);
     expect(graph.nodes.filter((n) => n.step !== undefined).map((n) => n.step)).toEqual(all.map((s) => s.id));
-    expect(graph.nodes[0]).toMatchObject({ kind: 'trigger', label: 'agent', details: ['POST /leadagent'] });
+    // the main route, then one per provider route (`trigger.webhook.routes`)
+    expect(graph.nodes[0]).toMatchObject({
+      kind: 'trigger',
+      label: 'agent',
+      details: [expect.stringMatching(/^POST \/leadagent(, POST \/leadagent\/[a-z]+)*$/)],
+    });
+    expect(graph.nodes[0]!.details![0]).toContain('POST /leadagent/evolution');
     expect(graph.nodes.at(-1)?.kind).toBe('end');
   });
 
