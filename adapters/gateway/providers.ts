@@ -2,8 +2,11 @@
 // provider is one `register` line here: its client builder, parser and inbound side (its auth mode
 // is then registered by cli/webhook-auth-modes.ts, its verification GET mounted by
 // cli/gateway-routes.ts), and its route declared in the flow (`trigger.webhook.routes`).
+import { cloudProvider } from './cloud/cloud-provider.js';
 import { GatewayProviderRegistry } from './provider-registry.js';
 import { uazapiProvider } from './uazapi-provider.js';
 
 /** Every provider the service speaks. */
-export const gatewayProviders: GatewayProviderRegistry = new GatewayProviderRegistry().register('uazapi', uazapiProvider);
+export const gatewayProviders: GatewayProviderRegistry = new GatewayProviderRegistry()
+  .register('uazapi', uazapiProvider)
+  .register('cloud', cloudProvider);
