@@ -1,8 +1,8 @@
 // The webhook authentication modes LeadFlow registers besides the engine's `none` and `secret`:
 // `form-signature` (adapters/forms), and one per gateway provider (adapters/gateway/providers.ts),
 // each built from the provider's inbound side by providerAuthMode: `instance-token` (uazapi,
-// `POST /leadagent`) now; the Evolution (`evolution-instance`) and Cloud API (`cloud-signature`)
-// modes come with their providers' registration.
+// `POST /leadagent`) and `cloud-signature` (Cloud API, `POST /leadagent/cloud`); the Evolution mode
+// (`evolution-instance`) comes with its provider's registration.
 import { formSignatureAuth } from '../adapters/forms/form-signature-auth.js';
 import { type InboundInstanceLookup, providerAuthMode } from '../adapters/gateway/provider-inbound.js';
 import { gatewayProviders } from '../adapters/gateway/providers.js';
