@@ -123,6 +123,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     // Each instance's client by its provider (adapters/gateway/providers.ts).
     gateway: gatewayProviders.clientFactory({
       logger: options.logger,
+      kv,
       ...(options.metrics ? { onCall: options.metrics.gatewayCall } : {}),
     }),
     media: new MediaCache(),

@@ -1,8 +1,8 @@
 // The webhook authentication modes LeadFlow registers besides the engine's `none` and `secret`:
 // `form-signature` (adapters/forms), and one per gateway provider (adapters/gateway/providers.ts),
 // each built from the provider's inbound side by providerAuthMode: `instance-token` (uazapi,
-// `POST /leadagent`) and `evolution-instance` (Evolution, `POST /leadagent/evolution`) now; the
-// Cloud API's (`cloud-signature`) comes with its provider's registration.
+// `POST /leadagent`), `evolution-instance` (Evolution, `POST /leadagent/evolution`) and
+// `cloud-signature` (Cloud API, `POST /leadagent/cloud`).
 import { formSignatureAuth } from '../adapters/forms/form-signature-auth.js';
 import { type InboundInstanceLookup, providerAuthMode } from '../adapters/gateway/provider-inbound.js';
 import { gatewayProviders } from '../adapters/gateway/providers.js';

@@ -21,6 +21,14 @@ export interface TemplateRef {
   name: string;
   /** Its language code as approved, e.g. `pt_BR`. */
   language: string;
+  /**
+   * Optional: the body text as approved in WhatsApp Manager, with `{{1}}`… (or `{{name}}`)
+   * placeholders: what LeadFlow records in memory as the text the lead received (Meta's answer does
+   * not return it). Absent: `[template <name>]` is recorded.
+   */
+  body?: string;
+  /** Optional: for a template with named parameters, each body parameter's name, in order. */
+  parameter_names?: string[];
 }
 
 /**
@@ -41,6 +49,19 @@ export interface SendTextRequest {
   text: string;
   /** Milliseconds the gateway waits (showing "typing…") before sending. Default 0. */
   delay?: number;
+  /**
+   * The approved template that stands for this text where free text may not go (Cloud API's 24-hour
+   * rule): its purpose in the instance's template set and its body parameters. Providers without
+   * templates (uazapi, Evolution) ignore it.
+   */
+  template?: TemplateIntent;
+}
+
+/** A message's template purpose and body parameters (`gateway.send`'s `template` param). */
+export interface TemplateIntent {
+  purpose: keyof TemplateSet;
+  /** Body parameters in order ({{1}}, {{2}}, …). */
+  parameters: string[];
 }
 
 /** One approved template (Cloud API's answer to the 24-hour rule). */
@@ -57,6 +78,10 @@ export interface SendTextResult {
   messageid: string | null;
   /** The answer as the gateway sent it (a JSON object). */
   answer: Record<string, unknown>;
+  /** What went out when the request named a `template`: the text, or the template instead (absent: the text). */
+  sent_as?: 'text' | 'template';
+  /** With `sent_as`: what the lead received (the text, or the template's rendered body). */
+  text?: string;
 }
 
 /** Media bytes of one received message. `bytes` stay in memory: never log, record or store them. */
@@ -122,6 +147,8 @@ export interface GatewayClient {
 
 /** Connection data of one instance, as stored in `instancias_whatsapp`. */
 export interface GatewayInstanceAccess {
+  /** The instance's id (`instancias_whatsapp.id`), when known: what per-lead state is kept under (Cloud: the 24-hour window). */
+  id?: number;
   provider: GatewayProvider;
   server_url: string;
   /** uazapi and Evolution: the instance token (API key); Cloud: the access token. A credential. */

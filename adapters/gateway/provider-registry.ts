@@ -7,7 +7,8 @@
 // The service's registry is built once in providers.ts; tests build their own.
 import { UnknownGatewayProviderError } from './errors/unknown-gateway-provider-error.js';
 import type { GatewayCallEvent, GatewayClient, GatewayClientFactory, GatewayInstanceAccess, GatewayProvider } from './gateway-client.js';
-import type { GatewayEventParser, ParsedEvent } from './gateway-message.js';
+import type { GatewayEventParser, GatewayMessage, ParsedEvent } from './gateway-message.js';
+import type { KeyValue } from '../kv/key-value.js';
 import type { GatewayLogger } from './post-json.js';
 import type { InboundProvider } from './provider-inbound.js';
 
@@ -35,6 +36,11 @@ export interface GatewayClientDefaults {
   fetch?: typeof fetch;
   /** Random source for jitter, [0, 1). */
   random?: () => number;
+  /**
+   * The key-value store, for a provider that keeps state per lead between calls (Cloud: the 24-hour
+   * customer window, read before a send that names a template). Absent: no such state is read.
+   */
+  kv?: KeyValue;
 }
 
 /** Builds the client of one instance of a provider (throws TypeError for an unusable row, e.g. a bad server_url). */
@@ -47,6 +53,12 @@ export interface GatewayProviderModule {
   parse: GatewayEventParser;
   /** Its inbound route: auth mode, authentication and split into events, verification GET. */
   inbound: InboundProvider;
+  /**
+   * Optional: what the provider keeps of a message a lead sent (`gateway.parse` calls it for each
+   * parsed message not from the clinic, when it knows the instance and has the key-value store);
+   * Cloud: opens the lead's 24-hour window. Idempotent (the same message twice changes nothing).
+   */
+  noteInbound?(message: GatewayMessage, instanceId: number, kv: KeyValue): Promise<void>;
 }
 
 /**

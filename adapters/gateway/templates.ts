@@ -4,6 +4,9 @@
 // {…}, "follow_up": {…}}`, every key optional, no other key.
 //   name      Meta's rule for template names: lower case letters, digits and `_`, 1 to 512 characters
 //   language  a language code as Meta lists them: `pt_BR`, `en_US`, `es`, `zh_HK` …
+//   body      optional: the approved body text with `{{1}}`… placeholders (what memory records, 1 to
+//             1024 characters as Meta allows)
+//   parameter_names  optional: for a template with named parameters, their names in order
 // The handoff notification has no key of its own: CONTRACT §11 names one purpose, "Hunter alert and
 // handoff notification", so it is sent with `alerta_hunter`.
 import type { TemplateRef, TemplateSet } from './gateway-client.js';
@@ -23,6 +26,7 @@ const KEY_OF_USE: Record<TemplateUse, keyof TemplateSet> = {
 
 const NAME = /^[a-z0-9_]{1,512}$/;
 const LANGUAGE = /^[a-z]{2,3}(_[A-Z]{2,3})?$/;
+const PARAMETER_NAME = /^[a-z0-9_]{1,64}$/;
 
 /** The template that serves `use` (the handoff notification: `alerta_hunter`), or undefined. */
 export function templateFor(set: TemplateSet | null | undefined, use: TemplateUse): TemplateRef | undefined {
@@ -48,14 +52,19 @@ export function templateSetProblems(value: unknown): TemplateProblem[] {
       problems.push({ path: [key], message: 'must be an object {name, language}' });
       continue;
     }
-    const { name, language, ...rest } = ref as Record<string, unknown>;
+    const { name, language, body, parameter_names: names, ...rest } = ref as Record<string, unknown>;
     if (typeof name !== 'string') problems.push({ path: [key, 'name'], message: 'is required (the approved template name)' });
     else if (!NAME.test(name))
       problems.push({ path: [key, 'name'], message: `"${name}" is not a template name (lower case letters, digits and _)` });
     if (typeof language !== 'string') problems.push({ path: [key, 'language'], message: 'is required (e.g. pt_BR)' });
     else if (!LANGUAGE.test(language))
       problems.push({ path: [key, 'language'], message: `"${language}" is not a language code (e.g. pt_BR, en_US, es)` });
-    for (const extra of Object.keys(rest)) problems.push({ path: [key, extra], message: 'is not a known field (name, language)' });
+    if (body !== undefined && (typeof body !== 'string' || body.length < 1 || body.length > 1024))
+      problems.push({ path: [key, 'body'], message: 'must be the approved body text (1 to 1024 characters)' });
+    if (names !== undefined && (!Array.isArray(names) || names.some((n) => typeof n !== 'string' || !PARAMETER_NAME.test(n))))
+      problems.push({ path: [key, 'parameter_names'], message: 'must be a list of parameter names (lower case letters, digits and _)' });
+    for (const extra of Object.keys(rest))
+      problems.push({ path: [key, extra], message: 'is not a known field (name, language, body, parameter_names)' });
   }
   return problems;
 }
@@ -65,7 +74,13 @@ export function formatTemplateSet(set: TemplateSet): string {
   const out: Record<string, TemplateRef> = {};
   for (const key of TEMPLATE_KEYS) {
     const ref = set[key];
-    if (ref) out[key] = { name: ref.name, language: ref.language };
+    if (ref)
+      out[key] = {
+        name: ref.name,
+        language: ref.language,
+        ...(ref.body !== undefined ? { body: ref.body } : {}),
+        ...(ref.parameter_names !== undefined ? { parameter_names: [...ref.parameter_names] } : {}),
+      };
   }
   return JSON.stringify(out);
 }

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { isIgnoredEvent } from '../../adapters/gateway/gateway-message.js';
 import { gatewayProviders } from '../../adapters/gateway/providers.js';
+import type { KeyValue } from '../../adapters/kv/key-value.js';
 import { defineNode } from '../../engine/types.js';
 
 /**
@@ -14,6 +15,9 @@ import { defineNode } from '../../engine/types.js';
  *   - an event that is not a lead's message: `{ignored: true, reason, provider}`.
  * A body that is not that provider's event fails the step (GatewayEventError, with each path); an
  * unregistered provider fails it too (UnknownGatewayProviderError).
+ * With `instance_id` and the key-value store, a lead's message (not from the clinic, not a group) is
+ * also noted by its provider when it keeps such state (GatewayProviderModule.noteInbound; Cloud: the
+ * lead's 24-hour window opens). Noting is idempotent, so the step stays safe to run again.
  */
 export default defineNode({
   type: 'gateway.parse',
@@ -28,6 +32,14 @@ export default defineNode({
         description: 'The provider whose event it is (`uazapi`, `evolution`, `cloud`): `trigger.auth.provider`. Absent or null: `uazapi`.',
         examples: ['{{ trigger.auth.provider }}', 'uazapi'],
       }),
+      instance_id: Type.Optional(
+        Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], {
+          default: null,
+          description:
+            "The instance the event came to (`trigger.auth.instance_id`): the provider notes the lead's message under it (Cloud: the 24-hour window). Absent or null: nothing is noted.",
+          examples: ['{{ trigger.auth.instance_id }}'],
+        }),
+      ),
     },
     { additionalProperties: false },
   ),
@@ -41,10 +53,14 @@ export default defineNode({
       step: { id: 'msg', type: 'gateway.parse', params: { event: '{{ trigger.body }}', provider: '{{ trigger.auth.provider }}' } },
     },
   ],
-  async run(params) {
+  async run(params, ctx) {
     const provider = params.provider ?? 'uazapi';
     const parsed = gatewayProviders.parse(provider, params.event);
     if (isIgnoredEvent(parsed)) return { ignored: true, reason: parsed.ignored, provider };
+    const note = gatewayProviders.get(provider).noteInbound;
+    const kv = ctx.services?.kv as KeyValue | undefined;
+    if (note && kv && typeof params.instance_id === 'number' && !parsed.from_me)
+      await note.call(gatewayProviders.get(provider), parsed, params.instance_id, kv);
     return {
       ignored: false,
       ...parsed,

@@ -16,6 +16,7 @@ export async function instanceClient(
   const instance = await services.instances.get(id);
   if (!instance) throw new InstanceNotFoundError(id);
   const client = factory({
+    id: instance.id,
     provider: instance.provider ?? 'uazapi',
     server_url: instance.server_url,
     token: instance.token,

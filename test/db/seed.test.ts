@@ -186,7 +186,7 @@ describe('seed validation', () => {
       `${path}:16:26 clinicas[0].instancias[3].templates.alerta_hunter.language: is required (e.g. pt_BR) (clinic "Clínica Gateways", instance "D")`,
       `${path}:17:20 clinicas[0].instancias[3].templates.handoff: is not a template purpose (primeiro_contato, alerta_hunter, follow_up) (clinic "Clínica Gateways", instance "D")`,
       `${path}:18:51 clinicas[0].instancias[3].templates.follow_up.language: "portuguese" is not a language code (e.g. pt_BR, en_US, es) (clinic "Clínica Gateways", instance "D")`,
-      `${path}:18:71 clinicas[0].instancias[3].templates.follow_up.header: is not a known field (name, language) (clinic "Clínica Gateways", instance "D")`,
+      `${path}:18:71 clinicas[0].instancias[3].templates.follow_up.header: is not a known field (name, language, body, parameter_names) (clinic "Clínica Gateways", instance "D")`,
       `${path}:19:65 clinicas[0].instancias[4].templates: only cloud instances send templates (this one is uazapi) (clinic "Clínica Gateways", instance "E")`,
       `${path}:20:119 clinicas[0].instancias[5].templates: is not JSON (clinic "Clínica Gateways", instance "F")`,
       `${path}:20:85 clinicas[0].instancias[5].external_id: cloud external_id "1066" appears twice (also clinicas[0].instancias[3]) (clinic "Clínica Gateways", instance "F")`,

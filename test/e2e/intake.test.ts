@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ExecutionRecord } from '../../engine/types.js';
-import { forEachProvider, sent, sentTo as sentOf } from './providers.js';
+import { forEachProvider, sent, sentTo as sentOf, type TemplateUse } from './providers.js';
 import { forEachBackend, HUNTER_PHONE, startStack, type Stack } from './stack.js';
 
 const root = join(import.meta.dirname, '../..');
@@ -38,6 +38,13 @@ const memory = (remotejid: string) =>
 const promptText = (body: any) => JSON.stringify([body.system ?? null, body.messages]);
 
 forEachProvider('intake', (provider, title) => {
+  /** The first-contact template of a lead who has not written (its first name, the clinic's name). */
+  const firstContact = (firstName: string): TemplateUse => ({ purpose: 'primeiro_contato', parameters: [firstName, 'Clínica Sorriso'] });
+  /** The Hunter's alert line as the Hunter gets it: the line, or the alert template with its four parts. */
+  const alert = (line: string): string[] => {
+    const [, what, name, phone, budget] = /^🚨 (.+?): (.+?) \| (\d+) \| (.+)$/.exec(line)!;
+    return provider.toSilent([line], { purpose: 'alerta_hunter', parameters: [what!, name!, phone!, budget!] });
+  };
   forEachBackend(title, (backend) => {
     beforeAll(async () => {
       flowsDir = mkdtempSync(join(tmpdir(), 'leadflow-intake-flows-'));
@@ -97,26 +104,31 @@ forEachProvider('intake', (provider, title) => {
 
         // Paragraphs become messages, sent one by one in order (each answered before the next leaves),
         // and the Hunter gets the one-line alert.
-        expect(sentTo('5543999806366')).toEqual([
-          'Olá, Maria! Aqui é a Ana, da Clínica Sorriso.',
-          'Vi que você se interessou por lentes de contato dental.',
-          'Posso te fazer umas perguntas rápidas?',
-        ]);
+        const first = firstContact('Maria');
+        const delivered = provider.toSilent(
+          [
+            'Olá, Maria! Aqui é a Ana, da Clínica Sorriso.',
+            'Vi que você se interessou por lentes de contato dental.',
+            'Posso te fazer umas perguntas rápidas?',
+          ],
+          first,
+        );
+        expect(sentTo('5543999806366')).toEqual(delivered);
         const toLead = sent(stack).filter((m) => m.number === '5543999806366');
         for (let i = 1; i < toLead.length; i++) expect(toLead[i]!.at).toBeGreaterThanOrEqual(toLead[i - 1]!.answeredAt!);
-        expect(sentTo(HUNTER_PHONE)).toEqual(['🚨 Novo lead: Maria Souza | 5543999806366 | Até R$ 3.000']);
-        expect(sent(stack)).toHaveLength(4);
+        expect(sentTo(HUNTER_PHONE)).toEqual(alert('🚨 Novo lead: Maria Souza | 5543999806366 | Até R$ 3.000'));
+        expect(sent(stack)).toHaveLength(delivered.length + 1);
         expect(sent(stack).every((m) => m.authenticated)).toBe(true);
 
         // Memory: ONE agent row holding the whole text as sent.
         const rows = await memory('5543999806366');
-        expect(rows.map((r) => [r.type, r.content])).toEqual([['agent', reply]]);
+        expect(rows.map((r) => [r.type, r.content])).toEqual([['agent', provider.recordedFor(reply, first)]]);
 
         expect(done.output).toMatchObject({
           kind: 'first',
           budget: 'normal',
           written_by: 'openai:gpt-4.1-mini',
-          messages: 3,
+          messages: delivered.length,
           remotejid: '5543999806366',
         });
         expect((done.output as { form_to_first_message_ms: number }).form_to_first_message_ms).toBeLessThan(120_000);
@@ -156,12 +168,16 @@ forEachProvider('intake', (provider, title) => {
           expect(prompt).toContain(text);
         expect(stack.openai.chatRequests()).toEqual([]);
 
-        expect(sentTo('5511988887777')).toEqual([
-          'Olá, Joana! Aqui é da Clínica Sorriso.',
-          'A Mariana, nossa especialista, vai falar com você em instantes.',
+        expect(sentTo('5511988887777')).toEqual(
+          provider.toSilent(
+            ['Olá, Joana! Aqui é da Clínica Sorriso.', 'A Mariana, nossa especialista, vai falar com você em instantes.'],
+            firstContact('Joana'),
+          ),
+        );
+        expect(sentTo(HUNTER_PHONE)).toEqual(alert('🚨 Novo lead: Joana Lima | 5511988887777 | Acima de R$ 10.000'));
+        expect((await memory('5511988887777')).map((r) => [r.type, r.content])).toEqual([
+          ['agent', provider.recordedFor(reply, firstContact('Joana'))],
         ]);
-        expect(sentTo(HUNTER_PHONE)).toEqual(['🚨 Novo lead: Joana Lima | 5511988887777 | Acima de R$ 10.000']);
-        expect((await memory('5511988887777')).map((r) => [r.type, r.content])).toEqual([['agent', reply]]);
         expect(done.output).toMatchObject({ kind: 'handoff', budget: 'high', written_by: 'anthropic:claude-sonnet-4-6' });
       });
 
@@ -178,8 +194,8 @@ forEachProvider('intake', (provider, title) => {
           transferido: false,
           respostas: { 'E-mail': 'carla@example.com', utm_source: 'meta' },
         });
-        expect(sentTo('5521977776666')).toEqual(['Olá! Como posso ajudar?']);
-        expect(sentTo(HUNTER_PHONE)).toEqual(['🚨 Novo lead: Carla Dias | 5521977776666 | R$ 5–10 mil']);
+        expect(sentTo('5521977776666')).toEqual(provider.toSilent(['Olá! Como posso ajudar?'], firstContact('Carla')));
+        expect(sentTo(HUNTER_PHONE)).toEqual(alert('🚨 Novo lead: Carla Dias | 5521977776666 | R$ 5–10 mil'));
       });
 
       it('a body that is none of the three shapes is refused with 422 and runs nothing', async () => {
@@ -231,8 +247,10 @@ forEachProvider('intake', (provider, title) => {
         expect(prompt).toContain('Lentes de porcelana em duas sessões');
         expect(prompt.indexOf('agent: Oi Paula')).toBeLessThan(prompt.indexOf('lead: Quero saber'));
 
-        expect(sentTo(phone)).toEqual(['Oi de novo, Paula! Que bom que voltou.', 'Ainda quer saber do valor das lentes?']);
-        expect(sentTo(HUNTER_PHONE)).toEqual(['🚨 Lead retornou: Paula Reis | 5511977770000 | Até R$ 3.000']);
+        expect(sentTo(phone)).toEqual(
+          provider.toSilent(['Oi de novo, Paula! Que bom que voltou.', 'Ainda quer saber do valor das lentes?'], firstContact('Paula')),
+        );
+        expect(sentTo(HUNTER_PHONE)).toEqual(alert('🚨 Lead retornou: Paula Reis | 5511977770000 | Até R$ 3.000'));
         expect((await memory(phone)).map((r) => r.type)).toEqual(['agent', 'lead', 'agent']);
         expect(done.output).toMatchObject({ kind: 'return' });
       });
@@ -244,7 +262,7 @@ forEachProvider('intake', (provider, title) => {
         expect(again).toMatchObject({ status: 'stopped', stop_reason: 'duplicate submission' });
         expect(await leadsWith('5511966665555')).toHaveLength(1);
         expect(sentTo('5511966665555')).toHaveLength(1);
-        expect(sentTo(HUNTER_PHONE)).toEqual(['🚨 Novo lead: Rita Alves | 5511966665555 | Até R$ 3.000']);
+        expect(sentTo(HUNTER_PHONE)).toEqual(alert('🚨 Novo lead: Rita Alves | 5511966665555 | Até R$ 3.000'));
       });
 
       it('the same person filling the form in again (other answers) is a returning lead: one row, Hunter alerted twice', async () => {
@@ -253,8 +271,8 @@ forEachProvider('intake', (provider, title) => {
         expect((await submit({ ...body, orcamento: 'R$ 5–10 mil' })).output).toMatchObject({ kind: 'return' });
         expect(await leadsWith('5511966664444')).toHaveLength(1);
         expect(sentTo(HUNTER_PHONE)).toEqual([
-          '🚨 Novo lead: Rui Alves | 5511966664444 | Até R$ 3.000',
-          '🚨 Lead retornou: Rui Alves | 5511966664444 | R$ 5–10 mil',
+          ...alert('🚨 Novo lead: Rui Alves | 5511966664444 | Até R$ 3.000'),
+          ...alert('🚨 Lead retornou: Rui Alves | 5511966664444 | R$ 5–10 mil'),
         ]);
       });
 
@@ -278,8 +296,8 @@ forEachProvider('intake', (provider, title) => {
             .sort(),
         ).toEqual(Array(4).fill('duplicate submission'));
         expect(await leadsWith('5511955554444')).toHaveLength(1);
-        expect(sentTo('5511955554444')).toEqual(['Olá! Como posso ajudar?']);
-        expect(sentTo(HUNTER_PHONE)).toEqual(['🚨 Novo lead: Bruna Costa | 5511955554444 | Até R$ 3.000']);
+        expect(sentTo('5511955554444')).toEqual(provider.toSilent(['Olá! Como posso ajudar?'], firstContact('Bruna')));
+        expect(sentTo(HUNTER_PHONE)).toEqual(alert('🚨 Novo lead: Bruna Costa | 5511955554444 | Até R$ 3.000'));
         expect(await memory('5511955554444')).toHaveLength(1);
       });
 
@@ -301,9 +319,9 @@ forEachProvider('intake', (provider, title) => {
         });
         expect(done.status).toBe('success');
         expect(await leadsWith([legacy, '5543998887766'])).toHaveLength(1);
-        expect(sentTo(legacy)).toEqual(['Olá! Como posso ajudar?']);
+        expect(sentTo(legacy)).toEqual(provider.toSilent(['Olá! Como posso ajudar?'], firstContact('Lia')));
         expect(sentTo('5543998887766')).toEqual([]);
-        expect(sentTo(HUNTER_PHONE)).toEqual(['🚨 Lead retornou: Lia Prado | 554398887766 | Até R$ 3.000']);
+        expect(sentTo(HUNTER_PHONE)).toEqual(alert('🚨 Lead retornou: Lia Prado | 554398887766 | Até R$ 3.000'));
       });
     });
 
@@ -328,9 +346,11 @@ forEachProvider('intake', (provider, title) => {
           'Olá, Davi! Aqui é da Clínica Sorriso 😊',
           'Recebemos o seu formulário e vou te acompanhar por aqui. Posso te fazer algumas perguntas rápidas para entender o que você procura?',
         ];
-        expect(sentTo('5511944443333')).toEqual(expected);
-        expect(sentTo(HUNTER_PHONE)).toEqual(['🚨 Novo lead: Davi Rocha | 5511944443333 | Até R$ 3.000']);
-        expect((await memory('5511944443333')).map((r) => r.content)).toEqual([expected.join('\n\n')]);
+        expect(sentTo('5511944443333')).toEqual(provider.toSilent(expected, firstContact('Davi')));
+        expect(sentTo(HUNTER_PHONE)).toEqual(alert('🚨 Novo lead: Davi Rocha | 5511944443333 | Até R$ 3.000'));
+        expect((await memory('5511944443333')).map((r) => r.content)).toEqual([
+          provider.recordedFor(expected.join('\n\n'), firstContact('Davi')),
+        ]);
         const output = done.output as { written_by: string; form_to_first_message_ms: number };
         expect(output.written_by).toBe('template');
         expect(output.form_to_first_message_ms).toBeGreaterThanOrEqual(0);

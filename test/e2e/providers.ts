@@ -8,6 +8,16 @@ import { join } from 'node:path';
 import { expect } from 'vitest';
 import type { GatewayProvider } from '../../adapters/gateway/gateway-client.js';
 import { evolutionEvent, type FakeEvolution, signEvolutionJwt, startFakeEvolution } from '../fakes/evolution-server.js';
+import { renderTemplateText } from '../../adapters/gateway/cloud/cloud-templates.js';
+import { FakeCloudApi } from '../fakes/cloud-api-server.js';
+import {
+  cloudAudioWebhook,
+  cloudEchoWebhook,
+  cloudStatusWebhook,
+  cloudTextWebhook,
+  signCloudBody,
+  wamid,
+} from '../fakes/cloud-webhooks.js';
 import { FakeGateway, type FakeMedia } from '../fakes/fake-gateway.js';
 import type { Stack } from './stack.js';
 
@@ -78,7 +88,7 @@ export interface ProviderInstanceSeed {
   external_id?: string;
   app_secret?: string;
   verify_token?: string;
-  templates?: Record<string, { name: string; language: string }>;
+  templates?: Record<string, { name: string; language: string; body?: string }>;
 }
 
 export interface ProviderCase {
@@ -108,6 +118,19 @@ export interface ProviderCase {
   setMedia(fake: ProviderFake, ref: string, media: FakeMedia): void;
   /** Forgets every recorded request. */
   reset(fake: ProviderFake): void;
+  /**
+   * What a recipient who has not written in 24 hours gets for `texts` that name `template` (as sent()
+   * shows it): the texts, or, on a gateway with the 24-hour rule (Cloud API), the template once.
+   */
+  toSilent(texts: string[], template: TemplateUse): string[];
+  /** What memory records for `text` sent that way: the text, or the template's rendered body. */
+  recordedFor(text: string, template: TemplateUse): string;
+}
+
+/** A send's template purpose and parameters (gateway.send's `template`). */
+export interface TemplateUse {
+  purpose: 'primeiro_contato' | 'alerta_hunter' | 'follow_up';
+  parameters: string[];
 }
 
 const UAZAPI_FIXTURES = join(import.meta.dirname, '../fixtures/uazapi');
@@ -182,6 +205,124 @@ const uazapi: ProviderCase = {
   reset(fake) {
     (fake as FakeGateway).requests.length = 0;
   },
+  toSilent: (texts) => texts,
+  recordedFor: (text) => text,
+};
+
+const CLOUD_TOKEN = 'cloud-access-token';
+const CLOUD_PHONE_NUMBER_ID = '106540352242922';
+const CLOUD_APP_SECRET = 'cloud-app-secret';
+export const CLOUD_VERIFY_TOKEN = 'cloud-verify-token';
+/**
+ * The e2e Cloud instance's approved templates (CONTRACT §11), with their bodies as approved, so the
+ * rendered text is recorded: primeiro_contato (lead's first name, clinic name), alerta_hunter (what
+ * happened, lead's name, phone, budget or reason), follow_up (lead's first name, clinic name).
+ */
+export const CLOUD_TEMPLATES = {
+  primeiro_contato: {
+    name: 'primeiro_contato_v1',
+    language: 'pt_BR',
+    body: 'Olá, {{1}}! Aqui é da {{2}}. Recebemos seu contato e podemos conversar por aqui. Posso te ajudar?',
+  },
+  alerta_hunter: { name: 'alerta_hunter_v1', language: 'pt_BR', body: '🚨 {{1}}: {{2}} | {{3}} | {{4}}' },
+  follow_up: { name: 'follow_up_v1', language: 'pt_BR', body: 'Oi, {{1}}! Ainda quer conversar com a {{2}}?' },
+};
+/** A fresh Graph media id (digits, as Meta hands them out). */
+const mediaId = () => `${Date.now()}${String(++sequence).padStart(6, '0')}`;
+
+/** How the Cloud fake's record shows a send: the text, or `template:<name>(<parameters joined by |>)`. */
+function cloudSentText(body: any): string {
+  if (body.type === 'text') return body.text.body;
+  const parameters = (body.template?.components ?? [])
+    .filter((c: any) => c.type === 'body')
+    .flatMap((c: any) => c.parameters.map((p: any) => p.text));
+  return `template:${body.template.name}(${parameters.join('|')})`;
+}
+
+/**
+ * WhatsApp Cloud API: events are Meta's webhook bodies (test/fakes/cloud-webhooks.ts), stamped now
+ * (a lead's message opens the 24-hour window from its timestamp) and signed with the instance's app
+ * secret (X-Hub-Signature-256). A person of the clinic typing shows only on a Coexistence number, as
+ * an `smb_message_echoes` echo: the provider module reads them, so operator stories run. LeadFlow's
+ * own API sends never come back as messages (only as statuses): no API echoes. Group messages carry
+ * `group_id` (Groups API). A send to someone who never wrote (the Hunter, a new lead) goes as the
+ * instance's template when the flow names one.
+ */
+const cloud: ProviderCase = {
+  name: 'cloud',
+  can: { operatorMessages: true, apiEchoes: false, groups: true },
+  startFake: () =>
+    new FakeCloudApi({
+      tokens: { [CLOUD_TOKEN]: [CLOUD_PHONE_NUMBER_ID] },
+      templates: Object.values(CLOUD_TEMPLATES).map((t) => t.name),
+    }).start(),
+  instance: (fake) => ({
+    provider: 'cloud',
+    server_url: (fake as FakeCloudApi).graphUrl,
+    token: CLOUD_TOKEN,
+    external_id: CLOUD_PHONE_NUMBER_ID,
+    app_secret: CLOUD_APP_SECRET,
+    verify_token: CLOUD_VERIFY_TOKEN,
+    templates: CLOUD_TEMPLATES,
+  }),
+  inbound(message, instance) {
+    const kind = message.kind ?? 'text';
+    const from = message.from ?? 'lead';
+    if (from === 'api') throw new Error('the Cloud API never echoes API sends as messages');
+    const business = { phoneNumberId: instance.external_id ?? CLOUD_PHONE_NUMBER_ID, displayPhoneNumber: CLINIC_NUMBER };
+    const id = message.id ?? wamid();
+    const timestamp = Math.floor(Date.now() / 1000);
+    const ref = kind === 'audio' ? mediaId() : undefined;
+    let body: Record<string, any>;
+    if (from === 'operator') {
+      body = cloudEchoWebhook({ ...business, to: message.phone, text: message.text ?? '', id, timestamp });
+    } else if (ref) {
+      body = cloudAudioWebhook({ ...business, from: message.phone, mediaId: ref, id, timestamp });
+      if (message.text) body.entry[0].changes[0].value.messages[0].audio.caption = message.text;
+    } else {
+      body = cloudTextWebhook({ ...business, from: message.phone, text: message.text ?? '', id, timestamp });
+    }
+    if (message.group) body.entry[0].changes[0].value.messages[0].group_id = 'Y2FwaV9ncm91cDoxMjAzNjMwNDc1ODc4NTI3NzI';
+    const raw = JSON.stringify(body);
+    return {
+      path: '/leadagent/cloud',
+      raw,
+      headers: { 'x-hub-signature-256': signCloudBody(raw, instance.app_secret ?? '') },
+      ...(ref ? { mediaRef: ref } : {}),
+    };
+  },
+  receipt(instance) {
+    const raw = JSON.stringify(
+      cloudStatusWebhook({ phoneNumberId: instance.external_id ?? CLOUD_PHONE_NUMBER_ID, recipient: '5511987654321', status: 'delivered' }),
+    );
+    return {
+      call: { path: '/leadagent/cloud', raw, headers: { 'x-hub-signature-256': signCloudBody(raw, instance.app_secret ?? '') } },
+      answer: { status: 'accepted', executions: 0 },
+    };
+  },
+  forge(call) {
+    return { ...call, headers: { ...call.headers, 'x-hub-signature-256': signCloudBody(call.raw, 'not-the-app-secret') } };
+  },
+  sent(fake, instance) {
+    return (fake as FakeCloudApi).requests
+      .filter((r) => r.method === 'POST' && r.status === 200 && (r.body?.type === 'text' || r.body?.type === 'template'))
+      .map((r) => ({
+        number: r.body.to,
+        text: cloudSentText(r.body),
+        at: r.at,
+        authenticated: r.headers.authorization === `Bearer ${instance.token}`,
+      }));
+  },
+  downloads: (fake) =>
+    (fake as FakeCloudApi).requests
+      .filter((r) => r.method === 'GET' && /^\/v[\d.]+\/[^/]+$/.test(r.path))
+      .map((r) => r.path.split('/')[2]!),
+  setMedia: (fake, ref, media) => void (fake as FakeCloudApi).setMedia(ref, { mime_type: media.mimetype, bytes: media.bytes }),
+  reset(fake) {
+    (fake as FakeCloudApi).requests.length = 0;
+  },
+  toSilent: (_texts, { purpose, parameters }) => [`template:${CLOUD_TEMPLATES[purpose].name}(${parameters.join('|')})`],
+  recordedFor: (_text, { purpose, parameters }) => renderTemplateText(CLOUD_TEMPLATES[purpose], parameters),
 };
 
 const EVOLUTION_INSTANCE = 'clinica-sorriso';
@@ -270,10 +411,16 @@ const evolution: ProviderCase = {
   reset(fake) {
     (fake as FakeEvolution).requests.length = 0;
   },
+  // No 24-hour rule: texts go as they are.
+  toSilent: (texts) => texts,
+  recordedFor: (text) => text,
 };
 
 /** The providers the e2e agent and intake suites run over. */
-export const PROVIDERS: readonly ProviderCase[] = [uazapi, evolution];
+export const PROVIDERS: readonly ProviderCase[] = [uazapi, evolution, cloud];
+
+/** The Cloud API case (its own route tests: verification, signatures, batches). */
+export const CLOUD_CASE: ProviderCase = cloud;
 
 /** The uazapi case: the default of every stack. */
 export const UAZAPI_CASE: ProviderCase = uazapi;

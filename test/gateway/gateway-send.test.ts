@@ -104,6 +104,7 @@ describe('gateway.send', () => {
       messages: ['a', 'b'],
       typing_min_ms: 30,
       typing_max_ms: 90,
+      template: null,
     });
     expect(JSON.stringify(record)).not.toContain(TOKEN);
   });

@@ -101,8 +101,8 @@ describe('GatewayProviderRegistry', () => {
 });
 
 describe("the service's providers", () => {
-  it('hold uazapi and evolution; the uazapi client is the uazapi client, with the token never shown', () => {
-    expect(gatewayProviders.names().slice(0, 2)).toEqual(['uazapi', 'evolution']);
+  it('hold uazapi, evolution and cloud; the uazapi client is the uazapi client, with the token never shown', () => {
+    expect(gatewayProviders.names()).toEqual(['uazapi', 'evolution', 'cloud']);
     const client = gatewayProviders.clientFactory()(access('uazapi', { token: 'secret-token-81' }));
     expect(client).toBeInstanceOf(UazapiClient);
     expect(JSON.stringify(client)).not.toContain('secret-token-81');

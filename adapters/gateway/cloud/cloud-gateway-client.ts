@@ -1,0 +1,80 @@
+// The GatewayClient of one Cloud API instance as the nodes see it: CloudClient's calls, and the
+// 24-hour rule (CONTRACT §11) applied to a text that names a `template` (SendTextRequest.template):
+//   - the purpose's template is the instance's (`templates` column: name, language, optional body and
+//     parameter_names); the instance has none for it -> the text is sent as is (Meta is the judge);
+//   - otherwise sendTextOrTemplate (cloud-send.ts): the lead's window closed (CustomerWindow on the
+//     key-value store, under the instance id) -> the template, without trying the text; open, or
+//     unknown (no key-value store or no instance id: the window is taken as open) -> the text, and on
+//     Meta's OutsideWindowError (131047) the template instead, once.
+//   The result says which went out (`sent_as`) and what the lead received (`text`: the text, or the
+//   template's rendered body; `[template <name>]` without a body).
+// A text without `template` is sent as is: an OutsideWindowError then fails the call.
+// Template parameters are sent as given, except that line breaks, tabs and runs of spaces become
+// one space (Meta refuses them in a body parameter) and an empty one becomes "-".
+import type { KeyValue } from '../../kv/key-value.js';
+import type {
+  DownloadedMedia,
+  GatewayCallOptions,
+  GatewayClient,
+  SendTemplateRequest,
+  SendTextRequest,
+  SendTextResult,
+  TemplateSet,
+} from '../gateway-client.js';
+import type { CloudClient } from './cloud-client.js';
+import { sendTextOrTemplate, type TemplateFallback } from './cloud-send.js';
+import { CustomerWindow } from './customer-window.js';
+
+export interface CloudGatewayClientOptions {
+  /** The instance's id: the window's key. Absent: the window is unknown (taken as open). */
+  instanceId?: number;
+  templates: TemplateSet | null;
+  kv?: KeyValue;
+}
+
+const OPEN_WINDOW = { isOpen: async () => true };
+
+/** A template body parameter as Meta accepts it: one line, no run of more than one space, never empty. */
+export function templateParameter(value: string): string {
+  const flat = String(value ?? '')
+    .replace(/\s+/g, ' ')
+    .trim();
+  return flat === '' ? '-' : flat;
+}
+
+export class CloudGatewayClient implements GatewayClient {
+  readonly provider = 'cloud' as const;
+  readonly serverUrl: string;
+  readonly #client: CloudClient;
+  readonly #options: CloudGatewayClientOptions;
+
+  constructor(client: CloudClient, options: CloudGatewayClientOptions) {
+    this.#client = client;
+    this.#options = options;
+    this.serverUrl = client.serverUrl;
+  }
+
+  async sendText(request: SendTextRequest, options: GatewayCallOptions = {}): Promise<SendTextResult> {
+    const { template: intent, ...text } = request;
+    if (!intent) return this.#client.sendText(text, options);
+    const ref = this.#options.templates?.[intent.purpose];
+    if (!ref) return { ...(await this.#client.sendText(text, options)), sent_as: 'text', text: text.text };
+    const fallback: TemplateFallback = { template: ref, parameters: intent.parameters.map(templateParameter) };
+    const { kv, instanceId } = this.#options;
+    const window = kv && instanceId !== undefined ? new CustomerWindow(kv) : OPEN_WINDOW;
+    const sent = await sendTextOrTemplate({ client: this.#client, window, instanceId: instanceId ?? 0 }, text, fallback, options);
+    return { messageid: sent.messageid, answer: sent.answer, sent_as: sent.sent_as, text: sent.text };
+  }
+
+  sendTemplate(request: SendTemplateRequest, options?: GatewayCallOptions): Promise<SendTextResult> {
+    return this.#client.sendTemplate(request, options);
+  }
+
+  downloadMedia(mediaRef: string, options?: GatewayCallOptions): Promise<DownloadedMedia> {
+    return this.#client.downloadMedia(mediaRef, options);
+  }
+
+  toJSON(): object {
+    return this.#client.toJSON();
+  }
+}

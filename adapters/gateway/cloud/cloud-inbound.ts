@@ -1,0 +1,116 @@
+// The Cloud API's inbound route (CONTRACT §11): `POST /leadagent/cloud`, auth mode `cloud-signature`,
+// and the webhook verification `GET /leadagent/cloud`.
+//
+// accept(), in order:
+//   1. X-Hub-Signature-256 over the raw bytes, with the `app_secret` of the instance whose
+//      `external_id` is each phone number id the body names (authenticateCloudWebhook: every id a
+//      known Cloud instance, the signature verifying with each one's secret) -> else {denied} (401)
+//   2. the body split into events: one per message (`value.messages[]`) and per Coexistence echo
+//      (`value.message_echoes[]`), in body order, each event's body the envelope reduced to that one
+//      message (its entry, its change's metadata and contacts): what parseCloudMessage reads.
+//      Statuses (sent, delivered, read, failed), errors and other fields start nothing: a request of
+//      statuses only is 0 events (200 {status: accepted, executions: 0}).
+//   3. each event's instance: the one whose external_id is its change's phone number id.
+//   A signed body that is not a Cloud webhook at all is one event (the whole body), so the flow's
+//   parse step fails it with each path, recorded.
+// Nothing in a Cloud body is a credential: bodies are recorded as received. The signature header is
+// never recorded (headersNeverRecorded).
+//
+// Body size: Meta batches up to 1000 updates per POST and its bodies may reach 3 MB; the webhook
+// server reads at most BODY_LIMIT_BYTES (engine/triggers/webhook-app.ts) and answers 413 above it:
+// see the README, "Gateways".
+import type { JsonObject, JsonValue } from '../../../engine/types.js';
+import type { InboundEvent, InboundInstance, InboundProvider } from '../provider-inbound.js';
+import { authenticateCloudWebhook } from './cloud-signature.js';
+import { verifyCloudSubscription } from './cloud-verification.js';
+
+/** The route of both the verification GET and the events. */
+export const CLOUD_PATH = '/leadagent/cloud';
+const SIGNATURE_HEADER = 'x-hub-signature-256';
+
+type Obj = Record<string, JsonValue>;
+const asObj = (v: unknown): Obj | undefined => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : undefined);
+const asArr = (v: unknown): JsonValue[] => (Array.isArray(v) ? (v as JsonValue[]) : []);
+
+/** One message of a webhook body: its phone number id and the envelope reduced to it. */
+export interface CloudEventPart {
+  phoneNumberId: string;
+  body: JsonObject;
+}
+
+/**
+ * The messages and echoes of a Cloud webhook body, each as an envelope holding only it (entry id,
+ * change field, `messaging_product`, `metadata`, `contacts` kept), in body order. Statuses and
+ * errors are left out. A body without the envelope's shape gives [].
+ */
+export function splitCloudWebhook(body: unknown): CloudEventPart[] {
+  const root = asObj(body);
+  if (!root) return [];
+  const parts: CloudEventPart[] = [];
+  for (const entry of asArr(root.entry)) {
+    const e = asObj(entry);
+    if (!e) continue;
+    for (const change of asArr(e.changes)) {
+      const c = asObj(change);
+      const value = asObj(c?.value);
+      if (!c || !value) continue;
+      const key = c.field === 'messages' ? 'messages' : c.field === 'smb_message_echoes' ? 'message_echoes' : undefined;
+      if (!key) continue;
+      const phoneNumberId = asObj(value.metadata)?.phone_number_id;
+      for (const message of asArr(value[key])) {
+        const reduced: Obj = {
+          ...(value.messaging_product !== undefined ? { messaging_product: value.messaging_product } : {}),
+          ...(value.metadata !== undefined ? { metadata: value.metadata } : {}),
+          ...(value.contacts !== undefined ? { contacts: value.contacts } : {}),
+          [key]: [message],
+        };
+        parts.push({
+          phoneNumberId: typeof phoneNumberId === 'string' ? phoneNumberId : '',
+          body: {
+            object: root.object ?? null,
+            entry: [{ ...(e.id !== undefined ? { id: e.id } : {}), changes: [{ field: c.field ?? null, value: reduced }] }],
+          },
+        });
+      }
+    }
+  }
+  return parts;
+}
+
+export const cloudInbound: InboundProvider = {
+  provider: 'cloud',
+  authMode: 'cloud-signature',
+  description:
+    'the webhook secret when it is set, and always X-Hub-Signature-256 (HMAC-SHA256 of the raw body) with the app secret of the Cloud API instance whose phone number id the event names',
+  path: CLOUD_PATH,
+  headersNeverRecorded: [SIGNATURE_HEADER],
+  async accept(request, instances) {
+    const found = new Map<string, InboundInstance | undefined>();
+    const verdict = await authenticateCloudWebhook(request.raw, request.header(SIGNATURE_HEADER), async (id) => {
+      const instance = await instances.byExternalId('cloud', id);
+      found.set(id, instance);
+      return instance?.app_secret;
+    });
+    if (!verdict.ok) return { denied: verdict.reason };
+    const parts = splitCloudWebhook(request.body);
+    const named = (verdict.phone_number_ids.map((id) => found.get(id)).filter(Boolean) as InboundInstance[])[0]!;
+    const events: InboundEvent[] = [];
+    for (const part of parts) events.push({ body: part.body, instance: found.get(part.phoneNumberId) ?? named });
+    if (parts.length === 0 && !isCloudEnvelope(request.body)) events.push({ body: request.body, instance: named });
+    return { events };
+  },
+  verification: {
+    path: CLOUD_PATH,
+    async answer(query, instances) {
+      const result = await verifyCloudSubscription(query, async (token) => (await instances.byVerifyToken('cloud', token)) !== undefined);
+      if (result.status === 200) return { status: 200, contentType: 'text/plain', body: result.body };
+      return { status: 403, contentType: 'text/plain', body: 'forbidden' };
+    },
+  },
+};
+
+/** True for `{object: "whatsapp_business_account", entry: [...]}` (whatever its changes hold). */
+function isCloudEnvelope(body: unknown): boolean {
+  const root = asObj(body);
+  return root?.object === 'whatsapp_business_account' && Array.isArray(root.entry);
+}

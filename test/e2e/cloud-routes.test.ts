@@ -1,0 +1,102 @@
+// The WhatsApp Cloud API's own route rules end to end (CONTRACT §11), on both backends: the
+// verification GET (200 with the challenge as text/plain, 403 otherwise), the X-Hub-Signature-256
+// check (401, nothing recorded), several messages in one request (one execution each), statuses
+// (200, nothing started), and the lead's 24-hour window opened by a lead's message.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CustomerWindow } from '../../adapters/gateway/cloud/customer-window.js';
+import { cloudBatchWebhook, cloudStatusWebhook, signCloudBody } from '../fakes/cloud-webhooks.js';
+import { CLOUD_CASE, CLOUD_VERIFY_TOKEN, post, send } from './providers.js';
+import { forEachBackend, startStack, type Stack } from './stack.js';
+
+let stack: Stack;
+
+const verify = (query: string) => fetch(`${stack.url}/leadagent/cloud?${query}`);
+
+forEachBackend('cloud routes', (backend) => {
+  beforeAll(async () => {
+    stack = await startStack({ backend, provider: CLOUD_CASE });
+  });
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  describe('verification GET /leadagent/cloud', () => {
+    it("answers the challenge as text/plain to an instance's verify token, 403 to anything else", async () => {
+      const ok = await verify(`hub.mode=subscribe&hub.verify_token=${CLOUD_VERIFY_TOKEN}&hub.challenge=1158201444`);
+      expect(ok.status).toBe(200);
+      expect(ok.headers.get('content-type')).toMatch(/^text\/plain/);
+      expect(await ok.text()).toBe('1158201444');
+      for (const query of [
+        'hub.mode=subscribe&hub.verify_token=wrong&hub.challenge=1158201444',
+        `hub.mode=unsubscribe&hub.verify_token=${CLOUD_VERIFY_TOKEN}&hub.challenge=1158201444`,
+        `hub.mode=subscribe&hub.verify_token=${CLOUD_VERIFY_TOKEN}&hub.challenge=<script>`,
+        'hub.mode=subscribe&hub.challenge=1158201444',
+      ]) {
+        const refused = await verify(query);
+        expect(refused.status, query).toBe(403);
+        expect(await refused.text()).not.toContain('1158201444');
+      }
+      expect(await stack.executions()).toEqual([]);
+    });
+  });
+
+  describe('POST /leadagent/cloud', () => {
+    it('a bad, missing or foreign signature is 401 and records nothing', async () => {
+      const call = CLOUD_CASE.inbound({ phone: '5511987650001', text: 'Oi' }, stack.instance);
+      expect(await post(stack, CLOUD_CASE.forge(call))).toEqual({ status: 401, json: { error: 'unauthorized', details: [] } });
+      expect(await post(stack, { ...call, headers: {} })).toEqual({ status: 401, json: { error: 'unauthorized', details: [] } });
+      // Signed right, but for a phone number id no instance has.
+      const foreign = call.raw.replaceAll(stack.instance.external_id!, '999999999999999');
+      const signed = { ...call, raw: foreign, headers: { 'x-hub-signature-256': signCloudBody(foreign, stack.instance.app_secret!) } };
+      expect((await post(stack, signed)).status).toBe(401);
+      expect(await stack.executions()).toEqual([]);
+    });
+
+    it('a webhook of three messages starts three executions, each parsing its own message, in order', async () => {
+      const body = cloudBatchWebhook(
+        { from: '5511987650002', texts: ['um', 'dois'], timestamp: Math.floor(Date.now() / 1000) },
+        { from: '5511987650003', text: 'três', timestamp: Math.floor(Date.now() / 1000) },
+      );
+      const raw = JSON.stringify(body);
+      const res = await post(stack, {
+        path: '/leadagent/cloud',
+        raw,
+        headers: { 'x-hub-signature-256': signCloudBody(raw, stack.instance.app_secret!) },
+      });
+      expect(res).toEqual({ status: 200, json: { status: 'accepted', executions: 3 } });
+      const runs = (await stack.idle()).filter((r) => r.flow === 'agent').reverse();
+      expect(runs).toHaveLength(3);
+      const parsed = runs.map((r) => r.steps.find((s) => s.id === 'msg')?.output as Record<string, unknown>);
+      expect(parsed.map((m) => [m.provider, m.phone, m.text])).toEqual([
+        ['cloud', '5511987650002', 'um'],
+        ['cloud', '5511987650002', 'dois'],
+        ['cloud', '5511987650003', 'três'],
+      ]);
+      for (const run of runs) expect(run.trigger).toMatchObject({ auth: { instance_id: stack.instance.id, provider: 'cloud' } });
+      // Each lead's message opened that lead's 24-hour window on the instance.
+      const window = new CustomerWindow(stack.runtime.services.kv);
+      expect(await window.isOpen(stack.instance.id, '5511987650002')).toBe(true);
+      expect(await window.isOpen(stack.instance.id, '5511987650003')).toBe(true);
+      expect(await window.isOpen(stack.instance.id, '5511987650004')).toBe(false);
+    });
+
+    it('a webhook of statuses only answers 200 and starts nothing', async () => {
+      const before = (await stack.executions()).length;
+      const raw = JSON.stringify(
+        cloudStatusWebhook({ phoneNumberId: stack.instance.external_id!, recipient: '5511987650002', status: 'read' }),
+      );
+      const res = await post(stack, {
+        path: '/leadagent/cloud',
+        raw,
+        headers: { 'x-hub-signature-256': signCloudBody(raw, stack.instance.app_secret!) },
+      });
+      expect(res).toEqual({ status: 200, json: { status: 'accepted', executions: 0 } });
+      expect(await stack.executions()).toHaveLength(before);
+      // And a single message is answered by the flow itself.
+      expect(await send(stack, { phone: '5511987650005', text: 'Oi' })).toEqual({
+        status: 200,
+        json: { status: 'ignored', reason: 'not a lead' },
+      });
+    });
+  });
+});
