@@ -100,6 +100,8 @@ export interface InboundProvider {
   readonly path: string;
   /** Header names carrying its credentials (never recorded), e.g. `x-hub-signature-256`. */
   readonly headersNeverRecorded?: readonly string[];
+  /** Largest request body its route accepts, bytes; absent: the webhook app's 1 MiB. */
+  readonly maxBodyBytes?: number;
   /**
    * JSON Schema of one event's `body` (as `accept` returns it): a mismatch answers 422 with each
    * path before anything is recorded. Absent: the parse step alone judges the shape.
@@ -121,6 +123,7 @@ export function providerAuthMode(inbound: InboundProvider, instances: InboundIns
     name: inbound.authMode,
     description: inbound.description,
     ...(inbound.headersNeverRecorded ? { headersNeverRecorded: inbound.headersNeverRecorded } : {}),
+    ...(inbound.maxBodyBytes ? { maxBodyBytes: inbound.maxBodyBytes } : {}),
     beforeBody: sharedSecretDecision,
     async withBody(req, body, _ctx, raw) {
       const accepted = await inbound.accept({ header: (name) => req.header(name), query: req.query, raw, body }, instances);

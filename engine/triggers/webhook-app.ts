@@ -94,10 +94,11 @@ function mountSideRoutes(app: express.Express, options: WebhookAppOptions): void
  */
 function webhookErrors(logger: Logger): express.ErrorRequestHandler {
   return (err: unknown, req: Request, res: Response, _next: NextFunction) => {
-    const e = (err ?? {}) as { status?: number; type?: string; message?: string; name?: string; stack?: string };
+    const e = (err ?? {}) as { status?: number; type?: string; limit?: number; message?: string; name?: string; stack?: string };
     const details = { method: req.method, path: req.path, err: { name: e.name, message: e.message, stack: e.stack } };
     if (res.headersSent) return logger.error(details, 'request failed after its answer was sent');
-    if (e.type === 'entity.too.large') return sendError(res, 413, `body larger than ${BODY_LIMIT_BYTES} bytes`);
+    if (e.type === 'entity.too.large')
+      return sendError(res, 413, `body larger than ${typeof e.limit === 'number' ? e.limit : BODY_LIMIT_BYTES} bytes`);
     if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') return sendError(res, 415, 'unsupported content encoding');
     if (typeof e.status === 'number' && e.status >= 400 && e.status < 500) return sendError(res, e.status, 'bad request');
     if (isDependencyUnavailable(err)) {

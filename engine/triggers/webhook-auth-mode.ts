@@ -78,6 +78,11 @@ export interface WebhookAuthMode {
    * execution, whichever flow was called. The generic ones (GENERIC_SECRET_HEADERS) need no listing.
    */
   headersNeverRecorded?: readonly string[];
+  /**
+   * Largest body, bytes, its routes accept (413 above it); absent: the app's limit (BODY_LIMIT_BYTES,
+   * 1 MiB). For senders that batch, e.g. the WhatsApp Cloud API (up to 3 MB per delivery).
+   */
+  maxBodyBytes?: number;
   /** Decides from headers and query alone; absent: `ok`. Must not throw. */
   beforeBody?(req: AuthRequest, ctx: WebhookAuthContext): BeforeBodyDecision;
   /**

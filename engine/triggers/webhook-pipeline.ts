@@ -125,11 +125,20 @@ export const requireJsonContentType: RequestHandler = (req, res, next) => {
   next();
 };
 
-/** Reads the raw body (bounded: over the limit the error handler answers 413) into the call. */
+/**
+ * Reads the raw body into the call, bounded by the route's auth mode's `maxBodyBytes` or else the
+ * app's limit (over it the error handler answers 413, naming the limit).
+ */
 export function readRawBody(deps: WebhookPipelineDeps): RequestHandler {
-  const read = express.raw({ type: () => true, limit: deps.bodyLimit });
+  const readers = new Map<number, RequestHandler>();
+  const readerFor = (limit: number): RequestHandler => {
+    let read = readers.get(limit);
+    if (!read) readers.set(limit, (read = express.raw({ type: () => true, limit })));
+    return read;
+  };
   return (req, res, next) => {
     if (!carriesBody(req)) return next();
+    const read = readerFor(callOf(res).mode?.maxBodyBytes ?? deps.bodyLimit);
     read(req, res, (err?: unknown) => {
       if (err) return next(err);
       callOf(res).raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);

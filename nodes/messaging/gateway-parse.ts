@@ -56,7 +56,12 @@ export default defineNode({
   async run(params, ctx) {
     const provider = params.provider ?? 'uazapi';
     const parsed = gatewayProviders.parse(provider, params.event);
-    if (isIgnoredEvent(parsed)) return { ignored: true, reason: parsed.ignored, provider };
+    if (isIgnoredEvent(parsed)) {
+      // A sender the provider named without a phone (a LID, a user id): kept in the record, and said.
+      if (parsed.ignored.startsWith('unmatched'))
+        ctx.log('warn', 'inbound message from a sender without a phone: not matched to a lead', { provider });
+      return { ignored: true, reason: parsed.ignored, provider };
+    }
     const note = gatewayProviders.get(provider).noteInbound;
     const kv = ctx.services?.kv as KeyValue | undefined;
     if (note && kv && typeof params.instance_id === 'number' && !parsed.from_me)

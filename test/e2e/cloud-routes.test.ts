@@ -80,6 +80,31 @@ forEachBackend('cloud routes', (backend) => {
       expect(await window.isOpen(stack.instance.id, '5511987650004')).toBe(false);
     });
 
+    it("reads batches beyond the other webhooks' 1 MiB (Meta's are up to 3 MB), and refuses over 4 MiB with 413", async () => {
+      const batch = (padding: number) => {
+        // Many statuses in one delivery, as Meta batches them: an `errors`-free status list grown to size.
+        const body = cloudStatusWebhook({ phoneNumberId: stack.instance.external_id!, recipient: '5511987650002', status: 'read' }) as {
+          entry: Array<{ changes: Array<{ value: { statuses: unknown[] } }> }>;
+        };
+        const statuses = body.entry[0]!.changes[0]!.value.statuses;
+        const one = JSON.stringify(statuses[0]);
+        const copies = Math.ceil(padding / one.length);
+        for (let i = 1; i < copies; i++) statuses.push(statuses[0]);
+        const raw = JSON.stringify(body);
+        return { path: '/leadagent/cloud', raw, headers: { 'x-hub-signature-256': signCloudBody(raw, stack.instance.app_secret!) } };
+      };
+      const big = batch(2 * 1024 * 1024);
+      expect(big.raw.length).toBeGreaterThan(1024 * 1024);
+      expect(await post(stack, big)).toEqual({ status: 200, json: { status: 'accepted', executions: 0 } });
+      const tooBig = batch(4 * 1024 * 1024 + 1024);
+      expect(await post(stack, tooBig)).toMatchObject({ status: 413, json: { error: `body larger than ${4 * 1024 * 1024} bytes` } });
+      // The uazapi route keeps the 1 MiB limit.
+      expect(await post(stack, { path: '/leadagent', raw: big.raw, headers: {} })).toMatchObject({
+        status: 413,
+        json: { error: `body larger than ${1024 * 1024} bytes` },
+      });
+    });
+
     it('a webhook of statuses only answers 200 and starts nothing', async () => {
       const before = (await stack.executions()).length;
       const raw = JSON.stringify(

@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import type { FakeEvolution } from '../fakes/evolution-server.js';
 import { evolutionEvent, signEvolutionJwt } from '../fakes/evolution-server.js';
+import { captureLogger } from '../helpers/capture-logger.js';
 import { EVOLUTION_CASE } from './providers.js';
 import { forEachBackend, startStack, type Stack } from './stack.js';
 
@@ -65,8 +66,9 @@ const text = (phone: string, extra: Record<string, unknown> = {}) =>
 
 forEachBackend('evolution webhook', (backend) => {
   let apikeyInstanceId = 0;
+  const log = captureLogger();
   beforeAll(async () => {
-    stack = await startStack({ backend, provider: EVOLUTION_CASE, env: { LEADFLOW_DEBOUNCE_MS: '100' } });
+    stack = await startStack({ backend, provider: EVOLUTION_CASE, env: { LEADFLOW_DEBOUNCE_MS: '100' }, logger: log.logger });
     const row = await stack.runtime.db.insert('instancias_whatsapp', {
       clinica_id: stack.clinic.id,
       nome: 'Sem JWT',
@@ -176,6 +178,9 @@ forEachBackend('evolution webhook', (backend) => {
     const [record] = await stack.executions('agent');
     expect(JSON.stringify(record!.trigger.body)).toContain('99887766554433@lid');
     expect(stack.openai.chatRequests()).toHaveLength(0);
+    expect(log.lines().filter((line) => /sender without a phone/.test(String(line.msg)))).toEqual([
+      expect.objectContaining({ level: 40, provider: 'evolution' }),
+    ]);
   });
 });
 

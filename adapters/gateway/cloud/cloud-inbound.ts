@@ -16,9 +16,8 @@
 // Nothing in a Cloud body is a credential: bodies are recorded as received. The signature header is
 // never recorded (headersNeverRecorded).
 //
-// Body size: Meta batches up to 1000 updates per POST and its bodies may reach 3 MB; the webhook
-// server reads at most BODY_LIMIT_BYTES (engine/triggers/webhook-app.ts) and answers 413 above it:
-// see the README, "Gateways".
+// Body size: Meta batches up to 1000 updates per POST and its bodies may reach 3 MB: this route
+// reads up to CLOUD_MAX_BODY_BYTES (4 MiB; the other webhooks 1 MiB) and answers 413 above it.
 import type { JsonObject, JsonValue } from '../../../engine/types.js';
 import type { InboundEvent, InboundInstance, InboundProvider } from '../provider-inbound.js';
 import { authenticateCloudWebhook } from './cloud-signature.js';
@@ -77,6 +76,9 @@ export function splitCloudWebhook(body: unknown): CloudEventPart[] {
   return parts;
 }
 
+/** Largest Cloud webhook body read, bytes: Meta's documented 3 MB with room to spare. */
+export const CLOUD_MAX_BODY_BYTES = 4 * 1024 * 1024;
+
 export const cloudInbound: InboundProvider = {
   provider: 'cloud',
   authMode: 'cloud-signature',
@@ -84,6 +86,7 @@ export const cloudInbound: InboundProvider = {
     'the webhook secret when it is set, and always X-Hub-Signature-256 (HMAC-SHA256 of the raw body) with the app secret of the Cloud API instance whose phone number id the event names',
   path: CLOUD_PATH,
   headersNeverRecorded: [SIGNATURE_HEADER],
+  maxBodyBytes: CLOUD_MAX_BODY_BYTES,
   async accept(request, instances) {
     const found = new Map<string, InboundInstance | undefined>();
     const verdict = await authenticateCloudWebhook(request.raw, request.header(SIGNATURE_HEADER), async (id) => {
