@@ -19,6 +19,7 @@ import type {
 } from './gateway-client.js';
 import { GatewayResponseError } from './errors/gateway-response-error.js';
 import { displayUrl, postJson, type GatewayLogger, type RetryPolicy } from './post-json.js';
+import { measuredCall } from './measured-call.js';
 
 export interface UazapiClientOptions {
   /** Instance server, e.g. `https://acme.uazapi.com` (a trailing slash is dropped). */
@@ -93,23 +94,7 @@ export class UazapiClient implements GatewayClient {
 
   /** `policy` with this call's retries reported, and the call's end reported (never throws into the call). */
   async #measured<T>(op: GatewayCallEvent['op'], call: (policy: RetryPolicy) => Promise<T>): Promise<T> {
-    const onCall = this.#onCall;
-    if (!onCall) return call(this.#policy);
-    const emit = (outcome: GatewayCallEvent['outcome']) => {
-      try {
-        onCall({ op, outcome });
-      } catch {
-        // metrics must never break a call
-      }
-    };
-    try {
-      const result = await call({ ...this.#policy, onRetry: () => emit('retried') });
-      emit('ok');
-      return result;
-    } catch (err) {
-      emit('error');
-      throw err;
-    }
+    return measuredCall(this.#onCall, this.#policy, op, call);
   }
 
   /** Sends one text. `number` must be digits; `delay` (ms, default 0) is sent as is. */

@@ -132,8 +132,10 @@ export const requireJsonContentType: RequestHandler = (req, res, next) => {
 export function readRawBody(deps: WebhookPipelineDeps): RequestHandler {
   const readers = new Map<number, RequestHandler>();
   const readerFor = (limit: number): RequestHandler => {
-    let read = readers.get(limit);
-    if (!read) readers.set(limit, (read = express.raw({ type: () => true, limit })));
+    const known = readers.get(limit);
+    if (known) return known;
+    const read = express.raw({ type: () => true, limit });
+    readers.set(limit, read);
     return read;
   };
   return (req, res, next) => {

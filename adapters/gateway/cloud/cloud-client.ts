@@ -43,6 +43,7 @@ import { displayUrl } from '../post-json.js';
 import { sleep } from '../backoff.js';
 import type { GatewayCallEvent } from '../uazapi-client.js';
 import { graphCall, unusableAnswer, type GraphPolicy } from './graph-http.js';
+import { measuredCall } from '../measured-call.js';
 
 export interface CloudClientOptions {
   /** Graph API base with its version, e.g. `https://graph.facebook.com/v23.0` (a trailing slash is dropped). */
@@ -165,23 +166,7 @@ export class CloudClient implements GatewayClient {
 
   /** `policy` with this call's retries reported, and the call's end reported (never throws into the call). */
   async #measured<T>(op: GatewayCallEvent['op'], call: (policy: GraphPolicy) => Promise<T>): Promise<T> {
-    const onCall = this.#onCall;
-    if (!onCall) return call(this.#policy);
-    const emit = (outcome: GatewayCallEvent['outcome']) => {
-      try {
-        onCall({ op, outcome });
-      } catch {
-        // metrics must never break a call
-      }
-    };
-    try {
-      const result = await call({ ...this.#policy, onRetry: () => emit('retried') });
-      emit('ok');
-      return result;
-    } catch (err) {
-      emit('error');
-      throw err;
-    }
+    return measuredCall(this.#onCall, this.#policy, op, call);
   }
 
   /**

@@ -35,6 +35,7 @@ import type {
 import { displayUrl, postJson, type GatewayLogger, type RetryPolicy } from '../post-json.js';
 import type { GatewayCallEvent } from '../uazapi-client.js';
 import { evolutionFetch } from './evolution-fetch.js';
+import { measuredCall } from '../measured-call.js';
 
 export interface EvolutionClientOptions {
   /** Evolution server, e.g. `https://evo.example.com` (a trailing slash is dropped). */
@@ -120,23 +121,7 @@ export class EvolutionClient implements GatewayClient {
 
   /** `policy` with this call's retries reported, and the call's end reported (never throws into the call). */
   async #measured<T>(op: GatewayCallEvent['op'], call: (policy: RetryPolicy) => Promise<T>): Promise<T> {
-    const onCall = this.#onCall;
-    if (!onCall) return call(this.#policy);
-    const emit = (outcome: GatewayCallEvent['outcome']) => {
-      try {
-        onCall({ op, outcome });
-      } catch {
-        // metrics must never break a call
-      }
-    };
-    try {
-      const result = await call({ ...this.#policy, onRetry: () => emit('retried') });
-      emit('ok');
-      return result;
-    } catch (err) {
-      emit('error');
-      throw err;
-    }
+    return measuredCall(this.#onCall, this.#policy, op, call);
   }
 
   /** Sends one text. `number` must be digits; `delay` (ms, default 0) is sent as is. */
