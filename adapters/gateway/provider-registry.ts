@@ -59,6 +59,11 @@ export interface GatewayProviderModule {
    * Cloud: opens the lead's 24-hour window. Idempotent (the same message twice changes nothing).
    */
   noteInbound?(message: GatewayMessage, instanceId: number, kv: KeyValue): Promise<void>;
+  /**
+   * Optional: erases what noteInbound kept of `phone` (digits) on that instance (`gateway.forget`, for
+   * `excluir`); Cloud: the lead's 24-hour window. Resolves to how many keys were deleted.
+   */
+  forget?(instanceId: number, phone: string, kv: KeyValue): Promise<number>;
 }
 
 /**

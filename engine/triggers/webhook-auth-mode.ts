@@ -80,7 +80,7 @@ export interface WebhookAuthMode {
   headersNeverRecorded?: readonly string[];
   /**
    * Largest body, bytes, its routes accept (413 above it); absent: the app's limit (BODY_LIMIT_BYTES,
-   * 1 MiB). For senders that batch, e.g. the WhatsApp Cloud API (up to 3 MB per delivery).
+   * 1 MiB). For senders that batch many events into one delivery (several megabytes).
    */
   maxBodyBytes?: number;
   /** Decides from headers and query alone; absent: `ok`. Must not throw. */

@@ -8,6 +8,7 @@ import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { CustomerWindow } from '../../adapters/gateway/cloud/customer-window.js';
 import type { KeyValue } from '../../adapters/kv/key-value.js';
 import { forEachProvider, post, send, sentTo as sentOf, type StoryMessage } from './providers.js';
 import { ADMIN_PHONE, forEachBackend, startStack, type Stack } from './stack.js';
@@ -245,6 +246,9 @@ forEachProvider('agent', (provider) => {
           expect((await say({ phone, text: 'Oi' })).json).toEqual({ status: 'queued' });
           await stack.idle();
           expect(await memory(phone)).toHaveLength(2);
+          // On the Cloud API the lead's message opened its 24-hour window: a key holding the phone.
+          const window = new CustomerWindow(stack.runtime.services.kv);
+          if (provider.name === 'cloud') expect(await window.isOpen(stack.instance.id, phone)).toBe(true);
           expect(await say({ phone, text: 'Excluir', from: 'operator' })).toEqual({
             status: 200,
             json: { status: 'ignored', reason: 'command excluir' },
@@ -255,6 +259,8 @@ forEachProvider('agent', (provider) => {
           expect(await memory(phone)).toEqual([]);
           const kv = stack.runtime.services.kv as KeyValue;
           expect(await kv.deleteByPrefix(`${stack.clinic.id}:${phone}`)).toBe(0);
+          // gateway.forget: nothing of the number is left in the provider's keys either.
+          expect(await window.openUntil(stack.instance.id, phone)).toBeNull();
         },
       );
 

@@ -71,4 +71,5 @@ export const cloudProvider: GatewayProviderModule = {
     if (message.from_me || message.is_group) return;
     await new CustomerWindow(kv).noteInbound(instanceId, message.phone, message.timestamp_ms);
   },
+  forget: (instanceId, phone, kv) => new CustomerWindow(kv).forget(instanceId, phone),
 };
