@@ -6,36 +6,17 @@
 //
 // The service's registry is built once in providers.ts; tests build their own.
 import { UnknownGatewayProviderError } from './errors/unknown-gateway-provider-error.js';
-import type { GatewayCallEvent, GatewayClient, GatewayClientFactory, GatewayInstanceAccess, GatewayProvider } from './gateway-client.js';
+import type { GatewayClient, GatewayClientFactory, GatewayInstanceAccess, GatewayProvider } from './gateway-client.js';
 import type { GatewayEventParser, GatewayMessage, ParsedEvent } from './gateway-message.js';
 import type { KeyValue } from '../kv/key-value.js';
-import type { GatewayLogger } from './post-json.js';
 import type { InboundProvider } from './provider-inbound.js';
+import type { GatewayHttpOptions } from './http-client-options.js';
 
 /**
  * What the host hands every provider's client (each takes what applies to it): where it logs, the
  * metrics hook, and limits. Units: ms, bytes.
  */
-export interface GatewayClientDefaults {
-  logger?: GatewayLogger;
-  /** Told `retried` before each retry of a call, then once `ok` or `error` (must not throw). */
-  onCall?: (event: GatewayCallEvent) => void;
-  /** Time limit of one attempt, ms. */
-  timeoutMs?: number;
-  /** Retries after the first attempt (429, 5xx and network failures; never other 4xx). */
-  retries?: number;
-  /** First backoff delay, ms (doubles per retry, with jitter). */
-  baseDelayMs?: number;
-  /** Cap of one backoff delay, ms. */
-  maxDelayMs?: number;
-  /** Longest Retry-After waited for, ms. */
-  maxRetryAfterMs?: number;
-  /** Largest media download read, bytes. */
-  maxDownloadBytes?: number;
-  /** Injected fetch (tests); default the global fetch. */
-  fetch?: typeof fetch;
-  /** Random source for jitter, [0, 1). */
-  random?: () => number;
+export interface GatewayClientDefaults extends GatewayHttpOptions {
   /**
    * The key-value store, for a provider that keeps state per lead between calls (Cloud: the 24-hour
    * customer window, read before a send that names a template). Absent: no such state is read.

@@ -18,36 +18,18 @@ import type {
   SendTextResult,
 } from './gateway-client.js';
 import { GatewayResponseError } from './errors/gateway-response-error.js';
-import { displayUrl, postJson, type GatewayLogger, type RetryPolicy } from './post-json.js';
+import { displayUrl, postJson, type RetryPolicy } from './post-json.js';
 import { measuredCall } from './measured-call.js';
+import type { GatewayHttpOptions } from './http-client-options.js';
 
-export interface UazapiClientOptions {
+/** A uazapi instance's address and token, and the common client options (http-client-options.ts). */
+export interface UazapiClientOptions extends GatewayHttpOptions {
   /** Instance server, e.g. `https://acme.uazapi.com` (a trailing slash is dropped). */
   serverUrl: string;
   /** Instance token (header `token`). */
   token: string;
-  /** Time limit of one attempt, ms. Default 15000. */
-  timeoutMs?: number;
-  /** Retries after the first attempt. Default 3. */
-  retries?: number;
-  /** First backoff delay, ms (doubles per retry, with jitter). Default 500. */
-  baseDelayMs?: number;
-  /** Cap of one backoff delay, ms. Default 8000. */
-  maxDelayMs?: number;
-  /** Longest Retry-After waited for, ms; a longer one fails at once (error carries retryAfterMs). Default 30000. */
-  maxRetryAfterMs?: number;
   /** Largest download answer read, bytes (base64 is ~4/3 of the media). Default 64 MiB. */
   maxDownloadBytes?: number;
-  /** Injected fetch (tests); default the global fetch. */
-  fetch?: typeof fetch;
-  /** Random source for jitter, [0, 1). Default Math.random. */
-  random?: () => number;
-  logger?: GatewayLogger;
-  /**
-   * Called for metrics (must not throw): `retried` before each retry of a call, then once `ok` or
-   * `error` when the call ends (an abort counts as `error`).
-   */
-  onCall?: (event: GatewayCallEvent) => void;
 }
 
 export type { GatewayCallEvent } from './gateway-client.js';

@@ -38,50 +38,32 @@ import type {
   SendTextResult,
 } from '../gateway-client.js';
 import type { JsonObject } from '../../../engine/types.js';
-import type { GatewayLogger } from '../post-json.js';
 import { displayUrl } from '../post-json.js';
 import { sleep } from '../backoff.js';
-import type { GatewayCallEvent } from '../uazapi-client.js';
+import type { GatewayCallEvent } from '../gateway-client.js';
 import { graphCall, unusableAnswer, type GraphPolicy } from './graph-http.js';
 import { measuredCall } from '../measured-call.js';
+import type { GatewayHttpOptions } from '../http-client-options.js';
 
-export interface CloudClientOptions {
+/**
+ * A Cloud API number's Graph base, access token and phone number id, and the common client options
+ * (http-client-options.ts). Metrics: template sends count as `send`; the typing indicator is not counted.
+ */
+export interface CloudClientOptions extends GatewayHttpOptions {
   /** Graph API base with its version, e.g. `https://graph.facebook.com/v23.0` (a trailing slash is dropped). */
   serverUrl: string;
   /** Access token (system-user or business token), sent as `Authorization: Bearer`. */
   token: string;
   /** The business phone number id (`instancias_whatsapp.external_id`), digits. */
   phoneNumberId: string;
-  /** Time limit of one attempt, ms. Default 15000. */
-  timeoutMs?: number;
-  /** Retries after the first attempt. Default 3. */
-  retries?: number;
-  /** First backoff delay, ms (doubles per retry, with jitter). Default 500. */
-  baseDelayMs?: number;
-  /** Cap of one backoff delay, ms. Default 8000. */
-  maxDelayMs?: number;
-  /** Longest Retry-After waited for, ms; a longer one fails at once (error carries retryAfterMs). Default 30000. */
-  maxRetryAfterMs?: number;
   /** Shortest wait before retrying Meta's pair rate limit 131056 (one message per 6 s to one user), ms. Default 6000. */
   pairRateDelayMs?: number;
   /** Largest media downloaded, bytes (checked against `file_size` first, then while reading). Default 64 MiB. */
   maxDownloadBytes?: number;
-  /** Injected fetch (tests); default the global fetch. */
-  fetch?: typeof fetch;
-  /** Random source for jitter, [0, 1). Default Math.random. */
-  random?: () => number;
-  logger?: GatewayLogger;
-  /**
-   * Called for metrics (must not throw): `retried` before each retry of a call, then once `ok` or
-   * `error` when the call ends (an abort counts as `error`). Template sends count as `send`; the
-   * typing indicator is not counted.
-   */
-  onCall?: (event: GatewayCallEvent) => void;
 }
 
 export type CloudClientDefaults = Omit<CloudClientOptions, 'serverUrl' | 'token' | 'phoneNumberId'>;
 
-/** A Cloud API instance row: `server_url` (Graph base), `token` (access token), `external_id` (phone number id). */
 /** What the client needs of an instance row (a full GatewayInstanceAccess fits): its server, token and external id. */
 export type CloudInstanceAccess = Pick<GatewayInstanceAccess, 'server_url' | 'token'> & { external_id: string };
 

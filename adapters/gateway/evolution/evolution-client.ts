@@ -32,42 +32,26 @@ import type {
   SendTextRequest,
   SendTextResult,
 } from '../gateway-client.js';
-import { displayUrl, postJson, type GatewayLogger, type RetryPolicy } from '../post-json.js';
-import type { GatewayCallEvent } from '../uazapi-client.js';
+import { displayUrl, postJson, type RetryPolicy } from '../post-json.js';
+import type { GatewayCallEvent } from '../gateway-client.js';
 import { evolutionFetch } from './evolution-fetch.js';
 import { measuredCall } from '../measured-call.js';
+import type { GatewayHttpOptions } from '../http-client-options.js';
 
-export interface EvolutionClientOptions {
+/** An Evolution instance's address, API key and name, and the common client options (http-client-options.ts). */
+export interface EvolutionClientOptions extends GatewayHttpOptions {
   /** Evolution server, e.g. `https://evo.example.com` (a trailing slash is dropped). */
   serverUrl: string;
   /** Instance API key (header `apikey`). */
   token: string;
   /** Instance name (`external_id`), the last path segment of every call. */
   instanceName: string;
-  /** Time limit of one attempt, ms. Default 15000. */
-  timeoutMs?: number;
-  /** Retries after the first attempt. Default 3. */
-  retries?: number;
-  /** First backoff delay, ms (doubles per retry, with jitter). Default 500. */
-  baseDelayMs?: number;
-  /** Cap of one backoff delay, ms. Default 8000. */
-  maxDelayMs?: number;
-  /** Longest Retry-After waited for, ms; a longer one fails at once (error carries retryAfterMs). Default 30000. */
-  maxRetryAfterMs?: number;
   /** Largest download answer read, bytes (base64 is ~4/3 of the media). Default 64 MiB. */
   maxDownloadBytes?: number;
-  /** Injected fetch (tests); default the global fetch. */
-  fetch?: typeof fetch;
-  /** Random source for jitter, [0, 1). Default Math.random. */
-  random?: () => number;
-  logger?: GatewayLogger;
-  /** Metrics hook, as UazapiClientOptions.onCall: `retried` before each retry, then `ok` or `error`. Must not throw. */
-  onCall?: (event: GatewayCallEvent) => void;
 }
 
 export type EvolutionClientDefaults = Omit<EvolutionClientOptions, 'serverUrl' | 'token' | 'instanceName'>;
 
-/** An `instancias_whatsapp` row of an Evolution instance: `external_id` is the instance name. */
 /** What the client needs of an instance row (a full GatewayInstanceAccess fits): its server, token and external id. */
 export type EvolutionInstanceAccess = Pick<GatewayInstanceAccess, 'server_url' | 'token'> & { external_id: string };
 
