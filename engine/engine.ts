@@ -25,6 +25,7 @@ import { AFTER_LAPSE_MS, interruptedPeersUntil, storeCanTakeOver, type TakeOverH
 import { InProcessScheduler } from './scheduler/in-process-scheduler.js';
 import type { Scheduler } from './scheduler/scheduler.js';
 import type { ClaimResult, ExecutionStore, Lease } from './store/execution-store.js';
+import type { JournalEntry } from './store/journal.js';
 import { MemoryExecutionStore } from './store/memory-store.js';
 import { MemoryTickStore, type TickStore } from './store/tick-store.js';
 import { ScheduleRunner } from './triggers/schedule-runner.js';
@@ -376,9 +377,9 @@ export class Engine {
    * running one ends before its next step. Resolves to the ids cancelled (empty: none). Rejects when
    * the store has no keys (cancelByKey) or cannot be reached.
    */
-  async cancel(flowName: string, key: string, reason: string): Promise<string[]> {
+  async cancel(flowName: string, key: string, reason: string, by?: string): Promise<string[]> {
     if (!this.store.cancelByKey) throw new Error('this execution store cannot keep executions by key');
-    const ids = await this.store.cancelByKey(flowName, key, reason);
+    const ids = await this.store.cancelByKey(flowName, key, reason, by);
     await this.afterCancel(ids);
     return ids;
   }
@@ -443,7 +444,7 @@ export class Engine {
   private async cancelFlowFor(parent: ExecutionRecord, name: string, key: string, reason: string): Promise<string | null> {
     if (!this.flows.has(name)) throw new Error(`unknown flow "${name}"`);
     if (parent.dry_run) return null;
-    return (await this.cancel(name, key, reason))[0] ?? null;
+    return (await this.cancel(name, key, reason, parent.id))[0] ?? null;
   }
 
   /**
@@ -621,7 +622,8 @@ export class Engine {
       signal: this.abort.signal,
       mocks: this.mocks.get(record.id),
       save: (r) => this.store.update(r),
-      isCancelled: async (id) => (await this.store.get(id))?.status === 'cancelled',
+      ...(this.store.appendJournal ? { append: (entry: JournalEntry) => this.store.appendJournal!(entry) } : {}),
+      isCancelled: async (id) => (this.store.statusOf ? await this.store.statusOf(id) : (await this.store.get(id))?.status) === 'cancelled',
       cancelNoticed: (id) => this.cancelNoticed.has(id),
       startFlow: (parent, name, input, options) => this.startFlowFor(parent, name, input, options),
       cancelFlow: (parent, name, key, reason) => this.cancelFlowFor(parent, name, key, reason),

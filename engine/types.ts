@@ -315,6 +315,9 @@ export interface NodeExample {
   step: Record<string, unknown>;
 }
 
+/** A test of a node's params (a method type, so a node's definition fits where any node's is expected). */
+export type ParamsCheck<T> = { check(params: T): boolean }['check'];
+
 /** One node type. `params` is a TypeBox (JSON Schema) object; `run` gets params typed from it. */
 export interface NodeDefinition<P extends TSchema = TSchema> {
   type: string;
@@ -337,6 +340,13 @@ export interface NodeDefinition<P extends TSchema = TSchema> {
    * an effect, a wait, or the end. Default false: stored before the next step starts.
    */
   readOnly?: boolean;
+  /**
+   * True (or true for the params given) for nodes whose effect is the same however many times they
+   * run, and whose output is the same each time (an absolute write, a cancel that finds what it
+   * cancelled before, a mark that knows its execution): running one again after a crash is harmless,
+   * so, like a read-only node, it is stored with the next step that is not. Default false.
+   */
+  repeatable?: boolean | ParamsCheck<Static<P>>;
   /**
    * Names of the host services (`ctx.services.<name>`) this node type needs. A host checks them
    * when it builds its engine (`NodeRegistry.requireServices`), so a missing one fails at start,

@@ -2,7 +2,9 @@
 // reads back exactly as written: JSON parts are stored as JSON text, optional fields that were
 // absent stay absent, timestamps are ISO text with milliseconds. The erasure ledger of `excluir`
 // (engine/store/erasing-store.ts) is the `execution_erasures` table (migration 005); the sources of
-// flow versions are the `flow_versions` table (migration 006).
+// flow versions are the `flow_versions` table (migration 006). The journal of drives in progress
+// (engine/store/journal.ts) is the `execution_journal` table (migration 012): a record is read as its
+// row with its entries applied, in the same query; `update` deletes them in the same statement.
 import type { Knex } from 'knex';
 import type {
   CancelledFrom,
@@ -23,9 +25,11 @@ import {
   type PayloadEraseResult,
   type RecordSummary,
 } from '../../engine/store/erasure.js';
+import { applyJournal, type JournalEntry } from '../../engine/store/journal.js';
 import { FINAL_STATUSES } from '../../engine/statuses.js';
 import type { ExecutionRecord, ExecutionStatus, JsonValue } from '../../engine/types.js';
 import type { Database } from './database.js';
+import { sqliteAtomically } from './sqlite-atomic.js';
 import { toIsoTimestamp } from './values.js';
 
 const TABLE = 'executions';
@@ -33,6 +37,8 @@ const TABLE = 'executions';
 const ERASURES = 'execution_erasures';
 /** Sources of flow versions (migration 006). */
 const VERSIONS = 'flow_versions';
+/** The journal of drives in progress (migration 012). */
+const JOURNAL = 'execution_journal';
 /** A version no unfinished execution runs on is pruned once unused this long, ms (a process re-marks its versions hourly). */
 const VERSION_UNUSED_MS = 86_400_000;
 /** `text` for a LIKE pattern with escape character `!`: its `!`, `%` and `_` taken literally. */
@@ -155,7 +161,27 @@ export class DbExecutionStore implements ExecutionStore, PayloadEraser {
     if (typeof row.started_flows === 'string') record.started_flows = JSON.parse(row.started_flows) as ExecutionRecord['started_flows'];
     if (typeof row.cancelled_flows === 'string')
       record.cancelled_flows = JSON.parse(row.cancelled_flows) as ExecutionRecord['cancelled_flows'];
-    return record;
+    return applyJournal(record, this.journalOf(row));
+  }
+
+  /**
+   * A column of the record's journal entries in `seq` order, read in the same query as its row:
+   * PostgreSQL gives an array of texts (null: none), SQLite the JSON text of one.
+   */
+  private journalColumn(): Knex.Raw {
+    const sql =
+      this.db.dialect === 'sqlite'
+        ? `(select json_group_array(entry order by seq) from ${JOURNAL} j where j.execution_id = ${TABLE}.id) as journal`
+        : `(select array_agg(j.entry order by j.seq) from ${JOURNAL} j where j.execution_id = ${TABLE}.id) as journal`;
+    return this.knex.raw(sql);
+  }
+
+  /** The journal entries read with `row` (journalColumn); none when it was not read. */
+  private journalOf(row: DbRow): JournalEntry[] {
+    const column = row.journal;
+    const texts: unknown = typeof column === 'string' ? JSON.parse(column) : column;
+    if (!Array.isArray(texts)) return [];
+    return texts.map((text) => JSON.parse(String(text)) as JournalEntry);
   }
 
   async insert(record: ExecutionRecord): Promise<void> {
@@ -163,17 +189,52 @@ export class DbExecutionStore implements ExecutionStore, PayloadEraser {
   }
 
   /**
-   * Writes the record over its row (one UPDATE; the row is inserted when it is not there yet). A
-   * cancelled row keeps its cancellation (CANCEL_COLUMNS).
+   * Writes the record over its row and deletes its journal entries (it holds them), atomically: on
+   * PostgreSQL the first statement (the DELETE in a WITH of the UPDATE, run whether or not the row
+   * matched), on SQLite one transaction (sqlite-atomic.ts). A cancelled row keeps its cancellation
+   * (CANCEL_COLUMNS); a row not there is inserted.
    */
   async update(record: ExecutionRecord): Promise<void> {
     const row = this.toRow(record);
     const { id, ...changes } = row;
-    const updated = await this.knex(TABLE).where({ id }).whereNot('status', 'cancelled').update(changes);
-    if (updated === 1) return;
-    const kept = Object.fromEntries(Object.entries(changes).filter(([column]) => !CANCEL_COLUMNS.includes(column)));
-    if ((await this.knex(TABLE).where({ id, status: 'cancelled' }).update(kept)) === 1) return;
+    const kept = () => Object.fromEntries(Object.entries(changes).filter(([column]) => !CANCEL_COLUMNS.includes(column)));
+    const byId = () => this.knex(TABLE).where({ id });
+    if (this.db.dialect === 'sqlite') {
+      await sqliteAtomically(this.knex, (run) => {
+        run(this.knex(JOURNAL).where({ execution_id: id }).del());
+        if (run(byId().whereNot('status', 'cancelled').update(changes)) === 1) return;
+        if (run(byId().where({ status: 'cancelled' }).update(kept())) === 1) return;
+        run(this.knex(TABLE).insert(row).onConflict('id').merge(changes));
+      });
+      return;
+    }
+    const dropJournal = this.knex.raw(`delete from ${JOURNAL} where execution_id = ?`, [String(id)]);
+    if ((await byId().with('dropped', dropJournal).whereNot('status', 'cancelled').update(changes)) === 1) return;
+    if ((await byId().where({ status: 'cancelled' }).update(kept())) === 1) return;
     await this.knex(TABLE).insert(row).onConflict('id').merge(changes);
+  }
+
+  /**
+   * One INSERT of the entry (PostgreSQL: with the status read in the same statement). The row's
+   * cancellation is untouched, whatever it is.
+   */
+  async appendJournal(entry: JournalEntry): Promise<ExecutionStatus | undefined> {
+    const text = JSON.stringify(entry);
+    if (this.db.dialect === 'sqlite') {
+      await this.knex(JOURNAL).insert({ execution_id: entry.id, entry: text });
+      return this.statusOf(entry.id);
+    }
+    const result = (await this.knex.raw(
+      `with appended as (insert into ${JOURNAL} (execution_id, entry) values (?, ?)) select status from ${TABLE} where id = ?`,
+      [entry.id, text, entry.id],
+    )) as { rows: DbRow[] };
+    const status = result.rows[0]?.status;
+    return typeof status === 'string' ? (status as ExecutionStatus) : undefined;
+  }
+
+  async statusOf(id: string): Promise<ExecutionStatus | undefined> {
+    const row = (await this.knex(TABLE).where({ id }).first('status')) as DbRow | undefined;
+    return typeof row?.status === 'string' ? (row.status as ExecutionStatus) : undefined;
   }
 
   /**
@@ -199,9 +260,36 @@ export class DbExecutionStore implements ExecutionStore, PayloadEraser {
     });
   }
 
-  /** One UPDATE (atomic against a claim of the same row). */
-  async cancelByKey(flow: string, key: string, reason: string): Promise<string[]> {
-    return this.cancelUnfinished(this.knex, flow, key, reason);
+  /**
+   * One UPDATE (atomic against a claim of the same row); with `by`, on PostgreSQL in one statement
+   * with the look for what `by` cancelled before (which sees the rows as they were before the UPDATE,
+   * so none is listed twice), on SQLite that look follows when the UPDATE changed nothing.
+   */
+  async cancelByKey(flow: string, key: string, reason: string, by?: string): Promise<string[]> {
+    if (by === undefined) return this.cancelUnfinished(this.knex, flow, key, reason);
+    if (this.db.dialect === 'sqlite') {
+      const ids = await this.cancelUnfinished(this.knex, flow, key, reason, undefined, undefined, by);
+      if (ids.length > 0) return ids;
+      return this.cancelledBefore(flow, key, by);
+    }
+    const now = new Date().toISOString();
+    const columns = { ...cancelledColumns(reason, now), cancelled_by: by };
+    const cancel = this.knex(TABLE).where({ flow, concurrency_key: key }).whereIn('status', ['running', 'waiting']).update(columns, ['id']);
+    const { sql, bindings } = cancel.toSQL();
+    const result = (await this.knex.raw(
+      `with cancelled as (${sql}) select id, 1 as now from cancelled union all select id, 0 as now from ${TABLE} where flow = ? and concurrency_key = ? and status = 'cancelled' and cancelled_by = ?`,
+      [...bindings, flow, key, by],
+    )) as { rows: DbRow[] };
+    const fresh = result.rows.filter((r) => Number(r.now) === 1).map((r) => String(r.id));
+    return fresh.length > 0 ? fresh : result.rows.map((r) => String(r.id));
+  }
+
+  /** The executions of `flow` under `key` that `by` cancelled (cancelByKey). */
+  private async cancelledBefore(flow: string, key: string, by: string): Promise<string[]> {
+    const rows = (await this.knex(TABLE)
+      .where({ flow, concurrency_key: key, status: 'cancelled', cancelled_by: by })
+      .select('id')) as DbRow[];
+    return rows.map((r) => String(r.id));
   }
 
   /**
@@ -233,12 +321,17 @@ export class DbExecutionStore implements ExecutionStore, PayloadEraser {
     reason: string,
     replacedBy?: string,
     before?: Knex.QueryBuilder,
+    cancelledBy?: string,
   ): Promise<string[]> {
     const now = new Date().toISOString();
     const query = q(TABLE).where({ flow, concurrency_key: key }).whereIn('status', ['running', 'waiting']);
     if (before) query.where('seq', '<', before);
     const rows = (await query.update(
-      { ...cancelledColumns(reason, now), ...(replacedBy !== undefined ? { replaced_by: replacedBy } : {}) },
+      {
+        ...cancelledColumns(reason, now),
+        ...(replacedBy !== undefined ? { replaced_by: replacedBy } : {}),
+        ...(cancelledBy !== undefined ? { cancelled_by: cancelledBy } : {}),
+      },
       ['id'],
     )) as unknown as DbRow[];
     return rows.map((r) => String(r.id));
@@ -300,7 +393,7 @@ export class DbExecutionStore implements ExecutionStore, PayloadEraser {
   }
 
   async get(id: string): Promise<ExecutionRecord | undefined> {
-    const row = (await this.knex(TABLE).where({ id }).first()) as DbRow | undefined;
+    const row = (await this.knex(TABLE).where({ id }).first('*', this.journalColumn())) as DbRow | undefined;
     return row ? this.fromRow(row) : undefined;
   }
 
@@ -308,7 +401,7 @@ export class DbExecutionStore implements ExecutionStore, PayloadEraser {
   async list(options: ListOptions = {}): Promise<ExecutionRecord[]> {
     const limit = Math.min(Math.max(1, Math.floor(options.limit ?? DEFAULT_LIST_LIMIT)), MAX_LIST_LIMIT);
     const query = this.knex(TABLE)
-      .select('*')
+      .select('*', this.journalColumn())
       .orderBy([
         { column: 'created_at', order: 'desc' },
         { column: 'seq', order: 'desc' },
@@ -319,8 +412,17 @@ export class DbExecutionStore implements ExecutionStore, PayloadEraser {
     const needles = (options.containing ?? []).filter((n) => n !== '');
     if (needles.length > 0)
       query.where((q) => {
-        for (const n of needles)
+        for (const n of needles) {
           for (const column of CONTAINING_COLUMNS) q.orWhereRaw(`?? like ? escape '!'`, [column, `%${escapeLike(n)}%`]);
+          // A drive in progress: its journal entries' text, whole.
+          q.orWhereExists((j) =>
+            j
+              .select(this.knex.raw('1'))
+              .from(JOURNAL)
+              .whereRaw(`${JOURNAL}.execution_id = ${TABLE}.id`)
+              .whereRaw(`${JOURNAL}.entry like ? escape '!'`, [`%${escapeLike(n)}%`]),
+          );
+        }
       });
     const rows = (await query.limit(limit)) as DbRow[];
     return rows.map((r) => this.fromRow(r));
@@ -363,6 +465,9 @@ export class DbExecutionStore implements ExecutionStore, PayloadEraser {
           .whereRaw('parent.id = executions.parent_id')
           .whereIn('parent.status', ['running', 'waiting']),
       )
+      .del();
+    await this.knex(JOURNAL)
+      .whereNotExists((q) => q.select(this.knex.raw('1')).from(TABLE).whereRaw(`${TABLE}.id = ${JOURNAL}.execution_id`))
       .del();
     await this.pruneErasures(now);
     await this.pruneFlowVersions(now);
@@ -447,7 +552,50 @@ export class DbExecutionStore implements ExecutionStore, PayloadEraser {
       await this.knex(TABLE).where({ id: row.id }).update(changes);
       result.erased.push(summary.id);
     }
+    await this.eraseJournal(compiled, spare, result);
     return result;
+  }
+
+  /** erasePayloads for the journal entries of drives in progress: each entry holding a needle is rewritten scrubbed, unless its execution is spared. */
+  private async eraseJournal(
+    compiled: CompiledErasure,
+    spare: (record: RecordSummary) => boolean,
+    result: PayloadEraseResult,
+  ): Promise<void> {
+    let rows: DbRow[];
+    try {
+      rows = (await this.knex(`${JOURNAL} as j`)
+        .leftJoin(`${TABLE} as e`, 'e.id', 'j.execution_id')
+        .where((q) => {
+          for (const n of compiled.needles) q.orWhereRaw(`j.entry like ? escape '!'`, [`%${escapeLike(n)}%`]);
+        })
+        .orderBy('j.seq')
+        .select('j.seq', 'j.execution_id', 'j.entry', 'e.status', 'e.parent_id')) as DbRow[];
+    } catch (err) {
+      throw withoutValues('looking for the journal entries to erase', err);
+    }
+    const decided = new Map<string, boolean>();
+    for (const row of rows) {
+      const text = String(row.entry);
+      if (!compiled.hits(text)) continue;
+      const id = String(row.execution_id);
+      let spared = decided.get(id);
+      if (spared === undefined) {
+        const summary: RecordSummary = { id, status: (row.status ?? 'failed') as ExecutionStatus };
+        if (row.parent_id !== null && row.parent_id !== undefined) summary.parent_id = String(row.parent_id);
+        spared = result.spared.includes(id) || spare(summary);
+        decided.set(id, spared);
+        if (spared && !result.spared.includes(id)) result.spared.push(id);
+      }
+      if (spared) continue;
+      const entry = JSON.parse(text) as JournalEntry;
+      const scrubbed = { ...(compiled.scrub(entry as unknown as JsonValue) as object), id: entry.id } as JournalEntry;
+      if (entry.parent_id !== undefined) scrubbed.parent_id = entry.parent_id;
+      await this.knex(JOURNAL)
+        .where({ seq: row.seq })
+        .update({ entry: JSON.stringify(scrubbed) });
+      if (!result.erased.includes(id)) result.erased.push(id);
+    }
   }
 
   // The erasure ledger (engine/store/erasing-store.ts): a few rows at most, each deleted once the

@@ -70,8 +70,12 @@ export interface KeyValue {
   /** The buffer's entries and summary without changing it; null when empty or missing. */
   bufferPeek(key: string): Promise<BufferSnapshot | null>;
 
-  /** True only for the first call with `key` within `ttlMs` (ms); the mark expires after that. */
-  dedupe(key: string, ttlMs: number): Promise<boolean>;
+  /**
+   * True only for the first call with `key` within `ttlMs` (ms); the mark expires after that. With
+   * `owner` (e.g. the caller's execution id), also true for every later call of that same owner
+   * while the mark lasts: a caller run again after a crash gets the answer it got the first time.
+   */
+  dedupe(key: string, ttlMs: number, owner?: string): Promise<boolean>;
 
   /**
    * Takes the lock `key` for `ttlMs` ms; returns the owner token (`token` when given, else a random

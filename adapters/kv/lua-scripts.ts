@@ -46,6 +46,22 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[
 return 0
 `;
 
+/**
+ * KEYS[1] dedupe mark; ARGV owner ('' for none), ttl ms. Returns 1 when the mark was absent (now set
+ * to the owner, or '1'), or when it is there and holds the (non-empty) owner; else 0.
+ */
+const DEDUPE = `
+local held = redis.call('GET', KEYS[1])
+if held then
+  if ARGV[1] ~= '' and held == ARGV[1] then return 1 end
+  return 0
+end
+local value = ARGV[1]
+if value == '' then value = '1' end
+redis.call('SET', KEYS[1], value, 'PX', ARGV[2])
+return 1
+`;
+
 /** A Lua script run inside Redis by EVALSHA; loaded (SCRIPT LOAD) when the server lacks it. */
 export class LuaScript {
   private readonly sha: string;
@@ -70,4 +86,5 @@ export const scripts = {
   bufferDrainIfLast: new LuaScript(BUFFER_DRAIN_IF_LAST),
   lockRelease: new LuaScript(LOCK_RELEASE),
   lockExtend: new LuaScript(LOCK_EXTEND),
+  dedupe: new LuaScript(DEDUPE),
 };

@@ -150,10 +150,14 @@ export class MemoryKeyValue implements KeyValue {
     };
   }
 
-  async dedupe(key: string, ttlMs: number): Promise<boolean> {
+  async dedupe(key: string, ttlMs: number, owner?: string): Promise<boolean> {
     checkKey('dedupe key', key);
     checkTtl('dedupe ttl', ttlMs);
-    const first = this.setIfAbsent(this.key('dedupe', key), '1', ttlMs);
+    if (owner !== undefined) checkKey('dedupe owner', owner);
+    const full = this.key('dedupe', key);
+    const held = this.storage.get(full);
+    if (held && owner !== undefined && 'value' in held && held.value === owner) return true;
+    const first = this.setIfAbsent(full, owner ?? '1', ttlMs);
     await this.storage.flush();
     return first;
   }

@@ -1,5 +1,5 @@
 // KeyValue on Redis (ioredis): shared by every process that uses the same server and prefix.
-// Buffers are hashes driven by Lua scripts (lua-scripts.ts); dedupe marks and locks are strings set
+// Buffers and dedupe marks are driven by Lua scripts (lua-scripts.ts); locks are strings set
 // with SET NX PX; erasure walks with SCAN (never KEYS) and deletes with UNLINK.
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
@@ -82,10 +82,12 @@ export class RedisKeyValue implements KeyValue {
     return { count, first_at: Number(hash.first_at), last_at: Number(hash.last_at), last_id: hash.last_id ?? '', entries };
   }
 
-  async dedupe(key: string, ttlMs: number): Promise<boolean> {
+  /** One EVALSHA (lua-scripts.ts DEDUPE): the mark is read and set atomically. */
+  async dedupe(key: string, ttlMs: number, owner?: string): Promise<boolean> {
     checkKey('dedupe key', key);
     checkTtl('dedupe ttl', ttlMs);
-    return (await this.redis.set(this.key('dedupe', key), '1', 'PX', ttlMs, 'NX')) === 'OK';
+    if (owner !== undefined) checkKey('dedupe owner', owner);
+    return Number(await scripts.dedupe.run(this.redis, [this.key('dedupe', key)], [owner ?? '', ttlMs])) === 1;
   }
 
   async acquireLock(key: string, ttlMs: number, owner?: string): Promise<string | null> {

@@ -15,8 +15,12 @@
 //  6. on_error (afterFailure)  - after the last attempt: `fail` ends the execution, `continue` goes on
 //                with `steps.<id> = {error}`, `goto` jumps to a step of the same list.
 //  7. save     (save)          - the execution record is saved after every step, before the next one
-//                starts; after a read-only node (NodeDefinition.readOnly: computes, branches or reads) it
-//                is saved with the next step instead, since running such a step again after a crash is harmless.
+//                starts; after a read-only node (NodeDefinition.readOnly: computes, branches or reads) or
+//                a repeatable one (NodeDefinition.repeatable: same effect and output however often it
+//                runs) it is saved with the next step instead, since running such a step again after a
+//                crash is harmless. With a store that keeps a journal (ExecutionStore.appendJournal), a
+//                save appends what changed since the previous one (engine/store/journal.ts), not the
+//                whole record; the engine writes the whole record when the drive ends.
 // Cancellation: an execution can be cancelled in the store by any process. Its saves keep what the
 // step recorded (the store keeps the cancellation, ExecutionStore.update). For an execution with a
 // key, after each save the run reads the status back (RunHost.isCancelled) and throws a CancelSignal
@@ -56,6 +60,8 @@ import type {
   StepRecord,
 } from '../types.js';
 import { validateParams } from './param-validator.js';
+import { JournalCursor, type JournalEntry } from '../store/journal.js';
+import type { ExecutionStatus } from '../types.js';
 import { containsMasked, maskSecrets } from './mask-secrets.js';
 import { retryDelay, sleep } from './retry.js';
 
@@ -89,8 +95,13 @@ export interface RunHost {
   logger: Logger;
   signal: AbortSignal;
   mocks?: Record<string, StepMock>;
-  /** Persist the record (called after each step; calls are serialised by the run). */
+  /** Persist the record whole (called after each step without `append`; calls are serialised by the run). */
   save(record: ExecutionRecord): Promise<void>;
+  /**
+   * Persist what changed since the previous save (ExecutionStore.appendJournal); resolves to the
+   * stored status. Optional: without it every save writes the record whole (save).
+   */
+  append?(entry: JournalEntry): Promise<ExecutionStatus | undefined>;
   /** Whether the store holds the execution cancelled; asked after each save and before a step with effects, for executions with a key only. Optional. */
   isCancelled?(id: string): Promise<boolean>;
   /** Whether this process was told the execution is cancelled in the store (any execution, key or not); asked before each step. Optional. */
@@ -150,6 +161,8 @@ export class ExecutionRun {
    * cancel may have come since the claim) and after a read-only step, which is not saved.
    */
   private unchecked = true;
+  /** What this drive saved so far (journal entries), when the host appends rather than saves whole. */
+  private readonly journal: JournalCursor | undefined;
 
   constructor(
     private readonly host: RunHost,
@@ -157,6 +170,7 @@ export class ExecutionRun {
     readonly record: ExecutionRecord,
     private readonly env: Record<string, JsonValue>,
   ) {
+    this.journal = host.append ? new JournalCursor(record) : undefined;
     for (const step of record.steps) {
       this.memo.set(step.key, step);
       if (step.status === 'success' && !step.key.includes('/')) this.outputs[step.id] = step.output ?? null;
@@ -254,14 +268,21 @@ export class ExecutionRun {
       const replaced = this.mock(step);
       const output = replaced ? replaced.output : await this.invoke(step, scope, def, record, params);
       this.recordOutput(step, scope, record, output, started, produced);
-      // 7. Read-only steps are stored with the next step that has an effect (or the wait, or the end).
-      if (!def.readOnly || this.host.mocks?.[step.id]) await this.save();
+      // 7. Read-only and repeatable steps are stored with the next step that is neither (or the wait, or the end).
+      if (!this.deferSave(def, params) || this.host.mocks?.[step.id]) await this.save();
       else this.unchecked = true;
       return { kind: 'next' };
     } catch (err) {
       record.ms = Math.round(performance.now() - started);
       return this.onFailure(step, scope, record, err, produced);
     }
+  }
+
+  /** Whether the record may be stored with a later step: the node is read-only, or repeatable with these params. */
+  private deferSave(def: NodeDefinition, params: JsonValue): boolean {
+    if (def.readOnly) return true;
+    const repeatable = def.repeatable;
+    return typeof repeatable === 'function' ? repeatable(params as never) : repeatable === true;
   }
 
   /**
@@ -532,14 +553,26 @@ export class ExecutionRun {
    * killed at any point re-runs at most the step it was in, never one already finished.
    */
   private save(): Promise<void> {
-    const snapshot = structuredClone(this.record);
-    snapshot.updated_at = new Date().toISOString();
+    const at = new Date().toISOString();
     this.unchecked = false;
+    // What is written is taken now: the run goes on changing the record while earlier saves finish.
+    // Resolves to the stored status when the write tells it (a journal entry), else undefined.
+    let write: () => Promise<ExecutionStatus | undefined>;
+    if (this.journal && this.host.append) {
+      const entry = this.journal.next(this.record, at);
+      const append = this.host.append;
+      write = () => append(entry);
+    } else {
+      const snapshot = structuredClone(this.record);
+      snapshot.updated_at = at;
+      write = () => this.host.save(snapshot).then(() => undefined);
+    }
     this.saving = this.saving
-      .then(() => this.host.save(snapshot))
-      .then(async () => {
-        if (this.record.concurrency_key !== undefined && this.host.isCancelled)
-          this.cancelled ||= await this.host.isCancelled(this.record.id);
+      .then(write)
+      .then(async (status) => {
+        if (this.record.concurrency_key === undefined) return;
+        if (typeof status === 'string') this.cancelled ||= status === 'cancelled';
+        else if (this.host.isCancelled) this.cancelled ||= await this.host.isCancelled(this.record.id);
       })
       .catch((err) => {
         this.host.logger.error({ execution: this.record.id, err: (err as Error).message }, 'saving execution failed');

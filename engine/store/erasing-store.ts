@@ -30,6 +30,9 @@
 //    are unfinished, `ttlMs` (default 24 h) at most; an execution that ends after that is not
 //    scrubbed.
 //
+// A journal entry (appendJournal, a save of a drive in progress: never a final status) is scrubbed by
+// this process's armed erasures like a write of its execution with status `running`.
+//
 // Every other member of the wrapped store (list, get, leases ...) is the wrapped store's own,
 // unchanged, so the decorator can stand wherever the store stood; `prune`, when it has one, also
 // settles the ledger as said above, and so do `cancelById` and `cancelByKey` for the executions they
@@ -38,6 +41,7 @@ import { randomUUID } from 'node:crypto';
 import { isFinalStatus } from '../statuses.js';
 import type { ExecutionRecord } from '../types.js';
 import type { ExecutionStore } from './execution-store.js';
+import type { JournalEntry } from './journal.js';
 import { CompiledErasure, type Erasure, type ErasureEntry, type PayloadEraser, type RecordSummary } from './erasure.js';
 
 /** What the `executions.erase` node asks of the store (handed to nodes as `services.executions`). */
@@ -121,6 +125,36 @@ class Erasures {
       else if (claims(a.deferred, out) && isFinalStatus(out.status)) out = a.erasure.scrubRecord(out);
     }
     return out;
+  }
+
+  /** The entry as it may be stored: its parts scrubbed like those of its execution's record written running (prepare). */
+  prepareEntry(entry: JournalEntry): JournalEntry {
+    if (this.armed.length === 0) return entry;
+    const parts: ExecutionRecord = {
+      id: entry.id,
+      flow: '',
+      status: 'running',
+      trigger: {},
+      vars: entry.vars ?? {},
+      steps: entry.steps,
+      outbound: entry.outbound?.items ?? [],
+      dry_run: false,
+      created_at: entry.at,
+      updated_at: entry.at,
+      ...(entry.parent_id !== undefined ? { parent_id: entry.parent_id } : {}),
+      ...(entry.response ? { response: entry.response } : {}),
+      ...(entry.started_flows ? { started_flows: entry.started_flows.items } : {}),
+      ...(entry.cancelled_flows ? { cancelled_flows: entry.cancelled_flows.items } : {}),
+    };
+    const out = this.prepare(parts);
+    if (out === parts) return entry;
+    const scrubbed: JournalEntry = { ...entry, steps: out.steps };
+    if (entry.vars) scrubbed.vars = out.vars;
+    if (entry.outbound) scrubbed.outbound = { from: entry.outbound.from, items: out.outbound };
+    if (entry.response) scrubbed.response = out.response!;
+    if (entry.started_flows) scrubbed.started_flows = { from: entry.started_flows.from, items: out.started_flows ?? [] };
+    if (entry.cancelled_flows) scrubbed.cancelled_flows = { from: entry.cancelled_flows.from, items: out.cancelled_flows ?? [] };
+    return scrubbed;
   }
 
   /**
@@ -271,6 +305,11 @@ export function withErasure<S extends ExecutionStore & PayloadEraser>(inner: S, 
       return result;
     };
   }
+  if (typeof Reflect.get(inner, 'appendJournal', inner) === 'function') {
+    type Append = NonNullable<ExecutionStore['appendJournal']>;
+    own.appendJournal = (entry: JournalEntry) =>
+      (Reflect.get(inner, 'appendJournal', inner) as Append).call(inner, erasures.prepareEntry(entry));
+  }
   // Cancels end executions without a write: the ledger entries naming them are settled after.
   if (typeof Reflect.get(inner, 'cancelById', inner) === 'function') {
     own.cancelById = async (id: string, reason: string) => {
@@ -280,8 +319,8 @@ export function withErasure<S extends ExecutionStore & PayloadEraser>(inner: S, 
     };
   }
   if (typeof Reflect.get(inner, 'cancelByKey', inner) === 'function') {
-    own.cancelByKey = async (flow: string, key: string, reason: string) => {
-      const ids = await (Reflect.get(inner, 'cancelByKey', inner) as CancelByKey).call(inner, flow, key, reason);
+    own.cancelByKey = async (flow: string, key: string, reason: string, by?: string) => {
+      const ids = await (Reflect.get(inner, 'cancelByKey', inner) as CancelByKey).call(inner, flow, key, reason, by);
       await erasures.afterCancel(ids);
       return ids;
     };

@@ -1,4 +1,5 @@
 import type { ExecutionRecord, ExecutionStatus } from '../types.js';
+import type { JournalEntry } from './journal.js';
 
 /** What a flow version filter (ListOptions.version) may be: 1 to 64 lower-case hex digits, a prefix of the version. */
 export const FLOW_VERSION_PREFIX = /^[0-9a-f]{1,64}$/;
@@ -15,8 +16,9 @@ export interface ListOptions {
   version?: string;
   /**
    * Only executions whose trigger, vars or key contain one of these texts (taken literally, case
-   * sensitive; empty ones ignored), e.g. every form of a phone. Searches those parts' stored text:
-   * the database walks records newest first until `limit` match, so keep the limit small.
+   * sensitive; empty ones ignored), e.g. every form of a phone. Searches those parts' stored text
+   * (and, for a drive in progress, its journal entries' text whole): the database walks records
+   * newest first until `limit` match, so keep the limit small.
    */
   containing?: string[];
 }
@@ -41,9 +43,19 @@ export interface ExecutionStore {
    * `cancelled` (cancelByKey, cancelById, insertReplacing may have done it in any process): its status, stop
    * reason, `replaced_by` and `finished_at` are then kept, only what its run recorded (steps,
    * outbound calls, vars, output, response, started and cancelled flows) is written. The driving
-   * process reads the record back after writing it (executions with a key only) to stop.
+   * process reads the record back after writing it (executions with a key only) to stop. The
+   * record's journal entries (appendJournal) are dropped in the same write: the record holds them.
    */
   update(record: ExecutionRecord): Promise<void>;
+  /**
+   * Appends a save of a drive in progress to the stored record of `entry.id` (engine/store/journal.ts):
+   * from then on the record reads with the entry applied. A cancellation stored meanwhile is kept.
+   * Resolves to the stored status (undefined: no such execution). Optional: without it the engine
+   * writes the whole record (update) at every save.
+   */
+  appendJournal?(entry: JournalEntry): Promise<ExecutionStatus | undefined>;
+  /** The stored status of `id` (undefined: no such execution), without reading the record. Optional. */
+  statusOf?(id: string): Promise<ExecutionStatus | undefined>;
   /** A copy of the stored record, or undefined when there is none with that id. */
   get(id: string): Promise<ExecutionRecord | undefined>;
   /** Stored records matching `options`, newest (`created_at`) first. */
@@ -95,9 +107,11 @@ export interface ExecutionStore {
    * Atomically cancels the running or waiting executions of `flow` under `key` (status `cancelled`,
    * `reason` as stop reason, `finished_at` now); a claim racing with it never takes one it
    * cancelled. A running one is stopped by its driving process before its next step (see update).
-   * Resolves to the ids cancelled (empty when none).
+   * Resolves to the ids cancelled (empty when none). `by`: the execution whose step cancels; kept
+   * on those it cancels, and when it finds none unfinished it resolves to those `by` cancelled under
+   * that flow and key before (so the step, run again after a crash, gives the same answer).
    */
-  cancelByKey?(flow: string, key: string, reason: string): Promise<string[]>;
+  cancelByKey?(flow: string, key: string, reason: string, by?: string): Promise<string[]>;
   /**
    * Atomically, even across processes: cancels the execution `id` when it is running or waiting
    * (status `cancelled`, `reason` as stop reason, `finished_at` now, no wake time, no lease), with

@@ -1,4 +1,5 @@
-import type { ExecutionRecord } from '../types.js';
+import type { ExecutionRecord, ExecutionStatus } from '../types.js';
+import { applyJournal, type JournalEntry } from './journal.js';
 import type {
   CancelledFrom,
   ClaimResult,
@@ -34,6 +35,8 @@ export class MemoryExecutionStore implements ExecutionStore, PayloadEraser {
   private readonly leases = new Map<string, Lease>();
   /** The erasure ledger (erasing-store.ts), shared by every erasing store over this one. */
   private readonly erasures = new Map<string, ErasureEntry>();
+  /** Who cancelled an execution by key (cancelByKey's `by`), by execution id. */
+  private readonly cancelledBy = new Map<string, string>();
   /** Sources of flow versions by `flow` NUL `version`. */
   private readonly versions = new Map<string, string>();
 
@@ -51,6 +54,18 @@ export class MemoryExecutionStore implements ExecutionStore, PayloadEraser {
     this.records.set(record.id, keepCancelled(stored, structuredClone(record)));
   }
 
+  /** Applied to the stored copy at once (this store keeps no separate journal). */
+  async appendJournal(entry: JournalEntry): Promise<ExecutionStatus | undefined> {
+    const stored = this.records.get(entry.id);
+    if (!stored) return undefined;
+    applyJournal(stored, [structuredClone(entry)]);
+    return stored.status;
+  }
+
+  async statusOf(id: string): Promise<ExecutionStatus | undefined> {
+    return this.records.get(id)?.status;
+  }
+
   async insertReplacing(record: ExecutionRecord, lease?: Lease): Promise<string[]> {
     const key = record.concurrency_key;
     if (key === undefined) throw new Error(`execution ${record.id} has no key`);
@@ -60,8 +75,14 @@ export class MemoryExecutionStore implements ExecutionStore, PayloadEraser {
     return cancelled;
   }
 
-  async cancelByKey(flow: string, key: string, reason: string): Promise<string[]> {
-    return this.cancelUnfinished(flow, key, reason);
+  async cancelByKey(flow: string, key: string, reason: string, by?: string): Promise<string[]> {
+    const ids = this.cancelUnfinished(flow, key, reason);
+    if (by === undefined) return ids;
+    for (const id of ids) this.cancelledBy.set(id, by);
+    if (ids.length > 0) return ids;
+    return [...this.records.values()]
+      .filter((r) => r.flow === flow && r.concurrency_key === key && r.status === 'cancelled' && this.cancelledBy.get(r.id) === by)
+      .map((r) => r.id);
   }
 
   /** Synchronous, so atomic here: a claim never sees it half done. */

@@ -29,6 +29,8 @@ export default defineNode({
       },
     },
   ],
+  // Run again after a crash it answers the execution it cancelled the first time (the store keeps who cancelled).
+  repeatable: true,
   async run(params, ctx) {
     if (!ctx.cancelFlow) throw new Error('flow.cancel needs an engine that cancels flows (ctx.cancelFlow)');
     return { cancelled: await ctx.cancelFlow(params.flow, params.key, params.reason) };

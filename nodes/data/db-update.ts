@@ -26,6 +26,9 @@ export default defineServiceNode({
       },
     },
   ],
+  // Writing the same values again matches the same rows when `where` names none of the columns
+  // written: the same effect and output (but `updated_at`), so it is stored with the next step.
+  repeatable: (params) => !Object.keys(params.where).some((column) => Object.hasOwn(params.values, column)),
   async run(params, ctx) {
     const { count, rows } = await ctx.services.db.update(params.table, params.where, params.values);
     return { count, rows: rows.map((row) => withoutCredentials(params.table, row)) };

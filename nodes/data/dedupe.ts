@@ -5,7 +5,7 @@ export default defineServiceNode({
   type: 'dedupe',
   services: ['kv'],
   description:
-    'Tells whether a key (e.g. a provider message id) is seen for the first time within `ttl_ms`: the first execution gets `first: true`, every other one within the TTL `first: false` (usually followed by a stop). Atomic across processes when the store is Redis.',
+    'Tells whether a key (e.g. a provider message id) is seen for the first time within `ttl_ms`: the first execution gets `first: true`, every other one within the TTL `first: false` (usually followed by a stop). Atomic across processes when the store is Redis. The mark holds the execution id, so the same execution run again after a crash gets `first: true` again: running it twice is harmless (repeatable).',
   params: Type.Object(
     {
       key: Type.String({
@@ -24,7 +24,8 @@ export default defineServiceNode({
       step: { id: 'seen', type: 'dedupe', params: { key: '{{ vars.clinic_id }}:{{ vars.phone }}:{{ trigger.body.message.messageid }}', ttl_ms: 86_400_000 } },
     },
   ],
+  repeatable: true,
   async run(params, ctx) {
-    return { first: await ctx.services.kv.dedupe(params.key, params.ttl_ms) };
+    return { first: await ctx.services.kv.dedupe(params.key, params.ttl_ms, ctx.executionId) };
   },
 });

@@ -96,6 +96,7 @@ const EXECUTION_COLUMNS = [
   'replaced_by',
   'started_flows',
   'cancelled_flows',
+  'cancelled_by',
 ];
 
 forEachDatabase('migrations', (open) => {
@@ -109,6 +110,7 @@ forEachDatabase('migrations', (open) => {
     expect(await columnsOf(db, 'executions')).toEqual(EXECUTION_COLUMNS);
     expect(await columnsOf(db, 'execution_erasures')).toEqual(['id', 'erasure', 'eraser_id', 'execution_ids', 'created_at', 'expires_at']);
     expect(await columnsOf(db, 'flow_versions')).toEqual(['flow', 'version', 'source', 'created_at', 'used_at']);
+    expect(await columnsOf(db, 'execution_journal')).toEqual(['seq', 'execution_id', 'entry']);
   });
 
   it('a second run applies nothing; a fresh database reports every migration applied', async () => {

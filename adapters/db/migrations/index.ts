@@ -12,6 +12,7 @@ import * as scheduleTicks from './008_schedule_ticks.js';
 import * as conversationCare from './009_conversation_care.js';
 import * as activity from './010_activity.js';
 import * as gatewayProviders from './011_gateway_providers.js';
+import * as executionJournal from './012_execution_journal.js';
 
 const MIGRATIONS: Record<string, Knex.Migration> = {
   '001_contract_tables': contractTables,
@@ -25,6 +26,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '009_conversation_care': conversationCare,
   '010_activity': activity,
   '011_gateway_providers': gatewayProviders,
+  '012_execution_journal': executionJournal,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
