@@ -3,24 +3,39 @@
 // bench/results.json. Without names, all of them, in the order below (the 10-minute memory run
 // last). Each writes its own entry; a failed run is reported and the others still run; the exit code
 // is 1 when any failed. Options of each benchmark are environment variables (see each file), e.g.
-// BENCH_QUICK=1 for a short run of all of them.
+// BENCH_QUICK=1 for a short run of all of them. A name is a script of bench/ with settings of its
+// own: `ingest` is bench/ingest.ts on PostgreSQL + Redis, `ingest-embedded` the same script in
+// embedded mode (SQLite, in-process); each name is also its entry in bench/results.json.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { RESULTS_FILE } from './lib/results.js';
 import { runMain } from './lib/main.js';
 
-const BENCHMARKS = ['engine-overhead', 'intake-latency', 'ingest', 'grouping', 'memory'] as const;
+/** Each benchmark: its name, the script (bench/<script>.ts) and the environment it runs with (over this one's). */
+const ENTRIES: ReadonlyArray<{ name: string; script: string; env?: Record<string, string> }> = [
+  { name: 'engine-overhead', script: 'engine-overhead' },
+  { name: 'intake-latency', script: 'intake-latency' },
+  { name: 'ingest', script: 'ingest', env: { BENCH_INGEST_MODE: 'queue' } },
+  { name: 'ingest-embedded', script: 'ingest', env: { BENCH_INGEST_MODE: 'embedded' } },
+  { name: 'grouping', script: 'grouping' },
+  { name: 'memory', script: 'memory' },
+];
+const BENCHMARKS = ENTRIES.map((e) => e.name);
 const HERE = import.meta.dirname;
 
 function usage(): string {
   return `usage: npm run bench [-- NAME ...]\n  names: ${BENCHMARKS.join(', ')} (default: all, in this order)\n  results: ${RESULTS_FILE}`;
 }
 
-async function runOne(name: string): Promise<number> {
+async function runOne(entry: (typeof ENTRIES)[number]): Promise<number> {
+  const { name } = entry;
   const started = Date.now();
   console.log(`\n== ${name} ==`);
-  const child = spawn(process.execPath, ['--import', 'tsx', join(HERE, `${name}.ts`)], { stdio: 'inherit', env: process.env });
+  const child = spawn(process.execPath, ['--import', 'tsx', join(HERE, `${entry.script}.ts`)], {
+    stdio: 'inherit',
+    env: { ...process.env, ...entry.env },
+  });
   const code = await new Promise<number>((resolve) => child.once('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))));
   console.log(`== ${name}: ${code === 0 ? 'done' : `FAILED (exit ${code})`} in ${((Date.now() - started) / 1000).toFixed(1)} s ==`);
   return code;
@@ -32,14 +47,14 @@ async function main(): Promise<number> {
     console.log(usage());
     return 0;
   }
-  const unknown = args.filter((a) => !(BENCHMARKS as readonly string[]).includes(a));
+  const unknown = args.filter((a) => !BENCHMARKS.includes(a));
   if (unknown.length > 0) {
     console.error(`unknown benchmark: ${unknown.join(', ')}\n${usage()}`);
     return 2;
   }
-  const chosen = args.length > 0 ? BENCHMARKS.filter((b) => args.includes(b)) : [...BENCHMARKS];
+  const chosen = args.length > 0 ? ENTRIES.filter((e) => args.includes(e.name)) : ENTRIES;
   const failed: string[] = [];
-  for (const name of chosen) if ((await runOne(name)) !== 0) failed.push(name);
+  for (const entry of chosen) if ((await runOne(entry)) !== 0) failed.push(entry.name);
   if (existsSync(RESULTS_FILE)) {
     const all = JSON.parse(readFileSync(RESULTS_FILE, 'utf8')) as Record<
       string,

@@ -9,39 +9,46 @@
 //      start, compiled once) — 422 when invalid;
 //   4. find the lead: `leads` by clinica_id and remotejid IN (the chat phone's Brazilian variants,
 //      adapters/phones) — 200 {"status":"ignored"} when there is none;
-//   5. push the message into the lead's Redis buffer (adapters/kv RedisKeyValue.bufferPush, the
-//      Lua script LeadFlow's debounce step runs, with the same key `<clinica_id>:<remotejid>` and TTL);
-//   6. answer 200 {"status":"queued"}.
+//   5. durable floor only (FLOOR_DURABLE=1): one INSERT of the request's raw JSON body into a table
+//      of its own, `bench_floor_events` (created at start when missing; bench/floor/floor-store.ts),
+//      committed before going on — the cheapest way to have the message on record before answering;
+//   6. push the message into the lead's buffer with the same key `<clinica_id>:<remotejid>` and TTL
+//      as LeadFlow's debounce step: in Redis (adapters/kv RedisKeyValue.bufferPush, the Lua script
+//      the debounce step runs), or, without REDIS_URL, in this process (MemoryKeyValue, the
+//      embedded mode's store, kept in memory only);
+//   7. answer 200 {"status":"queued"}.
 // It records no execution, and runs no flow, no dedupe, no lead update and no queue job: that is
 // LeadFlow's own cost, which the benchmark measures against this floor.
 //
+// Database and buffer as LeadFlow chooses them: PostgreSQL at DATABASE_URL, or, without it, the
+// SQLite file `leadflow.sqlite` under LEADFLOW_DATA_DIR (it must exist, migrated: the one LeadFlow's
+// embedded mode uses); Redis at REDIS_URL, or, without it, the in-process buffer.
+//
 // Run: `node --import tsx bench/floor/ingest-floor.ts` (bench/ingest.ts spawns it).
 // Environment:
-//   DATABASE_URL     postgres://… (required; bench/ingest.ts passes the services' URL, search_path included)
-//   REDIS_URL        redis://… (required)
-//   PORT             port to listen on, 127.0.0.1 only; default 0 (any free port)
-//   FLOOR_KV_PREFIX  namespace of the Redis keys; default `bench-floor:` (apart from LeadFlow's `leadflow:`)
-//   FLOOR_POOL_MAX   most PostgreSQL connections; default 10 (LeadFlow's default pool)
+//   DATABASE_URL      postgres://… (bench/ingest.ts passes the services' URL, search_path included);
+//                     unset or empty: SQLite under LEADFLOW_DATA_DIR (then required)
+//   LEADFLOW_DATA_DIR directory of the SQLite file `leadflow.sqlite` (embedded mode)
+//   REDIS_URL         redis://…; unset or empty: the in-process buffer
+//   FLOOR_DURABLE     `1`: the durable floor (step 5); default off
+//   PORT              port to listen on, 127.0.0.1 only; default 0 (any free port)
+//   FLOOR_KV_PREFIX   namespace of the buffer keys; default `bench-floor:` (apart from LeadFlow's `leadflow:`)
+//   FLOOR_POOL_MAX    most PostgreSQL connections; default 10 (LeadFlow's default pool)
+//   LEADFLOW_DEBOUNCE_MAX_MS  sets the buffer's TTL as LeadFlow's debounce step does; default 600000
 // Prints `floor listening on port N` once it listens; SIGTERM or SIGINT closes it and exits 0.
+import type { IncomingMessage } from 'node:http';
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import AjvModule from 'ajv';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { parse as parseYaml } from 'yaml';
-import { RedisKeyValue } from '../../adapters/kv/redis-key-value.js';
+import { createKeyValue } from '../../adapters/kv/create-key-value.js';
 import { brazilianVariants } from '../../adapters/phones/index.js';
 import { BODY_LIMIT_BYTES } from '../../engine/triggers/webhook-app.js';
+import { openPostgresFloorStore, openSqliteFloorStore, sqliteFile, type FloorStore } from './floor-store.js';
 
 const Ajv = AjvModule.default ?? AjvModule;
-
-// node-postgres ships no type declarations: the part of its Pool used here.
-interface PgPool {
-  query<R>(text: string, values: unknown[]): Promise<{ rows: R[] }>;
-  end(): Promise<void>;
-}
-const pg = createRequire(import.meta.url)('pg') as { Pool: new (config: { connectionString: string; max: number }) => PgPool };
 const ROOT = join(import.meta.dirname, '..', '..');
 
 /** The buffer's TTL LeadFlow's debounce step sets: max(1 h, 10 × max hold), ms (nodes/data/debounce.ts). */
@@ -49,16 +56,19 @@ export function bufferTtlMs(maxHoldMs: number): number {
   return Math.max(3_600_000, 10 * maxHoldMs);
 }
 
-function required(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is required`);
-  return value;
+/** The database the environment selects, as LeadFlow selects it (DATABASE_URL, else SQLite under LEADFLOW_DATA_DIR). */
+function openStore(env: NodeJS.ProcessEnv): FloorStore {
+  if (env.DATABASE_URL) return openPostgresFloorStore(env.DATABASE_URL, Number(env.FLOOR_POOL_MAX ?? 10));
+  if (!env.LEADFLOW_DATA_DIR) throw new Error('DATABASE_URL or LEADFLOW_DATA_DIR is required');
+  return openSqliteFloorStore(sqliteFile(env.LEADFLOW_DATA_DIR));
 }
 
+/** The raw body express.json read, kept by its `verify` hook (durable floor only). */
+type WithRawBody = IncomingMessage & { rawBody?: Buffer };
+
 async function main(): Promise<void> {
-  const databaseUrl = required('DATABASE_URL');
-  const redisUrl = required('REDIS_URL');
   const port = Number(process.env.PORT ?? 0);
+  const durable = process.env.FLOOR_DURABLE === '1';
   // The benchmark runs LeadFlow with LEADFLOW_DEBOUNCE_MAX_MS=600000: the same TTL here.
   const ttlMs = bufferTtlMs(Number(process.env.LEADFLOW_DEBOUNCE_MAX_MS ?? 600_000));
 
@@ -67,8 +77,9 @@ async function main(): Promise<void> {
   // The options LeadFlow validates trigger inputs with (engine/run/param-validator.ts).
   const validate = new Ajv({ allErrors: true, strict: false }).compile(flow.trigger.input);
 
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: Math.max(2, Number(process.env.FLOOR_POOL_MAX ?? 10)) });
-  const kv = new RedisKeyValue({ url: redisUrl, prefix: process.env.FLOOR_KV_PREFIX || 'bench-floor:' });
+  const store = openStore(process.env);
+  if (durable) await store.createEventsTable();
+  const kv = createKeyValue({ url: process.env.REDIS_URL || undefined, prefix: process.env.FLOOR_KV_PREFIX || 'bench-floor:' });
 
   async function ingest(req: Request, res: Response): Promise<void> {
     const body = req.body as Record<string, unknown> | undefined;
@@ -77,11 +88,7 @@ async function main(): Promise<void> {
       res.status(401).json({ error: 'unauthorized', details: [] });
       return;
     }
-    const instance = await pool.query<{ id: number; clinica_id: number }>(
-      'select id, clinica_id from instancias_whatsapp where token = $1 limit 1',
-      [token],
-    );
-    const clinicId = instance.rows[0]?.clinica_id;
+    const clinicId = await store.clinicOfToken(token);
     if (clinicId === undefined) {
       res.status(401).json({ error: 'unauthorized', details: [] });
       return;
@@ -96,19 +103,12 @@ async function main(): Promise<void> {
       return;
     }
     const variants = brazilianVariants(message.chatid.split('@')[0] ?? '');
-    const lead =
-      variants.length === 0
-        ? undefined
-        : (
-            await pool.query<{ clinica_id: number; remotejid: string }>(
-              `select * from leads where clinica_id = $1 and remotejid in (${variants.map((_, i) => `$${i + 2}`).join(', ')}) limit 1`,
-              [clinicId, ...variants],
-            )
-          ).rows[0];
+    const lead = variants.length === 0 ? undefined : await store.findLead(clinicId, variants);
     if (!lead) {
       res.status(200).json({ status: 'ignored', reason: 'not a lead' });
       return;
     }
+    if (durable) await store.recordEvent((req as WithRawBody).rawBody!.toString('utf8'));
     await kv.bufferPush(
       `${lead.clinica_id}:${lead.remotejid}`,
       message.messageid,
@@ -119,9 +119,19 @@ async function main(): Promise<void> {
     res.status(200).json({ status: 'queued' });
   }
 
+  const parseJson = express.json({
+    limit: BODY_LIMIT_BYTES,
+    ...(durable
+      ? {
+          verify: (req: WithRawBody, _res: unknown, buf: Buffer) => {
+            req.rawBody = buf;
+          },
+        }
+      : {}),
+  });
   const app = express();
   app.disable('x-powered-by');
-  app.post('/leadagent', express.json({ limit: BODY_LIMIT_BYTES }), (req: Request, res: Response, next: NextFunction) => {
+  app.post('/leadagent', parseJson, (req: Request, res: Response, next: NextFunction) => {
     ingest(req, res).catch(next);
   });
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
@@ -139,12 +149,14 @@ async function main(): Promise<void> {
     server.once('listening', resolve);
     server.once('error', reject);
   });
-  console.log(`floor listening on port ${(server.address() as AddressInfo).port}`);
+  console.log(
+    `floor listening on port ${(server.address() as AddressInfo).port} (${store.dialect}, ${process.env.REDIS_URL ? 'redis' : 'in-process'} buffer${durable ? ', durable' : ''})`,
+  );
 
   const stop = () => {
     server.close();
     server.closeAllConnections();
-    void Promise.allSettled([pool.end(), kv.close()]).then(() => process.exit(0));
+    void Promise.allSettled([store.close(), kv.close()]).then(() => process.exit(0));
   };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);

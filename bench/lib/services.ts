@@ -3,6 +3,10 @@
 // clinic, and `leadflow serve` / `leadflow worker` processes spawned from dist/ (run `npm run build`
 // first; `npm run bench` does). Everything is loopback; `close()` kills the processes and removes
 // the schema and the Redis data; so does Ctrl-C (SIGINT) or SIGTERM of the benchmark (exit 130).
+// With `mode: 'embedded'`, no PostgreSQL or Redis: the spawned processes get no DATABASE_URL and no
+// REDIS_URL, so they use the SQLite file `leadflow.sqlite` in the run's temporary directory (the
+// same migrations and seed, through the CLI) and in-process key-value store and scheduler; `knex`
+// is then on that file, and `close()` removes the directory.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -34,12 +38,21 @@ export interface LeadflowProcess extends SpawnedProcess {
   rssMb(): Promise<number>;
 }
 
+/** `queue`: PostgreSQL + Redis; `embedded`: a SQLite file and in-process store and scheduler. */
+export type BenchMode = 'queue' | 'embedded';
+
 export interface BenchServices {
+  mode: BenchMode;
+  /** The benchmark's own connection: the PostgreSQL schema, or the SQLite file (embedded). */
   knex: Knex;
-  redis: Redis;
+  /** The run's Redis database; undefined in embedded mode. */
+  redis: Redis | undefined;
   gateway: FakeGateway;
   openai: FakeOpenAi;
-  /** Environment of the spawned processes (DATABASE_URL on the fresh schema, REDIS_URL, fakes ...). */
+  /**
+   * Environment of the spawned processes: DATABASE_URL on the fresh schema and REDIS_URL (both empty
+   * in embedded mode), LEADFLOW_DATA_DIR (the SQLite file's directory in embedded mode), fakes ...
+   */
   env: Record<string, string>;
   clinicId: number;
   instanceId: number;
@@ -56,23 +69,58 @@ export interface BenchServices {
 
 const schemaName = () => `bench_${process.pid}_${Date.now().toString(36)}`;
 
-export async function startServices(options: { env?: Record<string, string>; logLevel?: string } = {}): Promise<BenchServices> {
+/** SQLite's wait for another connection's write lock, ms (LeadFlow's value, adapters/db/database.ts). */
+const SQLITE_BUSY_TIMEOUT_MS = 5_000;
+
+/** The benchmark's own knex on the embedded SQLite file, with LeadFlow's pragmas (WAL, busy timeout). */
+function sqliteKnex(filename: string): Knex {
+  return knexFactory({
+    client: 'better-sqlite3',
+    connection: { filename },
+    useNullAsDefault: true,
+    pool: {
+      min: 1,
+      max: 1,
+      afterCreate(conn: { pragma(sql: string): unknown }, done: (err: Error | null, conn: unknown) => void) {
+        try {
+          conn.pragma('journal_mode = WAL');
+          conn.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
+          done(null, conn);
+        } catch (err) {
+          done(err as Error, conn);
+        }
+      },
+    },
+  });
+}
+
+export async function startServices(
+  options: { env?: Record<string, string>; logLevel?: string; mode?: BenchMode } = {},
+): Promise<BenchServices> {
+  const mode = options.mode ?? 'queue';
+  const embedded = mode === 'embedded';
   const schema = schemaName();
-  const admin = knexFactory({ client: 'pg', connection: DATABASE_URL, pool: { min: 0, max: 1 } });
-  await admin.raw(`create schema "${schema}"`);
-  await admin.destroy();
-  const url = new URL(DATABASE_URL);
-  url.searchParams.set('options', `-c search_path=${schema}`);
-  const databaseUrl = url.toString();
-  const redis = new Redis(redisUrl(), { maxRetriesPerRequest: 3 });
-  await redis.flushdb();
+  let databaseUrl = '';
+  if (!embedded) {
+    const admin = knexFactory({ client: 'pg', connection: DATABASE_URL, pool: { min: 0, max: 1 } });
+    await admin.raw(`create schema "${schema}"`);
+    await admin.destroy();
+    const url = new URL(DATABASE_URL);
+    url.searchParams.set('options', `-c search_path=${schema}`);
+    databaseUrl = url.toString();
+  }
+  const redis = embedded ? undefined : new Redis(redisUrl(), { maxRetriesPerRequest: 3 });
+  await redis?.flushdb();
   const gateway = await new FakeGateway({ tokens: { [TOKEN]: CLINIC_PHONE } }).start();
   const openai = await startFakeOpenAi();
   const scratch = mkdtempSync(join(tmpdir(), 'leadflow-bench-'));
+  // LeadFlow's SQLite file under LEADFLOW_DATA_DIR (adapters/db/database.ts).
+  const sqliteFile = embedded ? join(scratch, 'leadflow.sqlite') : undefined;
   const procs: LeadflowProcess[] = [];
   const env: Record<string, string> = {
+    // Empty in embedded mode: set over any DATABASE_URL / REDIS_URL of the benchmark's own environment.
     DATABASE_URL: databaseUrl,
-    REDIS_URL: redisUrl(),
+    REDIS_URL: embedded ? '' : redisUrl(),
     PORT: '0',
     // info: serve() waits for the "listening on port" line, logged at info.
     LOG_LEVEL: options.logLevel ?? 'info',
@@ -106,7 +154,7 @@ export async function startServices(options: { env?: Record<string, string>; log
   if (code !== 0) throw new Error(`leadflow seed failed (${code}):\n${seeded.logs()}`);
   procs.splice(procs.indexOf(seeded), 1);
 
-  const knex = knexFactory({ client: 'pg', connection: databaseUrl, pool: { min: 0, max: 4 } });
+  const knex = sqliteFile ? sqliteKnex(sqliteFile) : knexFactory({ client: 'pg', connection: databaseUrl, pool: { min: 0, max: 4 } });
   // Ctrl-C or a kill of the benchmark: close everything (processes, schema, Redis data) first.
   let closed: Promise<void> | undefined;
   const onSignal = (signal: NodeJS.Signals) => {
@@ -121,6 +169,7 @@ export async function startServices(options: { env?: Record<string, string>; log
   let phoneSeq = 0;
 
   return {
+    mode,
     knex,
     redis,
     gateway,
@@ -169,11 +218,15 @@ export async function startServices(options: { env?: Record<string, string>; log
       ),
     );
     await knex.destroy();
-    const dropper = knexFactory({ client: 'pg', connection: DATABASE_URL, pool: { min: 0, max: 1 } });
-    await dropper.raw(`drop schema if exists "${schema}" cascade`);
-    await dropper.destroy();
-    await redis.flushdb();
-    redis.disconnect();
+    if (!embedded) {
+      const dropper = knexFactory({ client: 'pg', connection: DATABASE_URL, pool: { min: 0, max: 1 } });
+      await dropper.raw(`drop schema if exists "${schema}" cascade`);
+      await dropper.destroy();
+    }
+    if (redis) {
+      await redis.flushdb();
+      redis.disconnect();
+    }
     await gateway.close();
     await openai.close();
     rmSync(scratch, { recursive: true, force: true });

@@ -26,14 +26,24 @@ export interface Row {
   verdict: string;
 }
 
-/** A plain-text table with aligned columns. */
-export function table(rows: Row[]): string {
-  const head: Row = { measure: 'measure', value: 'leadflow', against: 'floor / target', verdict: 'verdict' };
+/** A plain-text table with aligned columns; `head` titles them (default: measure, leadflow, floor / target, verdict). */
+export function table(
+  rows: Row[],
+  head: Row = { measure: 'measure', value: 'leadflow', against: 'floor / target', verdict: 'verdict' },
+): string {
+  return grid(
+    [head.measure, head.value, head.against, head.verdict],
+    rows.map((r) => [r.measure, r.value, r.against, r.verdict]),
+  );
+}
+
+/** A plain-text table with aligned columns: a head line, a rule, then one line per row (as many cells as the head). */
+export function grid(head: string[], rows: string[][]): string {
   const all = [head, ...rows];
-  const widths = (['measure', 'value', 'against', 'verdict'] as const).map((k) => Math.max(...all.map((r) => r[k].length)));
-  const line = (r: Row) =>
-    [r.measure, r.value, r.against, r.verdict]
-      .map((cell, i) => cell.padEnd(widths[i]!))
+  const widths = head.map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)));
+  const line = (r: string[]) =>
+    widths
+      .map((w, i) => (r[i] ?? '').padEnd(w))
       .join('  ')
       .trimEnd();
   return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
