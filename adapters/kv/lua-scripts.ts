@@ -48,7 +48,7 @@ return 0
 
 /**
  * KEYS[1] dedupe mark; ARGV owner ('' for none), ttl ms. Returns 1 when the mark was absent (now set
- * to the owner, or '1'), or when it is there and holds the (non-empty) owner; else 0.
+ * to the owner, '' for none), or when it is there and holds the (non-empty) owner; else 0.
  */
 const DEDUPE = `
 local held = redis.call('GET', KEYS[1])
@@ -56,9 +56,7 @@ if held then
   if ARGV[1] ~= '' and held == ARGV[1] then return 1 end
   return 0
 end
-local value = ARGV[1]
-if value == '' then value = '1' end
-redis.call('SET', KEYS[1], value, 'PX', ARGV[2])
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return 1
 `;
 

@@ -157,7 +157,8 @@ export class MemoryKeyValue implements KeyValue {
     const full = this.key('dedupe', key);
     const held = this.storage.get(full);
     if (held && owner !== undefined && 'value' in held && held.value === owner) return true;
-    const first = this.setIfAbsent(full, owner ?? '1', ttlMs);
+    // Without an owner the mark holds '' (never an owner: owners are not empty).
+    const first = this.setIfAbsent(full, owner ?? '', ttlMs);
     await this.storage.flush();
     return first;
   }

@@ -5,7 +5,14 @@ import { DbExecutionStore } from '../../adapters/db/execution-store.js';
 import { retentionDays } from '../../cli/runtime.js';
 import type { ExecutionRecord } from '../../engine/types.js';
 import { forEachDatabase, useFreshDatabase } from '../helpers/databases.js';
-import { expectContainingFilter, RECORDS_BASE_MS, storeRecord } from '../helpers/execution-records.js';
+import {
+  expectCancelByKeyRemembersWho,
+  expectContainingFilter,
+  expectJournalContract,
+  RECORDS_BASE_MS,
+  storeRecord,
+} from '../helpers/execution-records.js';
+import { CompiledErasure } from '../../engine/store/erasure.js';
 
 const BASE = RECORDS_BASE_MS;
 
@@ -79,6 +86,58 @@ forEachDatabase('DbExecutionStore', (open) => {
 
   it('lists only the records whose trigger, vars or key contain one of the texts, newest first, within the limit', async () => {
     await expectContainingFilter(store());
+  });
+
+  it('cancelByKey remembers who cancelled (cancelled_by): the same canceller gets the same answer again', async () => {
+    await expectCancelByKeyRemembersWho(store());
+  });
+
+  it('journal: a drive saved entry by entry reads back as the live record; a cancel is kept; the whole write replaces it and drops the entries', async () => {
+    await expectJournalContract(store());
+    const rows = await t.current.db.knex('execution_journal').where({ execution_id: 'j1' }).count({ n: '*' });
+    expect(Number(rows[0]!.n)).toBe(0);
+  });
+
+  it('journal: entries holding a person are scrubbed by erasePayloads unless spared; prune deletes the entries of deleted executions', async () => {
+    const s = store();
+    const db = t.current.db;
+    await s.insert(rec('eraser', 'agent', 'running', 1));
+    await s.insert(rec('other', 'agent', 'running', 2));
+    const step = {
+      key: 'lead',
+      id: 'lead',
+      type: 'db.get',
+      status: 'success' as const,
+      attempt: 1,
+      started_at: new Date(BASE).toISOString(),
+      ms: 1,
+    };
+    for (const id of ['eraser', 'other'])
+      await s.appendJournal({
+        id,
+        at: new Date(BASE + 5).toISOString(),
+        steps: [{ ...step, output: { remotejid: '5511987654321', nome: 'Maria Souza' } }],
+      });
+    const erasure = {
+      needles: ['5511987654321'],
+      replace: [
+        { pattern: '5511987654321', with: '55119****4321' },
+        { pattern: 'Maria Souza', with: '[nome]' },
+      ],
+    };
+    const result = await s.erasePayloads(erasure, (r) => r.id === 'other');
+    expect(result.erased).toContain('eraser');
+    expect(result.spared).toContain('other');
+    const compiled = new CompiledErasure(erasure);
+    expect(compiled.matches((await s.get('eraser'))!)).toBe(false);
+    expect(JSON.stringify((await s.get('eraser'))!.steps)).not.toContain('Maria Souza');
+    expect(JSON.stringify((await s.get('other'))!.steps)).toContain('5511987654321');
+    // A deleted execution's entries go with the next prune.
+    await db.knex('executions').where({ id: 'other' }).del();
+    await s.prune(30);
+    expect((await db.knex('execution_journal').select('execution_id')).map((r: { execution_id: string }) => r.execution_id)).toEqual([
+      'eraser',
+    ]);
   });
 
   it('reads a record back exactly: JSON parts, booleans, numbers, optional fields present or absent', async () => {

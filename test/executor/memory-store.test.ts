@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryExecutionStore } from '../../engine/store/memory-store.js';
-import { expectCancelById, expectContainingFilter, storeRecord } from '../helpers/execution-records.js';
+import {
+  expectCancelById,
+  expectCancelByKeyRemembersWho,
+  expectContainingFilter,
+  expectJournalContract,
+  storeRecord,
+} from '../helpers/execution-records.js';
 
 const rec = storeRecord;
 
@@ -28,6 +34,14 @@ describe('MemoryExecutionStore', () => {
 
   it('lists only the records whose trigger, vars or key contain one of the texts, newest first, within the limit', async () => {
     await expectContainingFilter(new MemoryExecutionStore());
+  });
+
+  it('cancelByKey remembers who cancelled: the same canceller gets the same answer again', async () => {
+    await expectCancelByKeyRemembersWho(new MemoryExecutionStore());
+  });
+
+  it('journal: a drive saved entry by entry reads back as the live record; a cancel is kept; the whole write replaces it', async () => {
+    await expectJournalContract(new MemoryExecutionStore());
   });
 
   it('cancels one running or waiting execution by id; leaves the others alone; a claim never takes it after', async () => {

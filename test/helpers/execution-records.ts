@@ -1,9 +1,10 @@
 // A plain execution record for store tests: no steps, a small trigger body, created `createdMs`
 // after 2025-01-01T00:00:00Z (so order by creation is controlled), `extra` over it; and the
-// expectations every store shares (`expectContainingFilter`).
+// expectations every store shares (`expectContainingFilter`, `expectJournalContract`).
 import { expect } from 'vitest';
 import type { ExecutionStore } from '../../engine/store/execution-store.js';
-import type { ExecutionRecord, ExecutionStatus } from '../../engine/types.js';
+import { JournalCursor } from '../../engine/store/journal.js';
+import type { ExecutionRecord, ExecutionStatus, StepRecord } from '../../engine/types.js';
 
 /** 2025-01-01T00:00:00Z, ms since epoch: the time records made by `storeRecord` count from. */
 export const RECORDS_BASE_MS = Date.UTC(2025, 0, 1);
@@ -93,4 +94,89 @@ export async function expectCancelById(s: ExecutionStore): Promise<void> {
   expect(written).toMatchObject({ status: 'cancelled', stop_reason: 'stop it' });
   expect(written.wake_at).toBeUndefined();
   expect(written.steps.map((x) => x.id)).toEqual(['s']);
+}
+
+/**
+ * The journal contract of a store with `appendJournal` (engine/store/journal.ts), the same on every
+ * store: a drive in progress saved entry by entry reads back exactly as the live record, through get
+ * and list (and `containing` finds what only an entry holds); a cancellation stored meanwhile is kept
+ * and reported; the whole write at the drive's end replaces everything; an unknown id appends nothing.
+ */
+export async function expectJournalContract(store: ExecutionStore): Promise<void> {
+  const append = store.appendJournal!.bind(store);
+  const live = storeRecord('j1', 'agent', 'running', 10, { vars: { a: 1 } });
+  await store.insert(structuredClone(live));
+  const cursor = new JournalCursor(live);
+  const at = (ms: number) => new Date(RECORDS_BASE_MS + ms).toISOString();
+  const save = async (ms: number) => {
+    live.updated_at = at(ms);
+    return append(cursor.next(live, at(ms)));
+  };
+  const step = (key: string, status: StepRecord['status'], extra: Partial<StepRecord> = {}): StepRecord => ({
+    key,
+    id: key.split('/').at(-1)!,
+    type: 'set',
+    status,
+    attempt: 1,
+    started_at: at(11),
+    ms: 1,
+    ...extra,
+  });
+
+  // A control step open while its child runs; a child done; vars, outbound and a started flow changed.
+  live.steps.push(step('lock', 'running'), step('remember', 'success', { output: { id: 7 } }));
+  live.vars = { a: 1, lead: { nome: 'Somente-no-diario' } };
+  live.outbound.push({ step: 'remember', kind: 'http', method: 'POST', url: 'http://x', performed: true } as never);
+  live.started_flows = [{ step: 'remember', flow: 'followup', input: {}, execution_id: 'f1', performed: true } as never];
+  expect(await save(20)).toBe('running');
+  expect(await store.get('j1')).toStrictEqual(live);
+
+  // The open step finishes, a new one with params, a response, a cancel recorded, one more outbound.
+  live.steps[0] = { ...live.steps[0]!, status: 'success', output: null };
+  live.steps.push(step('reply', 'success', { params: { text: 'oi' }, output: 'oi' }));
+  live.response = { status: 200, body: { status: 'queued' } };
+  live.cancelled_flows = [{ step: 'reply', flow: 'followup', key: 'k', reason: 'r', cancelled: null, performed: true } as never];
+  live.outbound.push({ step: 'reply', kind: 'http', method: 'POST', url: 'http://y', performed: true } as never);
+  expect(await save(30)).toBe('running');
+  expect(await store.get('j1')).toStrictEqual(live);
+  expect((await store.list({ flow: 'agent' }))[0]).toStrictEqual(live);
+  expect((await store.list({ containing: ['Somente-no-diario'] })).map((r) => r.id)).toEqual(['j1']);
+
+  // Cancelled meanwhile: the next entry is kept, so is the cancellation, and the append says so.
+  expect(await store.cancelById!('j1', 'stop it')).toBe('running');
+  live.steps.push(step('after', 'success', { output: 1 }));
+  expect(await save(40)).toBe('cancelled');
+  const cancelled = (await store.get('j1'))!;
+  expect(cancelled.status).toBe('cancelled');
+  expect(cancelled.stop_reason).toBe('stop it');
+  expect(cancelled.steps.map((s) => s.key)).toEqual(['lock', 'remember', 'reply', 'after']);
+
+  // The drive's end: the whole record replaces row and entries (its cancellation kept).
+  const final: ExecutionRecord = { ...structuredClone(live), steps: [step('only', 'success', { output: 2 })], vars: { end: true } };
+  await store.update(final);
+  const back = (await store.get('j1'))!;
+  expect(back.steps.map((s) => s.key)).toEqual(['only']);
+  expect(back.vars).toEqual({ end: true });
+  expect(back.status).toBe('cancelled');
+
+  expect(await append({ id: 'nope', at: at(50), steps: [] })).toBeUndefined();
+  expect(await store.get('nope')).toBeUndefined();
+}
+
+/**
+ * cancelByKey with `by` (a flow.cancel step run again after a crash gives the same answer), the same
+ * on every store: the ids `by` cancelled under the flow and key when nothing is left unfinished,
+ * nothing for another canceller, and a newer execution under the key is cancelled, not the old answer.
+ */
+export async function expectCancelByKeyRemembersWho(store: ExecutionStore): Promise<void> {
+  const cancel = store.cancelByKey!.bind(store);
+  await store.insert(storeRecord('w1', 'followup', 'waiting', 1, { concurrency_key: 'k', wake_at: 5 }));
+  expect(await cancel('followup', 'k', 'the lead answered', 'agent-1')).toEqual(['w1']);
+  expect((await store.get('w1'))?.status).toBe('cancelled');
+  expect(await cancel('followup', 'k', 'the lead answered', 'agent-1')).toEqual(['w1']);
+  expect(await cancel('followup', 'k', 'the lead answered', 'agent-2')).toEqual([]);
+  expect(await cancel('followup', 'k', 'the lead answered')).toEqual([]);
+  expect(await cancel('followup', 'other', 'the lead answered', 'agent-1')).toEqual([]);
+  await store.insert(storeRecord('w2', 'followup', 'waiting', 2, { concurrency_key: 'k', wake_at: 5 }));
+  expect(await cancel('followup', 'k', 'again', 'agent-1')).toEqual(['w2']);
 }

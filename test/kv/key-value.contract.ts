@@ -202,6 +202,18 @@ export function keyValueContract(open: OpenKeyValue): void {
       expect(await kv().dedupe('msg-1', 400)).toBe(false);
     });
 
+    it('with an owner: true again for that owner while the mark lasts (a caller run again), false for anyone else', async () => {
+      expect(await kv().dedupe('msg-o', 60_000, 'exec-1')).toBe(true);
+      expect(await kv().dedupe('msg-o', 60_000, 'exec-1')).toBe(true);
+      expect(await kv().dedupe('msg-o', 60_000, 'exec-2')).toBe(false);
+      expect(await kv().dedupe('msg-o', 60_000)).toBe(false);
+      expect(await kv().dedupe('msg-p', 60_000)).toBe(true);
+      expect(await kv().dedupe('msg-p', 60_000, 'exec-1')).toBe(false);
+      const callers = clients(3);
+      const racing = await Promise.all(Array.from({ length: 12 }, (_, i) => callers[i % 3]!.dedupe('msg-q', 60_000, `exec-${i}`)));
+      expect(racing.filter(Boolean)).toHaveLength(1);
+    });
+
     it('does not share keys with buffers or locks', async () => {
       await kv().bufferPush('same', 'a', 1, T0);
       expect(await kv().acquireLock('same', 60_000)).not.toBeNull();

@@ -1,0 +1,195 @@
+// SIGKILL between two journal entries of a drive (engine/store/journal.ts): `leadflow serve` killed
+// while the agent's model call runs, after the lead's message went to memory (a step stored as a
+// journal entry, not yet in the record's row) and before the next entry. The restarted server reads
+// the record as its row plus the entry, takes the execution over once its lease lapses, does not run
+// the stored step again, and answers once; the drive's end writes the row whole and drops the entries.
+// Embedded (SQLite, in-process) and queue mode (PostgreSQL + Redis), as real subprocesses; the
+// gateway and OpenAI are fakes of this test process.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createDatabase, type Database } from '../../adapters/db/database.js';
+import { DbExecutionStore } from '../../adapters/db/execution-store.js';
+import type { ExecutionRecord } from '../../engine/types.js';
+import { FakeGateway } from '../fakes/fake-gateway.js';
+import { startFakeOpenAi, type FakeOpenAi } from '../fakes/fake-openai.js';
+import { runCli, startServe, type ServeProcess } from '../helpers/cli.js';
+import { createTestSchema, dropTestSchema, postgresProblem, TEST_DATABASE_URL, withSearchPath } from '../helpers/databases.js';
+import { redisProblem, TEST_REDIS_URL } from '../helpers/key-values.js';
+import { leadTextEvent } from '../helpers/uazapi-events.js';
+
+const TOKEN = 'journal-kill-token';
+const CLINIC_PHONE = '5511912345555';
+
+let gateway: FakeGateway;
+let openai: FakeOpenAi;
+let serving: ServeProcess | undefined;
+
+beforeAll(async () => {
+  gateway = await new FakeGateway({ tokens: { [TOKEN]: CLINIC_PHONE } }).start();
+  openai = await startFakeOpenAi();
+});
+
+afterEach(async () => {
+  await serving?.stop('SIGKILL');
+  serving = undefined;
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  await openai?.close();
+});
+
+async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const started = Date.now();
+  while (!(await check())) {
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const repliesTo = (phone: string) => gateway.sent.filter((s) => s.number === phone).map((s) => s.text);
+const stepKeys = (record: ExecutionRecord) => record.steps.map((s) => s.key);
+const countOf = (keys: string[], key: string) => keys.filter((k) => k === key).length;
+
+interface Backend {
+  env: Record<string, string>;
+  /** Opens the service's database (SQLite: only for a moment, the service may run). */
+  open(): Database;
+  cleanup(): Promise<void>;
+}
+
+async function embedded(): Promise<Backend> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'leadflow-journal-'));
+  return {
+    env: { LEADFLOW_DATA_DIR: dataDir, DATABASE_URL: '', REDIS_URL: '' },
+    open: () => createDatabase({ dataDir }),
+    cleanup: async () => rmSync(dataDir, { recursive: true, force: true }),
+  };
+}
+
+async function queue(): Promise<Backend> {
+  const schema = await createTestSchema();
+  const url = withSearchPath(TEST_DATABASE_URL, schema);
+  const redisUrl = new URL(TEST_REDIS_URL);
+  redisUrl.pathname = '/6';
+  const redis = new Redis(redisUrl.toString(), { maxRetriesPerRequest: 3 });
+  await redis.flushdb();
+  const dataDir = mkdtempSync(join(tmpdir(), 'leadflow-journal-'));
+  return {
+    env: { LEADFLOW_DATA_DIR: dataDir, DATABASE_URL: url, REDIS_URL: redisUrl.toString() },
+    open: () => createDatabase({ url }),
+    cleanup: async () => {
+      await redis.flushdb();
+      redis.disconnect();
+      await dropTestSchema(schema);
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+const queueProblem = [postgresProblem, redisProblem].filter(Boolean).join('; ') || null;
+if (queueProblem) console.warn(`skipping "SIGKILL between journal entries [postgres + redis]": ${queueProblem}`);
+
+for (const [name, make, skip] of [
+  ['sqlite, in-process', embedded, null],
+  ['postgres + redis', queue, queueProblem],
+] as const) {
+  (skip ? describe.skip : describe)(`SIGKILL between journal entries [${name}]`, () => {
+    let backend: Backend;
+    let env: Record<string, string>;
+
+    beforeAll(async () => {
+      backend = await make();
+      env = {
+        ...backend.env,
+        LEADFLOW_WEBHOOK_SECRET: '',
+        OPENAI_API_KEY: 'test-key',
+        OPENAI_BASE_URL: openai.baseURL,
+        ANTHROPIC_API_KEY: 'test-key',
+        ANTHROPIC_BASE_URL: 'http://127.0.0.1:9',
+        LEADFLOW_DEBOUNCE_MS: '200',
+        LEADFLOW_DEBOUNCE_MAX_MS: '20000',
+        LEADFLOW_TYPING_MIN_MS: '0',
+        LEADFLOW_TYPING_MAX_MS: '0',
+        LEADFLOW_LEASE_MS: '2000',
+        LEADFLOW_FOLLOWUP_AFTER_MS: '600000',
+      };
+      const seedFile = join(backend.env.LEADFLOW_DATA_DIR!, 'seed.yaml');
+      writeFileSync(
+        seedFile,
+        `clinicas:\n  - nome: Clínica Diário\n    hunter_nome: Ana\n    hunter_telefone: "5511987650002"\n    protocolos: [{ nome: Lentes, descricao: Lentes de porcelana }]\n    instancias: [{ nome: Recepção, server_url: "${gateway.url}", token: ${TOKEN} }]\n`,
+      );
+      const seeded = await runCli(['seed', seedFile], { env, timeoutMs: 30_000 });
+      expect(seeded.code, seeded.stderr).toBe(0);
+    }, 60_000);
+
+    afterAll(async () => {
+      await backend?.cleanup();
+    });
+
+    it('the restarted server resumes after the last journal entry: the stored step is not run again, the lead is answered once, the entries are dropped at the end', async () => {
+      const phone = name.startsWith('sqlite') ? '5511955551001' : '5511955551002';
+      const db = backend.open();
+      const store = new DbExecutionStore(db);
+      try {
+        const clinic = (await db.find('clinicas_com_atendentes', { limit: 1 }))[0]!;
+        const instance = (await db.find('instancias_whatsapp', { limit: 1 }))[0]!;
+        await db.insert('leads', {
+          remotejid: phone,
+          clinica_id: clinic.id,
+          instancia_id: instance.id,
+          nome: 'Lead Diário',
+          telefone: phone,
+        });
+        openai.reset();
+        openai.queueChat({ text: 'nunca enviada', delay_ms: 8000 });
+        serving = await startServe([], env);
+        const answer = await fetch(`${serving.url}/leadagent`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(leadTextEvent({ phone, text: 'Quero as lentes', token: TOKEN, owner: CLINIC_PHONE })),
+        });
+        expect(await answer.json()).toEqual({ status: 'queued' });
+        await until('the agent run to reach the model', () => openai.chatRequests().length === 1);
+
+        // Between two entries: the lead's message is in memory, recorded only by a journal entry.
+        const [running] = await store.list({ flow: 'agent', status: 'running', limit: 1 });
+        expect(running).toBeDefined();
+        const id = running!.id;
+        const entries = await db.knex('execution_journal').where({ execution_id: id }).select('entry');
+        expect(entries.length).toBeGreaterThan(0);
+        const row = await db.knex('executions').where({ id }).first('steps');
+        expect(String(row.steps)).not.toContain('"remember_input"');
+        expect(entries.map((e: { entry: string }) => e.entry).join('\n')).toContain('"remember_input"');
+
+        await serving.stop('SIGKILL');
+        serving = undefined;
+        const cut = (await store.get(id))!;
+        expect(cut.steps.find((s) => s.key === 'remember_input')?.status).toBe('success');
+        expect(cut.steps.find((s) => s.key === 'agent')).toBeUndefined();
+
+        // The model answers the run taken over; the stored step is not run again.
+        serving = await startServe([], env);
+        await until('the taken-over run to answer', () => repliesTo(phone).length >= 1, 45_000);
+        await until('the execution to end', async () => (await store.get(id))?.status === 'success', 20_000);
+        expect(repliesTo(phone)).toEqual(['Olá! Como posso ajudar?']);
+        expect(openai.chatRequests()).toHaveLength(2);
+        const memory = await db.find('wf_chat_histories', { where: { session_id: phone }, order_by: [{ column: 'id', direction: 'asc' }] });
+        expect(memory.map((r) => [r.type, r.content])).toEqual([
+          ['lead', 'Quero as lentes'],
+          ['agent', 'Olá! Como posso ajudar?'],
+        ]);
+        const done = (await store.get(id))!;
+        const keys = stepKeys(done);
+        for (const key of ['remember_input', 'agent', 'send', 'remember_reply']) expect(countOf(keys, key), key).toBe(1);
+        expect(Number((await db.knex('execution_journal').where({ execution_id: id }).count({ n: '*' }))[0]!.n)).toBe(0);
+        expect(String((await db.knex('executions').where({ id }).first('steps')).steps)).toContain('"remember_input"');
+      } finally {
+        await db.close();
+      }
+    }, 120_000);
+  });
+}
