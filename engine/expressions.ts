@@ -6,11 +6,15 @@
 //   inserted as text (strings as-is, other values as JSON, null/undefined as empty).
 // - Anything else is a literal. Objects and arrays are compiled member by member.
 // - Expressions are compiled once, when the flow loads; a syntax error is a load problem.
+// - An expression that is only a chain of names (`steps.msg.phone`) is read by walking the scope
+//   (engine/plain-path.ts) with JSONata's result, and evaluated by JSONata only where that walk meets
+//   an array before the path's end; test/plain-path.test.ts compares both on generated scopes.
 // - Evaluation is bounded: at most EXPRESSION_TIMEOUT_MS of work and EXPRESSION_MAX_DEPTH nesting.
 // - Names that reach JavaScript internals (`constructor`, `__proto__`, `prototype`) and `$eval`
 //   (which would compile unchecked text at run time) are refused at load time; JSONata itself
 //   never exposes prototypes either (test/expressions.test.ts shows both).
 import jsonata from 'jsonata';
+import { NEEDS_JSONATA, plainPathOf, readPlainPath } from './plain-path.js';
 import type { JsonValue } from './types.js';
 
 /** Longest an expression may run when evaluated, ms; longer is an ExpressionError. */
@@ -27,18 +31,22 @@ export interface CompiledExpression {
   expression: jsonata.Expression;
   /** Step ids read through `steps.<id>`. */
   stepRefs: string[];
+  /** The names of the path when the expression is a plain path (engine/plain-path.ts), else absent. */
+  plainPath?: readonly string[];
 }
 
 /**
  * A YAML value compiled at load: a literal, a whole-string expression (any JSON result), a template
  * (text with expressions, a string result), or an object or array compiled member by member.
+ * `plain: true` marks a template, object or array whose expressions are all plain paths: it is
+ * evaluated without JSONata (evaluatePlain) unless one of those paths meets an array on its way.
  */
 export type CompiledValue =
   | { kind: 'literal'; value: unknown }
   | { kind: 'expression'; expr: CompiledExpression }
-  | { kind: 'template'; parts: Array<string | CompiledExpression> }
-  | { kind: 'object'; entries: Array<[string, CompiledValue]> }
-  | { kind: 'array'; items: CompiledValue[] };
+  | { kind: 'template'; parts: Array<string | CompiledExpression>; plain?: true }
+  | { kind: 'object'; entries: Array<[string, CompiledValue]>; plain?: true }
+  | { kind: 'array'; items: CompiledValue[]; plain?: true };
 
 /** A problem in one expression: `offset` counts characters from the start of the string value. */
 export interface ExpressionProblem {
@@ -169,7 +177,8 @@ export function compileExpression(source: string): CompiledExpression {
     const start = source.lastIndexOf(problem.token, problem.position - 1);
     throw Object.assign(new ExpressionError(problem.message, source), { position: start >= 0 ? start : Math.max(0, problem.position - 1) });
   }
-  return { source, expression, stepRefs: [...refs] };
+  const plainPath = plainPathOf(expression.ast());
+  return { source, expression, stepRefs: [...refs], ...(plainPath ? { plainPath } : {}) };
 }
 
 /** Compiles any YAML value; problems are collected into `problems` (positioned by `path`), never thrown. */
@@ -199,18 +208,34 @@ export function compileValue(value: unknown, path: Array<string | number> = [], 
     const exprs = parts.filter((p): p is CompiledExpression => typeof p !== 'string');
     const onlyExpression = exprs.length === 1 && parts.every((p) => typeof p !== 'string' || p.trim() === '');
     if (onlyExpression) return { kind: 'expression', expr: exprs[0]! };
-    return { kind: 'template', parts };
+    return withPlain(
+      { kind: 'template', parts },
+      exprs.every((e) => e.plainPath !== undefined),
+    );
   }
   if (Array.isArray(value)) {
-    return { kind: 'array', items: value.map((item, i) => compileValue(item, [...path, i], problems)) };
+    const items = value.map((item, i) => compileValue(item, [...path, i], problems));
+    return withPlain({ kind: 'array', items }, items.every(isPlain));
   }
   if (value && typeof value === 'object') {
-    return {
-      kind: 'object',
-      entries: Object.entries(value).map(([k, v]) => [k, compileValue(v, [...path, k], problems)] as [string, CompiledValue]),
-    };
+    const entries = Object.entries(value).map(([k, v]) => [k, compileValue(v, [...path, k], problems)] as [string, CompiledValue]);
+    return withPlain(
+      { kind: 'object', entries },
+      entries.every(([, v]) => isPlain(v)),
+    );
   }
   return { kind: 'literal', value };
+}
+
+function withPlain<T extends CompiledValue>(value: T, plain: boolean): T {
+  return plain ? { ...value, plain: true } : value;
+}
+
+/** Whether every expression in a compiled value is a plain path (a literal has none). */
+function isPlain(value: CompiledValue): boolean {
+  if (value.kind === 'literal') return true;
+  if (value.kind === 'expression') return value.expr.plainPath !== undefined;
+  return value.plain === true;
 }
 
 /** Every `steps.<id>` reference inside a compiled value. */
@@ -235,41 +260,72 @@ function setMember(target: Record<string, JsonValue>, key: string, value: JsonVa
   else target[key] = value;
 }
 
-/** Converts a JSONata result (sequences, null-prototype objects, functions) to plain JSON. */
+/** Converts a JSONata result (sequences, null-prototype objects, functions) to plain JSON: a fresh copy. */
 export function toPlainJson(value: unknown): JsonValue | undefined {
-  if (value === undefined || typeof value === 'function') return undefined;
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return value;
+    case 'number':
+      return Number.isFinite(value) ? value : null;
+    case 'object':
+      return value === null ? null : objectToPlainJson(value);
+    default:
+      // undefined, functions, symbols, bigints: not JSON.
+      return undefined;
+  }
+}
+
+function objectToPlainJson(value: object): JsonValue | undefined {
   // JSONata function values are objects (builtins hold their implementation, lambdas their whole
   // environment, which is cyclic): functions as far as JSONata's own isFunction goes, so not data.
-  if (
-    typeof value === 'object' &&
-    value !== null &&
-    ((value as { _jsonata_function?: unknown })._jsonata_function === true ||
-      (value as { _jsonata_lambda?: unknown })._jsonata_lambda === true)
-  )
-    return undefined;
-  if (value === null || typeof value === 'boolean' || typeof value === 'string') return value;
-  if (typeof value === 'number') return Number.isFinite(value) ? value : null;
+  const marked = value as { _jsonata_function?: unknown; _jsonata_lambda?: unknown };
+  if (marked._jsonata_function === true || marked._jsonata_lambda === true) return undefined;
   if (Array.isArray(value)) {
-    return value.map((v) => toPlainJson(v)).filter((v): v is JsonValue => v !== undefined);
-  }
-  if (value instanceof Date) return value.toISOString();
-  if (typeof value === 'object') {
-    const out: Record<string, JsonValue> = {};
-    for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-      const plain = toPlainJson(v);
-      if (plain !== undefined) setMember(out, k, plain);
+    // Items that are not JSON (and holes) are left out.
+    const out: JsonValue[] = [];
+    for (let i = 0; i < value.length; i++) {
+      const plain = toPlainJson(value[i]);
+      if (plain !== undefined) out.push(plain);
     }
     return out;
   }
-  return undefined;
+  if (value instanceof Date) return value.toISOString();
+  // Own enumerable string keys, in Object.keys order; members that are not JSON are left out.
+  const out: Record<string, JsonValue> = {};
+  const source = value as Record<string, unknown>;
+  for (const key of Object.keys(source)) {
+    const plain = toPlainJson(source[key]);
+    if (plain !== undefined) setMember(out, key, plain);
+  }
+  return out;
+}
+
+/** Wraps what an expression threw as an ExpressionError naming it. */
+function expressionFailed(expr: CompiledExpression, err: unknown): ExpressionError {
+  const e = err as { message?: string; code?: string };
+  return new ExpressionError(`expression {{${expr.source}}} failed: ${e.message ?? e.code ?? String(err)}`, expr.source, { cause: err });
+}
+
+/** A plain path's value as plain JSON; NEEDS_JSONATA when the expression is not one or its walk met an array (engine/plain-path.ts). */
+function plainValue(expr: CompiledExpression, scope: object): JsonValue | undefined | typeof NEEDS_JSONATA {
+  if (!expr.plainPath) return NEEDS_JSONATA;
+  let value: unknown;
+  try {
+    value = readPlainPath(expr.plainPath, scope);
+  } catch (err) {
+    throw expressionFailed(expr, err);
+  }
+  return value === NEEDS_JSONATA ? value : toPlainJson(value);
 }
 
 async function evaluateExpression(expr: CompiledExpression, scope: object): Promise<JsonValue | undefined> {
+  const plain = plainValue(expr, scope);
+  if (plain !== NEEDS_JSONATA) return plain;
   try {
     return toPlainJson(await expr.expression.evaluate(scope));
   } catch (err) {
-    const e = err as { message?: string; code?: string };
-    throw new ExpressionError(`expression {{${expr.source}}} failed: ${e.message ?? e.code ?? String(err)}`, expr.source, { cause: err });
+    throw expressionFailed(expr, err);
   }
 }
 
@@ -280,11 +336,59 @@ function asText(value: JsonValue | undefined): string {
 }
 
 /**
+ * evaluateValue without JSONata and without awaiting, for a value whose expressions are all plain
+ * paths: the same result, or NEEDS_JSONATA as soon as one of its paths needs JSONata (evaluateValue
+ * then evaluates the value member by member; reading the scope has no effects, so that costs time only).
+ */
+function evaluatePlain(value: CompiledValue, scope: object): JsonValue | undefined | typeof NEEDS_JSONATA {
+  switch (value.kind) {
+    case 'literal':
+      return value.value as JsonValue;
+    case 'expression':
+      return plainValue(value.expr, scope);
+    case 'template': {
+      let out = '';
+      for (const part of value.parts) {
+        if (typeof part === 'string') out += part;
+        else {
+          const result = plainValue(part, scope);
+          if (result === NEEDS_JSONATA) return result;
+          out += asText(result);
+        }
+      }
+      return out;
+    }
+    case 'object': {
+      const out: Record<string, JsonValue> = {};
+      for (const entry of value.entries) {
+        const result = evaluatePlain(entry[1], scope);
+        if (result === NEEDS_JSONATA) return result;
+        if (result !== undefined) setMember(out, entry[0], result);
+      }
+      return out;
+    }
+    case 'array': {
+      const out: JsonValue[] = [];
+      for (const item of value.items) {
+        const result = evaluatePlain(item, scope);
+        if (result === NEEDS_JSONATA) return result;
+        out.push(result ?? null);
+      }
+      return out;
+    }
+  }
+}
+
+/**
  * Evaluates a compiled value against the scope (the execution context). Undefined members are dropped,
  * undefined array items become null. Throws ExpressionError when an expression fails or exceeds
  * EXPRESSION_TIMEOUT_MS / EXPRESSION_MAX_DEPTH.
  */
 export async function evaluateValue(value: CompiledValue, scope: object): Promise<JsonValue | undefined> {
+  if (isPlain(value)) {
+    const result = evaluatePlain(value, scope);
+    if (result !== NEEDS_JSONATA) return result;
+  }
   switch (value.kind) {
     case 'literal':
       return value.value as JsonValue;

@@ -14,7 +14,7 @@
 //   - timestamp_ms: `messageTimestamp` is milliseconds; a value below 1e11 can only be seconds and is
 //     scaled; absent: the time of parsing.
 // `instance_token` is a credential (for the instance-token check): never record or log it.
-import AjvModule, { type ValidateFunction } from 'ajv';
+import { schemaValidator } from '../../engine/run/param-validator.js';
 import { UazapiEventError } from './errors/uazapi-event-error.js';
 import { jidKind, phoneFromJid } from './jid.js';
 import type { IgnoredEvent, MessageKind } from './gateway-message.js';
@@ -48,11 +48,8 @@ export interface NormalizedMessage {
   timestamp_ms: number;
 }
 
-const Ajv = AjvModule.default ?? AjvModule;
-let validator: ValidateFunction | undefined;
-
 function validate(body: unknown): void {
-  validator ??= new Ajv({ allErrors: true, strict: false }).compile(uazapiEventSchema);
+  const validator = schemaValidator(uazapiEventSchema);
   if (validator(body)) return;
   const details = (validator.errors ?? [])
     .filter((e) => e.keyword !== 'if')

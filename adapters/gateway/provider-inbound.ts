@@ -15,6 +15,7 @@
 // `accept` never logs or returns a credential; it rejects (500, or 503 when the database is down)
 // only when the lookup fails.
 import type { AuthRequest, WebhookAuthMode } from '../../engine/triggers/webhook-auth-mode.js';
+import { compileInputSchema } from '../../engine/run/param-validator.js';
 import { sharedSecretDecision } from '../../engine/triggers/webhook-auth.js';
 import type { JsonValue } from '../../engine/types.js';
 import type { GatewayProvider } from './gateway-client.js';
@@ -119,6 +120,8 @@ export interface InboundProvider {
  * clinica_id, provider}`; with exactly one the flow answers as usual.
  */
 export function providerAuthMode(inbound: InboundProvider, instances: InboundInstanceLookup): WebhookAuthMode {
+  // Compiled now, with the host's routes, rather than at the first request.
+  if (inbound.eventSchema) compileInputSchema(inbound.eventSchema);
   return {
     name: inbound.authMode,
     description: inbound.description,

@@ -7,6 +7,7 @@ import AjvModule, { type ValidateFunction } from 'ajv';
 import { buildFlowSchema } from '../flow-schema.js';
 import { compileValue, type CompiledValue, type ExpressionProblem } from '../expressions.js';
 import type { NodeRegistry } from '../registry.js';
+import { compileInputSchema, compileParamSchema } from '../run/param-validator.js';
 import type {
   FlowSource,
   JsonValue,
@@ -47,8 +48,6 @@ function flowValidator(registry: NodeRegistry): ValidateFunction {
   return validate;
 }
 
-const inputSchemaAjv = new Ajv({ allErrors: true, strict: false });
-
 type Raw = Record<string, unknown>;
 
 /**
@@ -81,7 +80,25 @@ export function loadFlowText(file: string, text: string, registry: NodeRegistry,
   const read = readFlowFiles(raw.files, source, readFile);
   problems.push(...read.problems);
   if (problems.length > 0) return { problems: sortProblems(problems) };
+  compileStepSchemas(compiled.steps, registry);
   return { flow: assembleFlow(file, raw, compiled, read), problems: [] };
+}
+
+/**
+ * Compiles the params schema of every node type the steps use, now rather than at a request
+ * (engine/run/param-validator.ts compiles each once per process). A schema that does not compile
+ * is left to fail where it always did: when its step runs.
+ */
+function compileStepSchemas(steps: LoadedStep[], registry: NodeRegistry): void {
+  for (const step of steps) {
+    const def = registry.get(step.type);
+    try {
+      if (def) compileParamSchema(def);
+    } catch {
+      // reported by the step's run (validateParams)
+    }
+    for (const children of Object.values(step.children)) compileStepSchemas(children, registry);
+  }
 }
 
 /**
@@ -143,12 +160,12 @@ function webhookOf(raw: Raw): (Raw & { respond?: Raw }) | undefined {
   return ((raw.trigger ?? {}) as Raw).webhook as (Raw & { respond?: Raw }) | undefined;
 }
 
-/** A `trigger.input` that ajv cannot compile as a JSON Schema. */
+/** A `trigger.input` that ajv cannot compile as a JSON Schema (compiled here once, for the requests too). */
 function inputSchemaProblems(raw: Raw, source: YamlSource): LoadProblem[] {
   const input = ((raw.trigger ?? {}) as Raw).input;
   if (input === undefined || typeof input !== 'object') return [];
   try {
-    inputSchemaAjv.compile(input as object);
+    compileInputSchema(input as object);
     return [];
   } catch (err) {
     return [source.problem(['trigger', 'input'], 'invalid-value', `trigger.input is not a valid JSON Schema: ${(err as Error).message}`)];

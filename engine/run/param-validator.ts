@@ -1,4 +1,14 @@
-// Validates a step's resolved parameters against its node's schema (strict types, defaults filled in).
+// Validates a step's resolved parameters against its node's schema (strict types, defaults filled in),
+// and webhook bodies against trigger input schemas.
+//
+// Contract: every schema is compiled once per process. Validators are found by schema object (a
+// WeakMap: the per-request lookup), else by the schema's JSON text: a schema equal to one compiled
+// before (a flow reloaded, another version of it) reuses that validator; only a schema never seen
+// is compiled, and is kept for the life of the process. The loader compiles the schemas of the node
+// types a flow uses and its `trigger.input` when it loads the flow (compileParamSchema,
+// compileInputSchema), so requests find them compiled. Compiled schemas are not registered by
+// `$id` in the validator (ajv `addUsedSchema: false`): two versions of a schema with the same `$id`
+// both compile.
 import AjvModule, { type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { ParamValidationError } from '../errors/param-validation-error.js';
@@ -8,9 +18,55 @@ const Ajv = AjvModule.default ?? AjvModule;
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as unknown as (
   a: InstanceType<typeof Ajv>,
 ) => void;
-const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: true });
+const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: true, addUsedSchema: false });
 addFormats(ajv);
-const cache = new WeakMap<NodeDefinition, ValidateFunction>();
+
+const byObject = new WeakMap<object, ValidateFunction>();
+const byText = new Map<string, ValidateFunction>();
+let compilations = 0;
+
+/** How many schemas this process compiled so far (each distinct schema once). */
+export function schemaCompilations(): number {
+  return compilations;
+}
+
+/**
+ * The validator of `schema`, compiled when no equal schema was compiled before. The schema is
+ * compiled from its JSON text (a copy: symbol keys such as TypeBox's are left out, and the caller's
+ * object is never kept by ajv). Throws when it is not a valid JSON Schema.
+ */
+function validatorOf(schema: object): ValidateFunction {
+  let validate = byObject.get(schema);
+  if (validate) return validate;
+  const text = JSON.stringify(schema);
+  validate = byText.get(text);
+  if (!validate) {
+    validate = ajv.compile(JSON.parse(text) as object);
+    compilations++;
+    byText.set(text, validate);
+  }
+  byObject.set(schema, validate);
+  return validate;
+}
+
+/**
+ * The compiled validator of a JSON Schema (for callers that read ajv's errors themselves, such as
+ * the gateway event parsers): compiled once per process, shared with schemaProblems. Its `errors`
+ * belong to its latest call: read them right after it. Throws when the schema does not compile.
+ */
+export function schemaValidator(schema: object): ValidateFunction {
+  return validatorOf(schema);
+}
+
+/** Compiles the params schema of a node type now (at load) rather than at its first step. Throws when it does not compile. */
+export function compileParamSchema(def: NodeDefinition): void {
+  validatorOf(def.params);
+}
+
+/** Compiles a trigger input schema now (at load). Throws (ajv's message) when it is not a valid JSON Schema. */
+export function compileInputSchema(schema: object): void {
+  validatorOf(schema);
+}
 
 /** Returns the params with defaults applied; throws ParamValidationError listing each problem. */
 export function validateParams(
@@ -19,11 +75,7 @@ export function validateParams(
   stepId: string,
   written: string[] = [],
 ): Record<string, JsonValue> {
-  let validate = cache.get(def);
-  if (!validate) {
-    validate = ajv.compile(JSON.parse(JSON.stringify(def.params)));
-    cache.set(def, validate);
-  }
+  const validate = validatorOf(def.params);
   const value = (params && typeof params === 'object' && !Array.isArray(params) ? params : {}) as Record<string, JsonValue>;
   // A required parameter written in the YAML whose expression found nothing (e.g. a missing field)
   // is null, not missing: `if: {{ trigger.body.absent }}` is false rather than a broken step.
@@ -41,20 +93,13 @@ export function validateParams(
   return value;
 }
 
-/** Compiled trigger input schemas, by schema object. */
-const inputValidators = new WeakMap<object, ValidateFunction>();
-
 /**
- * Validates a value against a JSON Schema (trigger inputs; compiled once per schema object) and
- * returns the problems, empty when valid: `path` dotted (`(body)` for the whole value), `message` in
- * words. Throws when the schema itself does not compile.
+ * Validates a value against a JSON Schema (trigger inputs) and returns the problems, empty when
+ * valid: `path` dotted (`(body)` for the whole value), `message` in words. Throws when the schema
+ * itself does not compile.
  */
 export function schemaProblems(schema: object, value: unknown): Array<{ path: string; message: string }> {
-  let validate = inputValidators.get(schema);
-  if (!validate) {
-    validate = ajv.compile(schema);
-    inputValidators.set(schema, validate);
-  }
+  const validate = validatorOf(schema);
   if (validate(value)) return [];
   return (validate.errors ?? []).map((e) => {
     const base = e.instancePath.replace(/^\//, '').replace(/\//g, '.');

@@ -49,7 +49,7 @@
 //     an API send, so LeadFlow gets no `messages.upsert` for it and sees no takeover.
 //   `status` (`SERVER_ACK` for another device, `PENDING` for API sends) is not used: it only differs
 //   between the two events, which the event name already separates.
-import AjvModule, { type ValidateFunction } from 'ajv';
+import { schemaValidator } from '../../../engine/run/param-validator.js';
 import type { IgnoredEvent, MessageKind, NormalizedMessage } from '../inbound.js';
 import { jidKind, phoneFromJid } from '../jid.js';
 import { EvolutionEventError } from './evolution-event-error.js';
@@ -78,11 +78,8 @@ export interface ParseEvolutionOptions {
   sentIds?: { has(id: string): boolean };
 }
 
-const Ajv = AjvModule.default ?? AjvModule;
-let validator: ValidateFunction | undefined;
-
 function validate(body: unknown): void {
-  validator ??= new Ajv({ allErrors: true, strict: false }).compile(evolutionEventSchema);
+  const validator = schemaValidator(evolutionEventSchema);
   if (validator(body)) return;
   const seen = new Set<string>();
   const details: Array<{ path: string; message: string }> = [];
