@@ -5,11 +5,23 @@
 // SQLite runs on one connection (better-sqlite3 is synchronous; a second connection would block the
 // event loop while waiting for the write lock). While a transaction or rollback scope is open, every
 // other query of this Database waits for it: inside `transaction(fn)` use the `db` handed to `fn`.
+//
+// Configuration reads are cached (config-read-cache.ts): `get`, `find` and `instanceById` on a table
+// marked `cacheable` in tables.ts (clinics, protocols, instances) answer from a per-Database cache
+// (a process opens one Database) for up to CONFIG_CACHE_TTL_MS (5 s). A write through this Database
+// (insert, upsert, update, delete) clears the entries of its table, and of the tables its deletes
+// cascade to (a clinic's protocols and instances), as soon as it returns; a write inside
+// `transaction` or `rollbackScope` when the outermost transaction ends (committed or not). Reads
+// inside a transaction neither use nor fill the cache. Changes not made through this Database
+// (another process such as `leadflow seed` while `serve` runs, another Database, SQL through `knex`)
+// are seen once the entries that predate them expire: at most CONFIG_CACHE_TTL_MS after they commit.
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import { gatewayInstanceFromRow, type GatewayInstance } from '../gateway/instance-directory.js';
+import { ConfigReadCache, type ConfigReadCacheOptions } from './config-read-cache.js';
 import { migrationSource, MIGRATIONS_TABLE } from './migrations/index.js';
+import { cacheableTablesChangedBy, isCacheableTable } from './tables.js';
 import { TableOps, type FindOptions, type OrderBy, type Row, type TableOperations, type UpsertOptions, type Where } from './table-ops.js';
 import type { Dialect } from './values.js';
 
@@ -24,6 +36,8 @@ export interface DatabaseOptions {
   searchPath?: string[];
   /** Most PostgreSQL connections. Default 10, at least 2 (migrations hold one while using another). */
   poolMax?: number;
+  /** The configuration read cache's TTL (0: off), size and clock; defaults in config-read-cache.ts. */
+  configCache?: ConfigReadCacheOptions;
 }
 
 /** A row of `instancias_whatsapp`, as the gateway needs it (credentials included: never log or record it). */
@@ -48,7 +62,7 @@ export function createDatabase(options: DatabaseOptions = {}): Database {
       pool: { min: 0, max: Math.max(2, options.poolMax ?? 10) },
       acquireConnectionTimeout: 10_000,
     });
-    return new Database(knex, 'postgres', redactUrl(options.url));
+    return new Database(knex, 'postgres', redactUrl(options.url), new ConfigReadCache(options.configCache));
   }
   const dir = resolve(options.dataDir ?? './data');
   mkdirSync(dir, { recursive: true });
@@ -72,7 +86,7 @@ export function createDatabase(options: DatabaseOptions = {}): Database {
       },
     },
   });
-  return new Database(knex, 'sqlite', filename);
+  return new Database(knex, 'sqlite', filename, new ConfigReadCache(options.configCache));
 }
 
 /** The database the environment selects: DATABASE_URL, else SQLite under LEADFLOW_DATA_DIR (default ./data). */
@@ -90,6 +104,12 @@ function redactUrl(url: string): string {
   }
 }
 
+/**
+ * The cacheable tables written inside one outermost transaction (shared by its nested ones): their
+ * cached reads are dropped when it ends.
+ */
+type WrittenTables = Set<string>;
+
 export class Database implements TableOperations {
   private readonly ops: TableOps;
 
@@ -99,6 +119,10 @@ export class Database implements TableOperations {
     readonly dialect: Dialect,
     /** Where the data lives, for messages: the SQLite file, or the URL without its password. */
     readonly location: string,
+    /** The configuration read cache of the Database this one comes from (a new one when none). */
+    private readonly configCache: ConfigReadCache = new ConfigReadCache(),
+    /** Bound to a transaction: what its writes touched, for the outermost transaction to invalidate. */
+    private readonly written?: WrittenTables,
   ) {
     const bound = (knex as Knex.Transaction).isTransaction === true;
     // Inside a transaction each operation gets a savepoint: a failed statement leaves the
@@ -126,6 +150,15 @@ export class Database implements TableOperations {
   private migrating: Promise<string[]> | undefined;
 
   private async migrateOnce(): Promise<string[]> {
+    try {
+      return await this.applyMigrations();
+    } finally {
+      // Cached rows may lack columns a migration added.
+      this.configCache.clear();
+    }
+  }
+
+  private async applyMigrations(): Promise<string[]> {
     const config: Knex.MigratorConfig = { migrationSource, tableName: MIGRATIONS_TABLE };
     const latest = async () => ((await this.knex.migrate.latest(config)) as [number, string[]])[1];
     if (this.dialect === 'postgres') {
@@ -174,12 +207,23 @@ export class Database implements TableOperations {
 
   /** Closes the connections. A Database bound to a transaction does not own them: no-op. */
   async close(): Promise<void> {
-    if (!this.inTransaction) await this.knex.destroy();
+    if (this.inTransaction) return;
+    this.configCache.clear();
+    await this.knex.destroy();
   }
 
-  /** Runs `fn` in a transaction (a savepoint when already in one): committed when it resolves, rolled back when it throws. */
+  /**
+   * Runs `fn` in a transaction (a savepoint when already in one): committed when it resolves, rolled
+   * back when it throws. When the outermost one ends, the cached reads of the cacheable tables
+   * written in it are dropped.
+   */
   async transaction<T>(fn: (db: Database) => Promise<T>): Promise<T> {
-    return this.knex.transaction((trx) => fn(new Database(trx, this.dialect, this.location)));
+    const written: WrittenTables = this.written ?? new Set();
+    try {
+      return await this.knex.transaction((trx) => fn(new Database(trx, this.dialect, this.location, this.configCache, written)));
+    } finally {
+      if (!this.written) this.invalidate(written);
+    }
   }
 
   /**
@@ -189,41 +233,74 @@ export class Database implements TableOperations {
    */
   async rollbackScope(): Promise<{ db: Database; rollback(): Promise<void> }> {
     const trx = await this.knex.transaction();
+    const written: WrittenTables = this.written ?? new Set();
+    const outermost = !this.written;
     return {
-      db: new Database(trx, this.dialect, this.location),
-      async rollback() {
-        if (!trx.isCompleted()) await trx.rollback();
+      db: new Database(trx, this.dialect, this.location, this.configCache, written),
+      rollback: async () => {
+        try {
+          if (!trx.isCompleted()) await trx.rollback();
+        } finally {
+          if (outermost) this.invalidate(written);
+        }
       },
     };
   }
 
   /** The WhatsApp instance with this id, or undefined. */
   async instanceById(id: number): Promise<InstanceRow | undefined> {
-    const row = await this.ops.get('instancias_whatsapp', { id });
+    const row = await this.get('instancias_whatsapp', { id });
     return row ? { ...gatewayInstanceFromRow(row), nome: String(row.nome) } : undefined;
   }
 
-  get(table: string, where?: Where, orderBy?: OrderBy[]): Promise<Row | null> {
-    return this.ops.get(table, where, orderBy);
+  async get(table: string, where?: Where, orderBy?: OrderBy[]): Promise<Row | null> {
+    if (!this.caches(table)) return this.ops.get(table, where, orderBy);
+    const [row] = await this.find(table, { where: where ?? {}, order_by: orderBy ?? [], limit: 1 });
+    return row ?? null;
   }
 
   find(table: string, options?: FindOptions): Promise<Row[]> {
-    return this.ops.find(table, options);
+    if (!this.caches(table)) return this.ops.find(table, options);
+    return this.configCache.find(table, options ?? {}, () => this.ops.find(table, options));
   }
 
   insert(table: string, values: Record<string, unknown>): Promise<Row> {
-    return this.ops.insert(table, values);
+    return this.writing(table, () => this.ops.insert(table, values));
   }
 
   upsert(table: string, values: Record<string, unknown>, options: UpsertOptions): Promise<{ row: Row; inserted: boolean }> {
-    return this.ops.upsert(table, values, options);
+    return this.writing(table, () => this.ops.upsert(table, values, options));
   }
 
   update(table: string, where: Where, values: Record<string, unknown>): Promise<{ count: number; rows: Row[] }> {
-    return this.ops.update(table, where, values);
+    return this.writing(table, () => this.ops.update(table, where, values));
   }
 
   delete(table: string, where: Where): Promise<{ count: number }> {
-    return this.ops.delete(table, where);
+    return this.writing(table, () => this.ops.delete(table, where));
+  }
+
+  /** Reads of `table` go through the cache: a cacheable table, and this Database is not bound to a transaction. */
+  private caches(table: string): boolean {
+    return !this.inTransaction && isCacheableTable(table);
+  }
+
+  /**
+   * Runs a write; the cached reads of the cacheable tables it may change (tables.ts
+   * `cacheableTablesChangedBy`) are dropped when it returns, or when the transaction it is in ends.
+   */
+  private async writing<T>(table: string, write: () => Promise<T>): Promise<T> {
+    const changed = cacheableTablesChangedBy(table);
+    if (changed.length === 0) return write();
+    try {
+      return await write();
+    } finally {
+      if (this.written) for (const t of changed) this.written.add(t);
+      else this.invalidate(changed);
+    }
+  }
+
+  private invalidate(tables: Iterable<string>): void {
+    for (const table of tables) this.configCache.invalidate(table);
   }
 }

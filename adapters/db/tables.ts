@@ -20,6 +20,18 @@ export interface TableSpec {
    * read them themselves.
    */
   credentials?: readonly string[];
+  /**
+   * Configuration that changes rarely (written by `leadflow seed`, now and then by a flow): reads
+   * of it through a `Database` are answered from its per-process cache for a few seconds
+   * (config-read-cache.ts), and its writes through that Database clear them at once. Never set on
+   * tables a conversation writes (leads, chat memory): those are read fresh every time.
+   */
+  cacheable?: boolean;
+  /**
+   * Tables whose rows a delete here deletes or changes too (their foreign keys' ON DELETE CASCADE or
+   * SET NULL, migrations 001): a write here drops their cached reads as well.
+   */
+  cascadesTo?: readonly string[];
 }
 
 export const TABLES = {
@@ -35,10 +47,13 @@ export const TABLES = {
       horario_atendimento: 'text',
     },
     uniqueKeys: [['nome']],
+    cacheable: true,
+    cascadesTo: ['protocolos', 'instancias_whatsapp', 'leads'],
   },
   protocolos: {
     columns: { id: 'id', clinica_id: 'integer', nome: 'text', descricao: 'text', preco: 'text' },
     uniqueKeys: [['clinica_id', 'nome']],
+    cacheable: true,
   },
   instancias_whatsapp: {
     columns: {
@@ -59,6 +74,8 @@ export const TABLES = {
       ['provider', 'external_id'],
     ],
     credentials: ['token', 'app_secret', 'verify_token'],
+    cacheable: true,
+    cascadesTo: ['leads'],
   },
   leads: {
     columns: {
@@ -103,4 +120,15 @@ export function isTableName(name: unknown): name is TableName {
 
 export function tableSpec(name: TableName): TableSpec {
   return TABLES[name] as TableSpec;
+}
+
+/** True for an allow-listed table marked `cacheable` (configuration). */
+export function isCacheableTable(name: unknown): name is TableName {
+  return isTableName(name) && tableSpec(name).cacheable === true;
+}
+
+/** The cacheable tables a write to `name` may change: itself and those its deletes cascade to. */
+export function cacheableTablesChangedBy(name: unknown): TableName[] {
+  if (!isTableName(name)) return [];
+  return [name, ...(tableSpec(name).cascadesTo ?? [])].filter(isCacheableTable);
 }

@@ -6,6 +6,10 @@
 //                            in pages of 1000 (one row per clinic phone: a small table).
 //   byExternalId             the unique (provider, external_id) index of migration 011.
 // An empty credential or id never matches (nor does a row whose credential is empty or null).
+// Through a `Database` the rows come from its configuration read cache (adapters/db/database.ts):
+// the same few seconds' TTL, dropped when this process writes the table through that Database; the
+// comparison still runs over every row of every lookup. A secret is never part of a cache key: the
+// scan's query names no credential.
 import { constantTimeEqual } from '../../engine/constant-time.js';
 import type { FindOptions, Row } from '../db/table-ops.js';
 import type { GatewayProvider } from './gateway-client.js';
