@@ -10,19 +10,45 @@ const SECRET_KEY =
 /** What a credential's value becomes in recorded params and outbound calls. */
 export const MASK = '***';
 
-/** A copy of `value` with every credential-named member replaced by "***" (what execution records keep). */
+/**
+ * `value` with every credential-named member replaced by "***" (what execution records keep): a
+ * copy of each object or array on the way to a masked member, `value` itself (no copy) when nothing
+ * is masked. Never changes `value`.
+ */
 export function maskSecrets(value: JsonValue): JsonValue {
-  if (Array.isArray(value)) return value.map(maskSecrets);
+  if (Array.isArray(value)) {
+    let out: JsonValue[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const masked = maskSecrets(value[i]!);
+      if (masked === value[i]) continue;
+      out ??= value.slice();
+      out[i] = masked;
+    }
+    return out ?? value;
+  }
   if (value && typeof value === 'object') {
-    const out: Record<string, JsonValue> = {};
+    let out: Record<string, JsonValue> | undefined;
     for (const [k, v] of Object.entries(value)) {
       const masked = SECRET_KEY.test(k) && v !== null && v !== '' ? MASK : maskSecrets(v);
-      if (k === '__proto__') Object.defineProperty(out, k, { value: masked, enumerable: true, writable: true, configurable: true });
-      else out[k] = masked;
+      if (masked === v) continue;
+      out ??= ownCopy(value);
+      setOwn(out, k, masked);
     }
-    return out;
+    return out ?? value;
   }
   return value;
+}
+
+/** A shallow copy of `object`'s own members (an own `__proto__` stays a member). */
+function ownCopy(object: Record<string, JsonValue>): Record<string, JsonValue> {
+  const out: Record<string, JsonValue> = {};
+  for (const [k, v] of Object.entries(object)) setOwn(out, k, v);
+  return out;
+}
+
+function setOwn(target: Record<string, JsonValue>, key: string, value: JsonValue): void {
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
 }
 
 /** True when a recorded value had credentials masked (it cannot be reused as-is on resume). */
