@@ -99,6 +99,15 @@ function withServices<S extends ServiceName>(ctx: NodeContext, names: readonly S
       },
     });
   }
+  // The AI service, when there is one, is the step's: its calls name this execution (AiCallEvent.execution).
+  const ai = ctx.services.ai as AiService | undefined;
+  if (ai?.forExecution) {
+    let bound: AiService | undefined;
+    Object.defineProperty(services, 'ai', {
+      enumerable: true,
+      get: () => (bound ??= ai.forExecution!({ id: ctx.executionId, flow: ctx.flow, dryRun: ctx.dryRun })),
+    });
+  }
   // The context's own members (the `signal` getter, the methods) stay as they are.
   return Object.create(ctx, { services: { value: services, enumerable: true } }) as ServiceNodeContext<S>;
 }

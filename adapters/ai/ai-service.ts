@@ -15,6 +15,14 @@ import { RateLimitError } from './rate-limit-error.js';
 export type AiChatRequest = Omit<ChatRequest, 'model'>;
 export type AiTranscribeRequest = Omit<TranscribeRequest, 'model'>;
 
+/** The execution a call is made for (a step's: nodes get the service bound to it, nodes/services.ts). */
+export interface AiCallExecution {
+  id: string;
+  flow: string;
+  /** True in a dry run. */
+  dryRun: boolean;
+}
+
 /** One finished provider call, for metrics. `outcome` by error class; `ms` wall time. */
 export interface AiCallEvent {
   model: string;
@@ -23,6 +31,8 @@ export interface AiCallEvent {
   ms: number;
   input_tokens?: number;
   output_tokens?: number;
+  /** The execution whose step made the call; absent for a call made outside a step. */
+  execution?: AiCallExecution;
 }
 
 /** One model attempt of an agent or generate run (agent-runner.ts), for metrics: which role the model had in the chain. */
@@ -42,6 +52,8 @@ export interface AiService {
   transcribe(model: string, request: AiTranscribeRequest): Promise<string>;
   /** Reports one agent-run attempt to `onAgentAttempt` (called by the agent runner); never throws. */
   reportAttempt?(event: AgentAttemptEvent): void;
+  /** The same service, its calls' events naming `execution` (AiCallEvent.execution). Optional. */
+  forExecution?(execution: AiCallExecution): AiService;
 }
 
 export interface AiServiceOptions {
@@ -87,27 +99,31 @@ export function createAiService(env: Record<string, string | undefined> = proces
   const client = (provider: Provider, modelRef: string): ChatModel => (provider === 'openai' ? openAi(modelRef) : anthropicChat(modelRef));
 
   async function measured<T>(
+    execution: AiCallExecution | undefined,
     model: string,
     kind: AiCallEvent['kind'],
     call: () => Promise<T>,
     usage?: (r: T) => Partial<AiCallEvent>,
   ): Promise<T> {
     const started = Date.now();
+    const of = execution ? { execution } : {};
     try {
       const result = await call();
-      options.onCall?.({ model, kind, outcome: 'ok', ms: Date.now() - started, ...usage?.(result) });
+      options.onCall?.({ model, kind, outcome: 'ok', ms: Date.now() - started, ...usage?.(result), ...of });
       return result;
     } catch (err) {
-      options.onCall?.({ model, kind, outcome: err instanceof RateLimitError ? 'rate_limited' : 'error', ms: Date.now() - started });
+      options.onCall?.({ model, kind, outcome: err instanceof RateLimitError ? 'rate_limited' : 'error', ms: Date.now() - started, ...of });
       throw err;
     }
   }
 
-  return {
+  /** The service whose calls are made for `execution` (none: outside any step). */
+  const serviceFor = (execution: AiCallExecution | undefined): AiService => ({
     models,
     async chat(model, request) {
       const ref = parseModelRef(model);
       return measured(
+        execution,
         model,
         'chat',
         () => client(ref.provider, model).chat({ ...request, model: ref.model }),
@@ -118,7 +134,7 @@ export function createAiService(env: Record<string, string | undefined> = proces
       const ref = parseModelRef(model);
       if (ref.provider !== 'openai')
         throw new ModelRefError(`transcription needs an openai: model (only /audio/transcriptions transcribes), got "${model}"`);
-      return measured(model, 'transcribe', () => openAi(model).transcribe({ ...request, model: ref.model }));
+      return measured(execution, model, 'transcribe', () => openAi(model).transcribe({ ...request, model: ref.model }));
     },
     reportAttempt(event) {
       try {
@@ -127,5 +143,7 @@ export function createAiService(env: Record<string, string | undefined> = proces
         // metrics must never break a run
       }
     },
-  };
+    forExecution: (of) => serviceFor(of),
+  });
+  return serviceFor(undefined);
 }

@@ -5,7 +5,7 @@
 //
 // When a drive of an execution ends (engine observer `executionEnded`), its rows are written:
 //   - what was held for it during the drive: each AI provider call its steps made (`ai_call`; the AI
-//     service's onCall hook, attributed through engine/run/current-execution.ts) and each follow-up
+//     service's onCall hook, attributed through AiCallEvent.execution) and each follow-up
 //     sent (`followup_sent`: a successful `gateway.send` step of the flow FOLLOWUP_FLOW);
 //   - when the status is final (success, failed, stopped, cancelled; not waiting): one `execution`
 //     row (value: ms from its creation to its end), and, when its output holds a number
@@ -20,7 +20,6 @@ import type { AiCallEvent } from '../../adapters/ai/ai-service.js';
 import { type ActivityEvent, ActivityStore } from '../../adapters/db/activity-store.js';
 import type { Database } from '../../adapters/db/database.js';
 import type { EngineObserver, StepEndedEvent } from '../../engine/observer.js';
-import { currentExecution } from '../../engine/run/current-execution.js';
 import type { Logger } from '../../engine/run/execution-run.js';
 import { isFinalStatus } from '../../engine/statuses.js';
 import type { ExecutionRecord } from '../../engine/types.js';
@@ -81,7 +80,7 @@ export class ActivityRecorder {
 
   /** AiServiceOptions.onCall: the call is held for the execution whose step made it (none outside a step, or in a dry run). Never throws. */
   readonly aiCall = (event: AiCallEvent): void => {
-    const execution = currentExecution();
+    const execution = event.execution;
     if (!execution || execution.dryRun) return;
     this.hold(execution.id, {
       at: this.now(),

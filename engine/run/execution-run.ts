@@ -34,7 +34,6 @@
 // later (parkForOutage), without spending its retries or on_error.
 import { assignOwn } from '../assign-own.js';
 import { lazyChildSignal, type ChildSignal } from './child-signal.js';
-import { runInExecution } from './current-execution.js';
 import { evaluateValue, isTruthy, toPlainJson } from '../expressions.js';
 import { StepFailedError } from '../errors/step-failed-error.js';
 import { StopSignal } from '../errors/stop-signal.js';
@@ -370,13 +369,12 @@ export class ExecutionRun {
     return mock && 'output' in mock ? { output: mock.output } : undefined;
   }
 
-  /** 4. run: `node.run(params, ctx)` on a copy of the params, with a signal of its own, as part of this execution (current-execution.ts). */
+  /** 4. run: `node.run(params, ctx)` on a copy of the params, with a signal of its own. */
   private async invoke(step: LoadedStep, scope: Scope, def: NodeDefinition, record: StepRecord, params: JsonValue): Promise<unknown> {
     const stepSignal = lazyChildSignal(this.host.signal);
-    const execution = { id: this.record.id, flow: this.flow.name, dryRun: this.record.dry_run };
     try {
       const ctx = this.nodeContext(step, scope, record, stepSignal);
-      return await runInExecution(execution, () => def.run(structuredClone(params) as never, ctx));
+      return await def.run(structuredClone(params) as never, ctx);
     } finally {
       stepSignal.release();
     }

@@ -9,7 +9,7 @@ describe('maskSecrets', () => {
     const untouched = { text: 'oi', list: [1, { n: 2 }] };
     const value = { headers: { Authorization: 'Bearer x', accept: 'json' }, items: [{ api_key: 'k' }, { ok: true }], untouched };
     const before = structuredClone(value);
-    const masked = maskSecrets(value) as Record<string, any>;
+    const masked = maskSecrets(value as unknown as JsonValue) as Record<string, any>;
     expect(masked).toEqual({ headers: { Authorization: MASK, accept: 'json' }, items: [{ api_key: MASK }, { ok: true }], untouched });
     expect(value).toEqual(before);
     expect(masked).not.toBe(value);
