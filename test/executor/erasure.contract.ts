@@ -308,6 +308,33 @@ export function erasureContract(open: () => ErasableStore, options: ErasureContr
     expect(await store.listWaiting()).toEqual([]);
   });
 
+  it("journal entries: the eraser's are scrubbed on their way in; a spared execution's are kept while it runs, scrubbed when it ends", async () => {
+    const store = withErasure(open());
+    await store.insert(leadRecord('eraser', 'running'));
+    await store.insert(leadRecord('in-flight', 'running'));
+    await store.eraseExecutions('eraser', erasure());
+    const step = {
+      key: 'reply',
+      id: 'reply',
+      type: 'gateway.send',
+      status: 'success' as const,
+      attempt: 1,
+      started_at: '2025-01-01T00:00:00.500Z',
+      ms: 1,
+      output: { number: PHONE },
+    };
+    const at = '2025-01-01T00:00:00.600Z';
+    expect(await store.appendJournal!({ id: 'eraser', at, steps: [step], vars: { phone: PHONE } })).toBe('running');
+    const eraser = (await store.get('eraser'))!;
+    expect(eraser.steps.at(-1)!.key).toBe('reply');
+    expect(holdsPhone(eraser)).toBe(false);
+    expect(await store.appendJournal!({ id: 'in-flight', at, steps: [step] })).toBe('running');
+    const spared = (await store.get('in-flight'))!;
+    expect(holdsPhone(spared.steps)).toBe(true);
+    await store.update({ ...spared, status: 'success', finished_at: at });
+    expect(holdsPhone(await store.get('in-flight'))).toBe(false);
+  });
+
   it('a spared execution that ended while the erasure read the store is erased too', async () => {
     const inner = open();
     const store = withErasure(inner);
