@@ -24,7 +24,7 @@
 //                 LEADFLOW_WEBHOOK_MODE=queue this is the BullMQ hop: job → worker → claim)
 //   walk        = `send_to_lead` step started_at − first step started_at (every step before the send)
 //     of which node time = the sum of the leaf steps' own `ms` in that span (db, redis, AI, …);
-//     the rest is the engine: parameter expressions and the per-step save of the whole record
+//     the rest is the engine: parameter expressions and the saves (journal entries, engine/store/journal.ts)
 //   send        = gateway arrival − `send_to_lead` started_at
 // Each is reported at p50 and p99 (the figures of one form do not add up across percentiles).
 // Also: the stored record's size at the end (KB), and PostgreSQL's table counters for the run's
