@@ -20,6 +20,7 @@ import { join, resolve } from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import { gatewayInstanceFromRow, type GatewayInstance } from '../gateway/instance-directory.js';
 import { ConfigReadCache, type ConfigReadCacheOptions } from './config-read-cache.js';
+import { cacheStatements, type PreparingConnection } from './sqlite-statement-cache.js';
 import { migrationSource, MIGRATIONS_TABLE } from './migrations/index.js';
 import { cacheableTablesChangedBy, isCacheableTable } from './tables.js';
 import { TableOps, type FindOptions, type OrderBy, type Row, type TableOperations, type UpsertOptions, type Where } from './table-ops.js';
@@ -74,11 +75,12 @@ export function createDatabase(options: DatabaseOptions = {}): Database {
     pool: {
       min: 1,
       max: 1,
-      afterCreate(conn: { pragma(sql: string): unknown }, done: (err: Error | null, conn: unknown) => void) {
+      afterCreate(conn: PreparingConnection & { pragma(sql: string): unknown }, done: (err: Error | null, conn: unknown) => void) {
         try {
           conn.pragma('journal_mode = WAL');
           conn.pragma('foreign_keys = ON');
           conn.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
+          cacheStatements(conn);
           done(null, conn);
         } catch (err) {
           done(err as Error, conn);
