@@ -547,8 +547,10 @@ export class ExecutionRun {
 
   /**
    * Queues a save of the record and returns when it (and every earlier one) is written. The walk
-   * awaits it after each step, so a step is on record as done before the next one starts: a process
-   * killed at any point re-runs at most the step it was in, never one already finished.
+   * awaits it after each step that is neither read-only nor repeatable, so such a step is on record
+   * as done before the next one starts: a process killed at any point re-runs the step it was in and
+   * the read-only and repeatable ones since the last save (harmless by definition), never a step
+   * with an effect that finished.
    */
   private save(): Promise<void> {
     const at = new Date().toISOString();
