@@ -12,6 +12,7 @@ import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
+import { createDatabase } from '../../adapters/db/database.js';
 import knexFactory, { type Knex } from 'knex';
 import { FakeGateway } from '../../test/fakes/fake-gateway.js';
 import { startFakeOpenAi, type FakeOpenAi } from '../../test/fakes/fake-openai.js';
@@ -69,31 +70,6 @@ export interface BenchServices {
 
 const schemaName = () => `bench_${process.pid}_${Date.now().toString(36)}`;
 
-/** SQLite's wait for another connection's write lock, ms (LeadFlow's value, adapters/db/database.ts). */
-const SQLITE_BUSY_TIMEOUT_MS = 5_000;
-
-/** The benchmark's own knex on the embedded SQLite file, with LeadFlow's pragmas (WAL, busy timeout). */
-function sqliteKnex(filename: string): Knex {
-  return knexFactory({
-    client: 'better-sqlite3',
-    connection: { filename },
-    useNullAsDefault: true,
-    pool: {
-      min: 1,
-      max: 1,
-      afterCreate(conn: { pragma(sql: string): unknown }, done: (err: Error | null, conn: unknown) => void) {
-        try {
-          conn.pragma('journal_mode = WAL');
-          conn.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
-          done(null, conn);
-        } catch (err) {
-          done(err as Error, conn);
-        }
-      },
-    },
-  });
-}
-
 export async function startServices(
   options: { env?: Record<string, string>; logLevel?: string; mode?: BenchMode } = {},
 ): Promise<BenchServices> {
@@ -114,8 +90,6 @@ export async function startServices(
   const gateway = await new FakeGateway({ tokens: { [TOKEN]: CLINIC_PHONE } }).start();
   const openai = await startFakeOpenAi();
   const scratch = mkdtempSync(join(tmpdir(), 'leadflow-bench-'));
-  // LeadFlow's SQLite file under LEADFLOW_DATA_DIR (adapters/db/database.ts).
-  const sqliteFile = embedded ? join(scratch, 'leadflow.sqlite') : undefined;
   const procs: LeadflowProcess[] = [];
   const env: Record<string, string> = {
     // Empty in embedded mode: set over any DATABASE_URL / REDIS_URL of the benchmark's own environment.
@@ -154,7 +128,10 @@ export async function startServices(
   if (code !== 0) throw new Error(`leadflow seed failed (${code}):\n${seeded.logs()}`);
   procs.splice(procs.indexOf(seeded), 1);
 
-  const knex = sqliteFile ? sqliteKnex(sqliteFile) : knexFactory({ client: 'pg', connection: databaseUrl, pool: { min: 0, max: 4 } });
+  // Embedded: LeadFlow's own SQLite settings (adapters/db/database.ts) on the same file.
+  const knex = embedded
+    ? createDatabase({ dataDir: scratch }).knex
+    : knexFactory({ client: 'pg', connection: databaseUrl, pool: { min: 0, max: 4 } });
   // Ctrl-C or a kill of the benchmark: close everything (processes, schema, Redis data) first.
   let closed: Promise<void> | undefined;
   const onSignal = (signal: NodeJS.Signals) => {

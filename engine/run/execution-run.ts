@@ -45,6 +45,7 @@ import { notifyObserver, type EngineObserver } from '../observer.js';
 import type { NodeRegistry } from '../registry.js';
 import type {
   ExecutionRecord,
+  ExecutionStatus,
   JsonObject,
   JsonValue,
   LoadedFlow,
@@ -60,7 +61,6 @@ import type {
 } from '../types.js';
 import { validateParams } from './param-validator.js';
 import { JournalCursor, type JournalEntry } from '../store/journal.js';
-import type { ExecutionStatus } from '../types.js';
 import { containsMasked, maskSecrets } from './mask-secrets.js';
 import { retryDelay, sleep } from './retry.js';
 

@@ -18,6 +18,7 @@ import { startFakeOpenAi, type FakeOpenAi } from '../fakes/fake-openai.js';
 import { runCli, startServe, type ServeProcess } from '../helpers/cli.js';
 import { createTestSchema, dropTestSchema, postgresProblem, TEST_DATABASE_URL, withSearchPath } from '../helpers/databases.js';
 import { redisProblem, TEST_REDIS_URL } from '../helpers/key-values.js';
+import { pollFor } from '../helpers/poll.js';
 import { leadTextEvent } from '../helpers/uazapi-events.js';
 
 const TOKEN = 'journal-kill-token';
@@ -41,14 +42,6 @@ afterAll(async () => {
   await gateway?.close();
   await openai?.close();
 });
-
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const started = Date.now();
-  while (!(await check())) {
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 const repliesTo = (phone: string) => gateway.sent.filter((s) => s.number === phone).map((s) => s.text);
 const stepKeys = (record: ExecutionRecord) => record.steps.map((s) => s.key);
@@ -153,7 +146,7 @@ for (const [name, make, skip] of [
           body: JSON.stringify(leadTextEvent({ phone, text: 'Quero as lentes', token: TOKEN, owner: CLINIC_PHONE })),
         });
         expect(await answer.json()).toEqual({ status: 'queued' });
-        await until('the agent run to reach the model', () => openai.chatRequests().length === 1);
+        await pollFor('the agent run to reach the model', async () => openai.chatRequests().length === 1, 30_000);
 
         // Between two entries: the lead's message is in memory, recorded only by a journal entry.
         const [running] = await store.list({ flow: 'agent', status: 'running', limit: 1 });
@@ -173,8 +166,8 @@ for (const [name, make, skip] of [
 
         // The model answers the run taken over; the stored step is not run again.
         serving = await startServe([], env);
-        await until('the taken-over run to answer', () => repliesTo(phone).length >= 1, 45_000);
-        await until('the execution to end', async () => (await store.get(id))?.status === 'success', 20_000);
+        await pollFor('the taken-over run to answer', async () => repliesTo(phone).length >= 1, 45_000);
+        await pollFor('the execution to end', async () => (await store.get(id))?.status === 'success', 20_000);
         expect(repliesTo(phone)).toEqual(['Olá! Como posso ajudar?']);
         expect(openai.chatRequests()).toHaveLength(2);
         const memory = await db.find('wf_chat_histories', { where: { session_id: phone }, order_by: [{ column: 'id', direction: 'asc' }] });
