@@ -22,6 +22,14 @@
 //                  (durable floor against floor) apart from LeadFlow's own (LeadFlow against durable
 //                  floor). After its run its rows are counted (at least one per "queued" answer it
 //                  gave, warm-up included, or the run fails) and the table is dropped.
+//   effects floor  the floor with FLOOR_EFFECTS=1: LeadFlow's durable effects per message, by hand,
+//                  one statement or command each as LeadFlow's (bench/floor/ingest-floor.ts, steps
+//                  a–f): a row inserted with the event, the dedupe mark, the lead's UPDATE, the
+//                  follow-up cancel UPDATE, the buffer push, the row's UPDATE to waiting — the
+//                  least any engine keeping what LeadFlow keeps must do, so LeadFlow against it is
+//                  the engine's own cost, and it against the floor what those effects cost. After
+//                  its run its waiting rows are counted (at least one per "queued" answer, warm-up
+//                  included, or the run fails) and its table is dropped.
 //   leadflow       one `leadflow serve` (queue mode: it answers the webhooks and takes the jobs;
 //                  embedded: everything runs in its process) with LEADFLOW_DEBOUNCE_MS =
 //                  LEADFLOW_DEBOUNCE_MAX_MS = 600000: each message's execution runs the agent flow up
@@ -54,7 +62,8 @@
 // during the measurement / its queued answers, ms (steadier than rps when other work shares the
 // machine). In queue mode PostgreSQL's and Redis's CPU is not included; in embedded mode the
 // database work (SQLite, in the server process) is. Ratios: LeadFlow rps / floor rps, LeadFlow rps /
-// durable floor rps, durable floor rps / floor rps. Requests the warm-up left unanswered are still
+// durable floor rps, durable floor rps / floor rps, effects floor rps / floor rps (the share of the
+// floor an engine can reach at best while it keeps what LeadFlow keeps). Requests the warm-up left unanswered are still
 // being processed by the server at the start of the measurement (as under continuous load).
 //
 // Targets (issue 16), each with its own verdict; a miss is reported as MISSED, not a failure:
@@ -80,7 +89,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { FLOOR_EVENTS_TABLE } from './floor/floor-store.js';
+import { FLOOR_EVENTS_TABLE, FLOOR_EXECUTIONS_TABLE } from './floor/floor-store.js';
 import { grid, round, table, verdict, type Row } from './lib/stats.js';
 import { saveResult } from './lib/results.js';
 import { BIN, ROOT, sleep, startServices, type BenchMode, type BenchServices } from './lib/services.js';
@@ -321,17 +330,31 @@ async function spawnServer(name: string, args: string[], env: Record<string, str
 
 const cpuProfFlags = (dir: string | undefined) => (dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : []);
 
-/** Which floor: the plain one, or the durable one (one INSERT of the event per request). */
+/** Which floor: the plain one, the durable one (one INSERT of the event per request), or the effects one. */
 interface FloorKind {
-  name: 'floor' | 'durable floor';
+  name: 'floor' | 'durable floor' | 'effects floor';
   durable: boolean;
+  effects: boolean;
   /** Namespace of its buffer keys: each floor starts on empty buffers. */
   kvPrefix: string;
   /** Subdirectory of BENCH_INGEST_PROFILE_DIR. */
   profileDir: string;
 }
-const PLAIN_FLOOR: FloorKind = { name: 'floor', durable: false, kvPrefix: 'bench-floor:', profileDir: 'floor' };
-const DURABLE_FLOOR: FloorKind = { name: 'durable floor', durable: true, kvPrefix: 'bench-durable-floor:', profileDir: 'durable-floor' };
+const PLAIN_FLOOR: FloorKind = { name: 'floor', durable: false, effects: false, kvPrefix: 'bench-floor:', profileDir: 'floor' };
+const DURABLE_FLOOR: FloorKind = {
+  name: 'durable floor',
+  durable: true,
+  effects: false,
+  kvPrefix: 'bench-durable-floor:',
+  profileDir: 'durable-floor',
+};
+const EFFECTS_FLOOR: FloorKind = {
+  name: 'effects floor',
+  durable: false,
+  effects: true,
+  kvPrefix: 'bench-effects-floor:',
+  profileDir: 'effects-floor',
+};
 
 /**
  * A floor, its own process, on the services' database (PostgreSQL schema, or the embedded SQLite
@@ -345,6 +368,7 @@ function startFloor(services: BenchServices, kind: FloorKind): Promise<Server> {
     LEADFLOW_DATA_DIR: services.env.LEADFLOW_DATA_DIR,
     LEADFLOW_DEBOUNCE_MAX_MS: DEBOUNCE_MS,
     FLOOR_DURABLE: kind.durable ? '1' : '0',
+    FLOOR_EFFECTS: kind.effects ? '1' : '0',
     FLOOR_KV_PREFIX: kind.kvPrefix,
     PORT: '0',
   };
@@ -366,6 +390,15 @@ async function runFloor(services: BenchServices, kind: FloorKind, nextBody: () =
 async function takeFloorEvents(services: BenchServices): Promise<number> {
   const row = (await services.knex(FLOOR_EVENTS_TABLE).count({ n: '*' }).first()) as { n: string | number } | undefined;
   await services.knex.schema.dropTableIfExists(FLOOR_EVENTS_TABLE);
+  return Number(row?.n ?? 0);
+}
+
+/** The effects floor's rows that reached `waiting` (its table then dropped). */
+async function takeFloorExecutions(services: BenchServices): Promise<number> {
+  const row = (await services.knex(FLOOR_EXECUTIONS_TABLE).where({ status: 'waiting' }).count({ n: '*' }).first()) as
+    | { n: string | number }
+    | undefined;
+  await services.knex.schema.dropTableIfExists(FLOOR_EXECUTIONS_TABLE);
   return Number(row?.n ?? 0);
 }
 
@@ -427,10 +460,12 @@ async function main(): Promise<void> {
     const durability = await commitDurability(services);
     console.log(`database commits: ${durability}`);
 
-    // Each target alone: the floor, the durable floor, then LeadFlow (each stopped before the next).
+    // Each target alone: the floors, then LeadFlow (each stopped before the next).
     const floorRun = await runFloor(services, PLAIN_FLOOR, nextBody);
     const durableRun = await runFloor(services, DURABLE_FLOOR, nextBody);
     const floorEvents = await takeFloorEvents(services);
+    const effectsRun = await runFloor(services, EFFECTS_FLOOR, nextBody);
+    const floorExecutions = await takeFloorExecutions(services);
 
     const serve = await startLeadflow(services);
     serveChild = serve.child;
@@ -455,14 +490,17 @@ async function main(): Promise<void> {
     const ratio = lf.rps / fl.rps;
     const ratioDurable = lf.rps / dfl.rps;
     const durableShare = dfl.rps / fl.rps;
+    const effectsShare = effectsRun.load.rps / fl.rps;
+    const ratioEffects = lf.rps / effectsRun.load.rps;
     const met = {
       ratio: ratio >= TARGET_RATIO,
       cpu: leadflowRun.cpuMsPerQueued <= TARGET_CPU_MS,
       p99: lf.p99Ms <= TARGET_P99_MS,
     };
     const durableQueued = queuedInAll(durableRun);
+    const effectsQueued = queuedInAll(effectsRun);
 
-    const runs = [leadflowRun, floorRun, durableRun];
+    const runs = [leadflowRun, floorRun, durableRun, effectsRun];
     const figureRows: string[][] = [
       ['throughput, queued answers/s', ...runs.map((r) => fmt(r.load.rps))],
       ['throughput, share of the floor', ...runs.map((r) => fmt(r.load.rps / fl.rps, 3))],
@@ -474,6 +512,8 @@ async function main(): Promise<void> {
     const checks: Row[] = [
       { measure: 'throughput ratio leadflow/floor', value: fmt(ratio, 3), against: `>= ${TARGET_RATIO}`, verdict: verdict(met.ratio) },
       { measure: 'throughput ratio leadflow/durable floor', value: fmt(ratioDurable, 3), against: '(no target)', verdict: '' },
+      { measure: 'throughput ratio leadflow/effects floor', value: fmt(ratioEffects, 3), against: '(no target)', verdict: '' },
+      { measure: 'throughput ratio effects floor/floor', value: fmt(effectsShare, 3), against: '(no target)', verdict: '' },
       {
         measure: 'leadflow server CPU per queued answer, ms',
         value: fmt(leadflowRun.cpuMsPerQueued, 2),
@@ -498,8 +538,14 @@ async function main(): Promise<void> {
         against: `>= ${durableQueued} (its queued answers)`,
         verdict: floorEvents >= durableQueued ? 'ok' : 'LOST',
       },
+      {
+        measure: `effects floor rows waiting (${FLOOR_EXECUTIONS_TABLE})`,
+        value: String(floorExecutions),
+        against: `>= ${effectsQueued} (its queued answers)`,
+        verdict: floorExecutions >= effectsQueued ? 'ok' : 'LOST',
+      },
     ];
-    console.log(`\n${grid(['measure', 'leadflow', 'floor', 'durable floor'], figureRows)}`);
+    console.log(`\n${grid(['measure', 'leadflow', 'floor', 'durable floor', 'effects floor'], figureRows)}`);
     console.log(`\n${table(checks, { measure: 'check', value: 'measured', against: 'target', verdict: 'verdict' })}`);
     console.log(`agent executions by status: ${JSON.stringify(byStatus)}`);
 
@@ -507,6 +553,7 @@ async function main(): Promise<void> {
     for (const [name, run] of [
       ['floor', floorRun],
       ['durable floor', durableRun],
+      ['effects floor', effectsRun],
       ['leadflow', leadflowRun],
     ] as const) {
       if (run.load.errorShare > MAX_ERROR_SHARE)
@@ -519,6 +566,10 @@ async function main(): Promise<void> {
     if (executions < answered2xx) problems.push(`leadflow answered 2xx ${answered2xx} times but recorded ${executions} agent executions`);
     if (floorEvents < durableQueued)
       problems.push(`the durable floor answered "queued" ${durableQueued} times but ${FLOOR_EVENTS_TABLE} holds ${floorEvents} rows`);
+    if (floorExecutions < effectsQueued)
+      problems.push(
+        `the effects floor answered "queued" ${effectsQueued} times but ${FLOOR_EXECUTIONS_TABLE} holds ${floorExecutions} waiting rows`,
+      );
     if (problems.length > 0) throw new Error(`the run failed:\n  ${problems.join('\n  ')}`);
 
     const figures = (run: Measured) => ({
@@ -555,20 +606,26 @@ async function main(): Promise<void> {
         leadflow: `one \`leadflow serve\` (${MODE} mode), LEADFLOW_DEBOUNCE_MS = LEADFLOW_DEBOUNCE_MAX_MS = 600000 (no agent run during the measurement)`,
         floor: `bench/floor/ingest-floor.ts: ${floorWork}`,
         durable_floor: `bench/floor/ingest-floor.ts with FLOOR_DURABLE=1: the floor + one INSERT of the raw body into ${FLOOR_EVENTS_TABLE} per request, before the buffer push and the answer`,
-        order: 'floor, durable floor, then leadflow (each alone)',
+        effects_floor: `bench/floor/ingest-floor.ts with FLOOR_EFFECTS=1: the floor + LeadFlow's durable effects per message by hand (row INSERT with the event, dedupe mark, lead UPDATE, follow-up cancel UPDATE, buffer push, row UPDATE to waiting with a small record), before the answer`,
+        order: 'floor, durable floor, effects floor, then leadflow (each alone)',
       },
       figures: {
         leadflow: figures(leadflowRun),
         floor: figures(floorRun),
         durable_floor: figures(durableRun),
+        effects_floor: figures(effectsRun),
         ratio_rps: round(ratio, 3),
         ratio_rps_vs_durable_floor: round(ratioDurable, 3),
         durable_floor_ratio_rps: round(durableShare, 3),
+        ratio_rps_vs_effects_floor: round(ratioEffects, 3),
+        effects_floor_ratio_rps: round(effectsShare, 3),
         agent_executions: executions,
         agent_executions_by_status: byStatus,
         leadflow_2xx_answers_incl_warmup: answered2xx,
         durable_floor_rows: floorEvents,
         durable_floor_queued_incl_warmup: durableQueued,
+        effects_floor_waiting_rows: floorExecutions,
+        effects_floor_queued_incl_warmup: effectsQueued,
       },
       targets: [
         {

@@ -20,6 +20,22 @@
 // It records no execution, and runs no flow, no dedupe, no lead update and no queue job: that is
 // LeadFlow's own cost, which the benchmark measures against this floor.
 //
+// The effects floor (FLOOR_EFFECTS=1) adds, by hand and in LeadFlow's order, the durable effects
+// LeadFlow's agent flow has per message up to its `debounce` wait, each one statement or command as
+// LeadFlow's are (5 statements: the same count LeadFlow sends), so what is left between it and
+// LeadFlow is the engine's own cost:
+//   a. INSERT of a `running` row holding the raw event into `bench_floor_executions` (LeadFlow's
+//      execution insert), after the token and lead reads;
+//   b. the message id's dedupe mark in the key-value store (KeyValue.dedupe, the row's id as owner);
+//   c. UPDATE of the lead's `ultima_mensagem` / `ultima_mensagem_at` / `updated_at`;
+//   d. UPDATE cancelling the lead's waiting follow-up rows (none here, as in the benchmark);
+//   e. the buffer push (step 6);
+//   f. UPDATE of the row to `waiting` with a small record (the lead, the message, the buffer's size)
+//      and its wake time (now + LEADFLOW_DEBOUNCE_MAX_MS) — LeadFlow writes its whole execution
+//      record here and also schedules the wake on its queue; the floor's wake is only the column;
+//   then the answer. Implies FLOOR_DURABLE's durability (the row is the message on record), not its
+//   table.
+//
 // Database and buffer as LeadFlow chooses them: PostgreSQL at DATABASE_URL, or, without it, the
 // SQLite file `leadflow.sqlite` under LEADFLOW_DATA_DIR (it must exist, migrated: the one LeadFlow's
 // embedded mode uses); Redis at REDIS_URL, or, without it, the in-process buffer.
@@ -31,11 +47,13 @@
 //   LEADFLOW_DATA_DIR directory of the SQLite file `leadflow.sqlite` (embedded mode)
 //   REDIS_URL         redis://…; unset or empty: the in-process buffer
 //   FLOOR_DURABLE     `1`: the durable floor (step 5); default off
+//   FLOOR_EFFECTS     `1`: the effects floor (steps a–f); default off
 //   PORT              port to listen on, 127.0.0.1 only; default 0 (any free port)
 //   FLOOR_KV_PREFIX   namespace of the buffer keys; default `bench-floor:` (apart from LeadFlow's `leadflow:`)
 //   FLOOR_POOL_MAX    most PostgreSQL connections; default 10 (LeadFlow's default pool)
 //   LEADFLOW_DEBOUNCE_MAX_MS  sets the buffer's TTL as LeadFlow's debounce step does; default 600000
 // Prints `floor listening on port N` once it listens; SIGTERM or SIGINT closes it and exits 0.
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -63,14 +81,19 @@ function openStore(env: NodeJS.ProcessEnv): FloorStore {
   return openSqliteFloorStore(sqliteFile(env.LEADFLOW_DATA_DIR));
 }
 
-/** The raw body express.json read, kept by its `verify` hook (durable floor only). */
+/** How long a message id's dedupe mark is kept, ms (the agent flow's dedupe step: 24 h). */
+const DEDUPE_TTL_MS = 24 * 3_600_000;
+
+/** The raw body express.json read, kept by its `verify` hook (durable and effects floors). */
 type WithRawBody = IncomingMessage & { rawBody?: Buffer };
 
 async function main(): Promise<void> {
   const port = Number(process.env.PORT ?? 0);
-  const durable = process.env.FLOOR_DURABLE === '1';
+  const effects = process.env.FLOOR_EFFECTS === '1';
+  const durable = process.env.FLOOR_DURABLE === '1' && !effects;
+  const holdMs = Number(process.env.LEADFLOW_DEBOUNCE_MAX_MS ?? 600_000);
   // The benchmark runs LeadFlow with LEADFLOW_DEBOUNCE_MAX_MS=600000: the same TTL here.
-  const ttlMs = bufferTtlMs(Number(process.env.LEADFLOW_DEBOUNCE_MAX_MS ?? 600_000));
+  const ttlMs = bufferTtlMs(holdMs);
 
   const flow = parseYaml(readFileSync(join(ROOT, 'flows', 'agent.yaml'), 'utf8')) as { trigger?: { input?: object } };
   if (!flow.trigger?.input) throw new Error('flows/agent.yaml has no trigger.input');
@@ -79,6 +102,7 @@ async function main(): Promise<void> {
 
   const store = openStore(process.env);
   if (durable) await store.createEventsTable();
+  if (effects) await store.createExecutionsTable();
   const kv = createKeyValue({ url: process.env.REDIS_URL || undefined, prefix: process.env.FLOOR_KV_PREFIX || 'bench-floor:' });
 
   async function ingest(req: Request, res: Response): Promise<void> {
@@ -109,19 +133,37 @@ async function main(): Promise<void> {
       return;
     }
     if (durable) await store.recordEvent((req as WithRawBody).rawBody!.toString('utf8'));
-    await kv.bufferPush(
-      `${lead.clinica_id}:${lead.remotejid}`,
+    const key = `${lead.clinica_id}:${lead.remotejid}`;
+    if (!effects) {
+      await kv.bufferPush(key, message.messageid, { message_id: message.messageid, text: message.text ?? null }, Date.now(), ttlMs);
+      res.status(200).json({ status: 'queued' });
+      return;
+    }
+    const id = randomUUID();
+    await store.startExecution(id, key, (req as WithRawBody).rawBody!.toString('utf8'));
+    if (!(await kv.dedupe(`dedupe:${message.messageid}`, DEDUPE_TTL_MS, id))) {
+      res.status(200).json({ status: 'ignored', reason: 'duplicate' });
+      return;
+    }
+    const now = new Date();
+    const text = message.text ?? '';
+    await store.touchLead(lead.id, text, now.toISOString());
+    const cancelled = await store.cancelFollowups(key, now.toISOString());
+    const buffer = await kv.bufferPush(
+      key,
       message.messageid,
       { message_id: message.messageid, text: message.text ?? null },
-      Date.now(),
+      now.getTime(),
       ttlMs,
     );
+    const record = JSON.stringify({ lead, message: { id: message.messageid, text }, cancelled, buffer });
+    await store.suspendExecution(id, record, new Date(now.getTime() + holdMs).toISOString());
     res.status(200).json({ status: 'queued' });
   }
 
   const parseJson = express.json({
     limit: BODY_LIMIT_BYTES,
-    ...(durable
+    ...(durable || effects
       ? {
           verify: (req: WithRawBody, _res: unknown, buf: Buffer) => {
             req.rawBody = buf;
@@ -150,7 +192,7 @@ async function main(): Promise<void> {
     server.once('error', reject);
   });
   console.log(
-    `floor listening on port ${(server.address() as AddressInfo).port} (${store.dialect}, ${process.env.REDIS_URL ? 'redis' : 'in-process'} buffer${durable ? ', durable' : ''})`,
+    `floor listening on port ${(server.address() as AddressInfo).port} (${store.dialect}, ${process.env.REDIS_URL ? 'redis' : 'in-process'} buffer${durable ? ', durable' : ''}${effects ? ', effects' : ''})`,
   );
 
   const stop = () => {
