@@ -4,15 +4,16 @@
 // calls the legacy 8-digit Brazilian mobiles of old WhatsApp JIDs invalid.
 //
 // Parsing with that metadata costs ~0.1 ms a number, and the agent flow normalises every inbound
-// message's phone (the same few leads' numbers over and over): results are kept in an LRU of
+// message's phone (the same leads' numbers over and over): results are kept in an LRU of
 // CACHE_ENTRIES by (country, text). The result is a pure function of those two (the metadata is fixed
 // for the life of the process), so a cached answer is the answer; texts over CACHE_KEY_MAX_CHARS are
-// computed every time and never kept.
+// computed every time and never kept. Sized for the leads a busy instance hears from in turn (about
+// 1 MiB when full): an LRU smaller than the set of numbers read in rotation never hits.
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
 import { LruCache } from './lru-cache.js';
 
 /** Most (country, text) results kept. */
-export const CACHE_ENTRIES = 2048;
+export const CACHE_ENTRIES = 10_000;
 /** Longest text whose result is kept, characters (a phone as typed is far shorter). */
 export const CACHE_KEY_MAX_CHARS = 64;
 
