@@ -9,12 +9,16 @@
 // - An expression that is only a chain of names (`steps.msg.phone`) is read by walking the scope
 //   (engine/plain-path.ts) with JSONata's result, and evaluated by JSONata only where that walk meets
 //   an array before the path's end; test/plain-path.test.ts compares both on generated scopes.
+// - A simple expression (comparisons, `and`/`or`, `&`, `? :`, `$not`, `$trim` … over plain paths and
+//   literals: engine/simple-expression.ts) is evaluated by a closure tree with JSONata's result, and by
+//   JSONata wherever that tree cannot be sure; test/simple-expression.test.ts compares both.
 // - Evaluation is bounded: at most EXPRESSION_TIMEOUT_MS of work and EXPRESSION_MAX_DEPTH nesting.
 // - Names that reach JavaScript internals (`constructor`, `__proto__`, `prototype`) and `$eval`
 //   (which would compile unchecked text at run time) are refused at load time; JSONata itself
 //   never exposes prototypes either (test/expressions.test.ts shows both).
 import jsonata from 'jsonata';
 import { NEEDS_JSONATA, plainPathOf, readPlainPath } from './plain-path.js';
+import { type SimpleEvaluator, simpleEvaluatorOf } from './simple-expression.js';
 import type { JsonValue } from './types.js';
 
 /** Longest an expression may run when evaluated, ms; longer is an ExpressionError. */
@@ -33,13 +37,16 @@ export interface CompiledExpression {
   stepRefs: string[];
   /** The names of the path when the expression is a plain path (engine/plain-path.ts), else absent. */
   plainPath?: readonly string[];
+  /** Not a plain path but a simple expression (engine/simple-expression.ts): its evaluator, else absent. */
+  simple?: SimpleEvaluator;
 }
 
 /**
  * A YAML value compiled at load: a literal, a whole-string expression (any JSON result), a template
  * (text with expressions, a string result), or an object or array compiled member by member.
- * `plain: true` marks a template, object or array whose expressions are all plain paths: it is
- * evaluated without JSONata (evaluatePlain) unless one of those paths meets an array on its way.
+ * `plain: true` marks a template, object or array whose expressions are all plain paths or simple
+ * expressions: it is evaluated without JSONata (evaluatePlain) unless one of them needs it (a path
+ * meets an array on its way, a simple expression meets a case it leaves to JSONata).
  */
 export type CompiledValue =
   | { kind: 'literal'; value: unknown }
@@ -178,7 +185,9 @@ export function compileExpression(source: string): CompiledExpression {
     throw Object.assign(new ExpressionError(problem.message, source), { position: start >= 0 ? start : Math.max(0, problem.position - 1) });
   }
   const plainPath = plainPathOf(expression.ast());
-  return { source, expression, stepRefs: [...refs], ...(plainPath ? { plainPath } : {}) };
+  if (plainPath) return { source, expression, stepRefs: [...refs], plainPath };
+  const simple = simpleEvaluatorOf(expression.ast());
+  return { source, expression, stepRefs: [...refs], ...(simple ? { simple } : {}) };
 }
 
 /** Compiles any YAML value; problems are collected into `problems` (positioned by `path`), never thrown. */
@@ -208,10 +217,7 @@ export function compileValue(value: unknown, path: Array<string | number> = [], 
     const exprs = parts.filter((p): p is CompiledExpression => typeof p !== 'string');
     const onlyExpression = exprs.length === 1 && parts.every((p) => typeof p !== 'string' || p.trim() === '');
     if (onlyExpression) return { kind: 'expression', expr: exprs[0]! };
-    return withPlain(
-      { kind: 'template', parts },
-      exprs.every((e) => e.plainPath !== undefined),
-    );
+    return withPlain({ kind: 'template', parts }, exprs.every(isPlainExpression));
   }
   if (Array.isArray(value)) {
     const items = value.map((item, i) => compileValue(item, [...path, i], problems));
@@ -231,10 +237,15 @@ function withPlain<T extends CompiledValue>(value: T, plain: boolean): T {
   return plain ? { ...value, plain: true } : value;
 }
 
-/** Whether every expression in a compiled value is a plain path (a literal has none). */
+/** Whether an expression may be evaluated without JSONata: a plain path or a simple expression. */
+function isPlainExpression(expr: CompiledExpression): boolean {
+  return expr.plainPath !== undefined || expr.simple !== undefined;
+}
+
+/** Whether every expression in a compiled value is a plain path or a simple expression (a literal has none). */
 function isPlain(value: CompiledValue): boolean {
   if (value.kind === 'literal') return true;
-  if (value.kind === 'expression') return value.expr.plainPath !== undefined;
+  if (value.kind === 'expression') return isPlainExpression(value.expr);
   return value.plain === true;
 }
 
@@ -307,12 +318,16 @@ function expressionFailed(expr: CompiledExpression, err: unknown): ExpressionErr
   return new ExpressionError(`expression {{${expr.source}}} failed: ${e.message ?? e.code ?? String(err)}`, expr.source, { cause: err });
 }
 
-/** A plain path's value as plain JSON; NEEDS_JSONATA when the expression is not one or its walk met an array (engine/plain-path.ts). */
+/**
+ * A plain path's or simple expression's value as plain JSON; NEEDS_JSONATA when the expression is
+ * neither, or its walk met an array (engine/plain-path.ts), or it met a case it leaves to JSONata
+ * (engine/simple-expression.ts).
+ */
 function plainValue(expr: CompiledExpression, scope: object): JsonValue | undefined | typeof NEEDS_JSONATA {
-  if (!expr.plainPath) return NEEDS_JSONATA;
+  if (!expr.plainPath && !expr.simple) return NEEDS_JSONATA;
   let value: unknown;
   try {
-    value = readPlainPath(expr.plainPath, scope);
+    value = expr.plainPath ? readPlainPath(expr.plainPath, scope) : expr.simple!(scope);
   } catch (err) {
     throw expressionFailed(expr, err);
   }
@@ -337,7 +352,7 @@ function asText(value: JsonValue | undefined): string {
 
 /**
  * evaluateValue without JSONata and without awaiting, for a value whose expressions are all plain
- * paths: the same result, or NEEDS_JSONATA as soon as one of its paths needs JSONata (evaluateValue
+ * paths or simple expressions: the same result, or NEEDS_JSONATA as soon as one of them needs JSONata (evaluateValue
  * then evaluates the value member by member; reading the scope has no effects, so that costs time only).
  */
 function evaluatePlain(value: CompiledValue, scope: object): JsonValue | undefined | typeof NEEDS_JSONATA {

@@ -10,7 +10,7 @@
 // the same few seconds' TTL, dropped when this process writes the table through that Database; the
 // comparison still runs over every row of every lookup. A secret is never part of a cache key: the
 // scan's query names no credential.
-import { constantTimeEqual } from '../../engine/constant-time.js';
+import { constantTimeMatcher } from '../../engine/constant-time.js';
 import type { FindOptions, Row } from '../db/table-ops.js';
 import type { GatewayProvider } from './gateway-client.js';
 import type { InboundInstance, InboundInstanceLookup } from './provider-inbound.js';
@@ -58,6 +58,7 @@ export class DbInboundInstances implements InboundInstanceLookup {
     let found: Row | undefined;
     let after: number | undefined;
     const wanted = typeof secret === 'string' ? secret : '';
+    const isWanted = constantTimeMatcher(wanted);
     for (;;) {
       const rows = await this.db.find('instancias_whatsapp', {
         ...(after !== undefined ? { where: { id: { gt: after } } } : {}),
@@ -66,7 +67,7 @@ export class DbInboundInstances implements InboundInstanceLookup {
       });
       for (const row of rows) {
         const stored = typeof row[column] === 'string' ? (row[column] as string) : '';
-        const same = constantTimeEqual(wanted, stored);
+        const same = isWanted(stored);
         const ofProvider = (typeof row.provider === 'string' && row.provider !== '' ? row.provider : 'uazapi') === provider;
         if (same && stored !== '' && ofProvider && !found) found = row;
       }

@@ -3,7 +3,8 @@
 // one process loses no message buffer, dedupe mark or lock. Contract:
 //   - `load()` once before use: every live row comes back; expired rows are deleted.
 //   - every change is queued; MemoryKeyValue awaits `flush()` before a write resolves, so what a
-//     node was told is on disk. Writes go out in order, batched in one transaction per flush.
+//     node was told is on disk. Writes go out in order: a flush of one change is one statement
+//     (atomic on its own: no BEGIN/COMMIT around it), a flush of several is one transaction.
 //   - one process per database (as the embedded mode is): nothing re-reads rows written by another.
 import type { Knex } from 'knex';
 import type { BufferEntry } from './key-value.js';
@@ -28,6 +29,25 @@ function fromStored(stored: StoredSlot): Slot {
     return { expiresAt: stored.expiresAt, buffer: { entries, ids: new Set(entries.map((e) => e.id)), first_at, last_at } };
   }
   return { expiresAt: stored.expiresAt, value: stored.value };
+}
+
+/** One slot's row: written (`stored`, the slot as JSON) or deleted (`stored` null). */
+interface SlotWrite {
+  key: string;
+  stored: string | null;
+  expiresAt: number;
+}
+
+/**
+ * The upsert of one slot, the same text on SQLite and PostgreSQL (both have `ON CONFLICT … DO
+ * UPDATE`), sent as it is: no query builder per write, and one prepared statement on SQLite.
+ */
+const UPSERT = `insert into "${TABLE}" ("key", "slot", "expires_at") values (?, ?, ?) on conflict ("key") do update set "slot" = excluded."slot", "expires_at" = excluded."expires_at"`;
+const DELETE = `delete from "${TABLE}" where "key" = ?`;
+
+async function writeSlot(knex: Knex | Knex.Transaction, w: SlotWrite): Promise<void> {
+  if (w.stored === null) await knex.raw(DELETE, [w.key]);
+  else await knex.raw(UPSERT, [w.key, w.stored, w.expiresAt]);
 }
 
 export class DurableKeyValueStorage extends MemoryKeyValueStorage {
@@ -69,7 +89,7 @@ export class DurableKeyValueStorage extends MemoryKeyValueStorage {
       const batch = this.pending;
       this.pending = new Map();
       // Serialised now (the slot may change after), written in order after earlier flushes.
-      const writes = [...batch].map(([key, slot]) => ({
+      const writes: SlotWrite[] = [...batch].map(([key, slot]) => ({
         key,
         stored: slot ? JSON.stringify(toStored(slot)) : null,
         expiresAt: slot?.expiresAt ?? 0,
@@ -78,16 +98,11 @@ export class DurableKeyValueStorage extends MemoryKeyValueStorage {
       this.writing = this.writing
         .catch(() => undefined)
         .then(() =>
-          this.knex.transaction(async (trx) => {
-            for (const w of writes) {
-              if (w.stored === null) await trx(TABLE).where({ key: w.key }).delete();
-              else
-                await trx(TABLE)
-                  .insert({ key: w.key, slot: w.stored, expires_at: w.expiresAt })
-                  .onConflict('key')
-                  .merge(['slot', 'expires_at']);
-            }
-          }),
+          writes.length === 1
+            ? writeSlot(this.knex, writes[0]!)
+            : this.knex.transaction(async (trx) => {
+                for (const w of writes) await writeSlot(trx, w);
+              }),
         );
     }
     await this.writing;

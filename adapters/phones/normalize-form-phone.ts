@@ -2,7 +2,22 @@
 // table stores (CONTRACT §3). Uses libphonenumber-js with the full ("max") metadata, which knows
 // which ranges exist today; reference §4 explains why that metadata is for form input only: it
 // calls the legacy 8-digit Brazilian mobiles of old WhatsApp JIDs invalid.
+//
+// Parsing with that metadata costs ~0.1 ms a number, and the agent flow normalises every inbound
+// message's phone (the same leads' numbers over and over): results are kept in an LRU of
+// CACHE_ENTRIES by (country, text). The result is a pure function of those two (the metadata is fixed
+// for the life of the process), so a cached answer is the answer; texts over CACHE_KEY_MAX_CHARS are
+// computed every time and never kept. Sized for the leads a busy instance hears from in turn (about
+// 1 MiB when full): an LRU smaller than the set of numbers read in rotation never hits.
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
+import { LruCache } from './lru-cache.js';
+
+/** Most (country, text) results kept. */
+export const CACHE_ENTRIES = 10_000;
+/** Longest text whose result is kept, characters (a phone as typed is far shorter). */
+export const CACHE_KEY_MAX_CHARS = 64;
+
+const cache = new LruCache<string, string | null>(CACHE_ENTRIES);
 
 /**
  * Digits with country code, or null when the input is not a valid number.
@@ -18,9 +33,19 @@ import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/
  */
 export function normalizeFormPhone(input: unknown, defaultCountry: CountryCode = 'BR'): string | null {
   if (typeof input !== 'string' && !(typeof input === 'number' && Number.isSafeInteger(input))) return null;
-  const text = String(input)
-    .trim()
-    .replace(/^0\s*x\s*x\s*/i, '0');
+  const typed = String(input);
+  if (typed.length > CACHE_KEY_MAX_CHARS) return parseFormPhone(typed, defaultCountry);
+  const key = `${defaultCountry}:${typed}`;
+  const known = cache.get(key);
+  if (known !== undefined) return known;
+  const digits = parseFormPhone(typed, defaultCountry);
+  cache.set(key, digits);
+  return digits;
+}
+
+/** normalizeFormPhone's work, uncached. */
+function parseFormPhone(typed: string, defaultCountry: CountryCode): string | null {
+  const text = typed.trim().replace(/^0\s*x\s*x\s*/i, '0');
   if (text === '' || !/\d/.test(text)) return null;
   const parsed = parsePhoneNumberFromString(text, defaultCountry);
   if (!parsed) return null;

@@ -4,8 +4,16 @@
 // Every comparison is constant-time. With no secret configured, `secret` accepts every request (the
 // server warns at start). Hosts register further modes (WebhookAuthModes); those that also accept
 // the shared secret build on `hasSecret`.
-import { constantTimeEqual } from '../constant-time.js';
+import { constantTimeMatcher } from '../constant-time.js';
 import type { AuthRequest, BeforeBodyDecision, WebhookAuthContext, WebhookAuthMode } from './webhook-auth-mode.js';
+
+/** The matcher of the last secret checked (a process has one: its digest is computed once, not per request). */
+let lastSecret: { secret: string; matches: (candidate: string) => boolean } | undefined;
+
+function secretMatcher(secret: string): (candidate: string) => boolean {
+  if (lastSecret?.secret !== secret) lastSecret = { secret, matches: constantTimeMatcher(secret) };
+  return lastSecret.matches;
+}
 
 /**
  * True when the request carries `secret` as the `X-Webhook-Secret` header or as the `secret` query
@@ -13,8 +21,9 @@ import type { AuthRequest, BeforeBodyDecision, WebhookAuthContext, WebhookAuthMo
  */
 export function hasSecret(req: AuthRequest, secret: string): boolean {
   const header = req.header('x-webhook-secret');
+  if (header !== undefined && secretMatcher(secret)(header)) return true;
   const query = typeof req.query.secret === 'string' ? req.query.secret : undefined;
-  return (header !== undefined && constantTimeEqual(header, secret)) || (query !== undefined && constantTimeEqual(query, secret));
+  return query !== undefined && secretMatcher(secret)(query);
 }
 
 /** `ok` when no shared secret is configured or the request carries it, else `denied`. */

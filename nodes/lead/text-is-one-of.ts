@@ -33,11 +33,30 @@ export function wordsOf(list: string | string[] | null | undefined): string[] {
   return items.map((word) => String(word).trim()).filter((word) => comparable(word) !== '');
 }
 
+/** Each word of a list (wordsOf) with its comparable form. */
+type ComparableWords = Array<{ word: string; form: string }>;
+
+function comparableWords(list: string | string[] | null | undefined): ComparableWords {
+  return wordsOf(list).map((word) => ({ word, form: comparable(word) }));
+}
+
+/**
+ * The last list written as text and its words' forms: a flow passes the same list (an env value)
+ * on every message, so the words are put in comparable form once, not per message.
+ */
+let lastList: { list: string; words: ComparableWords } | undefined;
+
+function wordsOfList(list: string | string[] | null | undefined): ComparableWords {
+  if (typeof list !== 'string') return comparableWords(list);
+  if (lastList?.list !== list) lastList = { list, words: comparableWords(list) };
+  return lastList.words;
+}
+
 /** The word of `words` (as written, trimmed) that the whole `text` is, or null. */
 export function matchingWord(text: string | null | undefined, words: string | string[] | null | undefined): string | null {
   const said = typeof text === 'string' ? comparable(text) : '';
   if (said === '') return null;
-  return wordsOf(words).find((word) => comparable(word) === said) ?? null;
+  return wordsOfList(words).find((entry) => entry.form === said)?.word ?? null;
 }
 
 export default defineNode({

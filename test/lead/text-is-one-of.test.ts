@@ -76,3 +76,15 @@ steps:
     expect(missing.output).toEqual({ matched: false, word: null });
   });
 });
+
+describe('matchingWord with a list that changes', () => {
+  it('answers from the list of each call, the same list again or another one', () => {
+    expect(matchingWord('parar', 'parar,sair')).toBe('parar');
+    expect(matchingWord('parar', 'parar,sair')).toBe('parar');
+    expect(matchingWord('parar', 'sair,stop')).toBeNull();
+    expect(matchingWord('stop', 'sair,stop')).toBe('stop');
+    expect(matchingWord('parar', ['Parar'])).toBe('Parar');
+    expect(matchingWord('stop', 'sair,stop')).toBe('stop');
+    expect(matchingWord('stop', 'parar,sair')).toBeNull();
+  });
+});
