@@ -10,7 +10,8 @@
 //              `serve` or `worker`) is seen at most that long after it committed. 0 turns caching off.
 //   Size       at most CONFIG_CACHE_MAX_ENTRIES queries; the least recently used is dropped first.
 //   Copies     rows are copied into the cache and out of it on every hit: a caller changing a row it
-//              got changes nothing for the next one.
+//              got changes nothing for the next one (a row of primitives is copied flat, one holding
+//              objects or arrays deeply).
 //   Writes     `invalidate(table)` drops every entry of the table at once and bumps its generation: a
 //              read that was already on its way when the table changed does not fill the cache with
 //              what it read (it may predate the change).
@@ -101,7 +102,16 @@ export class ConfigReadCache {
 }
 
 function copyRows(rows: Row[]): Row[] {
-  return structuredClone(rows);
+  return rows.map(copyRow);
+}
+
+/**
+ * A copy of `row` that shares nothing a caller could change: a new object of the same values when
+ * every value is a primitive (a configuration row: text, numbers, booleans, nulls), else a deep clone.
+ */
+function copyRow(row: Row): Row {
+  for (const value of Object.values(row)) if (typeof value === 'object' && value !== null) return structuredClone(row);
+  return { ...row };
 }
 
 /** The cache key of a read, or undefined when it holds a value that is not plain JSON. */

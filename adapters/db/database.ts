@@ -19,6 +19,7 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import { gatewayInstanceFromRow, type GatewayInstance } from '../gateway/instance-directory.js';
+import { StatementCache } from './compiled-statements.js';
 import { ConfigReadCache, type ConfigReadCacheOptions } from './config-read-cache.js';
 import { cacheStatements, type PreparingConnection } from './sqlite-statement-cache.js';
 import { migrationSource, MIGRATIONS_TABLE } from './migrations/index.js';
@@ -125,11 +126,13 @@ export class Database implements TableOperations {
     private readonly configCache: ConfigReadCache = new ConfigReadCache(),
     /** Bound to a transaction: what its writes touched, for the outermost transaction to invalidate. */
     private readonly written?: WrittenTables,
+    /** SQL compiled once per query shape (compiled-statements.ts), shared with the Databases bound to its transactions. */
+    readonly statements: StatementCache = new StatementCache(),
   ) {
     const bound = (knex as Knex.Transaction).isTransaction === true;
     // Inside a transaction each operation gets a savepoint: a failed statement leaves the
     // transaction usable on PostgreSQL, as it does on SQLite.
-    this.ops = new TableOps(dialect, bound ? (fn) => knex.transaction((trx) => fn(trx)) : (fn) => fn(knex));
+    this.ops = new TableOps(dialect, bound ? (fn) => knex.transaction((trx) => fn(trx)) : (fn) => fn(knex), statements);
   }
 
   /** True when bound to a transaction (from `transaction` or `rollbackScope`). */
@@ -222,7 +225,9 @@ export class Database implements TableOperations {
   async transaction<T>(fn: (db: Database) => Promise<T>): Promise<T> {
     const written: WrittenTables = this.written ?? new Set();
     try {
-      return await this.knex.transaction((trx) => fn(new Database(trx, this.dialect, this.location, this.configCache, written)));
+      return await this.knex.transaction((trx) =>
+        fn(new Database(trx, this.dialect, this.location, this.configCache, written, this.statements)),
+      );
     } finally {
       if (!this.written) this.invalidate(written);
     }
@@ -238,7 +243,7 @@ export class Database implements TableOperations {
     const written: WrittenTables = this.written ?? new Set();
     const outermost = !this.written;
     return {
-      db: new Database(trx, this.dialect, this.location, this.configCache, written),
+      db: new Database(trx, this.dialect, this.location, this.configCache, written, this.statements),
       rollback: async () => {
         try {
           if (!trx.isCompleted()) await trx.rollback();

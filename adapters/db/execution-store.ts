@@ -5,6 +5,9 @@
 // flow versions are the `flow_versions` table (migration 006). The journal of drives in progress
 // (engine/store/journal.ts) is the `execution_journal` table (migration 012): a record is read as its
 // row with its entries applied, in the same query; `update` deletes them in the same statement.
+// The statements an execution runs every time (insert, read, status, journal append, the final write,
+// cancels by key) are compiled once (compiled-statements.ts, keys `store …`); the rest are built by
+// knex per call.
 import type { Knex } from 'knex';
 import type {
   CancelledFrom,
@@ -28,7 +31,9 @@ import {
 import { applyJournal, type JournalEntry } from '../../engine/store/journal.js';
 import { FINAL_STATUSES } from '../../engine/statuses.js';
 import type { ExecutionRecord, ExecutionStatus, JsonValue } from '../../engine/types.js';
+import { standIns, type CompiledStatement, type Param } from './compiled-statements.js';
 import type { Database } from './database.js';
+import { runStatement, type StatementResult } from './run-statement.js';
 import { sqliteAtomically } from './sqlite-atomic.js';
 import { toIsoTimestamp } from './values.js';
 
@@ -67,7 +72,7 @@ const CANCEL_COLUMNS = ['status', 'stop_reason', 'replaced_by', 'finished_at', '
 const CANCEL_BY_ID_ROUNDS = 5;
 
 /** The columns a cancellation at `now` (ISO) sets: status, stop reason, finished, no wake time, no lease. */
-function cancelledColumns(reason: string, now: string): DbRow {
+function cancelledColumns(reason: unknown, now: unknown): DbRow {
   return {
     status: 'cancelled',
     stop_reason: reason,
@@ -108,6 +113,25 @@ export class DbExecutionStore implements ExecutionStore, PayloadEraser {
 
   private get knex(): Knex {
     return this.db.knex;
+  }
+
+  /** The statement of `key` (a `store …` key naming everything its text depends on), compiled from `build` on first use. */
+  private statement(
+    key: string,
+    build: (knex: Knex, value: Param) => Knex.QueryBuilder | Knex.Raw,
+    knex: Knex = this.knex,
+  ): CompiledStatement {
+    return this.db.statements.get(key, (value) => build(knex, value));
+  }
+
+  /** Runs the statement of `key` with `values` on `knex` (this store's, or a transaction). */
+  private run(
+    key: string,
+    build: (knex: Knex, value: Param) => Knex.QueryBuilder | Knex.Raw,
+    values: readonly unknown[],
+    knex: Knex = this.knex,
+  ): Promise<StatementResult> {
+    return runStatement(knex, this.statement(key, build, knex), values);
   }
 
   private toRow(r: ExecutionRecord): DbRow {
@@ -168,12 +192,12 @@ export class DbExecutionStore implements ExecutionStore, PayloadEraser {
    * A column of the record's journal entries in `seq` order, read in the same query as its row:
    * PostgreSQL gives an array of texts (null: none), SQLite the JSON text of one.
    */
-  private journalColumn(): Knex.Raw {
+  private journalColumn(knex: Knex = this.knex): Knex.Raw {
     const sql =
       this.db.dialect === 'sqlite'
         ? `(select json_group_array(entry order by seq) from ${JOURNAL} j where j.execution_id = ${TABLE}.id) as journal`
         : `(select array_agg(j.entry order by j.seq) from ${JOURNAL} j where j.execution_id = ${TABLE}.id) as journal`;
-    return this.knex.raw(sql);
+    return knex.raw(sql);
   }
 
   /** The journal entries read with `row` (journalColumn); none when it was not read. */
@@ -196,22 +220,63 @@ export class DbExecutionStore implements ExecutionStore, PayloadEraser {
    */
   async update(record: ExecutionRecord): Promise<void> {
     const row = this.toRow(record);
-    const { id, ...changes } = row;
-    const kept = () => Object.fromEntries(Object.entries(changes).filter(([column]) => !CANCEL_COLUMNS.includes(column)));
-    const byId = () => this.knex(TABLE).where({ id });
+    // toRow's columns, `id` first: `values[0]` is the id, `values[1 + i]` the value of `changed[i]`.
+    const columns = Object.keys(row);
+    const changed = columns.slice(1);
+    const values = Object.values(row);
+    const shape = columns.join(',');
+    /** The row was cancelled meanwhile: the write without CANCEL_COLUMNS, with its values. */
+    const keepCancelled = (): [CompiledStatement, unknown[]] => {
+      const kept = changed.filter((column) => !CANCEL_COLUMNS.includes(column));
+      const statement = this.statement(`store update-cancelled ${shape}`, (knex, value) =>
+        knex(TABLE)
+          .where({ id: value(0) })
+          .where({ status: 'cancelled' })
+          .update(standIns(kept, value, 1)),
+      );
+      return [statement, [values[0], ...kept.map((column) => row[column])]];
+    };
+    /** The row is not there (any more): inserted, or merged should it be back. */
+    const upsert = () =>
+      this.statement(`store update-insert ${shape}`, (knex, value) =>
+        knex(TABLE)
+          .insert(standIns(columns, value))
+          .onConflict('id')
+          .merge(standIns(changed, value, 1)),
+      );
     if (this.db.dialect === 'sqlite') {
+      const dropJournal = this.statement('store drop-journal', (knex, value) =>
+        knex(JOURNAL)
+          .where({ execution_id: value(0) })
+          .del(),
+      );
+      const write = this.statement(`store update ${shape}`, (knex, value) =>
+        knex(TABLE)
+          .where({ id: value(0) })
+          .whereNot('status', 'cancelled')
+          .update(standIns(changed, value, 1)),
+      );
       await sqliteAtomically(this.knex, (run) => {
-        run(this.knex(JOURNAL).where({ execution_id: id }).del());
-        if (run(byId().whereNot('status', 'cancelled').update(changes)) === 1) return;
-        if (run(byId().where({ status: 'cancelled' }).update(kept())) === 1) return;
-        run(this.knex(TABLE).insert(row).onConflict('id').merge(changes));
+        run(dropJournal, values);
+        if (run(write, values) === 1) return;
+        if (run(...keepCancelled()) === 1) return;
+        run(upsert(), values);
       });
       return;
     }
-    const dropJournal = this.knex.raw(`delete from ${JOURNAL} where execution_id = ?`, [String(id)]);
-    if ((await byId().with('dropped', dropJournal).whereNot('status', 'cancelled').update(changes)) === 1) return;
-    if ((await byId().where({ status: 'cancelled' }).update(kept())) === 1) return;
-    await this.knex(TABLE).insert(row).onConflict('id').merge(changes);
+    const written = await this.run(
+      `store update-dropping-journal ${shape}`,
+      (knex, value) =>
+        knex(TABLE)
+          .where({ id: value(0) })
+          .with('dropped', knex.raw(`delete from ${JOURNAL} where execution_id = ?`, [value(0)]))
+          .whereNot('status', 'cancelled')
+          .update(standIns(changed, value, 1)),
+      values,
+    );
+    if (written.count === 1) return;
+    if ((await runStatement(this.knex, ...keepCancelled())).count === 1) return;
+    await runStatement(this.knex, upsert(), values);
   }
 
   /**
@@ -221,19 +286,37 @@ export class DbExecutionStore implements ExecutionStore, PayloadEraser {
   async appendJournal(entry: JournalEntry): Promise<ExecutionStatus | undefined> {
     const text = JSON.stringify(entry);
     if (this.db.dialect === 'sqlite') {
-      await this.knex(JOURNAL).insert({ execution_id: entry.id, entry: text });
+      await this.run('store journal-append', (knex, value) => knex(JOURNAL).insert({ execution_id: value(0), entry: value(1) }), [
+        entry.id,
+        text,
+      ]);
       return this.statusOf(entry.id);
     }
-    const result = (await this.knex.raw(
-      `with appended as (insert into ${JOURNAL} (execution_id, entry) values (?, ?)) select status from ${TABLE} where id = ?`,
-      [entry.id, text, entry.id],
-    )) as { rows: DbRow[] };
+    const result = await this.run(
+      'store journal-append-status',
+      (knex, value) =>
+        knex.raw(`with appended as (insert into ${JOURNAL} (execution_id, entry) values (?, ?)) select status from ${TABLE} where id = ?`, [
+          value(0),
+          value(1),
+          value(0),
+        ]),
+      [entry.id, text],
+    );
     const status = result.rows[0]?.status;
     return typeof status === 'string' ? (status as ExecutionStatus) : undefined;
   }
 
   async statusOf(id: string): Promise<ExecutionStatus | undefined> {
-    const row = (await this.knex(TABLE).where({ id }).first('status')) as DbRow | undefined;
+    const row = (
+      await this.run(
+        'store status',
+        (knex, value) =>
+          knex(TABLE)
+            .where({ id: value(0) })
+            .first('status'),
+        [id],
+      )
+    ).rows[0];
     return typeof row?.status === 'string' ? (row.status as ExecutionStatus) : undefined;
   }
 
@@ -249,9 +332,8 @@ export class DbExecutionStore implements ExecutionStore, PayloadEraser {
     if (key === undefined) throw new Error(`execution ${record.id} has no key`);
     const row = { ...this.toRow(record), ...(lease ? { lease_owner: lease.owner, lease_until: lease.until } : {}) };
     const replace = async (q: Knex) => {
-      await q(TABLE).insert(row);
-      const earlier = q(TABLE).where({ id: record.id }).select('seq');
-      return this.cancelUnfinished(q, record.flow, key, `replaced by execution ${record.id}`, record.id, earlier);
+      await this.run(...this.insertStatement(row), q);
+      return this.cancelUnfinished(q, record.flow, key, `replaced by execution ${record.id}`, record.id, record.id);
     };
     if (this.db.dialect === 'sqlite') return replace(this.knex);
     return this.knex.transaction(async (trx) => {
@@ -273,13 +355,22 @@ export class DbExecutionStore implements ExecutionStore, PayloadEraser {
       return this.cancelledBefore(flow, key, by);
     }
     const now = new Date().toISOString();
-    const columns = { ...cancelledColumns(reason, now), cancelled_by: by };
-    const cancel = this.knex(TABLE).where({ flow, concurrency_key: key }).whereIn('status', ['running', 'waiting']).update(columns, ['id']);
-    const { sql, bindings } = cancel.toSQL();
-    const result = (await this.knex.raw(
-      `with cancelled as (${sql}) select id, 1 as now from cancelled union all select id, 0 as now from ${TABLE} where flow = ? and concurrency_key = ? and status = 'cancelled' and cancelled_by = ?`,
-      [...bindings, flow, key, by],
-    )) as { rows: DbRow[] };
+    const result = await this.run(
+      'store cancel-by-key-remembering',
+      (knex, value) => {
+        const columns = { ...cancelledColumns(value(2), value(3)), cancelled_by: value(4) };
+        const cancel = knex(TABLE)
+          .where({ flow: value(0), concurrency_key: value(1) })
+          .whereIn('status', ['running', 'waiting'])
+          .update(columns, ['id']);
+        const { sql, bindings } = cancel.toSQL();
+        return knex.raw(
+          `with cancelled as (${sql}) select id, 1 as now from cancelled union all select id, 0 as now from ${TABLE} where flow = ? and concurrency_key = ? and status = 'cancelled' and cancelled_by = ?`,
+          [...bindings, value(0), value(1), value(4)],
+        );
+      },
+      [flow, key, reason, now, by],
+    );
     const fresh = result.rows.filter((r) => Number(r.now) === 1).map((r) => String(r.id));
     return fresh.length > 0 ? fresh : result.rows.map((r) => String(r.id));
   }
@@ -312,7 +403,7 @@ export class DbExecutionStore implements ExecutionStore, PayloadEraser {
 
   /**
    * One UPDATE: status `cancelled` for the running and waiting executions of the flow and key (only
-   * those with a `seq` below `before`'s, when given). Returns the ids it changed.
+   * those with a `seq` below that of the execution `beforeId`, when given). Returns the ids it changed.
    */
   private async cancelUnfinished(
     q: Knex,
@@ -320,20 +411,37 @@ export class DbExecutionStore implements ExecutionStore, PayloadEraser {
     key: string,
     reason: string,
     replacedBy?: string,
-    before?: Knex.QueryBuilder,
+    beforeId?: string,
     cancelledBy?: string,
   ): Promise<string[]> {
     const now = new Date().toISOString();
-    const query = q(TABLE).where({ flow, concurrency_key: key }).whereIn('status', ['running', 'waiting']);
-    if (before) query.where('seq', '<', before);
-    const rows = (await query.update(
-      {
-        ...cancelledColumns(reason, now),
-        ...(replacedBy !== undefined ? { replaced_by: replacedBy } : {}),
-        ...(cancelledBy !== undefined ? { cancelled_by: cancelledBy } : {}),
+    const shape = [replacedBy !== undefined && 'replaced', beforeId !== undefined && 'before', cancelledBy !== undefined && 'by'];
+    const { rows } = await this.run(
+      `store cancel-unfinished ${shape.filter(Boolean).join(' ')}`,
+      (knex, value) => {
+        const query = knex(TABLE)
+          .where({ flow: value(0), concurrency_key: value(1) })
+          .whereIn('status', ['running', 'waiting']);
+        if (beforeId !== undefined)
+          query.where(
+            'seq',
+            '<',
+            knex(TABLE)
+              .where({ id: value(5) })
+              .select('seq'),
+          );
+        return query.update(
+          {
+            ...cancelledColumns(value(2), value(3)),
+            ...(replacedBy !== undefined ? { replaced_by: value(4) } : {}),
+            ...(cancelledBy !== undefined ? { cancelled_by: value(6) } : {}),
+          },
+          ['id'],
+        );
       },
-      ['id'],
-    )) as unknown as DbRow[];
+      [flow, key, reason, now, replacedBy, beforeId, cancelledBy],
+      q,
+    );
     return rows.map((r) => String(r.id));
   }
 
@@ -341,10 +449,16 @@ export class DbExecutionStore implements ExecutionStore, PayloadEraser {
     await this.insertRow({ ...this.toRow(record), lease_owner: lease.owner, lease_until: lease.until });
   }
 
+  /** The INSERT of `row` (its key, how it is built, its values), for `run`. */
+  private insertStatement(row: DbRow): [string, (knex: Knex, value: Param) => Knex.QueryBuilder, unknown[]] {
+    const columns = Object.keys(row);
+    return [`store insert ${columns.join(',')}`, (knex, value) => knex(TABLE).insert(standIns(columns, value)), Object.values(row)];
+  }
+
   /** One INSERT; an id already stored fails with "execution <id> already exists". */
   private async insertRow(row: DbRow): Promise<void> {
     try {
-      await this.knex(TABLE).insert(row);
+      await this.run(...this.insertStatement(row));
     } catch (err) {
       if (await this.knex(TABLE).where({ id: row.id }).first('id')) throw new Error(`execution ${String(row.id)} already exists`);
       throw err;
@@ -393,8 +507,15 @@ export class DbExecutionStore implements ExecutionStore, PayloadEraser {
   }
 
   async get(id: string): Promise<ExecutionRecord | undefined> {
-    const row = (await this.knex(TABLE).where({ id }).first('*', this.journalColumn())) as DbRow | undefined;
-    return row ? this.fromRow(row) : undefined;
+    const { rows } = await this.run(
+      'store get',
+      (knex, value) =>
+        knex(TABLE)
+          .where({ id: value(0) })
+          .first('*', this.journalColumn(knex)),
+      [id],
+    );
+    return rows[0] ? this.fromRow(rows[0]) : undefined;
   }
 
   /** Newest first (by created_at, then insertion order); default 20, at most 1000. */

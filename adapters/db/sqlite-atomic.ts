@@ -3,6 +3,7 @@
 // to one file in a process, the other's write then blocks the thread in SQLite's busy wait while this
 // transaction can never reach its COMMIT ("database is locked"). Here nothing else runs in between.
 import type { Knex } from 'knex';
+import type { CompiledStatement } from './compiled-statements.js';
 
 /** The part of a better-sqlite3 connection used here. */
 interface SqliteConnection {
@@ -10,10 +11,10 @@ interface SqliteConnection {
   transaction<T>(fn: () => T): () => T;
 }
 
-/** Runs a knex query on the connection; resolves to the rows it changed. */
-export type RunStatement = (query: Knex.QueryBuilder) => number;
+/** Runs a compiled statement (compiled-statements.ts) with its values on the connection; returns the rows it changed. */
+export type RunStatement = (statement: CompiledStatement, values: readonly unknown[]) => number;
 
-/** Runs `body` in one transaction on the SQLite database of `knex` (its queries through `run`); returns what `body` returns. */
+/** Runs `body` in one transaction on the SQLite database of `knex` (its statements through `run`); returns what `body` returns. */
 export async function sqliteAtomically<T>(knex: Knex, body: (run: RunStatement) => T): Promise<T> {
   const client = knex.client as {
     acquireConnection(): Promise<SqliteConnection>;
@@ -21,10 +22,7 @@ export async function sqliteAtomically<T>(knex: Knex, body: (run: RunStatement) 
   };
   const conn = await client.acquireConnection();
   try {
-    const run: RunStatement = (query) => {
-      const { sql, bindings } = query.toSQL().toNative();
-      return conn.prepare(sql).run(...bindings).changes;
-    };
+    const run: RunStatement = (statement, values) => conn.prepare(statement.native).run(...statement.bind(values)).changes;
     return conn.transaction(() => body(run))();
   } finally {
     await client.releaseConnection(conn);

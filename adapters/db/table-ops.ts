@@ -11,9 +11,15 @@
 //   { in: [values] }           one of the values (at most 1000; an empty list matches nothing)
 // Text is compared and ordered byte-wise (PostgreSQL uses COLLATE "C", as SQLite does by default);
 // NULLs order last ascending and first descending on both. JSON columns cannot be filtered on.
+//
+// Each operation's SQL is compiled once per shape (table, columns, the kind of each condition, order,
+// limit) and kept in the Database's StatementCache (compiled-statements.ts): a shape's key below names
+// everything its text depends on besides the bound values.
 import type { Knex } from 'knex';
 import type { JsonValue } from '../../engine/types.js';
+import { standIns, type Param, type StatementCache } from './compiled-statements.js';
 import { DbQueryError } from './db-query-error.js';
+import { runStatement, type StatementResult } from './run-statement.js';
 import { isTableName, TABLE_NAMES, tableSpec, type ColumnType, type TableSpec } from './tables.js';
 import { fromDb, toDb, toIsoTimestamp, type Dialect } from './values.js';
 
@@ -66,11 +72,42 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date);
 }
 
+/** A validated `where`: what its SQL depends on, the values it binds, and how it is added to a query. */
+interface WhereClause {
+  /** Everything its SQL depends on besides the bound values (part of a statement's key). */
+  shape: string;
+  /** The values it binds; `apply` binds `value(i)` for the i-th. */
+  values: unknown[];
+  apply(query: Knex.QueryBuilder, value: Param): void;
+}
+
+/** A validated `order_by`: its shape (part of a statement's key) and how it is added to a query (it binds nothing). */
+interface OrderClause {
+  shape: string;
+  apply(query: Knex.QueryBuilder): void;
+}
+
 export class TableOps implements TableOperations {
   constructor(
     private readonly dialect: Dialect,
     private readonly run: Runner,
+    private readonly statements: StatementCache,
   ) {}
+
+  /** Runs the statement of `key` (compiled from `build` on first use) with `values`, through the runner. */
+  private runCompiled(
+    key: string,
+    build: (knex: Knex, value: Param) => Knex.QueryBuilder,
+    values: readonly unknown[],
+  ): Promise<StatementResult> {
+    return this.run((knex) =>
+      runStatement(
+        knex,
+        this.statements.get(key, (value) => build(knex, value)),
+        values,
+      ),
+    );
+  }
 
   async get(table: string, where: Where = {}, orderBy: OrderBy[] = []): Promise<Row | null> {
     const rows = await this.find(table, { where, order_by: orderBy, limit: 1 });
@@ -82,22 +119,31 @@ export class TableOps implements TableOperations {
     const limit = options.limit ?? DEFAULT_FIND_LIMIT;
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_FIND_LIMIT)
       throw new DbQueryError(`limit must be an integer from 1 to ${MAX_FIND_LIMIT}, got ${limit}`);
-    const applyWhere = this.whereClause(table, spec, options.where ?? {});
+    const where = this.whereClause(table, spec, options.where ?? {});
     const order = this.orderClause(table, spec, options.order_by ?? []);
-    const rows = await this.run((knex) => {
-      const query = knex(table).select('*');
-      applyWhere(query);
-      order(query);
-      return query.limit(limit);
-    });
-    return rows.map((r: Record<string, unknown>) => this.rowOut(spec, r));
+    const { rows } = await this.runCompiled(
+      `find ${table} where ${where.shape} order ${order.shape} limit ${limit}`,
+      (knex, value) => {
+        const query = knex(table).select('*');
+        where.apply(query, value);
+        order.apply(query);
+        return query.limit(limit);
+      },
+      where.values,
+    );
+    return rows.map((r) => this.rowOut(spec, r));
   }
 
   async insert(table: string, values: Record<string, unknown>): Promise<Row> {
     const spec = this.spec(table);
     const row = this.valuesIn(table, spec, values, 'insert');
-    const [inserted] = await this.run((knex) => knex(table).insert(row).returning('*'));
-    return this.rowOut(spec, inserted as Record<string, unknown>);
+    const columns = Object.keys(row);
+    const { rows } = await this.runCompiled(
+      `insert ${table} ${columns.join(',')}`,
+      (knex, value) => knex(table).insert(standIns(columns, value)).returning('*'),
+      Object.values(row),
+    );
+    return this.rowOut(spec, rows[0]!);
   }
 
   async upsert(table: string, values: Record<string, unknown>, options: UpsertOptions): Promise<{ row: Row; inserted: boolean }> {
@@ -108,44 +154,72 @@ export class TableOps implements TableOperations {
       if (row[column] === null || row[column] === undefined)
         throw new DbQueryError(`upsert into ${table}: conflict column ${column} needs a value`);
     }
-    const match = Object.fromEntries(conflict.map((c) => [c, row[c]]));
+    const matched = conflict.map((c) => row[c]);
     const changes = Object.fromEntries(Object.entries(this.valuesIn(table, spec, values, 'update')).filter(([c]) => !conflict.includes(c)));
     const keep = options.on_conflict === 'keep' || Object.keys(changes).every((c) => c === spec.updatedAt);
+    const columns = Object.keys(row);
+    const changed = Object.keys(changes);
+    const on = conflict.join(',');
     // Insert-or-nothing, then update (or read) the existing row: exactly one of any number of
     // concurrent identical upserts inserts, on both dialects. A row deleted in between: try again.
     for (let attempt = 1; attempt <= UPSERT_ATTEMPTS; attempt++) {
-      const [created] = await this.run((knex) => knex(table).insert(row).onConflict(conflict).ignore().returning('*'));
-      if (created) return { row: this.rowOut(spec, created as Record<string, unknown>), inserted: true };
-      const [existing] = await this.run((knex) =>
-        keep ? knex(table).where(match).select('*') : knex(table).where(match).update(changes).returning('*'),
+      const created = await this.runCompiled(
+        `upsert-insert ${table} ${columns.join(',')} on ${on}`,
+        (knex, value) => knex(table).insert(standIns(columns, value)).onConflict(conflict).ignore().returning('*'),
+        Object.values(row),
       );
-      if (existing) return { row: this.rowOut(spec, existing as Record<string, unknown>), inserted: false };
+      if (created.rows[0]) return { row: this.rowOut(spec, created.rows[0]), inserted: true };
+      const existing = keep
+        ? await this.runCompiled(
+            `upsert-read ${table} on ${on}`,
+            (knex, value) => knex(table).where(standIns(conflict, value)).select('*'),
+            matched,
+          )
+        : await this.runCompiled(
+            `upsert-update ${table} ${changed.join(',')} on ${on}`,
+            (knex, value) =>
+              knex(table)
+                .where(standIns(conflict, value, changed.length))
+                .update(standIns(changed, value))
+                .returning('*'),
+            [...Object.values(changes), ...matched],
+          );
+      if (existing.rows[0]) return { row: this.rowOut(spec, existing.rows[0]), inserted: false };
     }
     throw new Error(`upsert into ${table}: the matching row kept disappearing (${UPSERT_ATTEMPTS} attempts)`);
   }
 
   async update(table: string, where: Where, values: Record<string, unknown>): Promise<{ count: number; rows: Row[] }> {
     const spec = this.spec(table);
-    const applyWhere = this.whereClause(table, spec, where, true);
+    const clause = this.whereClause(table, spec, where, true);
     const changes = this.valuesIn(table, spec, values, 'update');
     if (!Object.values(values).some((v) => v !== undefined))
       throw new DbQueryError(`update of ${table}: values must name at least one column`);
-    const rows = await this.run((knex) => {
-      const query = knex(table);
-      applyWhere(query);
-      return query.update(changes).returning('*');
-    });
-    return { count: rows.length, rows: rows.map((r: Record<string, unknown>) => this.rowOut(spec, r)) };
+    const changed = Object.keys(changes);
+    const { rows } = await this.runCompiled(
+      `update ${table} set ${changed.join(',')} where ${clause.shape}`,
+      (knex, value) => {
+        const query = knex(table);
+        clause.apply(query, (i) => value(changed.length + i));
+        return query.update(standIns(changed, value)).returning('*');
+      },
+      [...Object.values(changes), ...clause.values],
+    );
+    return { count: rows.length, rows: rows.map((r) => this.rowOut(spec, r)) };
   }
 
   async delete(table: string, where: Where): Promise<{ count: number }> {
     const spec = this.spec(table);
-    const applyWhere = this.whereClause(table, spec, where, true);
-    const count = await this.run((knex) => {
-      const query = knex(table);
-      applyWhere(query);
-      return query.del();
-    });
+    const clause = this.whereClause(table, spec, where, true);
+    const { count } = await this.runCompiled(
+      `delete ${table} where ${clause.shape}`,
+      (knex, value) => {
+        const query = knex(table);
+        clause.apply(query, value);
+        return query.del();
+      },
+      clause.values,
+    );
     return { count: Number(count) };
   }
 
@@ -189,19 +263,34 @@ export class TableOps implements TableOperations {
     return key;
   }
 
-  /** Validates `where` now and returns what applies it to a query later. */
-  private whereClause(table: string, spec: TableSpec, where: Where, required = false): (query: Knex.QueryBuilder) => void {
+  /** Validates `where` now and returns what adds it to a query later, with its shape and values. */
+  private whereClause(table: string, spec: TableSpec, where: Where, required = false): WhereClause {
     if (!isPlainObject(where)) throw new DbQueryError(`where for ${table} must be an object of column -> condition`);
     if (required && Object.keys(where).length === 0)
       throw new DbQueryError(`where for ${table} must name at least one column (refusing to touch every row)`);
-    const parts: Array<(q: Knex.QueryBuilder) => void> = [];
+    const shapes: string[] = [];
+    const values: unknown[] = [];
+    const parts: Array<(q: Knex.QueryBuilder, value: Param) => void> = [];
+    /** Adds a part; `kind` names its SQL (with the column, part of the shape). */
+    const add = (column: string, kind: string, apply: (q: Knex.QueryBuilder, value: Param) => void) => {
+      shapes.push(`${column}:${kind}`);
+      parts.push(apply);
+    };
+    /** Binds `bound` as the next value; returns its index (a part binds `value(index)` when applied). */
+    const bindAt = (bound: unknown): number => values.push(bound) - 1;
     for (const [column, condition] of Object.entries(where)) {
       const type = this.columnType(table, spec, column);
       if (type === 'json') throw new DbQueryError(`${table}.${column} is a JSON column and cannot be filtered on`);
       const bind = (value: unknown) => toDb(this.dialect, table, column, type, value);
       const ref = type === 'text' && this.dialect === 'postgres' ? `?? COLLATE "C"` : '??';
+      /** Equality, IS NULL when the bound value is null. */
+      const equal = (bound: unknown) => {
+        if (bound === null) return add(column, 'null', (q) => q.whereNull(column));
+        const at = bindAt(bound);
+        add(column, 'eq', (q, value) => q.where(column, value(at)));
+      };
       if (condition === null || condition === undefined) {
-        parts.push((q) => q.whereNull(column));
+        add(column, 'null', (q) => q.whereNull(column));
       } else if (Array.isArray(condition)) {
         throw new DbQueryError(`where ${table}.${column}: use { in: [...] } to match one of several values`);
       } else if (isPlainObject(condition)) {
@@ -215,33 +304,43 @@ export class TableOps implements TableOperations {
             if (value.length > MAX_IN_VALUES) throw new DbQueryError(`where ${table}.${column}: in takes at most ${MAX_IN_VALUES} values`);
             if (value.some((v) => v === null || v === undefined))
               throw new DbQueryError(`where ${table}.${column}: in cannot hold null; use { ${column}: null }`);
-            const bound = value.map(bind);
-            parts.push((q) => q.whereIn(column, bound as Knex.Value[]));
+            const at = value.map((v) => bindAt(bind(v)));
+            add(column, `in${at.length}`, (q, stand) =>
+              q.whereIn(
+                column,
+                at.map((i) => stand(i)),
+              ),
+            );
           } else if (op === 'eq') {
-            const bound = bind(value);
-            parts.push((q) => (bound === null ? q.whereNull(column) : q.where(column, bound as Knex.Value)));
+            equal(bind(value));
           } else if (op === 'ne') {
             const bound = bind(value);
-            parts.push((q) =>
-              bound === null ? q.whereNotNull(column) : q.where((w) => w.where(column, '<>', bound as Knex.Value).orWhereNull(column)),
-            );
+            if (bound === null) {
+              add(column, 'notnull', (q) => q.whereNotNull(column));
+            } else {
+              const at = bindAt(bound);
+              add(column, 'ne', (q, stand) => q.where((w) => w.where(column, '<>', stand(at)).orWhereNull(column)));
+            }
           } else {
             if (value === null || value === undefined) throw new DbQueryError(`where ${table}.${column}: ${op} needs a value`);
-            const bound = bind(value);
-            parts.push((q) => q.whereRaw(`${ref} ${COMPARE[op]} ?`, [column, bound as Knex.Value]));
+            const at = bindAt(bind(value));
+            add(column, op, (q, stand) => q.whereRaw(`${ref} ${COMPARE[op]} ?`, [column, stand(at)]));
           }
         }
       } else {
-        const bound = bind(condition);
-        parts.push((q) => q.where(column, bound as Knex.Value));
+        equal(bind(condition));
       }
     }
-    return (query) => {
-      for (const part of parts) part(query);
+    return {
+      shape: shapes.join(','),
+      values,
+      apply: (query, value) => {
+        for (const part of parts) part(query, value);
+      },
     };
   }
 
-  private orderClause(table: string, spec: TableSpec, orderBy: OrderBy[]): (query: Knex.QueryBuilder) => void {
+  private orderClause(table: string, spec: TableSpec, orderBy: OrderBy[]): OrderClause {
     if (!Array.isArray(orderBy)) throw new DbQueryError(`order_by for ${table} must be a list of { column, direction }`);
     const terms = orderBy.map((o) => {
       const column = isPlainObject(o) && typeof o.column === 'string' ? o.column : undefined;
@@ -253,11 +352,14 @@ export class TableOps implements TableOperations {
     });
     // Ties are broken by id, so the order is the same on both dialects.
     if (!terms.some((t) => t.column === 'id')) terms.push({ column: 'id', type: 'id', direction: 'asc' });
-    return (query) => {
-      for (const t of terms) {
-        const collate = t.type === 'text' && this.dialect === 'postgres' ? ' COLLATE "C"' : '';
-        query.orderByRaw(`??${collate} ${t.direction} nulls ${t.direction === 'asc' ? 'last' : 'first'}`, [t.column]);
-      }
+    return {
+      shape: terms.map((t) => `${t.column}:${t.direction}`).join(','),
+      apply: (query) => {
+        for (const t of terms) {
+          const collate = t.type === 'text' && this.dialect === 'postgres' ? ' COLLATE "C"' : '';
+          query.orderByRaw(`??${collate} ${t.direction} nulls ${t.direction === 'asc' ? 'last' : 'first'}`, [t.column]);
+        }
+      },
     };
   }
 

@@ -10,6 +10,11 @@ export type Dialect = 'sqlite' | 'postgres';
 const INTEGER_TEXT = /^-?\d{1,15}$/;
 /** `YYYY-MM-DD HH:MM:SS[.fff]` without a zone, as SQLite's CURRENT_TIMESTAMP writes it: UTC. */
 const SQL_UTC = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2}(?:\.\d+)?)$/;
+/**
+ * ISO text exactly as `toISOString` writes it, with a day of the month every month has (01-28): it
+ * reads back as itself, so it is its own ISO text (other days take the long way: Feb 30 is Mar 2).
+ */
+const CANONICAL_ISO = /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|1\d|2[0-8])T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}Z$/;
 
 function describe(value: unknown): string {
   const text = JSON.stringify(value) ?? String(value);
@@ -18,6 +23,7 @@ function describe(value: unknown): string {
 
 /** The ISO text of a timestamp given as ISO text, ms since the epoch or Date; undefined when invalid. */
 export function toIsoTimestamp(value: unknown): string | undefined {
+  if (typeof value === 'string' && CANONICAL_ISO.test(value)) return value;
   let date: Date | undefined;
   if (value instanceof Date) date = value;
   else if (typeof value === 'number' && Number.isFinite(value)) date = new Date(value);

@@ -276,6 +276,29 @@ describe('ConfigReadCache', () => {
     expect(cache.size).toBe(0);
   });
 
+  it('copies rows in and out: flat ones as new objects, ones holding objects or arrays deeply', async () => {
+    const cache = new ConfigReadCache({ now: () => 0 });
+    const loaded: Row[] = [
+      { id: 1, nome: 'a', ativo: true, vazio: null },
+      { id: 2, extra: { horarios: ['08:00'] } },
+    ];
+    const first = await cache.find('protocolos', {}, async () => loaded);
+    expect(first).toBe(loaded);
+    loaded[0]!.nome = 'mudado pelo leitor';
+    (loaded[1]!.extra as { horarios: string[] }).horarios.push('mudado pelo leitor');
+    const hit = await cache.find('protocolos', {}, async () => []);
+    expect(hit).toEqual([
+      { id: 1, nome: 'a', ativo: true, vazio: null },
+      { id: 2, extra: { horarios: ['08:00'] } },
+    ]);
+    hit[0]!.nome = 'mudado no acerto';
+    (hit[1]!.extra as { horarios: string[] }).horarios.pop();
+    expect(await cache.find('protocolos', {}, async () => [])).toEqual([
+      { id: 1, nome: 'a', ativo: true, vazio: null },
+      { id: 2, extra: { horarios: ['08:00'] } },
+    ]);
+  });
+
   it('keys a read by table, where (keys in any order, undefined as null), order_by and limit; values that are not JSON are not cached', async () => {
     expect(queryKey('protocolos', { where: { a: 1, b: 'x' } })).toBe(queryKey('protocolos', { where: { b: 'x', a: 1 } }));
     expect(queryKey('protocolos', { where: { a: undefined } })).toBe(queryKey('protocolos', { where: { a: null } }));

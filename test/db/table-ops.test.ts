@@ -166,6 +166,36 @@ forEachDatabase('table operations', (open) => {
     }
   });
 
+  it('SQL is compiled once per shape: other values of a shape read their own rows; a null, an IN list of another length, another limit are shapes of their own', async () => {
+    const { db } = t.current;
+    const { clinicaId } = await clinicWithInstance(db);
+    for (const [i, nome] of ['Ana', 'Bia', null].entries())
+      await db.insert('leads', { clinica_id: clinicaId, remotejid: `551190000000${i}`, nome });
+    const names = async (where: Record<string, unknown>, limit?: number) =>
+      (await db.find('leads', { where, ...(limit ? { limit } : {}) })).map((r) => r.nome);
+    const compiled = db.statements.size;
+    expect(await names({ nome: 'Ana' })).toEqual(['Ana']);
+    expect(await names({ nome: 'Bia' })).toEqual(['Bia']);
+    expect(db.statements.size).toBe(compiled + 1);
+    expect(await names({ nome: null })).toEqual([null]);
+    expect(await names({ nome: { eq: null } })).toEqual([null]);
+    expect(await names({ nome: { eq: 'Bia' } })).toEqual(['Bia']);
+    expect(await names({ nome: { ne: 'Ana' } })).toEqual(['Bia', null]);
+    expect(await names({ nome: { ne: null } })).toEqual(['Ana', 'Bia']);
+    expect(await names({ nome: { in: ['Bia'] } })).toEqual(['Bia']);
+    expect(await names({ nome: { in: ['Ana', 'Bia'] } })).toEqual(['Ana', 'Bia']);
+    expect(await names({ nome: { in: [] } })).toEqual([]);
+    expect(await names({ clinica_id: clinicaId }, 2)).toEqual(['Ana', 'Bia']);
+    expect(await names({ clinica_id: clinicaId }, 1)).toEqual(['Ana']);
+    expect(await names({ clinica_id: clinicaId, nome: { gt: 'Ana' } })).toEqual(['Bia']);
+    expect(await names({ clinica_id: clinicaId, nome: { gt: 'Bia' } })).toEqual([]);
+    expect((await db.update('leads', { nome: null }, { nome: 'Cia', orcamento: null })).rows.map((r) => r.nome)).toEqual(['Cia']);
+    expect((await db.update('leads', { nome: 'Ana' }, { nome: 'Dani', orcamento: 'x' })).rows.map((r) => r.nome)).toEqual(['Dani']);
+    expect(await db.delete('leads', { nome: 'Bia' })).toEqual({ count: 1 });
+    expect(await db.delete('leads', { nome: 'Bia' })).toEqual({ count: 0 });
+    expect(await names({})).toEqual(['Dani', 'Cia']);
+  });
+
   it('update returns the count and the rows; delete returns the count; updated_at of leads moves', async () => {
     const { db } = t.current;
     const { clinicaId } = await clinicWithInstance(db);
