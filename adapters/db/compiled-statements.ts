@@ -65,6 +65,8 @@ export class CompiledStatement {
 function compile(query: Knex.QueryBuilder | Knex.Raw): CompiledStatement {
   const compiled = query.toSQL();
   const native = compiled.toNative();
+  if (compiled.sql.includes(STAND_IN_PREFIX))
+    throw new Error('the query builder wrote a value into the text instead of binding it: this shape cannot be compiled once');
   const slots: number[] = [];
   const constants: unknown[] = [];
   for (const binding of native.bindings) {

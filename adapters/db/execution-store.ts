@@ -377,9 +377,14 @@ export class DbExecutionStore implements ExecutionStore, PayloadEraser {
 
   /** The executions of `flow` under `key` that `by` cancelled (cancelByKey). */
   private async cancelledBefore(flow: string, key: string, by: string): Promise<string[]> {
-    const rows = (await this.knex(TABLE)
-      .where({ flow, concurrency_key: key, status: 'cancelled', cancelled_by: by })
-      .select('id')) as DbRow[];
+    const { rows } = await this.run(
+      'store cancelled-before',
+      (knex, value) =>
+        knex(TABLE)
+          .where({ flow: value(0), concurrency_key: value(1), status: 'cancelled', cancelled_by: value(2) })
+          .select('id'),
+      [flow, key, by],
+    );
     return rows.map((r) => String(r.id));
   }
 

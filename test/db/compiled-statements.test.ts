@@ -102,10 +102,13 @@ describe('StatementCache', () => {
     expect(cache.size).toBe(2);
   });
 
-  it('refuses a shape whose builder changes a value instead of binding it', () => {
+  it('refuses a shape whose builder changes a value, or writes it into the text, instead of binding it', () => {
     const knex = knexFactory({ client: 'pg' });
     expect(() => new StatementCache().get('like', (v) => knex('leads').whereRaw('nome like ?', [`%${String(v(0))}%`]))).toThrow(
       /changed a value's stand-in/,
+    );
+    expect(() => new StatementCache().get('spliced', (v) => knex('leads').whereRaw(`nome = '${String(v(0))}'`))).toThrow(
+      /wrote a value into the text/,
     );
   });
 });
