@@ -35,8 +35,70 @@ const SECRET_FIELDS = [
   '["proxy-authorization"]',
 ];
 const dotted = (field: string) => (field.startsWith('[') ? field : `.${field}`);
-/** Every credential field at the top level, one and two levels down. */
+/** Every credential field at the top level, one and two levels down, as pino paths: what no line holds. */
 export const REDACT_PATHS = SECRET_FIELDS.flatMap((f) => [f, `*${dotted(f)}`, `*.*${dotted(f)}`]);
+
+/** The credential field names as keys. */
+const SECRET_KEYS = new Set(SECRET_FIELDS.map((f) => (f.startsWith('[') ? f.slice(2, -2) : f)));
+/** What a credential's value is printed as. */
+const CENSOR = '***';
+
+/**
+ * What pino redacts itself: the top-level fields, and one path below them. That one keeps pino
+ * printing every top-level value and the message through its redaction (JSON.stringify for texts),
+ * as with all of REDACT_PATHS; the fields one and two levels down are censored by censorNested
+ * instead (formatters.log), since pino walks each path for each value of each line (tens of µs a
+ * line with all of them). The lines are the same (test/cli/logger.test.ts compares them).
+ */
+const PINO_REDACT_PATHS = [...SECRET_FIELDS, '*.token'];
+
+/**
+ * `fields` with every credential field one and two levels below a top-level field printed as "***",
+ * as pino's redaction of REDACT_PATHS prints them: an own enumerable member of that name, whatever
+ * its value (undefined and null included). Top-level credential fields are left to pino. A copy of
+ * each object on the way to a censored member; `fields` itself is never changed.
+ */
+export function censorNested(fields: Record<string, unknown>): Record<string, unknown> {
+  let out: Record<string, unknown> | undefined;
+  for (const key of Object.keys(fields)) {
+    if (SECRET_KEYS.has(key)) continue;
+    const value = fields[key];
+    const censored = censorMembers(value, 2);
+    if (censored === value) continue;
+    out ??= copyOf(fields);
+    setOwn(out, key, censored);
+  }
+  return out ?? fields;
+}
+
+/** `value` with its credential members (`levels` deep) censored; a copy where one is, else `value` itself. */
+function censorMembers(value: unknown, levels: number): unknown {
+  if (levels === 0 || !value || typeof value !== 'object') return value;
+  const source = value as Record<string, unknown>;
+  let out: Record<string, unknown> | undefined;
+  for (const key of Object.keys(source)) {
+    const member = source[key];
+    const censored = SECRET_KEYS.has(key) ? CENSOR : censorMembers(member, levels - 1);
+    if (censored === member) continue;
+    out ??= copyOf(source);
+    setOwn(out, key, censored);
+  }
+  return out ?? value;
+}
+
+/** A shallow copy with the same prototype (an array's: an array) and the own enumerable members. */
+function copyOf(value: Record<string, unknown>): Record<string, unknown> {
+  if (Array.isArray(value)) return value.slice() as unknown as Record<string, unknown>;
+  const out = Object.create(Object.getPrototypeOf(value)) as Record<string, unknown>;
+  for (const key of Object.keys(value)) setOwn(out, key, value[key]);
+  return out;
+}
+
+/** Sets an own member (an own `__proto__` stays a member). */
+function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
+}
 
 /**
  * A phone-like run: 10 to 15 digits, optionally `+` first and up to two spaces, dashes or
@@ -53,7 +115,7 @@ export function maskPhonesIn(text: string): string {
 }
 
 /** A copy of a log object with phone-like runs in its strings masked (depth-bounded). */
-function maskPhonesDeep(value: unknown, depth = 0): unknown {
+export function maskPhonesDeep(value: unknown, depth = 0): unknown {
   if (typeof value === 'string') return maskPhonesIn(value);
   if (depth > 6 || !value || typeof value !== 'object') return value;
   if (value instanceof Error) {
@@ -80,9 +142,12 @@ export function createLogger(options: LoggerOptions = {}): Logger & pino.Logger 
   return pino(
     {
       level,
-      redact: { paths: REDACT_PATHS, censor: '***' },
+      redact: { paths: PINO_REDACT_PATHS, censor: CENSOR },
       base: { service: 'leadflow' },
-      formatters: { log: (fields) => maskPhonesDeep(fields) as Record<string, unknown> },
+      formatters: {
+        log: (fields) => censorNested(maskPhonesDeep(fields) as Record<string, unknown>),
+        bindings: (bindings) => censorNested(bindings),
+      },
       hooks: {
         logMethod(args, method) {
           const masked = args.map((a) => (typeof a === 'string' ? maskPhonesIn(a) : a)) as Parameters<typeof method>;

@@ -13,8 +13,10 @@ import { SuspendSignal } from './errors/suspend-signal.js';
 import { toStepError } from './errors/to-step-error.js';
 import { notifyObserver, type EngineObserver } from './observer.js';
 import type { NodeRegistry } from './registry.js';
+import { cloneJson } from './run/clone-json.js';
 import { ExecutionRun, type Logger, type RunHost, type StepMock } from './run/execution-run.js';
 import { flowEnv } from './run/flow-env.js';
+import { isoNow } from './run/iso-now.js';
 import { executionKey } from './run/execution-keys.js';
 import { FlowVersions } from './run/flow-versions.js';
 import { DEFAULT_LEASE_MS, Leases, leaseOwnerName } from './run/leases.js';
@@ -177,6 +179,8 @@ export class Engine {
   private readonly cancelNoticed = new Set<string>();
   /** The flows' schedule triggers; run once startSchedules is called. */
   private readonly schedules: ScheduleRunner;
+  /** What every drive's ExecutionRun is given (runHost), made at the first drive. */
+  private sharedRunHost: RunHost | undefined;
 
   constructor(options: EngineOptions) {
     this.registry = options.registry;
@@ -303,7 +307,8 @@ export class Engine {
     const replaced = await this.insertNew(record, this.store.insertLeased ? this.leases.fresh() : undefined);
     if (options.mocks) this.mocks.set(record.id, options.mocks);
     const responded = new Promise<WebhookResponse | undefined>((resolve) => this.responders.set(record.id, resolve));
-    const settled = this.drive(structuredClone(record));
+    // The drive's own copy: the handle's record stays as created.
+    const settled = this.drive(cloneJson(record));
     return { id: record.id, record, settled, responded, replaced };
   }
 
@@ -318,7 +323,7 @@ export class Engine {
       const problems = schemaProblems(flow.trigger.input, input.body);
       if (problems.length > 0) throw new InputValidationError(flow.name, problems);
     }
-    const now = new Date().toISOString();
+    const now = isoNow();
     const trigger: JsonObject = {
       body: input.body,
       headers: Object.fromEntries(Object.entries(input.headers ?? {}).filter(([k]) => !SECRET_HEADERS.has(k.toLowerCase()))),
@@ -613,14 +618,19 @@ export class Engine {
     return this.finish(record, startedAt);
   }
 
-  /** What an ExecutionRun of `record` is given: node types, services, and the engine's hooks. */
+  /** What an ExecutionRun of `record` is given: node types, services, and the engine's hooks (the same for every drive but the mocks). */
   private runHost(record: ExecutionRecord): RunHost {
+    this.sharedRunHost ??= this.makeRunHost();
+    const mocks = this.mocks.get(record.id);
+    return mocks ? { ...this.sharedRunHost, mocks } : this.sharedRunHost;
+  }
+
+  private makeRunHost(): RunHost {
     return {
       registry: this.registry,
       services: this.services,
       logger: this.logger,
       signal: this.abort.signal,
-      mocks: this.mocks.get(record.id),
       save: (r) => this.store.update(r),
       ...(this.store.appendJournal ? { append: (entry: JournalEntry) => this.store.appendJournal!(entry) } : {}),
       isCancelled: async (id) => (this.store.statusOf ? await this.store.statusOf(id) : (await this.store.get(id))?.status) === 'cancelled',
@@ -665,7 +675,7 @@ export class Engine {
   }
 
   private async finish(record: ExecutionRecord, startedAt: number): Promise<ExecutionRecord> {
-    record.updated_at = new Date().toISOString();
+    record.updated_at = isoNow();
     if (isFinalStatus(record.status)) record.finished_at = record.updated_at;
     await this.store.update(record);
     // A keyed execution may have been cancelled meanwhile, in any process, and one this process was

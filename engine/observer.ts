@@ -60,17 +60,29 @@ export interface EngineObserver {
   waitResumed?(lagMs: number, record: Readonly<ExecutionRecord>): void;
 }
 
-/** Calls `notify` with the observer, if any; errors are logged at warn and swallowed. */
-export function notifyObserver(observer: EngineObserver | undefined, logger: Logger, notify: (o: EngineObserver) => unknown): void {
+/**
+ * Calls `notify` with the observer (and `arg`, when given), if there is an observer; errors (thrown,
+ * or a returned promise that rejects) are logged at warn and swallowed. `notify` may be a function
+ * made once (taking what it tells as `arg`), so a call per step makes no closure.
+ */
+export function notifyObserver<A>(
+  observer: EngineObserver | undefined,
+  logger: Logger,
+  notify: (o: EngineObserver, arg: A) => unknown,
+  arg?: A,
+): void {
   if (!observer) return;
-  const report = (err: unknown) =>
-    logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'engine observer failed (ignored)');
   try {
-    const result = notify(observer);
-    if (result && typeof (result as PromiseLike<unknown>).then === 'function') (result as Promise<unknown>).then(undefined, report);
+    const result = notify(observer, arg as A);
+    if (result && typeof (result as PromiseLike<unknown>).then === 'function')
+      (result as Promise<unknown>).then(undefined, (err: unknown) => reportFailure(logger, err));
   } catch (err) {
-    report(err);
+    reportFailure(logger, err);
   }
+}
+
+function reportFailure(logger: Logger, err: unknown): void {
+  logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'engine observer failed (ignored)');
 }
 
 /** The hooks of EngineObserver, by name. */
@@ -98,21 +110,26 @@ export function composeObservers(...observers: Array<EngineObserver | undefined>
     const parts = present.filter((o) => typeof o[hook] === 'function');
     if (parts.length === 0) continue;
     composed[hook] = (...args: unknown[]) => {
-      const errors: unknown[] = [];
-      const pending: Promise<unknown>[] = [];
+      // Allocated only when a part throws or answers with a promise.
+      let errors: unknown[] | undefined;
+      let pending: Promise<unknown>[] | undefined;
       for (const part of parts) {
         try {
           const result = (part[hook] as (...a: unknown[]) => unknown).apply(part, args);
-          if (result && typeof (result as PromiseLike<unknown>).then === 'function') pending.push(Promise.resolve(result));
+          if (result && typeof (result as PromiseLike<unknown>).then === 'function') {
+            pending ??= [];
+            pending.push(Promise.resolve(result));
+          }
         } catch (err) {
+          errors ??= [];
           errors.push(err);
         }
       }
-      if (errors.length > 0) {
-        for (const p of pending) p.catch(() => undefined);
+      if (errors) {
+        for (const p of pending ?? []) p.catch(() => undefined);
         throw errors[0];
       }
-      return pending.length > 0 ? Promise.all(pending) : undefined;
+      return pending ? Promise.all(pending) : undefined;
     };
   }
   return composed as EngineObserver;

@@ -87,8 +87,131 @@ export function defineServiceNode<P extends TSchema, S extends ServiceName>(def:
   return { ...def, run: (params, ctx) => def.run(params, withServices(ctx, def.services)) };
 }
 
-/** `ctx` whose declared services, when absent, throw a message naming the step and the service on read. */
+/** A drive's services view (driveView), with the execution it was built for. */
+interface DriveView {
+  executionId: string;
+  flow: string;
+  dryRun: boolean;
+  services: Record<string, unknown>;
+}
+
+/**
+ * The services views built so far, by the `ctx.services` object they were built from. The engine
+ * hands one such object per drive (engine/run/step-context.ts), so each drive's view is built once,
+ * at its first step that declares services; a context whose services object is shared by several
+ * executions gets a view again whenever the execution changes.
+ */
+const driveViews = new WeakMap<object, DriveView>();
+
+/**
+ * `ctx` whose declared services, when absent, throw a message naming the step and the service on
+ * read, and whose AI service (when there is one) names the execution. Its other members are ctx's.
+ */
 function withServices<S extends ServiceName>(ctx: NodeContext, names: readonly S[]): ServiceNodeContext<S> {
+  let services: Record<string, unknown> | undefined;
+  for (const name of names) {
+    if (ctx.services[name] == null) {
+      // A missing one names the step: a view of this step's own (engines built without the check only).
+      services = stepView(ctx, names);
+      break;
+    }
+  }
+  services ??= driveView(ctx);
+  return new ServicesContext(ctx, services) as unknown as ServiceNodeContext<S>;
+}
+
+/** The parameters of NodeContext's method `K`. */
+type Args<K extends keyof NodeContext> = NonNullable<NodeContext[K]> extends (...args: infer A) => unknown ? A : never;
+
+/**
+ * `ctx` with `services` replaced: every other member is ctx's, read from it when read (a method is
+ * called on ctx). A small object of its own per step (deriving one with Object.create from each
+ * step's context would make every context a prototype, which costs more than the step's own
+ * bookkeeping). An optional member is undefined when ctx's is.
+ */
+class ServicesContext implements NodeContext {
+  constructor(
+    private readonly ctx: NodeContext,
+    readonly services: Record<string, unknown>,
+  ) {}
+
+  get executionId(): string {
+    return this.ctx.executionId;
+  }
+  get flow(): string {
+    return this.ctx.flow;
+  }
+  get stepId(): string {
+    return this.ctx.stepId;
+  }
+  get attempt(): number {
+    return this.ctx.attempt;
+  }
+  get dryRun(): boolean {
+    return this.ctx.dryRun;
+  }
+  get signal(): AbortSignal {
+    return this.ctx.signal;
+  }
+  get state(): NodeContext['state'] {
+    return this.ctx.state;
+  }
+  log(...args: Args<'log'>): void {
+    this.ctx.log(...args);
+  }
+  recordOutbound(...args: Args<'recordOutbound'>): boolean {
+    return this.ctx.recordOutbound(...args);
+  }
+  runChildren(...args: Args<'runChildren'>): ReturnType<NodeContext['runChildren']> {
+    return this.ctx.runChildren(...args);
+  }
+  childSlots(): string[] {
+    return this.ctx.childSlots();
+  }
+  suspend(...args: Args<'suspend'>): never {
+    return this.ctx.suspend(...args);
+  }
+  stop(...args: Args<'stop'>): never {
+    return this.ctx.stop(...args);
+  }
+  setVars(...args: Args<'setVars'>): void {
+    this.ctx.setVars(...args);
+  }
+  respond(...args: Args<'respond'>): void {
+    this.ctx.respond(...args);
+  }
+  callFlow(...args: Args<'callFlow'>): ReturnType<NodeContext['callFlow']> {
+    return this.ctx.callFlow(...args);
+  }
+  get checkpoint(): NodeContext['checkpoint'] {
+    const ctx = this.ctx;
+    return ctx.checkpoint ? (...args: Args<'checkpoint'>) => ctx.checkpoint!(...args) : undefined;
+  }
+  get interruptedPeersUntil(): NodeContext['interruptedPeersUntil'] {
+    const ctx = this.ctx;
+    return ctx.interruptedPeersUntil ? () => ctx.interruptedPeersUntil!() : undefined;
+  }
+  get startFlow(): NodeContext['startFlow'] {
+    const ctx = this.ctx;
+    return ctx.startFlow ? (...args: Args<'startFlow'>) => ctx.startFlow!(...args) : undefined;
+  }
+  get cancelFlow(): NodeContext['cancelFlow'] {
+    const ctx = this.ctx;
+    return ctx.cancelFlow ? (...args: Args<'cancelFlow'>) => ctx.cancelFlow!(...args) : undefined;
+  }
+}
+
+/** The services view of ctx's drive (every declared service present): built once per drive, kept for its next steps. */
+function driveView(ctx: NodeContext): Record<string, unknown> {
+  const known = driveViews.get(ctx.services);
+  if (known && known.executionId === ctx.executionId && known.flow === ctx.flow && known.dryRun === ctx.dryRun) return known.services;
+  const services = boundServices(ctx, { ...ctx.services });
+  driveViews.set(ctx.services, { executionId: ctx.executionId, flow: ctx.flow, dryRun: ctx.dryRun, services });
+  return services;
+}
+
+/** A view for one step where a declared service is missing: reading that one throws, naming the step and the service. */
+function stepView(ctx: NodeContext, names: readonly ServiceName[]): Record<string, unknown> {
   const services: Record<string, unknown> = { ...ctx.services };
   for (const name of names) {
     if (services[name] != null) continue;
@@ -99,15 +222,19 @@ function withServices<S extends ServiceName>(ctx: NodeContext, names: readonly S
       },
     });
   }
-  // The AI service, when there is one, is the step's: its calls name this execution (AiCallEvent.execution).
+  return boundServices(ctx, services);
+}
+
+/** `services` with the AI service, when there is one, bound to ctx's execution (its calls name it: AiCallEvent.execution), made on first read. */
+function boundServices(ctx: NodeContext, services: Record<string, unknown>): Record<string, unknown> {
   const ai = ctx.services.ai as AiService | undefined;
   if (ai?.forExecution) {
+    const execution = { id: ctx.executionId, flow: ctx.flow, dryRun: ctx.dryRun };
     let bound: AiService | undefined;
     Object.defineProperty(services, 'ai', {
       enumerable: true,
-      get: () => (bound ??= ai.forExecution!({ id: ctx.executionId, flow: ctx.flow, dryRun: ctx.dryRun })),
+      get: () => (bound ??= ai.forExecution!(execution)),
     });
   }
-  // The context's own members (the `signal` getter, the methods) stay as they are.
-  return Object.create(ctx, { services: { value: services, enumerable: true } }) as ServiceNodeContext<S>;
+  return services;
 }

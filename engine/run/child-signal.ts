@@ -26,17 +26,26 @@ export function childSignal(parent: AbortSignal): ChildSignal {
   return { signal: controller.signal, release: () => parent.removeEventListener('abort', onAbort) };
 }
 
+/** lazyChildSignal's: one small object per step, its members on the prototype (no closures per step). */
+class LazyChildSignal implements ChildSignal {
+  private child: ChildSignal | undefined;
+
+  constructor(private readonly parent: AbortSignal) {}
+
+  get signal(): AbortSignal {
+    this.child ??= childSignal(this.parent);
+    return this.child.signal;
+  }
+
+  release(): void {
+    this.child?.release();
+  }
+}
+
 /**
  * childSignal made on first use of `signal`: most steps (set, if, switch ...) never look at their
  * signal, and they then cost nothing. `release` is a no-op when it was never made.
  */
 export function lazyChildSignal(parent: AbortSignal): ChildSignal {
-  let child: ChildSignal | undefined;
-  return {
-    get signal() {
-      child ??= childSignal(parent);
-      return child.signal;
-    },
-    release: () => child?.release(),
-  };
+  return new LazyChildSignal(parent);
 }

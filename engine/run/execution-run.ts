@@ -33,7 +33,7 @@
 // unreachable database or Redis: not the step's failure, the execution parks and the step runs again
 // later (parkForOutage), without spending its retries or on_error.
 import { assignOwn } from '../assign-own.js';
-import { lazyChildSignal, type ChildSignal } from './child-signal.js';
+import { lazyChildSignal } from './child-signal.js';
 import { evaluateValue, isTruthy, toPlainJson } from '../expressions.js';
 import { StepFailedError } from '../errors/step-failed-error.js';
 import { StopSignal } from '../errors/stop-signal.js';
@@ -41,7 +41,7 @@ import { CancelSignal } from '../errors/cancel-signal.js';
 import { SuspendSignal } from '../errors/suspend-signal.js';
 import { toStepError } from '../errors/to-step-error.js';
 import { DEPENDENCY_RETRY_MS, isDependencyUnavailable } from '../errors/dependency-unavailable.js';
-import { notifyObserver, type EngineObserver } from '../observer.js';
+import { notifyObserver, type EngineObserver, type StepEndedEvent } from '../observer.js';
 import type { NodeRegistry } from '../registry.js';
 import type {
   ExecutionRecord,
@@ -50,9 +50,7 @@ import type {
   JsonValue,
   LoadedFlow,
   LoadedStep,
-  NodeContext,
   NodeDefinition,
-  OutboundCall,
   ScopeBindings,
   StartedFlow,
   StartFlowOptions,
@@ -61,11 +59,22 @@ import type {
 } from '../types.js';
 import { validateParams } from './param-validator.js';
 import { JournalCursor, type JournalEntry } from '../store/journal.js';
+import { cloneJson } from './clone-json.js';
+import { isoNow } from './iso-now.js';
 import { containsMasked, maskSecrets } from './mask-secrets.js';
 import { retryDelay, sleep } from './retry.js';
+import { StepContext, type StepDrive } from './step-context.js';
+
+/** The param names a step writes in its YAML, by step (found once per loaded step). */
+const writtenKeysByStep = new WeakMap<LoadedStep, string[]>();
 
 function writtenKeys(step: LoadedStep): string[] {
-  return step.compiledParams.kind === 'object' ? step.compiledParams.entries.map(([k]) => k) : [];
+  let keys = writtenKeysByStep.get(step);
+  if (!keys) {
+    keys = step.compiledParams.kind === 'object' ? step.compiledParams.entries.map(([k]) => k) : [];
+    writtenKeysByStep.set(step, keys);
+  }
+  return keys;
 }
 
 /** Most step runs one drive may make (guards `goto` loops). */
@@ -85,6 +94,11 @@ export interface Logger {
   info(fields: object, message: string): void;
   warn(fields: object, message: string): void;
   error(fields: object, message: string): void;
+  /**
+   * Whether lines of `level` are written (pino's). Optional: without it every level counts as
+   * written. The engine asks once per drive whether to build its per-step debug lines.
+   */
+  isLevelEnabled?(level: 'debug' | 'info' | 'warn' | 'error'): boolean;
 }
 
 /** What the engine gives a run: node types, services for nodes, and the hooks it cannot do itself. */
@@ -128,6 +142,19 @@ interface Scope {
 }
 
 type StepOutcome = { kind: 'next' } | { kind: 'goto'; target: string };
+/** On to the next step (one object for every step: outcomes are only read). */
+const NEXT: StepOutcome = Object.freeze({ kind: 'next' });
+
+/** Whether loop bindings (`item`, `index`) are set in a scope. */
+function hasBindings(bindings: ScopeBindings): boolean {
+  for (const _ in bindings) return true;
+  return false;
+}
+
+/** Tells the observer a step ended (a function of its own: no closure per step). */
+function stepEnded(observer: EngineObserver, event: StepEndedEvent): unknown {
+  return observer.stepEnded?.(event);
+}
 /** Where one attempt of a step goes next: on to the next step, a jump, or another attempt. */
 type AttemptOutcome = StepOutcome | { kind: 'retry' };
 
@@ -162,6 +189,12 @@ export class ExecutionRun {
   private unchecked = true;
   /** What this drive saved so far (journal entries), when the host appends rather than saves whole. */
   private readonly journal: JournalCursor | undefined;
+  /** What the contexts of this drive's steps share (step-context.ts). */
+  private readonly drive: StepDrive<Scope>;
+  /** `execution` as expressions see it (the same for every step of the drive). */
+  private readonly executionInfo: { id: string; flow: string; started_at: string };
+  /** Whether the logger writes debug lines (asked once per drive): the per-step `step` line is built only then. */
+  private readonly debugSteps: boolean;
 
   constructor(
     private readonly host: RunHost,
@@ -174,6 +207,9 @@ export class ExecutionRun {
       this.memo.set(step.key, step);
       if (step.status === 'success' && !step.key.includes('/')) this.outputs[step.id] = step.output ?? null;
     }
+    this.executionInfo = { id: record.id, flow: record.flow, started_at: record.created_at };
+    this.debugSteps = host.logger.isLevelEnabled?.('debug') ?? true;
+    this.drive = this.stepDrive();
   }
 
   /** Runs the flow's top-level steps; throws SuspendSignal, StopSignal or StepFailedError. Returns the flow output. */
@@ -190,16 +226,25 @@ export class ExecutionRun {
     await this.saving;
   }
 
-  /** What expressions see inside `scope`: trigger, steps, vars, env, now, execution and loop bindings. */
+  /**
+   * What expressions see inside `scope`: trigger, steps, vars, env, now, execution and loop bindings.
+   * Expressions only read: the outputs, trigger, vars and `execution` are handed as they are (no copy
+   * per step), except inside loops, where `steps` is a copy with the iteration's own outputs.
+   */
   expressionScope(scope: Scope): object {
-    const chain: Scope[] = [];
-    for (let s: Scope | null = scope; s; s = s.parent) chain.unshift(s);
-    // Expressions only read: outside loops the outputs are handed as they are (no copy per step).
-    const steps: Record<string, JsonValue> = chain.some((s) => s.local) ? { ...this.outputs } : this.outputs;
-    let bindings: ScopeBindings = {};
-    for (const s of chain) {
-      if (s.local) assignOwn(steps, s.local);
-      bindings = { ...bindings, ...s.bindings };
+    let looped = false;
+    for (let s: Scope | null = scope; s; s = s.parent) if (s.local || hasBindings(s.bindings)) looped = true;
+    let steps = this.outputs;
+    let bindings: ScopeBindings | undefined;
+    if (looped) {
+      const chain: Scope[] = [];
+      for (let s: Scope | null = scope; s; s = s.parent) chain.unshift(s);
+      steps = chain.some((s) => s.local) ? { ...this.outputs } : this.outputs;
+      bindings = {};
+      for (const s of chain) {
+        if (s.local) assignOwn(steps, s.local);
+        bindings = { ...bindings, ...s.bindings };
+      }
     }
     return {
       trigger: this.record.trigger,
@@ -207,8 +252,8 @@ export class ExecutionRun {
       vars: this.record.vars,
       env: this.env,
       files: this.flow.files,
-      now: new Date().toISOString(),
-      execution: { id: this.record.id, flow: this.record.flow, started_at: this.record.created_at },
+      now: isoNow(),
+      execution: this.executionInfo,
       ...bindings,
     };
   }
@@ -244,7 +289,8 @@ export class ExecutionRun {
     if (++this.stepRuns > MAX_STEP_RUNS) throw new Error(`more than ${MAX_STEP_RUNS} step runs in one execution (goto loop?)`);
     const def = this.host.registry.get(step.type);
     if (!def) throw new Error(`unknown node type "${step.type}"`);
-    await this.throwIfCancelled();
+    const asking = this.throwIfCancelled();
+    if (asking) await asking;
     const record = previous ?? this.openStepRecord(step, key);
     for (;;) {
       const outcome = await this.attempt(step, scope, def, record, produced);
@@ -270,7 +316,7 @@ export class ExecutionRun {
       // 7. Read-only and repeatable steps are stored with the next step that is neither (or the wait, or the end).
       if (!this.deferSave(def, params) || this.host.mocks?.[step.id]) await this.save();
       else this.unchecked = true;
-      return { kind: 'next' };
+      return NEXT;
     } catch (err) {
       record.ms = Math.round(performance.now() - started);
       return this.onFailure(step, scope, record, err, produced);
@@ -288,17 +334,21 @@ export class ExecutionRun {
    * Throws CancelSignal when the store holds this execution cancelled: told by the host
    * (cancelNoticed), known from the last save, or asked before the drive's first step and before one
    * that follows an unsaved read-only step. Only executions with a key ask the store; others learn it
-   * from the host.
+   * from the host. Returns undefined when the answer is known without asking (most steps), else the
+   * store's answer, which rejects with the CancelSignal.
    */
-  private async throwIfCancelled(): Promise<void> {
+  private throwIfCancelled(): Promise<void> | undefined {
     if (!this.cancelled && this.host.cancelNoticed?.(this.record.id)) this.cancelled = true;
     if (this.cancelled) throw new CancelSignal(this.record.id);
-    if (this.record.concurrency_key === undefined) return;
+    if (this.record.concurrency_key === undefined) return undefined;
     if (this.unchecked && this.host.isCancelled) {
       this.unchecked = false;
-      this.cancelled = await this.host.isCancelled(this.record.id);
+      return this.host.isCancelled(this.record.id).then((cancelled) => {
+        this.cancelled = cancelled;
+        if (cancelled) throw new CancelSignal(this.record.id);
+      });
     }
-    if (this.cancelled) throw new CancelSignal(this.record.id);
+    return undefined;
   }
 
   /** Creates the record of a step's first run and files it with the execution's steps. */
@@ -309,7 +359,7 @@ export class ExecutionRun {
       type: step.type,
       status: 'running',
       attempt: 1,
-      started_at: new Date().toISOString(),
+      started_at: isoNow(),
       ms: 0,
     };
     this.record.steps.push(record);
@@ -329,7 +379,7 @@ export class ExecutionRun {
   ): StepOutcome | undefined {
     if (previous?.status === 'success') {
       this.setOutput(scope, step.id, previous.output ?? null, produced);
-      return { kind: 'next' };
+      return NEXT;
     }
     if (previous?.status === 'error') return this.afterFailure(step, scope, previous, produced);
     return undefined;
@@ -369,12 +419,12 @@ export class ExecutionRun {
     return mock && 'output' in mock ? { output: mock.output } : undefined;
   }
 
-  /** 4. run: `node.run(params, ctx)` on a copy of the params, with a signal of its own. */
+  /** 4. run: `node.run(params, ctx)` on a copy of the params (the recorded ones stay as resolved), with a signal of its own. */
   private async invoke(step: LoadedStep, scope: Scope, def: NodeDefinition, record: StepRecord, params: JsonValue): Promise<unknown> {
     const stepSignal = lazyChildSignal(this.host.signal);
     try {
-      const ctx = this.nodeContext(step, scope, record, stepSignal);
-      return await def.run(structuredClone(params) as never, ctx);
+      const ctx = new StepContext(this.drive, step, scope, record, stepSignal);
+      return await def.run(cloneJson(params) as never, ctx);
     } finally {
       stepSignal.release();
     }
@@ -464,7 +514,7 @@ export class ExecutionRun {
     const error = record.error ?? { name: 'Error', message: 'failed' };
     if (step.on_error === 'fail') throw new StepFailedError(this.flow.name, step.id, step.type, record.attempt, error);
     this.setOutput(scope, step.id, { error: error as unknown as JsonValue }, produced);
-    if (step.on_error === 'continue') return { kind: 'next' };
+    if (step.on_error === 'continue') return NEXT;
     return { kind: 'goto', target: step.on_error.goto };
   }
 
@@ -514,34 +564,37 @@ export class ExecutionRun {
     throw new SuspendSignal(Date.now() + DEPENDENCY_RETRY_MS, {});
   }
 
+  /** The `step` debug line (when the logger writes debug) and the observer's stepEnded, where a step ends. */
   private logStep(record: StepRecord): void {
-    this.host.logger.debug(
-      {
-        execution: this.record.id,
-        flow: this.flow.name,
-        step: record.id,
-        type: record.type,
-        status: record.status,
-        attempt: record.attempt,
-        ms: record.ms,
-        ...(record.error ? { error: record.error.message } : {}),
-      },
-      'step',
-    );
+    if (this.debugSteps) {
+      this.host.logger.debug(
+        {
+          execution: this.record.id,
+          flow: this.flow.name,
+          step: record.id,
+          type: record.type,
+          status: record.status,
+          attempt: record.attempt,
+          ms: record.ms,
+          ...(record.error ? { error: record.error.message } : {}),
+        },
+        'step',
+      );
+    }
     // Called where a step ends (success, error after its last attempt, stopped).
     const status = record.status;
-    if (status === 'success' || status === 'error' || status === 'stopped') {
-      notifyObserver(this.host.observer, this.host.logger, (o) =>
-        o.stepEnded?.({
-          flow: this.flow.name,
-          execution: this.record.id,
-          step: record.id,
-          node_type: record.type,
-          status,
-          ms: record.ms,
-          attempt: record.attempt,
-        }),
-      );
+    const observer = this.host.observer;
+    if (observer?.stepEnded && (status === 'success' || status === 'error' || status === 'stopped')) {
+      const event: StepEndedEvent = {
+        flow: this.flow.name,
+        execution: this.record.id,
+        step: record.id,
+        node_type: record.type,
+        status,
+        ms: record.ms,
+        attempt: record.attempt,
+      };
+      notifyObserver(observer, this.host.logger, stepEnded, event);
     }
   }
 
@@ -553,7 +606,7 @@ export class ExecutionRun {
    * with an effect that finished.
    */
   private save(): Promise<void> {
-    const at = new Date().toISOString();
+    const at = isoNow();
     this.unchecked = false;
     // What is written is taken now: the run goes on changing the record while earlier saves finish.
     // Resolves to the stored status when the write tells it (a journal entry), else undefined.
@@ -580,68 +633,48 @@ export class ExecutionRun {
     return this.saving;
   }
 
-  private nodeContext(step: LoadedStep, scope: Scope, record: StepRecord, stepSignal: ChildSignal): NodeContext {
-    const run = this;
+  /**
+   * What the contexts of this drive's steps share (StepContext): built once per drive. `services` is
+   * a copy of the host's, one object per drive, so what nodes derive from it (nodes/services.ts) is
+   * built once per drive too.
+   */
+  private stepDrive(): StepDrive<Scope> {
     const host = this.host;
     return {
-      executionId: this.record.id,
+      record: this.record,
       flow: this.flow.name,
-      stepId: step.id,
-      attempt: record.attempt,
-      dryRun: this.record.dry_run,
-      get signal() {
-        return stepSignal.signal;
-      },
-      state: record.state,
-      services: host.services,
-      log(level, message, fields) {
-        host.logger[level]({ execution: run.record.id, flow: run.flow.name, step: step.id, ...fields }, message);
-      },
-      recordOutbound(call) {
-        const performed = !run.record.dry_run;
-        const entry: OutboundCall = { step: step.id, ...call, performed };
-        run.record.outbound.push(maskSecrets(toPlainJson(entry) ?? null) as unknown as OutboundCall);
-        return performed;
-      },
-      childSlots() {
-        return Object.keys(step.children);
-      },
-      async runChildren(slot, bindings, scopeKey) {
+      services: { ...host.services },
+      logger: host.logger,
+      runChildren: async (step, scope, slot, bindings, scopeKey) => {
         const list = step.children[slot];
         if (!list) throw new Error(`step "${step.id}" has no child list "${slot}"`);
         const child: Scope =
           bindings && (bindings.item !== undefined || bindings.index !== undefined)
             ? { prefix: `${scope.prefix}${step.id}[${scopeKey ?? bindings.index ?? 0}]/`, bindings, local: {}, parent: scope }
             : { prefix: scope.prefix, bindings: {}, local: null, parent: scope };
-        return run.runList(list, child);
+        return this.runList(list, child);
       },
-      async checkpoint(state) {
-        record.state = toPlainJson(state) as JsonObject;
-        await run.save();
+      save: () => this.save(),
+      respond: (status, body, headers) => {
+        if (this.record.response) throw new Error('the webhook was already answered by an earlier respond step');
+        this.record.response = { status, body, ...(headers ? { headers } : {}) };
+        host.respond(this.record);
+        if (host.saveResponses) void this.save();
       },
-      ...(host.interruptedPeersUntil ? { interruptedPeersUntil: () => host.interruptedPeersUntil!(run.record) } : {}),
-      suspend(wakeAt, state) {
-        throw new SuspendSignal(Number.isFinite(wakeAt) ? wakeAt : null, state, record.key);
-      },
-      stop(reason) {
-        throw new StopSignal(reason, record.key);
-      },
-      respond(status, body, headers) {
-        if (run.record.response) throw new Error('the webhook was already answered by an earlier respond step');
-        run.record.response = { status, body, ...(headers ? { headers } : {}) };
-        host.respond(run.record);
-        if (host.saveResponses) void run.save();
-      },
-      setVars(values) {
-        assignOwn(run.record.vars, values);
-      },
-      callFlow(flow, input) {
-        return host.callFlow(run.record, record.key, flow, input, record.state);
-      },
+      callFlow: (stepKey, flow, input, state) => host.callFlow(this.record, stepKey, flow, input, state),
       ...(host.startFlow
-        ? { startFlow: (flow: string, input: JsonValue, options?: StartFlowOptions) => run.startFlow(step, flow, input, options ?? {}) }
+        ? {
+            startFlow: (step: LoadedStep, flow: string, input: JsonValue, options: StartFlowOptions) =>
+              this.startFlow(step, flow, input, options),
+          }
         : {}),
-      ...(host.cancelFlow ? { cancelFlow: (flow: string, key: string, reason?: string) => run.cancelFlow(step, flow, key, reason) } : {}),
+      ...(host.cancelFlow
+        ? {
+            cancelFlow: (step: LoadedStep, flow: string, key: string, reason: string | undefined) =>
+              this.cancelFlow(step, flow, key, reason),
+          }
+        : {}),
+      ...(host.interruptedPeersUntil ? { interruptedPeersUntil: () => host.interruptedPeersUntil!(this.record) } : {}),
     };
   }
 

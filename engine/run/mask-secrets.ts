@@ -10,6 +10,21 @@ const SECRET_KEY =
 /** What a credential's value becomes in recorded params and outbound calls. */
 export const MASK = '***';
 
+/** SECRET_KEY's answer by key: params and outbound calls repeat the same few names step after step. */
+const secretByKey = new Map<string, boolean>();
+/** Most keys remembered (keys of data, e.g. a webhook body in params, may be anything). */
+const MAX_REMEMBERED_KEYS = 10_000;
+
+/** Whether `key` names a credential (SECRET_KEY), remembered per key. */
+function isSecretKey(key: string): boolean {
+  let secret = secretByKey.get(key);
+  if (secret === undefined) {
+    secret = SECRET_KEY.test(key);
+    if (secretByKey.size < MAX_REMEMBERED_KEYS) secretByKey.set(key, secret);
+  }
+  return secret;
+}
+
 /**
  * `value` with every credential-named member replaced by "***" (what execution records keep): a
  * copy of each object or array on the way to a masked member, `value` itself (no copy) when nothing
@@ -28,8 +43,9 @@ export function maskSecrets(value: JsonValue): JsonValue {
   }
   if (value && typeof value === 'object') {
     let out: Record<string, JsonValue> | undefined;
-    for (const [k, v] of Object.entries(value)) {
-      const masked = SECRET_KEY.test(k) && v !== null && v !== '' ? MASK : maskSecrets(v);
+    for (const k of Object.keys(value)) {
+      const v = value[k]!;
+      const masked = isSecretKey(k) && v !== null && v !== '' ? MASK : maskSecrets(v);
       if (masked === v) continue;
       out ??= ownCopy(value);
       setOwn(out, k, masked);
@@ -55,6 +71,6 @@ function setOwn(target: Record<string, JsonValue>, key: string, value: JsonValue
 export function containsMasked(value: JsonValue): boolean {
   if (Array.isArray(value)) return value.some(containsMasked);
   if (value && typeof value === 'object')
-    return Object.entries(value).some(([k, v]) => (SECRET_KEY.test(k) && v === MASK) || containsMasked(v));
+    return Object.entries(value).some(([k, v]) => (isSecretKey(k) && v === MASK) || containsMasked(v));
   return false;
 }
