@@ -4,20 +4,9 @@
 // and through compileValue/evaluateValue (the plain JSON the engine hands to nodes).
 import jsonata from 'jsonata';
 import { describe, expect, it } from 'vitest';
+import { prng } from './helpers/prng.js';
 import { compileExpression, compileValue, evaluateValue, toPlainJson, type CompiledValue } from '../engine/expressions.js';
 import { NEEDS_JSONATA, plainPathOf, readPlainPath } from '../engine/plain-path.js';
-
-/** mulberry32: a small seeded PRNG, so the generated cases are the same on every run. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Names paths and scopes are made of: plain ones, and ones that exist on Object.prototype. */
 const NAMES = ['a', 'b', 'c', 'steps', 'msg', 'toString', 'hasOwnProperty', 'valueOf', 'isPrototypeOf'];

@@ -8,21 +8,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import jsonata from 'jsonata';
 import { describe, expect, it } from 'vitest';
+import { prng } from './helpers/prng.js';
 import { type CompiledValue, compileExpression, compileValue, evaluateValue, toPlainJson } from '../engine/expressions.js';
 import { NEEDS_JSONATA } from '../engine/plain-path.js';
 import { MAX_DEPTH, simpleEvaluatorOf } from '../engine/simple-expression.js';
-
-/** mulberry32: a small seeded PRNG, so the generated cases are the same on every run. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const NAMES = ['a', 'b', 'c', 'msg', 'text', 'n'];
 
