@@ -5,6 +5,7 @@
 import jsonata from 'jsonata';
 import { describe, expect, it } from 'vitest';
 import { prng } from './helpers/prng.js';
+import { trackedExpression } from './helpers/tracked-expression.js';
 import { compileExpression, compileValue, evaluateValue, toPlainJson, type CompiledValue } from '../engine/expressions.js';
 import { NEEDS_JSONATA, plainPathOf, readPlainPath } from '../engine/plain-path.js';
 
@@ -186,16 +187,7 @@ describe('targeted cases', () => {
   });
 
   it('a plain path never calls JSONata unless it meets an array; other expressions always do', async () => {
-    const tracked = (source: string) => {
-      const expr = compileExpression(source);
-      let calls = 0;
-      const evaluate = expr.expression.evaluate.bind(expr.expression);
-      expr.expression.evaluate = (input, bindings) => {
-        calls++;
-        return evaluate(input, bindings);
-      };
-      return { value: { kind: 'expression', expr } as CompiledValue, calls: () => calls };
-    };
+    const tracked = trackedExpression;
     const plain = tracked(' steps.msg.phone ');
     expect(await evaluateValue(plain.value, scope)).toBe('5511987654321');
     expect(await evaluateValue({ kind: 'template', parts: ['+', plain.value.kind === 'expression' ? plain.value.expr : ''] }, scope)).toBe(

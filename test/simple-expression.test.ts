@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import jsonata from 'jsonata';
 import { describe, expect, it } from 'vitest';
 import { prng } from './helpers/prng.js';
+import { trackedExpression } from './helpers/tracked-expression.js';
 import { type CompiledValue, compileExpression, compileValue, evaluateValue, toPlainJson } from '../engine/expressions.js';
 import { NEEDS_JSONATA } from '../engine/plain-path.js';
 import { MAX_DEPTH, simpleEvaluatorOf } from '../engine/simple-expression.js';
@@ -188,17 +189,7 @@ describe('simple expressions give what JSONata gives', () => {
 });
 
 describe('when JSONata runs', () => {
-  /** The compiled value of `source` with a count of JSONata evaluations. */
-  function tracked(source: string) {
-    const expr = compileExpression(source);
-    let calls = 0;
-    const evaluate = expr.expression.evaluate.bind(expr.expression);
-    expr.expression.evaluate = (input, bindings) => {
-      calls++;
-      return evaluate(input, bindings);
-    };
-    return { value: { kind: 'expression', expr } as CompiledValue, calls: () => calls };
-  }
+  const tracked = trackedExpression;
 
   it('a simple expression is evaluated without JSONata, also inside a template', async () => {
     const scope = { steps: { lead: { clinica_id: 3, remotejid: '5511987654321' }, seen: { first: false } } };
