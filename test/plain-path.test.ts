@@ -6,7 +6,7 @@ import jsonata from 'jsonata';
 import { describe, expect, it } from 'vitest';
 import { prng } from './helpers/prng.js';
 import { trackedExpression } from './helpers/tracked-expression.js';
-import { compileExpression, compileValue, evaluateValue, toPlainJson, type CompiledValue } from '../engine/expressions.js';
+import { compileExpression, compileValue, evaluateValue, toPlainJson } from '../engine/expressions.js';
 import { NEEDS_JSONATA, plainPathOf, readPlainPath } from '../engine/plain-path.js';
 
 /** Names paths and scopes are made of: plain ones, and ones that exist on Object.prototype. */
