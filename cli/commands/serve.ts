@@ -18,6 +18,7 @@ import { gatewayProviders } from '../../adapters/gateway/providers.js';
 import { gatewayVerificationRoutes } from '../gateway-routes.js';
 import { hostAuthModes } from '../webhook-auth-modes.js';
 import { withConsoleUrl } from '../console/console-url.js';
+import { describeListen, listenAddressFromEnv } from '../listen-address.js';
 
 /** How often finished executions past the retention are deleted, ms (1 hour). */
 /** Longest a graceful shutdown waits for requests and steps in flight, ms. */
@@ -33,6 +34,7 @@ export function registerServe(program: Command): void {
       const logger = createLogger();
       // Settings checked before anything opens: a wrong value stops here with its message.
       const queueWebhooks = webhooksQueuedFromEnv(process.env);
+      const listen = listenAddressFromEnv(process.env, { refuseExposedWithoutSecret: true });
       const dir = flowsDirectory(opts.flows);
       const loaded = loadValidFlows(dir);
       const metrics = createMetrics({
@@ -65,7 +67,6 @@ export function registerServe(program: Command): void {
       ).unref();
       const stopPruning = await startPruning(runtime.store, logger, ticks, activity);
       const secret = process.env.LEADFLOW_WEBHOOK_SECRET || undefined;
-      if (!secret) logger.warn({}, 'LEADFLOW_WEBHOOK_SECRET is not set: webhooks accept unauthenticated requests');
       const flowLoads = new FlowLoadReport(loaded.problems);
       const admin = adminFromEnv({ env: process.env, engine, runtime, logger, flowLoads });
       if (admin)
@@ -82,7 +83,7 @@ export function registerServe(program: Command): void {
       });
       const port = Number(process.env.PORT ?? 3000);
       const server: Server = await new Promise((resolve, reject) => {
-        const s = app.listen(port, () => resolve(s));
+        const s = listen.host === undefined ? app.listen(port, () => resolve(s)) : app.listen(port, listen.host, () => resolve(s));
         s.once('error', reject);
       });
       const address = server.address();
@@ -91,7 +92,21 @@ export function registerServe(program: Command): void {
         .listFlows()
         .flatMap((f) => (f.trigger.webhook ? webhookRoutes(f.trigger.webhook) : []))
         .map((r) => `${r.method} ${r.path}`);
-      logger.info({ port: bound, flows: engine.listFlows().map((f) => f.name), routes }, `listening on port ${bound}`);
+      const where = describeListen(listen.host, bound);
+      logger.info(
+        { port: bound, host: listen.host ?? '*', flows: engine.listFlows().map((f) => f.name), routes },
+        `listening on port ${bound} (${where}${listen.exposed ? '' : ', this machine only'})`,
+      );
+      if (!listen.authenticated && !listen.exposed)
+        logger.warn(
+          { host: listen.host },
+          'LEADFLOW_WEBHOOK_SECRET is not set: webhooks accept unauthenticated requests, so they listen on this machine only; set the secret (and HOST to choose the interface) to accept them from elsewhere',
+        );
+      else if (!listen.authenticated)
+        logger.warn(
+          { host: listen.host },
+          `LEADFLOW_ALLOW_UNAUTHENTICATED=1: webhooks on ${where} accept unauthenticated requests from any machine that reaches them`,
+        );
       const stopWatching = opts.watch ? watchFlows(dir, engine, logger, flowLoads) : () => undefined;
       // Schedule triggers last: a tick's execution may start as soon as they run.
       await engine.startSchedules();

@@ -12,6 +12,7 @@ import { startPruning } from '../pruning.js';
 import { leaseMsFromEnv, queueSchedulerFromEnv, SWEEP_EVERY_MS } from '../queue-mode.js';
 import { openRuntime } from '../runtime.js';
 import { withConsoleUrl } from '../console/console-url.js';
+import { describeListen, listenAddressFromEnv } from '../listen-address.js';
 
 /** Longest a graceful shutdown waits for the executions in flight, ms. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -38,6 +39,8 @@ export function registerWorker(program: Command): void {
       const metricsPort = metricsPortText === undefined || metricsPortText === '' ? undefined : Number(metricsPortText);
       if (metricsPort !== undefined && (!Number.isInteger(metricsPort) || metricsPort < 0 || metricsPort > 65535))
         throw new UsageError(`--metrics-port expects a port number, got "${metricsPortText}"`);
+      // The metrics port carries no webhooks: it follows serve's default address, never refuses.
+      const listen = listenAddressFromEnv(process.env, { refuseExposedWithoutSecret: false });
       const metrics = createMetrics({
         onError: (err, where) => logger.warn({ metric: where, err: (err as Error).message }, 'metrics hook failed'),
       });
@@ -64,13 +67,15 @@ export function registerWorker(program: Command): void {
         app.use(opsRoutes({ logger, metrics, ready: () => runtime.ready() }));
         app.use((_req, res) => void res.status(404).json({ error: 'not found', details: [] }));
         opsServer = await new Promise<Server>((resolve, reject) => {
-          const s = app.listen(metricsPort, () => resolve(s));
+          const s =
+            listen.host === undefined ? app.listen(metricsPort, () => resolve(s)) : app.listen(metricsPort, listen.host, () => resolve(s));
           s.once('error', reject);
         });
         const address = opsServer.address();
+        const bound = typeof address === 'object' && address ? address.port : metricsPort;
         logger.info(
-          { port: typeof address === 'object' && address ? address.port : metricsPort },
-          'worker metrics on /metrics, /readyz, /healthz',
+          { port: bound, host: listen.host ?? '*' },
+          `worker metrics on /metrics, /readyz, /healthz at ${describeListen(listen.host, bound)}${listen.exposed ? '' : ' (this machine only; HOST exposes them)'}`,
         );
       }
       await engine.startScheduler();
