@@ -143,7 +143,10 @@ if (redisProblem) console.warn(`skipping "worker metrics port: where it listens"
         ...env,
       },
     });
-    const line = await proc.waitForLog(/worker metrics on/, 20_000);
+    const line = await proc.waitForLog(/worker metrics on/, 20_000).catch((err: Error) => {
+      proc.child.kill('SIGKILL');
+      throw err;
+    });
     const port = Number(/"port":(\d+)/.exec(line)![1]);
     return {
       port,
