@@ -13,6 +13,7 @@ import { SuspendSignal } from './errors/suspend-signal.js';
 import { toStepError } from './errors/to-step-error.js';
 import { notifyObserver, type EngineObserver } from './observer.js';
 import type { NodeRegistry } from './registry.js';
+import { assertRecordableDepth } from './errors/value-too-deep-error.js';
 import { cloneJson } from './run/clone-json.js';
 import { ExecutionRun, type Logger, type RunHost, type StepMock } from './run/execution-run.js';
 import { flowEnv } from './run/flow-env.js';
@@ -319,6 +320,8 @@ export class Engine {
   private async newRecord(flowName: string, input: TriggerInput, options: StartOptions): Promise<ExecutionRecord> {
     const flow = this.flows.get(flowName);
     if (!flow) throw new Error(`unknown flow "${flowName}"`);
+    // Before anything walks it recursively (the schema, the record's copies and JSON text).
+    assertRecordableDepth(input.body, 'trigger body');
     if (flow.trigger.input) {
       const problems = schemaProblems(flow.trigger.input, input.body);
       if (problems.length > 0) throw new InputValidationError(flow.name, problems);

@@ -17,6 +17,7 @@
 //   (which would compile unchecked text at run time) are refused at load time; JSONata itself
 //   never exposes prototypes either (test/expressions.test.ts shows both).
 import jsonata from 'jsonata';
+import { MAX_RECORDED_DEPTH, ValueTooDeepError } from './errors/value-too-deep-error.js';
 import { NEEDS_JSONATA, plainPathOf, readPlainPath } from './plain-path.js';
 import { type SimpleEvaluator, simpleEvaluatorOf } from './simple-expression.js';
 import type { JsonValue } from './types.js';
@@ -271,8 +272,12 @@ function setMember(target: Record<string, JsonValue>, key: string, value: JsonVa
   else target[key] = value;
 }
 
-/** Converts a JSONata result (sequences, null-prototype objects, functions) to plain JSON: a fresh copy. */
-export function toPlainJson(value: unknown): JsonValue | undefined {
+/**
+ * Converts a JSONata result (sequences, null-prototype objects, functions) to plain JSON: a fresh
+ * copy. Throws ValueTooDeepError when `value` nests deeper than MAX_RECORDED_DEPTH levels (what a
+ * step's output, params or vars may hold), never a stack overflow.
+ */
+export function toPlainJson(value: unknown, depth = 1): JsonValue | undefined {
   switch (typeof value) {
     case 'string':
     case 'boolean':
@@ -280,23 +285,24 @@ export function toPlainJson(value: unknown): JsonValue | undefined {
     case 'number':
       return Number.isFinite(value) ? value : null;
     case 'object':
-      return value === null ? null : objectToPlainJson(value);
+      return value === null ? null : objectToPlainJson(value, depth);
     default:
       // undefined, functions, symbols, bigints: not JSON.
       return undefined;
   }
 }
 
-function objectToPlainJson(value: object): JsonValue | undefined {
+function objectToPlainJson(value: object, depth: number): JsonValue | undefined {
   // JSONata function values are objects (builtins hold their implementation, lambdas their whole
   // environment, which is cyclic): functions as far as JSONata's own isFunction goes, so not data.
   const marked = value as { _jsonata_function?: unknown; _jsonata_lambda?: unknown };
   if (marked._jsonata_function === true || marked._jsonata_lambda === true) return undefined;
+  if (depth > MAX_RECORDED_DEPTH) throw new ValueTooDeepError();
   if (Array.isArray(value)) {
     // Items that are not JSON (and holes) are left out.
     const out: JsonValue[] = [];
     for (let i = 0; i < value.length; i++) {
-      const plain = toPlainJson(value[i]);
+      const plain = toPlainJson(value[i], depth + 1);
       if (plain !== undefined) out.push(plain);
     }
     return out;
@@ -306,7 +312,7 @@ function objectToPlainJson(value: object): JsonValue | undefined {
   const out: Record<string, JsonValue> = {};
   const source = value as Record<string, unknown>;
   for (const key of Object.keys(source)) {
-    const plain = toPlainJson(source[key]);
+    const plain = toPlainJson(source[key], depth + 1);
     if (plain !== undefined) setMember(out, key, plain);
   }
   return out;

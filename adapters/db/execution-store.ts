@@ -19,6 +19,7 @@ import type {
   StoredFlowVersion,
 } from '../../engine/store/execution-store.js';
 import { isDependencyUnavailable } from '../../engine/errors/dependency-unavailable.js';
+import { stringifyRecorded } from '../../engine/errors/value-too-deep-error.js';
 import {
   CompiledErasure,
   type Erasure,
@@ -84,8 +85,9 @@ function cancelledColumns(reason: unknown, now: unknown): DbRow {
   };
 }
 
+/** The JSON text of a record's part; a part nested too deep throws ValueTooDeepError (never a stack overflow). */
 function json(value: unknown): string | null {
-  return value === undefined ? null : JSON.stringify(value);
+  return value === undefined ? null : (stringifyRecorded(value) ?? null);
 }
 
 function parse<T>(text: unknown, fallback: T): T {
@@ -284,7 +286,7 @@ export class DbExecutionStore implements ExecutionStore, PayloadEraser {
    * cancellation is untouched, whatever it is.
    */
   async appendJournal(entry: JournalEntry): Promise<ExecutionStatus | undefined> {
-    const text = JSON.stringify(entry);
+    const text = stringifyRecorded(entry) as string;
     if (this.db.dialect === 'sqlite') {
       await this.run('store journal-append', (knex, value) => knex(JOURNAL).insert({ execution_id: value(0), entry: value(1) }), [
         entry.id,

@@ -3,7 +3,8 @@
 //
 //   POST   /admin/session {token}  200 {csrf} + Set-Cookie lf_session (HttpOnly; SameSite=Strict;
 //                                  Path=/; Max-Age=43200; Secure over HTTPS); 401 {error} on a wrong
-//                                  token (constant time), 400 without a JSON {token: string}
+//                                  token (constant time), 400 without a JSON {token: string}, 413 over
+//                                  4 KB or past a shape limit of engine/triggers/json-limits.ts
 //   GET    /admin/session          200 {signed_in: true, csrf} with a live session; 401 {error}
 //   DELETE /admin/session          204, cookie cleared (Max-Age=0), session revoked
 //
@@ -17,6 +18,8 @@ import { isIP } from 'node:net';
 import express, { type Request, type Router } from 'express';
 import type { AdminAuthorization } from '../../engine/triggers/admin-routes.js';
 import { constantTimeEqual } from '../../engine/constant-time.js';
+import { enforceJsonLimits } from '../../engine/triggers/json-limits.js';
+import { sendError } from '../../engine/triggers/webhook-pipeline.js';
 import type { SessionResponse } from './api-types.js';
 import { type ConsoleSessions, readCookie, SESSION_COOKIE, SESSION_TTL_MS } from './session-store.js';
 
@@ -28,6 +31,8 @@ export const SECURITY_HEADERS: Record<string, string> = {
 
 /** Largest body of POST /admin/session. */
 const SESSION_BODY_LIMIT = '4kb';
+/** 413 when the parsed body passes a shape limit of json-limits.ts (e.g. nested deeper than 32 levels). */
+const withinJsonLimits = enforceJsonLimits(sendError, (req) => req.body);
 
 export interface ConsoleAccessOptions {
   sessions: ConsoleSessions;
@@ -94,7 +99,7 @@ export function authorizeSession({ sessions, publicBaseUrl }: ConsoleAccessOptio
 /** Mounts POST / GET / DELETE /session on the admin router (before its authentication). */
 export function sessionRoutes({ sessions, token, publicBaseUrl }: ConsoleAccessOptions): (router: Router) => void {
   return (router) => {
-    router.post('/session', express.json({ limit: SESSION_BODY_LIMIT }), async (req, res) => {
+    router.post('/session', express.json({ limit: SESSION_BODY_LIMIT }), withinJsonLimits, async (req, res) => {
       const body = req.body as { token?: unknown } | undefined;
       if (!body || typeof body !== 'object' || typeof body.token !== 'string')
         return void res.status(400).json({ error: 'body must be JSON {"token": string}' });

@@ -5,21 +5,26 @@
 //                equal to the lead's remotejid (nothing changed)
 //   404 {error}  no such lead
 //   409 {error}  the flow `lead-action` is not loaded (a flows directory without it)
+//   413 {error, details}  body over 4 KB, or past a shape limit of json-limits.ts (e.g. nested deeper than 32 levels)
 // The answer is 200 whatever the execution's status; a failed one says so in `status`.
 import express, { type Router } from 'express';
 import type { Database } from '../../adapters/db/database.js';
 import type { Engine } from '../../engine/engine.js';
+import { enforceJsonLimits } from '../../engine/triggers/json-limits.js';
+import { sendError } from '../../engine/triggers/webhook-pipeline.js';
 import type { LeadAction, LeadActionResponse } from './api-types.js';
 import { leadIdParam, sendApiError, toLeadSummary } from './lead-rows.js';
 
 export const LEAD_ACTION_FLOW = 'lead-action';
 export const LEAD_ACTIONS: readonly LeadAction[] = ['pause', 'resume', 'transfer', 'untransfer', 'reset', 'erase'];
 const BODY_LIMIT = '4kb';
+/** 413 when the parsed body passes a shape limit of engine/triggers/json-limits.ts. */
+const withinJsonLimits = enforceJsonLimits(sendError, (req) => req.body);
 
 const isLeadAction = (value: unknown): value is LeadAction => LEAD_ACTIONS.includes(value as LeadAction);
 
 export function mountLeadActions(router: Router, db: Database, engine: Engine): void {
-  router.post('/leads/:id/actions', express.json({ limit: BODY_LIMIT }), async (req, res) => {
+  router.post('/leads/:id/actions', express.json({ limit: BODY_LIMIT }), withinJsonLimits, async (req, res) => {
     const id = leadIdParam(req.params.id);
     if (id === undefined) return sendApiError(res, 400, 'lead id must be a positive integer');
     const body = req.body as { action?: unknown; confirm?: unknown } | undefined;

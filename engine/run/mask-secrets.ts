@@ -1,3 +1,4 @@
+import { MAX_RECORDED_DEPTH, ValueTooDeepError } from '../errors/value-too-deep-error.js';
 import type { JsonValue } from '../types.js';
 
 /**
@@ -28,13 +29,20 @@ function isSecretKey(key: string): boolean {
 /**
  * `value` with every credential-named member replaced by "***" (what execution records keep): a
  * copy of each object or array on the way to a masked member, `value` itself (no copy) when nothing
- * is masked. Never changes `value`.
+ * is masked. Never changes `value`. Throws ValueTooDeepError when `value` nests deeper than
+ * MAX_RECORDED_DEPTH levels (never a stack overflow).
  */
 export function maskSecrets(value: JsonValue): JsonValue {
+  return maskAt(value, 1);
+}
+
+/** maskSecrets of a value at level `depth` (1: the top). */
+function maskAt(value: JsonValue, depth: number): JsonValue {
+  if (value !== null && typeof value === 'object' && depth > MAX_RECORDED_DEPTH) throw new ValueTooDeepError();
   if (Array.isArray(value)) {
     let out: JsonValue[] | undefined;
     for (let i = 0; i < value.length; i++) {
-      const masked = maskSecrets(value[i]!);
+      const masked = maskAt(value[i]!, depth + 1);
       if (masked === value[i]) continue;
       out ??= value.slice();
       out[i] = masked;
@@ -45,7 +53,7 @@ export function maskSecrets(value: JsonValue): JsonValue {
     let out: Record<string, JsonValue> | undefined;
     for (const k of Object.keys(value)) {
       const v = value[k]!;
-      const masked = isSecretKey(k) && v !== null && v !== '' ? MASK : maskSecrets(v);
+      const masked = isSecretKey(k) && v !== null && v !== '' ? MASK : maskAt(v, depth + 1);
       if (masked === v) continue;
       out ??= ownCopy(value);
       setOwn(out, k, masked);
@@ -67,10 +75,14 @@ function setOwn(target: Record<string, JsonValue>, key: string, value: JsonValue
   else target[key] = value;
 }
 
-/** True when a recorded value had credentials masked (it cannot be reused as-is on resume). */
-export function containsMasked(value: JsonValue): boolean {
-  if (Array.isArray(value)) return value.some(containsMasked);
+/**
+ * True when a recorded value had credentials masked (it cannot be reused as-is on resume). Throws
+ * ValueTooDeepError past MAX_RECORDED_DEPTH levels.
+ */
+export function containsMasked(value: JsonValue, depth = 1): boolean {
+  if (value !== null && typeof value === 'object' && depth > MAX_RECORDED_DEPTH) throw new ValueTooDeepError();
+  if (Array.isArray(value)) return value.some((v) => containsMasked(v, depth + 1));
   if (value && typeof value === 'object')
-    return Object.entries(value).some(([k, v]) => (isSecretKey(k) && v === MASK) || containsMasked(v));
+    return Object.entries(value).some(([k, v]) => (isSecretKey(k) && v === MASK) || containsMasked(v, depth + 1));
   return false;
 }

@@ -17,8 +17,9 @@
 // Per request: the host's headers -> the host's routes before authentication (e.g. signing in) ->
 // bearer (401, constant time; `WWW-Authenticate: Bearer`), or when there is none the host's
 // `authorize` hook (e.g. a session cookie; it may refuse with 401/403) -> the host's routes -> route (404) -> for the
-// replay and the cancel: content type JSON when a body is sent (415), 1 MiB (413), JSON (400), then
-// `{dry_run?: boolean}` / `{reason?: string}` (422).
+// replay and the cancel: content type JSON when a body is sent (415), 1 MiB (413), JSON (400), its shape
+// within json-limits.ts (413, e.g. nested deeper than 32 levels), then `{dry_run?: boolean}` /
+// `{reason?: string}` (422).
 // Errors are `{"error", "details"}` like the webhooks'; the recorded trigger never held a credential
 // (secret headers dropped, a credential in the body masked by its auth mode), so a replay runs on the recorded `trigger.auth`.
 import express, { type Express, type Request, type RequestHandler, type Response, type Router } from 'express';
@@ -37,6 +38,7 @@ import type {
   ExecutionListResponse,
   ReplayStartedResponse,
 } from './admin-api-types.js';
+import { refuseOverLimits } from './json-limits.js';
 import { recordedTriggerInput } from './trigger-input.js';
 import { parseJson } from './webhook-pipeline.js';
 
@@ -211,6 +213,7 @@ function parseReplayOptions({ sendError }: AdminRouteContext): RequestHandler {
   return (req, res, next) => {
     const parsed = parseJson(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
     if ('problems' in parsed) return sendError(res, 400, 'invalid JSON', parsed.problems);
+    if (refuseOverLimits(res, parsed.body, sendError)) return;
     const body = parsed.body;
     const problems: Array<{ path: string; message: string }> = [];
     if (!body || typeof body !== 'object' || Array.isArray(body)) problems.push({ path: '(body)', message: 'must be an object' });
@@ -283,6 +286,7 @@ function parseCancelBody({ sendError }: AdminRouteContext): RequestHandler {
   return (req, res, next) => {
     const parsed = parseJson(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
     if ('problems' in parsed) return sendError(res, 400, 'invalid JSON', parsed.problems);
+    if (refuseOverLimits(res, parsed.body, sendError)) return;
     const body = parsed.body;
     if (!body || typeof body !== 'object' || Array.isArray(body))
       return sendError(res, 422, 'invalid input', [{ path: '(body)', message: 'must be an object' }]);

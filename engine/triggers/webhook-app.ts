@@ -3,7 +3,8 @@
 //
 // Per request, in this order (the middlewares of webhook-pipeline.ts); a rejected request changes nothing:
 //   route (404) -> auth before the body (401) -> content type application/json (415) -> raw body, 1 MiB (413)
-//   -> raw-body auth, e.g. a signature (401) -> JSON (400) -> auth on the parsed body, e.g. a token (401)
+//   -> raw-body auth, e.g. a signature (401) -> JSON (400) -> JSON shape limits, e.g. 32 levels (413,
+//   json-limits.ts) -> auth on the parsed body, e.g. a token (401)
 //   -> input schema (422, each path) -> execution started
 //   -> answer: `immediately` (status + body) or at the `respond` step (`step`, bounded by timeout_ms).
 // The auth steps are the flow's mode's hooks (webhook-auth-mode.ts). Error bodies are
@@ -13,6 +14,7 @@
 // With an admin token, /admin/* (admin-routes.ts) and the host's routes beside it are mounted before
 // the webhooks; without, they are absent. The host's `extend` routes (e.g. a webhook URL's
 // verification GET) are mounted before both, whatever the admin token.
+import { parse as parseQueryString } from 'node:querystring';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Engine } from '../engine.js';
 import { isDependencyUnavailable } from '../errors/dependency-unavailable.js';
@@ -25,6 +27,7 @@ import {
   answerWebhook,
   authenticateBody,
   authenticateHeaders,
+  checkJsonLimits,
   isJson,
   parseJsonBody,
   readRawBody,
@@ -38,6 +41,13 @@ import {
 
 /** Largest accepted body, bytes (1 MiB). */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+/**
+ * Most query parameters read from one URL (webhooks and /admin alike); those past it are ignored.
+ * The parser is node's querystring ('simple': flat, a repeated name gives an array, `__proto__` a
+ * plain member of a null-prototype object); the URL itself is bounded by node's header limit (16 KB).
+ */
+export const MAX_QUERY_PARAMETERS = 100;
 
 /** What `buildWebhookApp` serves and with what. */
 export interface WebhookAppOptions {
@@ -134,7 +144,7 @@ export function buildWebhookApp(options: WebhookAppOptions): express.Express {
   assertAuthModesRegistered(deps.engine, deps.authModes);
   const app = express();
   app.disable('x-powered-by');
-  app.set('query parser', 'simple');
+  app.set('query parser', (text: string) => parseQueryString(text, '&', '=', { maxKeys: MAX_QUERY_PARAMETERS }));
   mountSideRoutes(app, options);
   app.use(
     routeToFlow(deps),
@@ -143,6 +153,7 @@ export function buildWebhookApp(options: WebhookAppOptions): express.Express {
     readRawBody(deps),
     verifyRawBody(deps),
     parseJsonBody,
+    checkJsonLimits,
     authenticateBody(deps),
     startExecution(deps),
     answerWebhook(deps),

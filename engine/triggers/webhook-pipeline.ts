@@ -1,8 +1,8 @@
 // The webhook request pipeline: one named express middleware per check, mounted by buildWebhookApp
 // in this order (each answers its status and stops, or passes the request on):
 //   routeToFlow (404) -> authenticateHeaders (401) -> requireJsonContentType (415) -> readRawBody (413)
-//   -> verifyRawBody (401) -> parseJsonBody (400) -> authenticateBody (401) -> startExecution (422)
-//   -> answerWebhook
+//   -> verifyRawBody (401) -> parseJsonBody (400) -> checkJsonLimits (413: json-limits.ts, e.g. nested
+//   deeper than 32 levels) -> authenticateBody (401) -> startExecution (422) -> answerWebhook
 // What one stage establishes for the next travels in `res.locals.webhook` (WebhookCall). Nothing is
 // recorded before startExecution, so a request rejected earlier changes nothing.
 // A flow serves its webhook's main route and its `routes`, each checked by its own auth mode. A
@@ -17,6 +17,7 @@ import type { Logger } from '../run/execution-run.js';
 import { schemaProblems } from '../run/param-validator.js';
 import { type JsonValue, type LoadedFlow, type WebhookRoute, webhookRoutes } from '../types.js';
 import type { WebhookAuthModes } from './auth-modes.js';
+import { refuseOverLimits } from './json-limits.js';
 import type { AuthGrant, BeforeBodyDecision, WebhookAuthContext, WebhookAuthMode } from './webhook-auth-mode.js';
 
 /** What every stage of the pipeline needs; built once per app. */
@@ -166,6 +167,14 @@ export const parseJsonBody: RequestHandler = (_req, res, next) => {
   if ('problems' in parsed) return sendError(res, 400, 'invalid JSON', parsed.problems);
   call.body = parsed.body;
   next();
+};
+
+/**
+ * 413 when the parsed body passes a limit of json-limits.ts (depth, keys of one object, items of
+ * one array, values in all), naming it: before any auth mode, schema or record walks the body.
+ */
+export const checkJsonLimits: RequestHandler = (_req, res, next) => {
+  if (!refuseOverLimits(res, callOf(res).body, sendError)) next();
 };
 
 /** The mode's `withBody`: 401 when it denies; else its grant or events (without one, the body as sent). */
