@@ -103,7 +103,12 @@ export function createAiService(env: Record<string, string | undefined> = proces
       const apiKey = key('ANTHROPIC_API_KEY', modelRef);
       anthropic = import('./anthropic-chat.js').then(
         ({ createAnthropicChat }) =>
-          createAnthropicChat({ apiKey, baseURL: env.ANTHROPIC_BASE_URL?.trim() || ANTHROPIC_DEFAULT_BASE, timeoutMs, fetch: options.fetch }),
+          createAnthropicChat({
+            apiKey,
+            baseURL: env.ANTHROPIC_BASE_URL?.trim() || ANTHROPIC_DEFAULT_BASE,
+            timeoutMs,
+            fetch: options.fetch,
+          }),
         (err: unknown) => {
           anthropic = undefined;
           throw err;

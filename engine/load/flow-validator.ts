@@ -7,6 +7,7 @@
 // from source) gets one compiled at run time. Both come from the same schema and the same options, so
 // they accept the same documents with the same errors.
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import AjvModule, { type Options, type ValidateFunction } from 'ajv';
@@ -42,13 +43,8 @@ export function generatedFlowValidator(
   schema: object,
   file: string = fileURLToPath(new URL(GENERATED_FLOW_VALIDATOR, import.meta.url)),
 ): ValidateFunction | undefined {
-  let generated: { default?: ValidateFunction; schemaHash?: string };
-  try {
-    generated = createRequire(import.meta.url)(file) as typeof generated;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND') return undefined;
-    throw err;
-  }
+  if (!existsSync(file)) return undefined;
+  const generated = createRequire(import.meta.url)(file) as { default?: ValidateFunction; schemaHash?: string };
   return generated.schemaHash === flowSchemaHash(schema) ? generated.default : undefined;
 }
 
