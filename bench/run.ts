@@ -19,6 +19,7 @@ const ENTRIES: ReadonlyArray<{ name: string; script: string; env?: Record<string
   { name: 'ingest', script: 'ingest', env: { BENCH_INGEST_MODE: 'queue' } },
   { name: 'ingest-embedded', script: 'ingest', env: { BENCH_INGEST_MODE: 'embedded' } },
   { name: 'grouping', script: 'grouping' },
+  { name: 'startup', script: 'startup' },
   { name: 'memory', script: 'memory' },
 ];
 const BENCHMARKS = ENTRIES.map((e) => e.name);

@@ -13,16 +13,12 @@ import type { WebhookAuthModes } from '../engine/triggers/auth-modes.js';
 import { type LoadedFlow, type LoadProblem, webhookRoutes } from '../engine/types.js';
 import { defaultRegistry } from '../nodes/index.js';
 import type { NodeServices } from '../nodes/services.js';
+import { UsageError } from './usage-error.js';
 import { loadTimeAuthModes } from './webhook-auth-modes.js';
 
-/** The flows directory: the argument, else LEADFLOW_FLOWS_DIR, else ./flows. */
-export function flowsDirectory(arg?: string): string {
-  return resolve(arg ?? process.env.LEADFLOW_FLOWS_DIR ?? 'flows');
-}
+export { flowsDirectory } from './flows-directory.js';
 
-export class UsageError extends Error {
-  override name = 'UsageError';
-}
+export { UsageError } from './usage-error.js';
 
 export interface LoadedFlows {
   dir: string;

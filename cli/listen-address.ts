@@ -7,7 +7,7 @@
 //   HOST unset, no secret        127.0.0.1 only.
 // A host that is not loopback without a secret is refused (UsageError, exit 2, naming
 // LEADFLOW_WEBHOOK_SECRET) unless LEADFLOW_ALLOW_UNAUTHENTICATED=1 says the operator means it.
-import { UsageError } from './host.js';
+import { UsageError } from './usage-error.js';
 
 /** The loopback address listened on when nothing says otherwise and no secret is set. */
 export const LOOPBACK_HOST = '127.0.0.1';

@@ -1,4 +1,7 @@
-// `leadflow`: the command line. Each command lives in cli/commands/<name>.ts.
+// `leadflow`: the command line. Each command lives in cli/commands/<name>.ts, whose registration
+// (name, arguments, options, help) imports nothing heavy: a command loads its implementation (engine,
+// database, queue, AI SDKs, HTTP server) inside its action, so `--help`, `--version` and the commands
+// that need no database stay fast. test/cli/lazy-imports.test.ts checks it.
 import { Command, CommanderError } from 'commander';
 import { registerChat } from './commands/chat.js';
 import { registerExecutions } from './commands/executions.js';
@@ -12,12 +15,14 @@ import { registerServe } from './commands/serve.js';
 import { registerTest } from './commands/test.js';
 import { registerValidate } from './commands/validate.js';
 import { registerWorker } from './commands/worker.js';
-import { UsageError } from './host.js';
+import { UsageError } from './usage-error.js';
+import { packageVersion } from './version.js';
 
 const program = new Command();
 program
   .name('leadflow')
   .description('LeadFlow: webhook-driven YAML flows for lead intake, AI conversation and human handoff')
+  .version(packageVersion(), '-V, --version', 'print the version')
   .showHelpAfterError()
   .exitOverride();
 

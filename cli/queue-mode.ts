@@ -1,7 +1,7 @@
 // Queue mode: with REDIS_URL, executions go through a BullMQ queue shared by every `serve` and
 // `worker` process on that Redis (adapters/queue/bullmq-scheduler.ts); without it, the embedded
-// mode: in-process timers over the store (one process).
-import { BullMqScheduler } from '../adapters/queue/bullmq-scheduler.js';
+// mode: in-process timers over the store (one process). BullMQ (and ioredis) load only in queue mode.
+import type { BullMqScheduler } from '../adapters/queue/bullmq-scheduler.js';
 import type { Logger } from '../engine/run/execution-run.js';
 
 /** How often serve and worker hand the scheduler every stored wait again (recovers lost timers), ms. */
@@ -21,13 +21,14 @@ export function leaseMsFromEnv(env: Record<string, string | undefined>): number 
  * key-value namespace (default `leadflow:`); the queue's keys live under it too.
  * LEADFLOW_WORKER_CONCURRENCY: executions one process drives at once (default 16).
  */
-export function queueSchedulerFromEnv(
+export async function queueSchedulerFromEnv(
   env: Record<string, string | undefined>,
   logger: Logger,
   kvPrefix = 'leadflow:',
-): BullMqScheduler | undefined {
+): Promise<BullMqScheduler | undefined> {
   const url = env.REDIS_URL?.trim();
   if (!url) return undefined;
+  const { BullMqScheduler } = await import('../adapters/queue/bullmq-scheduler.js');
   const concurrency = Number(env.LEADFLOW_WORKER_CONCURRENCY ?? 16);
   return new BullMqScheduler({
     url,

@@ -10,7 +10,6 @@ import { DbInboundInstances } from '../adapters/gateway/inbound-instances.js';
 import { MediaCache } from '../adapters/gateway/media-cache.js';
 import type { InboundInstanceLookup } from '../adapters/gateway/provider-inbound.js';
 import { gatewayProviders } from '../adapters/gateway/providers.js';
-import { createKeyValue } from '../adapters/kv/create-key-value.js';
 import { DurableKeyValueStorage } from '../adapters/kv/durable-storage.js';
 import { MemoryKeyValue } from '../adapters/kv/memory-key-value.js';
 import type { Metrics } from '../adapters/metrics/metrics.js';
@@ -108,12 +107,16 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
       throw err;
     }
     kv = new MemoryKeyValue({ prefix: options.kvPrefix, storage });
-  } else {
+  } else if (env.REDIS_URL) {
+    // Loaded only here: a process without REDIS_URL never loads the Redis client.
+    const { createKeyValue } = await import('../adapters/kv/create-key-value.js');
     kv = createKeyValue({
-      url: env.REDIS_URL || undefined,
+      url: env.REDIS_URL,
       prefix: options.kvPrefix,
       onError: (err: Error) => options.logger.warn({ err: err.message }, 'key-value store error'),
     });
+  } else {
+    kv = new MemoryKeyValue({ prefix: options.kvPrefix });
   }
   options.activity?.open(db);
   const store = withErasure(new DbExecutionStore(db));

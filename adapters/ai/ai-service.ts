@@ -2,13 +2,13 @@
 // text, and the configured model roles. Built from the environment (CONTRACT §2):
 // OPENAI_API_KEY / OPENAI_BASE_URL, ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL, LEADFLOW_MODEL_*,
 // LEADFLOW_RATE_LIMIT_WAIT_MS. Each provider client is created on first use, so a missing key only
-// fails the calls that need it (with a ProviderError code 'config'), and a key is never logged.
-import { createAnthropicChat } from './anthropic-chat.js';
+// fails the calls that need it (with a ProviderError code 'config'), and a key is never logged. The
+// provider SDKs are imported on that first use too: a process that makes no AI call never loads them.
 import type { ChatModel, ChatRequest, ChatResult } from './chat-model.js';
 import { readModelConfig, type ModelConfig } from './model-config.js';
 import { ModelRefError } from './model-ref-error.js';
 import { parseModelRef, type Provider } from './model-ref.js';
-import { createOpenAiChat, type OpenAiChat, type TranscribeRequest } from './openai-chat.js';
+import type { OpenAiChat, TranscribeRequest } from './openai-chat.js';
 import { ProviderError } from './provider-error.js';
 import { RateLimitError } from './rate-limit-error.js';
 
@@ -74,29 +74,51 @@ const ANTHROPIC_DEFAULT_BASE = 'https://api.anthropic.com';
 export function createAiService(env: Record<string, string | undefined> = process.env, options: AiServiceOptions = {}): AiService {
   const models = readModelConfig(env);
   const timeoutMs = options.timeoutMs ?? DEFAULT_AI_TIMEOUT_MS;
-  let openai: OpenAiChat | undefined;
-  let anthropic: ChatModel | undefined;
+  // Each settles once per process; a client that failed to build is tried again on the next call.
+  let openai: Promise<OpenAiChat> | undefined;
+  let anthropic: Promise<ChatModel> | undefined;
 
   const key = (name: 'OPENAI_API_KEY' | 'ANTHROPIC_API_KEY', modelRef: string): string => {
     const value = env[name]?.trim();
     if (!value) throw new ProviderError(modelRef, `${name} is not set`, undefined, 'config');
     return value;
   };
-  const openAi = (modelRef: string): OpenAiChat =>
-    (openai ??= createOpenAiChat({
-      apiKey: key('OPENAI_API_KEY', modelRef),
-      baseURL: env.OPENAI_BASE_URL?.trim() || OPENAI_DEFAULT_BASE,
-      timeoutMs,
-      fetch: options.fetch,
-    }));
-  const anthropicChat = (modelRef: string): ChatModel =>
-    (anthropic ??= createAnthropicChat({
-      apiKey: key('ANTHROPIC_API_KEY', modelRef),
-      baseURL: env.ANTHROPIC_BASE_URL?.trim() || ANTHROPIC_DEFAULT_BASE,
-      timeoutMs,
-      fetch: options.fetch,
-    }));
-  const client = (provider: Provider, modelRef: string): ChatModel => (provider === 'openai' ? openAi(modelRef) : anthropicChat(modelRef));
+  // A missing key throws at once (synchronously), before any SDK is loaded.
+  const openAi = (modelRef: string): Promise<OpenAiChat> => {
+    if (!openai) {
+      const apiKey = key('OPENAI_API_KEY', modelRef);
+      openai = import('./openai-chat.js').then(
+        ({ createOpenAiChat }) =>
+          createOpenAiChat({ apiKey, baseURL: env.OPENAI_BASE_URL?.trim() || OPENAI_DEFAULT_BASE, timeoutMs, fetch: options.fetch }),
+        (err: unknown) => {
+          openai = undefined;
+          throw err;
+        },
+      );
+    }
+    return openai;
+  };
+  const anthropicChat = (modelRef: string): Promise<ChatModel> => {
+    if (!anthropic) {
+      const apiKey = key('ANTHROPIC_API_KEY', modelRef);
+      anthropic = import('./anthropic-chat.js').then(
+        ({ createAnthropicChat }) =>
+          createAnthropicChat({
+            apiKey,
+            baseURL: env.ANTHROPIC_BASE_URL?.trim() || ANTHROPIC_DEFAULT_BASE,
+            timeoutMs,
+            fetch: options.fetch,
+          }),
+        (err: unknown) => {
+          anthropic = undefined;
+          throw err;
+        },
+      );
+    }
+    return anthropic;
+  };
+  const client = (provider: Provider, modelRef: string): Promise<ChatModel> =>
+    provider === 'openai' ? openAi(modelRef) : anthropicChat(modelRef);
 
   async function measured<T>(
     execution: AiCallExecution | undefined,
@@ -126,7 +148,7 @@ export function createAiService(env: Record<string, string | undefined> = proces
         execution,
         model,
         'chat',
-        () => client(ref.provider, model).chat({ ...request, model: ref.model }),
+        async () => (await client(ref.provider, model)).chat({ ...request, model: ref.model }),
         (r) => ({ input_tokens: r.usage.input_tokens, output_tokens: r.usage.output_tokens }),
       );
     },
@@ -134,7 +156,7 @@ export function createAiService(env: Record<string, string | undefined> = proces
       const ref = parseModelRef(model);
       if (ref.provider !== 'openai')
         throw new ModelRefError(`transcription needs an openai: model (only /audio/transcriptions transcribes), got "${model}"`);
-      return measured(execution, model, 'transcribe', () => openAi(model).transcribe({ ...request, model: ref.model }));
+      return measured(execution, model, 'transcribe', async () => (await openAi(model)).transcribe({ ...request, model: ref.model }));
     },
     reportAttempt(event) {
       try {

@@ -1,10 +1,8 @@
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
-import { createAiService } from '../../adapters/ai/ai-service.js';
-import { parseModelRef } from '../../adapters/ai/model-ref.js';
-import { runChatSession } from '../chat-session.js';
-import { flowsDirectory, UsageError } from '../host.js';
+import { flowsDirectory } from '../flows-directory.js';
+import { UsageError } from '../usage-error.js';
 import { openMigratedDatabase } from './migrate.js';
 
 function clinicIdOf(value: string): number {
@@ -29,6 +27,11 @@ export function registerChat(program: Command): void {
     )
     .action(async (opts: { clinic: string; model?: string; flows?: string }) => {
       const clinicaId = clinicIdOf(opts.clinic);
+      const [{ createAiService }, { parseModelRef }, { runChatSession }] = await Promise.all([
+        import('../../adapters/ai/ai-service.js'),
+        import('../../adapters/ai/model-ref.js'),
+        import('../chat-session.js'),
+      ]);
       const ai = createAiService(process.env);
       const model = opts.model ?? ai.models.contingency;
       try {

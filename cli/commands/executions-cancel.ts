@@ -9,12 +9,11 @@
 // that is not 1 to 200 characters, no execution with that id or unique prefix).
 import type { Command } from 'commander';
 import type { Logger } from '../../engine/run/execution-run.js';
-import { InProcessScheduler } from '../../engine/scheduler/in-process-scheduler.js';
 import type { CancelExecutionResponse } from '../../engine/triggers/admin-api-types.js';
 import type { LoadedFlow } from '../../engine/types.js';
-import { createEngine, flowsDirectory, loadFlows, UsageError } from '../host.js';
-import { createLogger } from '../logger.js';
-import { openRuntime } from '../runtime.js';
+import type { LoadedFlows } from '../host.js';
+import { flowsDirectory } from '../flows-directory.js';
+import { UsageError } from '../usage-error.js';
 
 /** Longest `--reason`, characters (as the admin API's). */
 const MAX_REASON_LENGTH = 200;
@@ -27,7 +26,7 @@ function parseReason(text: string): string {
 }
 
 /** The flows of `dir` that load (a parent resumes on its recorded version anyway); none when the directory is missing. */
-function flowsForParents(dir: string): Map<string, LoadedFlow> {
+function flowsForParents(dir: string, loadFlows: (dir: string) => LoadedFlows): Map<string, LoadedFlow> {
   try {
     return loadFlows(dir).flows;
   } catch (err) {
@@ -43,6 +42,11 @@ interface CancelOptions {
 }
 
 async function cancelCommand(idOrPrefix: string, opts: CancelOptions, logger: Logger): Promise<void> {
+  const [{ InProcessScheduler }, { createEngine, loadFlows }, { openRuntime }] = await Promise.all([
+    import('../../engine/scheduler/in-process-scheduler.js'),
+    import('../host.js'),
+    import('../runtime.js'),
+  ]);
   const runtime = await openRuntime({ logger, migrate: true });
   try {
     const found = await runtime.store.resolveId(idOrPrefix);
@@ -50,7 +54,7 @@ async function cancelCommand(idOrPrefix: string, opts: CancelOptions, logger: Lo
     if (!original) throw new UsageError(`no execution ${idOrPrefix} (or the prefix matches several)`);
     // Never started: schedules made by the cancel (the parent's wake) are done below, by hand.
     const scheduler = new InProcessScheduler();
-    const flows = original.parent_id ? flowsForParents(flowsDirectory(opts.flows)) : new Map<string, LoadedFlow>();
+    const flows = original.parent_id ? flowsForParents(flowsDirectory(opts.flows), loadFlows) : new Map<string, LoadedFlow>();
     const engine = createEngine(flows, logger, { services: runtime.services, store: runtime.store, scheduler });
     try {
       const outcome = await engine.cancelExecution(original.id, opts.reason);
@@ -85,6 +89,7 @@ export function registerExecutionsCancel(executions: Command): void {
     .option('--json', 'print {"id", "status": "cancelled"} as JSON')
     .option('--flows <dir>', 'flows directory, to wake an execution that awaits it (default: $LEADFLOW_FLOWS_DIR or ./flows)')
     .action(async (id: string, opts: CancelOptions) => {
+      const { createLogger } = await import('../logger.js');
       await cancelCommand(id, opts, createLogger({ toStderr: true, level: 'warn' }));
     });
 }

@@ -1,27 +1,21 @@
 // `leadflow executions list | show ID | replay ID | cancel ID`: the execution history in the database
 // (cancel: ./executions-cancel.ts).
 import type { Command } from 'commander';
+// Registration imports only what parses arguments (statuses, the version pattern, UsageError); the
+// database, engine and nodes load inside the actions and replayExecution.
 import type { Database } from '../../adapters/db/database.js';
-import { DbExecutionStore } from '../../adapters/db/execution-store.js';
-import { Engine } from '../../engine/engine.js';
-import { InputValidationError } from '../../engine/errors/input-validation-error.js';
+import type { DbExecutionStore } from '../../adapters/db/execution-store.js';
 import type { Logger } from '../../engine/run/execution-run.js';
 import { type ExecutionStore, FLOW_VERSION_PREFIX } from '../../engine/store/execution-store.js';
-import { MemoryExecutionStore } from '../../engine/store/memory-store.js';
 import type { NodeRegistry } from '../../engine/registry.js';
 import { EXECUTION_STATUSES, isExecutionStatus } from '../../engine/statuses.js';
-import { recordedTriggerInput } from '../../engine/triggers/trigger-input.js';
 import type { ExecutionRecord, ExecutionStatus, JsonValue, LoadedFlow } from '../../engine/types.js';
-import { defaultRegistry } from '../../nodes/index.js';
 import type { NodeServices } from '../../nodes/services.js';
-import { flowsDirectory, loadValidFlows, UsageError } from '../host.js';
-import { createLogger } from '../logger.js';
-import { openRuntime } from '../runtime.js';
-import { printTrace, traceJson } from '../trace.js';
+import { flowsDirectory } from '../flows-directory.js';
+import { UsageError } from '../usage-error.js';
 import { openMigratedDatabase } from './migrate.js';
 import { exitCodeOf } from './run.js';
 import { registerExecutionsCancel } from './executions-cancel.js';
-import { MemoryKeyValue } from '../../adapters/kv/memory-key-value.js';
 
 /** Default and largest `list --limit`. */
 const DEFAULT_LIMIT = 20;
@@ -136,6 +130,23 @@ export async function replayExecution(options: ReplayOptions): Promise<Execution
     throw new UsageError(
       `flow "${record.flow}" of execution ${record.id} is not loaded (flows: ${[...flows.keys()].join(', ') || 'none'})`,
     );
+  const [
+    { DbExecutionStore },
+    { Engine },
+    { InputValidationError },
+    { MemoryExecutionStore },
+    { recordedTriggerInput },
+    { defaultRegistry },
+    { MemoryKeyValue },
+  ] = await Promise.all([
+    import('../../adapters/db/execution-store.js'),
+    import('../../engine/engine.js'),
+    import('../../engine/errors/input-validation-error.js'),
+    import('../../engine/store/memory-store.js'),
+    import('../../engine/triggers/trigger-input.js'),
+    import('../../nodes/index.js'),
+    import('../../adapters/kv/memory-key-value.js'),
+  ]);
   const registry = options.registry ?? defaultRegistry();
   const scope = dryRun ? await options.db.rollbackScope() : undefined;
   // Lookups go through the same transaction as the writes (on SQLite it holds the only connection).
@@ -186,6 +197,7 @@ function parseLimit(text: string): number {
 }
 
 async function withStore<T>(fn: (store: DbExecutionStore, db: Database) => Promise<T>): Promise<T> {
+  const { DbExecutionStore } = await import('../../adapters/db/execution-store.js');
   const db = await openMigratedDatabase();
   try {
     return await fn(new DbExecutionStore(db), db);
@@ -234,6 +246,12 @@ export function registerExecutions(program: Command): void {
     .option('--json', 'print exactly one JSON object on stdout (logs go to stderr)')
     .option('--flows <dir>', 'flows directory (default: $LEADFLOW_FLOWS_DIR or ./flows)')
     .action(async (id: string, opts: { dryRun?: boolean; json?: boolean; flows?: string }) => {
+      const [{ loadValidFlows }, { createLogger }, { openRuntime }, { printTrace, traceJson }] = await Promise.all([
+        import('../host.js'),
+        import('../logger.js'),
+        import('../runtime.js'),
+        import('../trace.js'),
+      ]);
       const loaded = loadValidFlows(flowsDirectory(opts.flows));
       const logger = createLogger({ toStderr: true, level: 'warn' });
       const runtime = await openRuntime({ logger, migrate: true });

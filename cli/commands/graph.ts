@@ -1,6 +1,4 @@
 import type { Command } from 'commander';
-import { flowToMermaid } from '../../engine/graph/mermaid.js';
-import { flowsDirectory, loadValidFlows, pickFlow } from '../host.js';
 
 export function registerGraph(program: Command): void {
   program
@@ -8,7 +6,11 @@ export function registerGraph(program: Command): void {
     .description('print a flow as a Mermaid flowchart')
     .argument('<flow>', 'flow name (or path of its YAML file)')
     .option('--flows <dir>', 'flows directory (default: $LEADFLOW_FLOWS_DIR or ./flows)')
-    .action((flowArg: string, opts: { flows?: string }) => {
+    .action(async (flowArg: string, opts: { flows?: string }) => {
+      const [{ flowToMermaid }, { flowsDirectory, loadValidFlows, pickFlow }] = await Promise.all([
+        import('../../engine/graph/mermaid.js'),
+        import('../host.js'),
+      ]);
       const flow = pickFlow(loadValidFlows(flowsDirectory(opts.flows)), flowArg);
       process.stdout.write(`${flowToMermaid(flow)}\n`);
     });

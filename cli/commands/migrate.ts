@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { databaseFromEnv, type Database } from '../../adapters/db/database.js';
+import type { Database } from '../../adapters/db/database.js';
 
 /**
  * The database of DATABASE_URL (else SQLite under LEADFLOW_DATA_DIR, default ./data), migrated to
@@ -9,6 +9,7 @@ export async function openMigratedDatabase(
   env: Record<string, string | undefined> = process.env,
   err: NodeJS.WritableStream = process.stderr,
 ): Promise<Database> {
+  const { databaseFromEnv } = await import('../../adapters/db/database.js');
   const db = databaseFromEnv(env);
   try {
     const applied = await db.migrate();
@@ -33,6 +34,7 @@ export function registerMigrate(program: Command): void {
     .command('migrate')
     .description('apply pending database migrations (DATABASE_URL, else SQLite under $LEADFLOW_DATA_DIR or ./data)')
     .action(async () => {
+      const { databaseFromEnv } = await import('../../adapters/db/database.js');
       const db = databaseFromEnv();
       try {
         await runMigrate(db, process.stdout);

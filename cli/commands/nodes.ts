@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
-import { buildFlowSchema } from '../../engine/flow-schema.js';
 import type { NodeDefinition } from '../../engine/types.js';
-import { defaultRegistry } from '../../nodes/index.js';
+import type { NodeRegistry } from '../../engine/registry.js';
 
 type Prop = { type?: string; description?: string; default?: unknown; anyOf?: Prop[]; enum?: unknown[]; const?: unknown; items?: Prop };
 type ObjectProp = Prop & { properties?: Record<string, Prop>; required?: string[] };
@@ -38,9 +37,10 @@ export function describeNode(def: NodeDefinition): string {
   return lines.join('\n');
 }
 
-/** The ways a flow starts (`trigger.webhook`, `trigger.schedule`) as text, from the flow schema. */
-export function describeTriggers(): string {
-  const schema = buildFlowSchema(defaultRegistry()) as { properties: { trigger: ObjectProp } };
+/** The ways a flow starts (`trigger.webhook`, `trigger.schedule`) as text, from the flow schema of `registry`. */
+export async function describeTriggers(registry: NodeRegistry): Promise<string> {
+  const { buildFlowSchema } = await import('../../engine/flow-schema.js');
+  const schema = buildFlowSchema(registry) as { properties: { trigger: ObjectProp } };
   const kinds = Object.entries(schema.properties.trigger.properties ?? {}).filter(([kind]) => kind !== 'input');
   return kinds
     .map(([kind, prop]) =>
@@ -54,8 +54,10 @@ export function registerNodes(program: Command): void {
     .command('nodes')
     .description('list every node type with its description and parameters')
     .option('--json', 'print the definitions as JSON (type, description, params schema, output, examples)')
-    .action((opts: { json?: boolean }) => {
-      const defs = defaultRegistry().all();
+    .action(async (opts: { json?: boolean }) => {
+      const { defaultRegistry } = await import('../../nodes/index.js');
+      const registry = defaultRegistry();
+      const defs = registry.all();
       if (opts.json) {
         const out = defs.map((d) => ({
           type: d.type,
@@ -68,6 +70,6 @@ export function registerNodes(program: Command): void {
         process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
         return;
       }
-      process.stdout.write(`${[...defs.map(describeNode), describeTriggers()].join('\n\n')}\n`);
+      process.stdout.write(`${[...defs.map(describeNode), await describeTriggers(registry)].join('\n\n')}\n`);
     });
 }

@@ -1,17 +1,9 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { gatewayProviders } from '../../adapters/gateway/providers.js';
 import type { TriggerInput } from '../../engine/engine.js';
-import { InputValidationError } from '../../engine/errors/input-validation-error.js';
-import { scheduleTriggerValue } from '../../engine/triggers/schedule.js';
-import { schemaProblems } from '../../engine/run/param-validator.js';
 import type { ExecutionRecord, JsonValue, LoadedFlow } from '../../engine/types.js';
-import { createEngine, flowsDirectory, loadValidFlows, pickFlow, UsageError } from '../host.js';
-import { MemoryExecutionStore } from '../../engine/store/memory-store.js';
-import { createLogger } from '../logger.js';
-import { openRuntime, type Runtime } from '../runtime.js';
-import { printTrace, traceJson } from '../trace.js';
-import { MemoryKeyValue } from '../../adapters/kv/memory-key-value.js';
+import type { Runtime } from '../runtime.js';
+import { UsageError } from '../usage-error.js';
 
 export function readPayload(file: string): JsonValue {
   let text: string;
@@ -39,6 +31,10 @@ async function gatewayInput(
   body: JsonValue,
   runtime: Runtime,
 ): Promise<TriggerInput | undefined> {
+  const [{ gatewayProviders }, { schemaProblems }] = await Promise.all([
+    import('../../adapters/gateway/providers.js'),
+    import('../../engine/run/param-validator.js'),
+  ]);
   const webhook = flow.trigger.webhook;
   const inbound = webhook && gatewayProviders.inbound().find((p) => p.authMode === webhook.auth);
   if (!webhook || !inbound || file === undefined) return undefined;
@@ -74,6 +70,25 @@ export function registerRun(program: Command): void {
     .option('--json', 'print exactly one JSON object on stdout (logs go to stderr)')
     .option('--flows <dir>', 'flows directory (default: $LEADFLOW_FLOWS_DIR or ./flows)')
     .action(async (flowArg: string, opts: { payload?: string; dryRun?: boolean; json?: boolean; flows?: string }) => {
+      const [
+        { InputValidationError },
+        { scheduleTriggerValue },
+        { createEngine, flowsDirectory, loadValidFlows, pickFlow },
+        { MemoryExecutionStore },
+        { createLogger },
+        { openRuntime },
+        { printTrace, traceJson },
+        { MemoryKeyValue },
+      ] = await Promise.all([
+        import('../../engine/errors/input-validation-error.js'),
+        import('../../engine/triggers/schedule.js'),
+        import('../host.js'),
+        import('../../engine/store/memory-store.js'),
+        import('../logger.js'),
+        import('../runtime.js'),
+        import('../trace.js'),
+        import('../../adapters/kv/memory-key-value.js'),
+      ]);
       const loaded = loadValidFlows(flowsDirectory(opts.flows));
       const flow = pickFlow(loaded, flowArg);
       const schedule = flow.trigger.schedule;

@@ -1,9 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { renderFlowSchema } from '../../engine/flow-schema.js';
-import { defaultRegistry } from '../../nodes/index.js';
-import { flowsDirectory } from '../host.js';
+import { flowsDirectory } from '../flows-directory.js';
 
 export function registerSchema(program: Command): void {
   program
@@ -11,7 +9,11 @@ export function registerSchema(program: Command): void {
     .description('print the flow JSON Schema generated from the node definitions (--write: update flows/flow.schema.json)')
     .option('--write', 'write it to <flows dir>/flow.schema.json instead of printing it')
     .option('--check', 'exit 1 when <flows dir>/flow.schema.json is not current')
-    .action((opts: { write?: boolean; check?: boolean }) => {
+    .action(async (opts: { write?: boolean; check?: boolean }) => {
+      const [{ renderFlowSchema }, { defaultRegistry }] = await Promise.all([
+        import('../../engine/flow-schema.js'),
+        import('../../nodes/index.js'),
+      ]);
       const text = renderFlowSchema(defaultRegistry());
       const file = join(flowsDirectory(), 'flow.schema.json');
       if (opts.check) {

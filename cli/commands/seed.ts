@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import { readSeedFile, seedDatabase, type SeedReport } from '../../adapters/db/seed.js';
-import { formatSeedProblem, SeedValidationError } from '../../adapters/db/seed-validation-error.js';
+import type { SeedReport } from '../../adapters/db/seed.js';
 import { openMigratedDatabase } from './migrate.js';
 
 const KIND_WIDTH = 'protocol'.length;
@@ -24,6 +23,10 @@ export function registerSeed(program: Command): void {
       'seed file: clinicas: [{nome, endereco, posicionamento, hunter_nome, hunter_telefone, admin_telefones, horario_atendimento, protocolos, instancias}]',
     )
     .action(async (file: string) => {
+      const [{ readSeedFile, seedDatabase }, { formatSeedProblem, SeedValidationError }] = await Promise.all([
+        import('../../adapters/db/seed.js'),
+        import('../../adapters/db/seed-validation-error.js'),
+      ]);
       let data: unknown;
       try {
         data = readSeedFile(file);

@@ -1,24 +1,5 @@
 import type { Server } from 'node:http';
 import type { Command } from 'commander';
-import { DbTickStore } from '../../adapters/db/tick-store.js';
-import { composeObservers } from '../../engine/observer.js';
-import { ActivityRecorder } from '../console/activity-recorder.js';
-import { createMetrics, embeddedQueueDepth } from '../../adapters/metrics/metrics.js';
-import { buildWebhookApp } from '../../engine/triggers/webhook-app.js';
-import { webhookRoutes } from '../../engine/types.js';
-import { adminFromEnv } from '../admin-host.js';
-import { FlowLoadReport } from '../flow-load-report.js';
-import { createEngine, flowsDirectory, loadValidFlows } from '../host.js';
-import { createLogger } from '../logger.js';
-import { leaseMsFromEnv, queueSchedulerFromEnv, SWEEP_EVERY_MS, webhooksQueuedFromEnv } from '../queue-mode.js';
-import { startPruning } from '../pruning.js';
-import { openRuntime } from '../runtime.js';
-import { watchFlows } from '../watch-flows.js';
-import { gatewayProviders } from '../../adapters/gateway/providers.js';
-import { gatewayVerificationRoutes } from '../gateway-routes.js';
-import { hostAuthModes } from '../webhook-auth-modes.js';
-import { withConsoleUrl } from '../console/console-url.js';
-import { describeListen, listenAddressFromEnv } from '../listen-address.js';
 
 /** How often finished executions past the retention are deleted, ms (1 hour). */
 /** Longest a graceful shutdown waits for requests and steps in flight, ms. */
@@ -31,6 +12,48 @@ export function registerServe(program: Command): void {
     .option('--watch', 'reload flows when a file changes; an invalid edit is refused and the old flows keep serving')
     .option('--flows <dir>', 'flows directory (default: $LEADFLOW_FLOWS_DIR or ./flows)')
     .action(async (opts: { watch?: boolean; flows?: string }) => {
+      // Loaded here, not at the top: `leadflow --help` and the other commands never load the server.
+      const [
+        { DbTickStore },
+        { composeObservers },
+        { ActivityRecorder },
+        { createMetrics, embeddedQueueDepth },
+        { buildWebhookApp },
+        { webhookRoutes },
+        { adminFromEnv },
+        { FlowLoadReport },
+        { createEngine, flowsDirectory, loadValidFlows },
+        { createLogger },
+        { leaseMsFromEnv, queueSchedulerFromEnv, SWEEP_EVERY_MS, webhooksQueuedFromEnv },
+        { startPruning },
+        { openRuntime },
+        { watchFlows },
+        { gatewayProviders },
+        { gatewayVerificationRoutes },
+        { hostAuthModes },
+        { withConsoleUrl },
+        { describeListen, listenAddressFromEnv },
+      ] = await Promise.all([
+        import('../../adapters/db/tick-store.js'),
+        import('../../engine/observer.js'),
+        import('../console/activity-recorder.js'),
+        import('../../adapters/metrics/metrics.js'),
+        import('../../engine/triggers/webhook-app.js'),
+        import('../../engine/types.js'),
+        import('../admin-host.js'),
+        import('../flow-load-report.js'),
+        import('../host.js'),
+        import('../logger.js'),
+        import('../queue-mode.js'),
+        import('../pruning.js'),
+        import('../runtime.js'),
+        import('../watch-flows.js'),
+        import('../../adapters/gateway/providers.js'),
+        import('../gateway-routes.js'),
+        import('../webhook-auth-modes.js'),
+        import('../console/console-url.js'),
+        import('../listen-address.js'),
+      ]);
       const logger = createLogger();
       // Settings checked before anything opens: a wrong value stops here with its message.
       const queueWebhooks = webhooksQueuedFromEnv(process.env);
@@ -44,7 +67,7 @@ export function registerServe(program: Command): void {
       const activity = new ActivityRecorder({ logger });
       const runtime = await openRuntime({ logger, migrate: true, metrics, activity, durableKeyValue: true });
       // REDIS_URL: queue mode (this process serves and also works the shared queue); else embedded.
-      const scheduler = queueSchedulerFromEnv(process.env, logger);
+      const scheduler = await queueSchedulerFromEnv(process.env, logger);
       const ticks = new DbTickStore(runtime.db);
       const engine = createEngine(loaded.flows, logger, {
         env: withConsoleUrl(process.env),

@@ -1,9 +1,6 @@
 import { join, relative } from 'node:path';
 import type { Command } from 'commander';
-import { formatProblem } from '../../engine/load/yaml-source.js';
-import { runFlowTests } from '../../engine/testing/flow-tests.js';
-import { defaultRegistry } from '../../nodes/index.js';
-import { flowsDirectory } from '../host.js';
+import { flowsDirectory } from '../flows-directory.js';
 
 export function registerTest(program: Command): void {
   program
@@ -13,6 +10,11 @@ export function registerTest(program: Command): void {
     .option('--flows <dir>', 'flows directory (default: $LEADFLOW_FLOWS_DIR or ./flows)')
     .option('--filter <text>', 'only cases whose name contains this text')
     .action(async (dir: string | undefined, opts: { flows?: string; filter?: string }) => {
+      const [{ formatProblem }, { runFlowTests }, { defaultRegistry }] = await Promise.all([
+        import('../../engine/load/yaml-source.js'),
+        import('../../engine/testing/flow-tests.js'),
+        import('../../nodes/index.js'),
+      ]);
       const flowsDir = flowsDirectory(opts.flows);
       const testsDir = dir ?? join(flowsDir, 'tests');
       const run = await runFlowTests({ testsDir, flowsDir, registry: defaultRegistry(), filter: opts.filter });

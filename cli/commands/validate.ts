@@ -1,13 +1,15 @@
 import type { Command } from 'commander';
-import { formatProblem } from '../../engine/load/yaml-source.js';
-import { flowsDirectory, loadFlows } from '../host.js';
 
 export function registerValidate(program: Command): void {
   program
     .command('validate')
     .description('validate every flow in DIR; prints FILE:LINE:COL message per problem; exit 1 when any')
     .argument('[dir]', 'flows directory (default: $LEADFLOW_FLOWS_DIR or ./flows)')
-    .action((dir?: string) => {
+    .action(async (dir?: string) => {
+      const [{ formatProblem }, { flowsDirectory, loadFlows }] = await Promise.all([
+        import('../../engine/load/yaml-source.js'),
+        import('../host.js'),
+      ]);
       const loaded = loadFlows(flowsDirectory(dir));
       for (const problem of loaded.problems) process.stdout.write(`${formatProblem(problem)}\n`);
       if (loaded.problems.length > 0) {

@@ -1,18 +1,6 @@
 import type { Server } from 'node:http';
 import type { Command } from 'commander';
-import express from 'express';
-import { DbTickStore } from '../../adapters/db/tick-store.js';
-import { composeObservers } from '../../engine/observer.js';
-import { ActivityRecorder } from '../console/activity-recorder.js';
-import { createMetrics } from '../../adapters/metrics/metrics.js';
-import { opsRoutes } from '../../engine/triggers/ops-routes.js';
-import { createEngine, flowsDirectory, loadValidFlows, UsageError } from '../host.js';
-import { createLogger } from '../logger.js';
-import { startPruning } from '../pruning.js';
-import { leaseMsFromEnv, queueSchedulerFromEnv, SWEEP_EVERY_MS } from '../queue-mode.js';
-import { openRuntime } from '../runtime.js';
-import { withConsoleUrl } from '../console/console-url.js';
-import { describeListen, listenAddressFromEnv } from '../listen-address.js';
+import { UsageError } from '../usage-error.js';
 
 /** Longest a graceful shutdown waits for the executions in flight, ms. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -31,6 +19,36 @@ export function registerWorker(program: Command): void {
       '\nSIGTERM or SIGINT: stops taking jobs, hands what runs back to the queue as due waits, exits.\nLEADFLOW_WORKER_CONCURRENCY: executions driven at once (default 16).',
     )
     .action(async (opts: { flows?: string; metricsPort?: string }) => {
+      // Loaded here, not at the top: `leadflow --help` and the other commands never load the worker.
+      const [
+        { default: express },
+        { DbTickStore },
+        { composeObservers },
+        { ActivityRecorder },
+        { createMetrics },
+        { opsRoutes },
+        { createEngine, flowsDirectory, loadValidFlows },
+        { createLogger },
+        { startPruning },
+        { leaseMsFromEnv, queueSchedulerFromEnv, SWEEP_EVERY_MS },
+        { openRuntime },
+        { withConsoleUrl },
+        { describeListen, listenAddressFromEnv },
+      ] = await Promise.all([
+        import('express'),
+        import('../../adapters/db/tick-store.js'),
+        import('../../engine/observer.js'),
+        import('../console/activity-recorder.js'),
+        import('../../adapters/metrics/metrics.js'),
+        import('../../engine/triggers/ops-routes.js'),
+        import('../host.js'),
+        import('../logger.js'),
+        import('../pruning.js'),
+        import('../queue-mode.js'),
+        import('../runtime.js'),
+        import('../console/console-url.js'),
+        import('../listen-address.js'),
+      ]);
       const logger = createLogger();
       if (!process.env.REDIS_URL?.trim())
         throw new UsageError('worker needs REDIS_URL (the queue lives in Redis); without it, `leadflow serve` runs executions itself');
@@ -47,7 +65,7 @@ export function registerWorker(program: Command): void {
       // The console overview's figures, recorded where executions run (serve and worker).
       const activity = new ActivityRecorder({ logger });
       const runtime = await openRuntime({ logger, migrate: true, metrics, activity });
-      const scheduler = queueSchedulerFromEnv(process.env, logger)!;
+      const scheduler = (await queueSchedulerFromEnv(process.env, logger))!;
       const ticks = new DbTickStore(runtime.db);
       const engine = createEngine(loaded.flows, logger, {
         env: withConsoleUrl(process.env),

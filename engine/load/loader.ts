@@ -3,8 +3,6 @@
 // file is collected; a file with any problem yields no flow.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import AjvModule, { type ValidateFunction } from 'ajv';
-import { buildFlowSchema } from '../flow-schema.js';
 import { compileValue, type CompiledValue, type ExpressionProblem } from '../expressions.js';
 import type { NodeRegistry } from '../registry.js';
 import { compileInputSchema, compileParamSchema } from '../run/param-validator.js';
@@ -24,28 +22,15 @@ import { diskReader, type FlowFileReader, type FlowFilesRead, flowVersionOf, rea
 import { RESPOND_DEFAULTS } from './defaults.js';
 import { buildMetrics, metricProblems } from './metric-declarations.js';
 import { buildSchedule, scheduleProblems } from './schedule-declarations.js';
+import { flowValidator } from './flow-validator.js';
 import { schemaProblems } from './schema-problems.js';
 import { type FlowLevelValues, structuralProblems } from './structure-checks.js';
 import { type Path, YamlSource } from './yaml-source.js';
-
-const Ajv = AjvModule.default ?? AjvModule;
 
 /** What loading one flow file gives: the flow when it has no problem, else every problem found (sorted by position). */
 export interface LoadResult {
   flow?: LoadedFlow;
   problems: LoadProblem[];
-}
-
-const validators = new WeakMap<NodeRegistry, ValidateFunction>();
-
-function flowValidator(registry: NodeRegistry): ValidateFunction {
-  let validate = validators.get(registry);
-  if (!validate) {
-    const ajv = new Ajv({ allErrors: true, verbose: true, strict: false });
-    validate = ajv.compile(buildFlowSchema(registry));
-    validators.set(registry, validate);
-  }
-  return validate;
 }
 
 type Raw = Record<string, unknown>;

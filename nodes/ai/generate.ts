@@ -1,6 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { AgentFailedError } from '../../adapters/ai/agent-failed-error.js';
-import { runAgent } from '../../adapters/ai/agent-runner.js';
 import type { AiService } from '../../adapters/ai/ai-service.js';
 import type { NodeContext } from '../../engine/types.js';
 import { modelChainParams } from './model-params.js';
@@ -102,6 +101,8 @@ export default defineServiceNode({
 
 /** One run of the model chain; throws AgentFailedError when every option fails. */
 async function generate(params: Static<typeof GenerateParams>, ai: AiService, ctx: NodeContext) {
+  // The model-chain runner loads on the first run: describing or validating flows never needs it.
+  const { runAgent } = await import('../../adapters/ai/agent-runner.js');
   const result = await runAgent({
     ai,
     models: {

@@ -6,4 +6,6 @@ import summarize from './summarize.js';
 
 export const aiNodes: NodeDefinition[] = [generate, summarize, mediaToText] as unknown as NodeDefinition[];
 
-export { runAgent, type AgentRunOptions, type AgentResult, type AgentTool, type AgentAttempt } from '../../adapters/ai/agent-runner.js';
+// The runner itself (runAgent) is adapters/ai/agent-runner.ts's: importing it here would load it with
+// every node definition.
+export type { AgentRunOptions, AgentResult, AgentTool, AgentAttempt } from '../../adapters/ai/agent-runner.js';

@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import { createMediaConverter } from '../../adapters/media/media-to-text.js';
 import { MediaNotFoundError } from '../../adapters/media/media-not-found-error.js';
 import { optionalModelRefParam } from './model-params.js';
 import { defineServiceNode } from '../services.js';
@@ -82,6 +81,8 @@ export default defineServiceNode({
     // retried must find the bytes again. They are removed once a conversion result exists.
     const item = await (cache.get ? cache.get(params.media_ref) : cache.take(params.media_ref));
     if (!item) throw new MediaNotFoundError(params.media_ref);
+    // The converter loads on the first run: describing or validating flows never needs it.
+    const { createMediaConverter } = await import('../../adapters/media/media-to-text.js');
     const converter = createMediaConverter({
       ...ctx.services.mediaOptions,
       ai,

@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import { summarize } from '../../adapters/ai/summarizer.js';
 import { fallbackModelsParam, modelRefParam } from './model-params.js';
 import { defineServiceNode } from '../services.js';
 
@@ -55,6 +54,8 @@ export default defineServiceNode({
     },
   ],
   async run(params, ctx) {
+    // The summariser loads on the first run: describing or validating flows never needs it.
+    const { summarize } = await import('../../adapters/ai/summarizer.js');
     const ai = ctx.services.ai;
     const result = await summarize({
       ai,

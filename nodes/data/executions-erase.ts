@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { leadErasure } from '../../adapters/phones/index.js';
+import { leadErasure } from '../../adapters/phones/erasure.js';
 import { defineServiceNode } from '../services.js';
 
 export default defineServiceNode({

@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import { runAgent } from '../../adapters/ai/agent-runner.js';
 import type { JsonValue } from '../../engine/types.js';
 import { modelChainParams } from '../ai/model-params.js';
 import { buildSystemPrompt, memoryToHistory, quoteLeadText, type Row } from './agent-prompt.js';
@@ -169,6 +168,8 @@ export default defineServiceNode({
       effects,
     );
 
+    // The model-chain runner loads on the first run: describing or validating flows never needs it.
+    const { runAgent } = await import('../../adapters/ai/agent-runner.js');
     const result = await runAgent({
       ai,
       models: {

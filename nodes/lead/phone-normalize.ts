@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { brazilianVariants, normalizeFormPhone } from '../../adapters/phones/index.js';
+import { brazilianVariants } from '../../adapters/phones/brazilian-variants.js';
 import { defineNode } from '../../engine/types.js';
 
 export default defineNode({
@@ -30,6 +30,8 @@ export default defineNode({
     { title: 'Normalise the form phone', step: { id: 'phone', type: 'phone.normalize', params: { input: '{{ trigger.body.telefone }}' } } },
   ],
   async run(params) {
+    // Loaded on the first run: the phone metadata is large, and describing or validating flows never needs it.
+    const { normalizeFormPhone } = await import('../../adapters/phones/normalize-form-phone.js');
     const raw = params.input === null ? '' : String(params.input);
     const digits = normalizeFormPhone(raw, params.country as never) ?? (/^\d{10,15}$/.test(raw) ? raw : null);
     if (!digits) return { digits: null, variants: [], valid: false };

@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import { gatewayProviders } from '../../adapters/gateway/providers.js';
 import { defineServiceNode } from '../services.js';
 import { phoneParam } from './params.js';
 
@@ -35,6 +34,8 @@ export default defineServiceNode({
     },
   ],
   async run(params, ctx) {
+    // The gateway adapters load on the first run: describing or validating flows never needs them.
+    const { gatewayProviders } = await import('../../adapters/gateway/providers.js');
     if (params.instance_id === null) return { forgotten: 0 };
     const instance = await ctx.services.instances.get(params.instance_id);
     const forget = instance ? gatewayProviders.get(instance.provider).forget : undefined;

@@ -1,6 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import { isIgnoredEvent } from '../../adapters/gateway/gateway-message.js';
-import { gatewayProviders } from '../../adapters/gateway/providers.js';
 import type { KeyValue } from '../../adapters/kv/key-value.js';
 import { defineNode } from '../../engine/types.js';
 
@@ -54,6 +52,11 @@ export default defineNode({
     },
   ],
   async run(params, ctx) {
+    // The gateway adapters load on the first run: describing or validating flows never needs them.
+    const [{ isIgnoredEvent }, { gatewayProviders }] = await Promise.all([
+      import('../../adapters/gateway/gateway-message.js'),
+      import('../../adapters/gateway/providers.js'),
+    ]);
     const provider = params.provider ?? 'uazapi';
     const parsed = gatewayProviders.parse(provider, params.event);
     if (isIgnoredEvent(parsed)) {

@@ -240,7 +240,7 @@ async function start(options: StackOptions, backend: Backend, undo: Array<() => 
   const flowsDir = options.flowsDir ?? flowsDirectory();
   const loaded = loadValidFlows(flowsDir);
   // With Redis the stack runs in queue mode, as `serve` does with REDIS_URL.
-  const scheduler = queueSchedulerFromEnv(env, logger, kvPrefix ?? 'leadflow:');
+  const scheduler = await queueSchedulerFromEnv(env, logger, kvPrefix ?? 'leadflow:');
   if (scheduler) undo.push(() => scheduler.close());
   const engine = createEngine(loaded.flows, logger, {
     services: runtime.services,

@@ -1,0 +1,74 @@
+// The validator of the flow schema (engine/flow-schema.ts) the loader checks every flow file with.
+// The schema is large (a branch per node type, nested steps): compiling it with ajv takes hundreds of
+// milliseconds, on every CLI start. So `npm run build` also writes it as ajv standalone code next to
+// this module (dist/engine/load/flow-validator.generated.cjs, by cli/write-flow-validator.ts), tagged
+// with the SHA-256 of the schema it was generated from; a registry whose schema has that hash gets
+// the generated validator, any other (a test's node set, definitions changed since the build, running
+// from source) gets one compiled at run time. Both come from the same schema and the same options, so
+// they accept the same documents with the same errors.
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import AjvModule, { type Options, type ValidateFunction } from 'ajv';
+import standaloneModule from 'ajv/dist/standalone/index.js';
+import { buildFlowSchema } from '../flow-schema.js';
+import type { NodeRegistry } from '../registry.js';
+
+const Ajv = AjvModule.default ?? AjvModule;
+type StandaloneCode = (ajv: InstanceType<typeof Ajv>, validate: ValidateFunction) => string;
+const standaloneCode = ((standaloneModule as unknown as { default?: StandaloneCode }).default ??
+  standaloneModule) as unknown as StandaloneCode;
+
+/**
+ * ajv options of the flow schema, compiled or generated: every error (allErrors) with its schema and
+ * data (verbose: the loader's messages read them). The code optimiser is off: it only simplifies the
+ * generated code, and skipping it cuts the compile time by about 40%.
+ */
+const FLOW_AJV_OPTIONS: Options = { allErrors: true, verbose: true, strict: false, code: { optimize: false } };
+
+/** File name of the generated validator, beside this module. */
+export const GENERATED_FLOW_VALIDATOR = 'flow-validator.generated.cjs';
+
+/** SHA-256 (hex) of the schema's JSON text: what ties a generated validator to its schema. */
+export function flowSchemaHash(schema: object): string {
+  return createHash('sha256').update(JSON.stringify(schema)).digest('hex');
+}
+
+/**
+ * The generated validator in `file` (default: beside this module) when it was generated from
+ * exactly `schema`; undefined when the file is missing or was generated from another schema.
+ */
+export function generatedFlowValidator(
+  schema: object,
+  file: string = fileURLToPath(new URL(GENERATED_FLOW_VALIDATOR, import.meta.url)),
+): ValidateFunction | undefined {
+  if (!existsSync(file)) return undefined;
+  const generated = createRequire(import.meta.url)(file) as { default?: ValidateFunction; schemaHash?: string };
+  return generated.schemaHash === flowSchemaHash(schema) ? generated.default : undefined;
+}
+
+/** The CommonJS source of the validator of `schema` (ajv standalone code), exporting `schemaHash` too. */
+export function flowValidatorSource(schema: object): string {
+  const ajv = new Ajv({ ...FLOW_AJV_OPTIONS, code: { ...FLOW_AJV_OPTIONS.code, source: true } });
+  const code = standaloneCode(ajv, ajv.compile(schema));
+  return `${code}\nmodule.exports.schemaHash = ${JSON.stringify(flowSchemaHash(schema))};\n`;
+}
+
+/** The validator of `schema` compiled now. */
+export function compileFlowValidator(schema: object): ValidateFunction {
+  return new Ajv(FLOW_AJV_OPTIONS).compile(schema);
+}
+
+const validators = new WeakMap<NodeRegistry, ValidateFunction>();
+
+/** The flow schema validator of `registry`: generated when it matches, else compiled; once per registry. */
+export function flowValidator(registry: NodeRegistry): ValidateFunction {
+  let validate = validators.get(registry);
+  if (!validate) {
+    const schema = buildFlowSchema(registry);
+    validate = generatedFlowValidator(schema) ?? compileFlowValidator(schema);
+    validators.set(registry, validate);
+  }
+  return validate;
+}

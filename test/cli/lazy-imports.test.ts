@@ -1,0 +1,90 @@
+// The command line loads only what a command needs: `--version`, `--help`, every `<cmd> --help`, and
+// the commands that need no database or AI (validate, graph, nodes, schema) never load the database,
+// queue, Redis, HTTP server, metrics, logger or AI SDK packages (cli/main.ts: each command imports its
+// implementation inside its action). Checked on what the process resolves (test/helpers/import-recorder.mjs),
+// not on timings (those are bench/startup.ts's). Also: `--version` prints package.json's version and
+// `--help` still lists every command.
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { removeScratch, ROOT, runCli, SCRATCH } from '../helpers/cli.js';
+
+afterAll(removeScratch);
+
+/** Packages a light command must never load. */
+const HEAVY = ['knex', 'better-sqlite3', 'pg', 'bullmq', 'ioredis', 'openai', '@anthropic-ai/sdk', 'express', 'prom-client', 'pino'];
+
+const RECORDER = join(ROOT, 'test/helpers/import-recorder.mjs');
+
+/** The packages (by name) `leadflow ...args` resolved while it ran, and its result. */
+async function packagesLoaded(args: string[], env: Record<string, string> = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'leadflow-imports-'));
+  const log = join(dir, 'imports.log');
+  try {
+    const result = await runCli(args, {
+      env: { ...env, NODE_OPTIONS: `--import ${RECORDER}`, LEADFLOW_IMPORT_LOG: log },
+    });
+    let urls: string[] = [];
+    try {
+      urls = readFileSync(log, 'utf8').split('\n').filter(Boolean);
+    } catch {
+      /* nothing recorded */
+    }
+    const packages = new Set(
+      urls.flatMap((url) => {
+        const m = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
+        return m ? [m[1]!] : [];
+      }),
+    );
+    return { result, urls, packages };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The top-level commands: one file per command under cli/commands/ (executions-cancel is a subcommand of executions). */
+const COMMANDS = readdirSync(join(ROOT, 'cli/commands'))
+  .filter((f) => f.endsWith('.ts') && f !== 'executions-cancel.ts')
+  .map((f) => f.replace(/\.ts$/, ''));
+
+describe('leadflow --version and --help', () => {
+  it("--version prints package.json's version", async () => {
+    const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    const result = await runCli(['--version']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(`${version}\n`);
+  });
+
+  it('--help lists every command', async () => {
+    const result = await runCli(['--help']);
+    expect(result.code).toBe(0);
+    expect(COMMANDS.length).toBeGreaterThanOrEqual(12);
+    for (const name of COMMANDS) expect(result.stdout).toMatch(new RegExp(`^  ${name}\\b`, 'm'));
+  });
+});
+
+describe('what the light commands load', () => {
+  it('the recorder sees a heavy package when a command does load one (migrate loads knex)', async () => {
+    const { result, packages } = await packagesLoaded(['migrate'], { LEADFLOW_DATA_DIR: join(SCRATCH, 'migrate-data') });
+    expect(result.code).toBe(0);
+    expect(packages).toContain('knex');
+    expect(packages).toContain('commander');
+  });
+
+  const light: Array<[string, string[]]> = [
+    ['--version', ['--version']],
+    ['--help', ['--help']],
+    ...COMMANDS.map((name): [string, string[]] => [`${name} --help`, [name, '--help']]),
+    ['validate', ['validate']],
+    ['graph intake', ['graph', 'intake']],
+    ['nodes', ['nodes']],
+    ['schema', ['schema']],
+  ];
+  it.each(light)('leadflow %s loads none of the heavy packages', async (_name, args) => {
+    const { result, packages, urls } = await packagesLoaded(args);
+    expect(result.code, result.stderr).toBe(0);
+    expect(urls.length).toBeGreaterThan(0);
+    expect(HEAVY.filter((p) => packages.has(p))).toEqual([]);
+  });
+});
