@@ -1,6 +1,6 @@
 // Shapes shared by the loader, the executor, the triggers and the node definitions.
 // Everything an execution holds is plain JSON (JsonValue) so it can be stored, resumed and printed.
-import type { Static, TSchema } from '@sinclair/typebox';
+import type { Static, TSchema } from './typebox.js';
 
 /** Any JSON value: what executions hold, store and print. */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
@@ -364,7 +364,7 @@ export interface NodeDefinition<P extends TSchema = TSchema> {
  *
  * @example
  * ```ts
- * import { Type } from '@sinclair/typebox';
+ * import { Type } from './typebox.js';
  * import { defineNode } from './engine/types.js';
  *
  * export default defineNode({

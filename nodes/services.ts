@@ -12,7 +12,7 @@
 //     service, so a step that never reads it (a dry-run branch) runs as before.
 //   - Services a node does not declare are still readable, typed as possibly undefined (optional
 //     settings such as `mediaOptions`).
-import type { Static, TSchema } from '@sinclair/typebox';
+import type { Static, TSchema } from '../engine/typebox.js';
 import type { AiService } from '../adapters/ai/ai-service.js';
 import type { Clock } from '../adapters/clock.js';
 import type { TableOperations } from '../adapters/db/table-ops.js';

@@ -21,7 +21,7 @@
 //         cancelled: [ { flow: followup, key: "5511…" } ]             # flow.cancel, recorded not made: exactly these, in order
 //
 // The TypeScript types below are inferred from the schema; values that are "any JSON" are `unknown`.
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static } from '../typebox.js';
 
 /** Longest `timeout_ms` a case may ask for, ms. */
 export const MAX_CASE_TIMEOUT_MS = 600_000;

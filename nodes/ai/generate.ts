@@ -1,4 +1,4 @@
-import { type Static, Type } from '@sinclair/typebox';
+import { type Static, Type } from '../../engine/typebox.js';
 import { AgentFailedError } from '../../adapters/ai/agent-failed-error.js';
 import type { AiService } from '../../adapters/ai/ai-service.js';
 import type { NodeContext } from '../../engine/types.js';

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type } from '../../engine/typebox.js';
 import { MediaNotFoundError } from '../../adapters/media/media-not-found-error.js';
 import { optionalModelRefParam } from './model-params.js';
 import { defineServiceNode } from '../services.js';

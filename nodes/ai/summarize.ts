@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type } from '../../engine/typebox.js';
 import { fallbackModelsParam, modelRefParam } from './model-params.js';
 import { defineServiceNode } from '../services.js';
 

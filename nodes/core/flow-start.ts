@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Type } from '@sinclair/typebox';
+import { Type } from '../../engine/typebox.js';
 import { defineNode, type JsonValue } from '../../engine/types.js';
 
 export default defineNode({

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type } from '../../engine/typebox.js';
 import { HttpStatusError } from '../../engine/errors/http-status-error.js';
 import { defineNode, type JsonValue } from '../../engine/types.js';
 

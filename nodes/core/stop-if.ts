@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type } from '../../engine/typebox.js';
 import { isTruthy } from '../../engine/expressions.js';
 import { defineNode, type JsonValue } from '../../engine/types.js';
 

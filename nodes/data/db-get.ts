@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type } from '../../engine/typebox.js';
 import { orderByParam, tableParam, whereParam } from './db-params.js';
 import { defineServiceNode } from '../services.js';
 import { withoutCredentials } from './credential-columns.js';

@@ -1,5 +1,5 @@
 // Parameter fragments shared by the db.* node types, declared once.
-import { Type } from '@sinclair/typebox';
+import { Type } from '../../engine/typebox.js';
 import { TABLE_NAMES, type TableName } from '../../adapters/db/tables.js';
 import { DEFAULT_FIND_LIMIT, MAX_FIND_LIMIT } from '../../adapters/db/table-ops.js';
 

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type } from '../../engine/typebox.js';
 import { type JsonObject, type JsonValue } from '../../engine/types.js';
 import { defineServiceNode } from '../services.js';
 

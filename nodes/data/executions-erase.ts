@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type } from '../../engine/typebox.js';
 import { leadErasure } from '../../adapters/phones/erasure.js';
 import { defineServiceNode } from '../services.js';
 

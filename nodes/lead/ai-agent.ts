@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type } from '../../engine/typebox.js';
 import type { JsonValue } from '../../engine/types.js';
 import { modelChainParams } from '../ai/model-params.js';
 import { buildSystemPrompt, memoryToHistory, quoteLeadText, type Row } from './agent-prompt.js';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Type } from '@sinclair/typebox';
+import { Type } from '../../engine/typebox.js';
 import { defineNode, type JsonValue } from '../../engine/types.js';
 
 /** JSON with object keys sorted at every level, so equal content always gives equal text. */

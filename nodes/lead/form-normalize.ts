@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type } from '../../engine/typebox.js';
 import { defineNode, type JsonValue } from '../../engine/types.js';
 import { type FieldNames, formSourceOf, type RawForm, readGeneric, readTally, readTypeform } from './form-sources.js';
 

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type } from '../../engine/typebox.js';
 import { defineNode } from '../../engine/types.js';
 
 /** The numbers of a list written as text ("5511…, 5521…") or as a list, each without surrounding spaces, tabs or line breaks; blanks dropped. */

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type } from '../../engine/typebox.js';
 import { instanceIdParam } from './params.js';
 import { instanceClient, recordedCall } from './instance-client.js';
 import { defineServiceNode } from '../services.js';

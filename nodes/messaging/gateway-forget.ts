@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type } from '../../engine/typebox.js';
 import { defineServiceNode } from '../services.js';
 import { phoneParam } from './params.js';
 

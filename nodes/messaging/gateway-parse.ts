@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type } from '../../engine/typebox.js';
 import type { KeyValue } from '../../adapters/kv/key-value.js';
 import { defineNode } from '../../engine/types.js';
 

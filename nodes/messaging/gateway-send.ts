@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type } from '../../engine/typebox.js';
 import type { TemplateIntent } from '../../adapters/gateway/gateway-client.js';
 import { TEMPLATE_KEYS } from '../../adapters/gateway/templates.js';
 import { maskPhone } from '../../adapters/phones/mask-phone.js';

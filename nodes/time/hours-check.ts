@@ -10,7 +10,7 @@
 //     `wait_ms` 0 when open, the ms until the next opening when closed, null when it never opens;
 //     `closes_at` null when closed or open around the clock; `timezone` null without hours. Searches
 //     look at most 8 days ahead.
-import { Type } from '@sinclair/typebox';
+import { Type } from '../../engine/typebox.js';
 import type { Clock } from '../../adapters/clock.js';
 import { closesAt, describeHours, isOpenAt, nextOpeningAt, parseBusinessHours } from '../../adapters/hours/business-hours.js';
 import { defineNode } from '../../engine/types.js';

@@ -88,3 +88,16 @@ describe('what the light commands load', () => {
     expect(HEAVY.filter((p) => packages.has(p))).toEqual([]);
   });
 });
+
+describe('TypeBox ships bundled (scripts/bundle-typebox.mjs)', () => {
+  it('`nodes` loads TypeBox as the one bundled file, never its modules one by one, and lists the same node types', async () => {
+    const { result, packages, urls } = await packagesLoaded(['nodes', '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(packages.has('@sinclair/typebox')).toBe(false);
+    expect(urls.some((u) => u.endsWith('/dist/engine/typebox.js'))).toBe(true);
+    // The bundle builds the same schemas: each node's params schema is a TypeBox object with properties.
+    const defs = JSON.parse(result.stdout) as Array<{ type: string; params: { type?: string; properties?: object } }>;
+    expect(defs.length).toBeGreaterThan(20);
+    for (const d of defs) expect(d.params.type, d.type).toBe('object');
+  });
+});
