@@ -23,6 +23,8 @@ program
   .name('leadflow')
   .description('LeadFlow: webhook-driven YAML flows for lead intake, AI conversation and human handoff')
   .version(packageVersion(), '-V, --version', 'print the version')
+  // Program options only before the command: `executions list --version <hash>` is that command's own option.
+  .enablePositionalOptions()
   .showHelpAfterError()
   .exitOverride();
 

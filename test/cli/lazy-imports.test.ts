@@ -56,6 +56,14 @@ describe('leadflow --version and --help', () => {
     expect(result.stdout).toBe(`${version}\n`);
   });
 
+  it("--version is the program's only before a command: `executions list --version <hash>` keeps its own option", async () => {
+    const result = await runCli(['executions', 'list', '--json', '--version', '0123456789'], {
+      env: { LEADFLOW_DATA_DIR: join(SCRATCH, 'version-option-data') },
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual([]);
+  });
+
   it('--help lists every command', async () => {
     const result = await runCli(['--help']);
     expect(result.code).toBe(0);

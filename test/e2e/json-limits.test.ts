@@ -47,7 +47,7 @@ describe('json-limits: the walk', () => {
       details: [{ path: 'respostas', message: '1001 keys: at most 1000' }],
     });
     expect(jsonLimitProblem({ list: Array(MAX_JSON_ARRAY_ITEMS).fill(0) })).toBeUndefined();
-    expect(jsonLimitProblem({ list: Array(MAX_JSON_ARRAY_ITEMS + 1).fill(0) })?.error).toBe('body has an array of more than 10000 items');
+    expect(jsonLimitProblem({ list: Array(MAX_JSON_ARRAY_ITEMS + 1).fill(0) })?.error).toBe(`body has an array of more than ${MAX_JSON_ARRAY_ITEMS} items`);
     const values = Array.from({ length: 20 }, () => Array(MAX_JSON_ARRAY_ITEMS / 2).fill(0));
     expect(jsonLimitProblem(values)?.error).toBe(`body holds more than ${MAX_JSON_VALUES} values`);
     expect(jsonLimitProblem(values.slice(0, 19))).toBeUndefined();
@@ -123,8 +123,8 @@ describe('json-limits over HTTP [sqlite + in-process]', () => {
     expect(await answer(await send('/form/intake', intake(items)))).toEqual({
       status: 413,
       json: {
-        error: 'body has an array of more than 10000 items',
-        details: [{ path: 'respostas.lista', message: '10001 items: at most 10000' }],
+        error: `body has an array of more than ${MAX_JSON_ARRAY_ITEMS} items`,
+        details: [{ path: 'respostas.lista', message: `${MAX_JSON_ARRAY_ITEMS + 1} items: at most ${MAX_JSON_ARRAY_ITEMS}` }],
       },
     });
     expect(await stack.executions()).toHaveLength(before);
