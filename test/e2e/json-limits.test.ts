@@ -47,7 +47,9 @@ describe('json-limits: the walk', () => {
       details: [{ path: 'respostas', message: '1001 keys: at most 1000' }],
     });
     expect(jsonLimitProblem({ list: Array(MAX_JSON_ARRAY_ITEMS).fill(0) })).toBeUndefined();
-    expect(jsonLimitProblem({ list: Array(MAX_JSON_ARRAY_ITEMS + 1).fill(0) })?.error).toBe(`body has an array of more than ${MAX_JSON_ARRAY_ITEMS} items`);
+    expect(jsonLimitProblem({ list: Array(MAX_JSON_ARRAY_ITEMS + 1).fill(0) })?.error).toBe(
+      `body has an array of more than ${MAX_JSON_ARRAY_ITEMS} items`,
+    );
     const values = Array.from({ length: 20 }, () => Array(MAX_JSON_ARRAY_ITEMS / 2).fill(0));
     expect(jsonLimitProblem(values)?.error).toBe(`body holds more than ${MAX_JSON_VALUES} values`);
     expect(jsonLimitProblem(values.slice(0, 19))).toBeUndefined();
