@@ -45,6 +45,10 @@ describe('generated flow validator', () => {
     expect(generated).toBeTypeOf('function');
   });
 
+  it("by default is the one the build wrote, found from the package's root (from source here; from dist/cli's bundle in the CLI)", () => {
+    expect(generatedFlowValidator(schema)).toBeTypeOf('function');
+  });
+
   it('is not used for another schema (another node set), nor when the file is missing', () => {
     expect(generatedFlowValidator(buildFlowSchema(new NodeRegistry(coreNodes)), file)).toBeUndefined();
     expect(generatedFlowValidator(schema, join(DIR, 'missing.cjs'))).toBeUndefined();

@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
 import AjvModule, { type Options, type ValidateFunction } from 'ajv';
 import standaloneModule from 'ajv/dist/standalone/index.js';
 import { buildFlowSchema } from '../flow-schema.js';
@@ -27,8 +28,19 @@ const standaloneCode = ((standaloneModule as unknown as { default?: StandaloneCo
  */
 const FLOW_AJV_OPTIONS: Options = { allErrors: true, verbose: true, strict: false, code: { optimize: false } };
 
-/** File name of the generated validator, beside this module. */
+/** File name of the generated validator, in dist/engine/load/ of the package. */
 export const GENERATED_FLOW_VALIDATOR = 'flow-validator.generated.cjs';
+
+/**
+ * Where the build writes the generated validator: `<package>/dist/engine/load/`, the package being
+ * the nearest directory above this module holding package.json (this module may run from its own
+ * file, from source, or from a bundle of the CLI elsewhere in dist/).
+ */
+function generatedValidatorFile(from: string = dirname(fileURLToPath(import.meta.url))): string {
+  let dir = from;
+  while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir);
+  return join(dir, 'dist', 'engine', 'load', GENERATED_FLOW_VALIDATOR);
+}
 
 /** SHA-256 (hex) of the schema's JSON text: what ties a generated validator to its schema. */
 export function flowSchemaHash(schema: object): string {
@@ -36,13 +48,10 @@ export function flowSchemaHash(schema: object): string {
 }
 
 /**
- * The generated validator in `file` (default: beside this module) when it was generated from
+ * The generated validator in `file` (default: the one the build wrote) when it was generated from
  * exactly `schema`; undefined when the file is missing or was generated from another schema.
  */
-export function generatedFlowValidator(
-  schema: object,
-  file: string = fileURLToPath(new URL(GENERATED_FLOW_VALIDATOR, import.meta.url)),
-): ValidateFunction | undefined {
+export function generatedFlowValidator(schema: object, file: string = generatedValidatorFile()): ValidateFunction | undefined {
   if (!existsSync(file)) return undefined;
   const generated = createRequire(import.meta.url)(file) as { default?: ValidateFunction; schemaHash?: string };
   return generated.schemaHash === flowSchemaHash(schema) ? generated.default : undefined;
