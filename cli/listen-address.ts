@@ -7,6 +7,7 @@
 //   HOST unset, no secret        127.0.0.1 only.
 // A host that is not loopback without a secret is refused (UsageError, exit 2, naming
 // LEADFLOW_WEBHOOK_SECRET) unless LEADFLOW_ALLOW_UNAUTHENTICATED=1 says the operator means it.
+import { createServer, type RequestListener, type Server } from 'node:http';
 import { UsageError } from './usage-error.js';
 
 /** The loopback address listened on when nothing says otherwise and no secret is set. */
@@ -67,4 +68,20 @@ export function listenAddressFromEnv(env: NodeJS.ProcessEnv, options: { refuseEx
 export function describeListen(host: string | undefined, port: number): string {
   if (host === undefined || host === '0.0.0.0' || host === '::') return `*:${port}`;
   return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
+/**
+ * Serves `handler` (an express app) on `port` at `host` (undefined: every interface); resolves once it
+ * listens, with the server and the port bound (`0` picks a free one), or rejects with the listen error
+ * (e.g. EADDRINUSE).
+ */
+export function listenOn(handler: RequestListener, port: number, host: string | undefined): Promise<{ server: Server; port: number }> {
+  return new Promise((resolve, reject) => {
+    const server = createServer(handler);
+    server.once('error', reject);
+    server.listen({ port, host }, () => {
+      const address = server.address();
+      resolve({ server, port: typeof address === 'object' && address ? address.port : port });
+    });
+  });
 }

@@ -1,4 +1,3 @@
-import type { Server } from 'node:http';
 import type { Command } from 'commander';
 
 /** How often finished executions past the retention are deleted, ms (1 hour). */
@@ -32,7 +31,7 @@ export function registerServe(program: Command): void {
         { gatewayVerificationRoutes },
         { hostAuthModes },
         { withConsoleUrl },
-        { describeListen, listenAddressFromEnv },
+        { describeListen, listenAddressFromEnv, listenOn },
       ] = await Promise.all([
         import('../../adapters/db/tick-store.js'),
         import('../../engine/observer.js'),
@@ -105,12 +104,7 @@ export function registerServe(program: Command): void {
         ready: () => runtime.ready(),
       });
       const port = Number(process.env.PORT ?? 3000);
-      const server: Server = await new Promise((resolve, reject) => {
-        const s = listen.host === undefined ? app.listen(port, () => resolve(s)) : app.listen(port, listen.host, () => resolve(s));
-        s.once('error', reject);
-      });
-      const address = server.address();
-      const bound = typeof address === 'object' && address ? address.port : port;
+      const { server, port: bound } = await listenOn(app, port, listen.host);
       const routes = engine
         .listFlows()
         .flatMap((f) => (f.trigger.webhook ? webhookRoutes(f.trigger.webhook) : []))

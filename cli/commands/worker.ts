@@ -33,7 +33,7 @@ export function registerWorker(program: Command): void {
         { leaseMsFromEnv, queueSchedulerFromEnv, SWEEP_EVERY_MS },
         { openRuntime },
         { withConsoleUrl },
-        { describeListen, listenAddressFromEnv },
+        { describeListen, listenAddressFromEnv, listenOn },
       ] = await Promise.all([
         import('express'),
         import('../../adapters/db/tick-store.js'),
@@ -84,13 +84,9 @@ export function registerWorker(program: Command): void {
         app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
         app.use(opsRoutes({ logger, metrics, ready: () => runtime.ready() }));
         app.use((_req, res) => void res.status(404).json({ error: 'not found', details: [] }));
-        opsServer = await new Promise<Server>((resolve, reject) => {
-          const s =
-            listen.host === undefined ? app.listen(metricsPort, () => resolve(s)) : app.listen(metricsPort, listen.host, () => resolve(s));
-          s.once('error', reject);
-        });
-        const address = opsServer.address();
-        const bound = typeof address === 'object' && address ? address.port : metricsPort;
+        const listening = await listenOn(app, metricsPort, listen.host);
+        opsServer = listening.server;
+        const bound = listening.port;
         logger.info(
           { port: bound, host: listen.host ?? '*' },
           `worker metrics on /metrics, /readyz, /healthz at ${describeListen(listen.host, bound)}${listen.exposed ? '' : ' (this machine only; HOST exposes them)'}`,

@@ -6,8 +6,9 @@
 // Without dist/console/index.html, the page routes answer a small built-in page saying the console
 // was not built. Every answer carries SECURITY_HEADERS; nothing from the data is ever in these pages.
 import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import express, { type Express } from 'express';
+import { packageRoot } from '../../engine/package-root.js';
 import { SECURITY_HEADERS } from './access.js';
 
 const NOT_BUILT_PAGE = `<!doctype html>
@@ -15,20 +16,9 @@ const NOT_BUILT_PAGE = `<!doctype html>
 <body><h1>Console não compilado</h1><p>O console do LeadFlow não foi compilado neste servidor. Rode <code>npm run build</code> e reinicie o serviço.</p></body></html>
 `;
 
-/** The package's root (the nearest directory above this file holding package.json). */
-export function packageRoot(from: string = import.meta.dirname): string {
-  let dir = from;
-  while (!existsSync(join(dir, 'package.json'))) {
-    const up = dirname(dir);
-    if (up === dir) return from;
-    dir = up;
-  }
-  return dir;
-}
-
 /** Where the built console lives by default: `<package>/dist/console`. */
 export function defaultConsoleDir(): string {
-  return join(packageRoot(), 'dist', 'console');
+  return join(packageRoot(import.meta.dirname), 'dist', 'console');
 }
 
 /** Mounts /console on `app`, served from `dir` (default: the package's dist/console). */

@@ -9,11 +9,11 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import AjvModule, { type Options, type ValidateFunction } from 'ajv';
 import standaloneModule from 'ajv/dist/standalone/index.js';
 import { buildFlowSchema } from '../flow-schema.js';
+import { packageRoot } from '../package-root.js';
 import type { NodeRegistry } from '../registry.js';
 
 const Ajv = AjvModule.default ?? AjvModule;
@@ -36,10 +36,8 @@ export const GENERATED_FLOW_VALIDATOR = 'flow-validator.generated.cjs';
  * the nearest directory above this module holding package.json (this module may run from its own
  * file, from source, or from a bundle of the CLI elsewhere in dist/).
  */
-function generatedValidatorFile(from: string = dirname(fileURLToPath(import.meta.url))): string {
-  let dir = from;
-  while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir);
-  return join(dir, 'dist', 'engine', 'load', GENERATED_FLOW_VALIDATOR);
+function generatedValidatorFile(): string {
+  return join(packageRoot(import.meta.dirname), 'dist', 'engine', 'load', GENERATED_FLOW_VALIDATOR);
 }
 
 /** SHA-256 (hex) of the schema's JSON text: what ties a generated validator to its schema. */
