@@ -1,14 +1,34 @@
 // Build step (`npm run build`, last of the TypeScript ones): bundles LeadFlow's own compiled modules
 // reachable from dist/cli/main.js into dist/cli/main.js plus shared chunks under dist/cli/chunks/
 // (esbuild, ESM, code splitting: a command's implementation, imported inside its action, stays its own
-// chunk, loaded only when that command runs). npm packages stay external (imported from node_modules
-// as before). A command then loads a few files instead of hundreds of LeadFlow's modules one by one.
-// The other files of dist/ stay as tsc wrote them (write-flow-validator.js runs from there).
-import { rmSync } from 'node:fs';
+// chunk, loaded only when that command runs). A command then loads a few files instead of hundreds of
+// LeadFlow's modules one by one.
+//
+// npm packages stay external (imported from node_modules at run time), except INLINED: the pure
+// JavaScript packages every command that reads flows loads (js-yaml, the schema validator, JSONata,
+// the command-line parser, dates and cron). (`yaml`, which positions problems, stays external: it is
+// required only when a flow has a problem, engine/load/yaml-source.ts.) Loaded from node_modules they cost a module resolution, a file
+// read and a compile per file (ajv alone is ~100 CommonJS files) and the CommonJS export scan; inlined,
+// they come in the same few chunks. Packages that read their own files, load native code, spawn
+// workers by path or require modules by computed names (knex, better-sqlite3, pg, bullmq, ioredis,
+// pino, express, the AI SDKs…) stay external.
+// The other files of dist/ stay as tsc wrote them (write-validators.js runs from there).
+import { readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
-const cliDir = fileURLToPath(new URL('../dist/cli/', import.meta.url));
+/** npm packages bundled into the CLI (with their own dependencies); every other dependency stays external. */
+const INLINED = new Set(['js-yaml', 'ajv', 'ajv-formats', 'jsonata', 'commander', 'luxon', 'croner', '@sinclair/typebox']);
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const cliDir = `${root}dist/cli/`;
+const { dependencies } = JSON.parse(readFileSync(`${root}package.json`, 'utf8'));
+const unknown = [...INLINED].filter((name) => !(name in dependencies));
+if (unknown.length > 0) throw new Error(`bundle-cli: not a dependency of package.json: ${unknown.join(', ')}`);
+const external = Object.keys(dependencies)
+  .filter((name) => !INLINED.has(name))
+  .flatMap((name) => [name, `${name}/*`]);
+
 rmSync(`${cliDir}chunks`, { recursive: true, force: true });
 await build({
   entryPoints: { main: `${cliDir}main.js` },
@@ -17,7 +37,12 @@ await build({
   format: 'esm',
   platform: 'node',
   target: 'node20',
-  packages: 'external',
+  external,
+  // Inlined CommonJS packages call require() (for node: built-ins and external packages): an ES
+  // module has none, so each chunk gets one.
+  banner: {
+    js: "import { createRequire as __leadflowCreateRequire } from 'node:module';\nconst require = __leadflowCreateRequire(import.meta.url);",
+  },
   outdir: cliDir,
   chunkNames: 'chunks/[name]-[hash]',
   allowOverwrite: true,
@@ -25,4 +50,4 @@ await build({
 });
 // tsc's source map described main.js before the bundle.
 rmSync(`${cliDir}main.js.map`, { force: true });
-process.stderr.write(`cli: ${cliDir}main.js (bundled)\n`);
+process.stderr.write(`cli: ${cliDir}main.js (bundled, with ${[...INLINED].join(', ')})\n`);

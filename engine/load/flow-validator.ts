@@ -1,7 +1,7 @@
 // The validator of the flow schema (engine/flow-schema.ts) the loader checks every flow file with.
 // The schema is large (a branch per node type, nested steps): compiling it with ajv takes hundreds of
 // milliseconds, on every CLI start. So `npm run build` also writes it as ajv standalone code next to
-// this module (dist/engine/load/flow-validator.generated.cjs, by cli/write-flow-validator.ts), tagged
+// this module (dist/engine/load/flow-validator.generated.cjs, by cli/write-validators.ts), tagged
 // with the SHA-256 of the schema it was generated from; a registry whose schema has that hash gets
 // the generated validator, any other (a test's node set, definitions changed since the build, running
 // from source) gets one compiled at run time. Both come from the same schema and the same options, so

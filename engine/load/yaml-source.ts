@@ -1,37 +1,67 @@
-// A parsed YAML file that can answer "where is this path?" with 1-based line and column.
-import { LineCounter, parseDocument, isMap, isSeq, isPair, isScalar, visit, type Document, type Node, type Pair } from 'yaml';
+// A YAML file that can answer "where is this path?" with 1-based line and column.
+//
+// Its data comes from js-yaml when the text lies within the subset where js-yaml reads exactly what
+// the `yaml` library reads (core-yaml.ts); otherwise, and for every position, from `yaml`, which is
+// loaded (and the text parsed with positions) only when first needed: a valid flow never pays for it.
+import { createRequire } from 'node:module';
+import type { Document, LineCounter, Node, Pair } from 'yaml';
 import type { LoadProblem, LoadProblemCode } from '../types.js';
+import { readCoreYaml } from './core-yaml.js';
 
 /** JSON path of a value inside a YAML file: mapping keys and 0-based sequence indexes. */
 export type Path = Array<string | number>;
 
+type YamlLibrary = typeof import('yaml');
+let yamlLibrary: YamlLibrary | undefined;
+
+/** The `yaml` library, required on first use (CommonJS: synchronously, from node_modules). */
+function yaml(): YamlLibrary {
+  yamlLibrary ??= createRequire(import.meta.url)('yaml') as YamlLibrary;
+  return yamlLibrary;
+}
+
 /**
- * One parsed YAML text (duplicate keys are errors) that positions problems: `problem(path, …)` gives
- * the 1-based line and column of the value at `path`, or of its deepest existing ancestor.
+ * One YAML text (duplicate keys are errors) that positions problems: `problem(path, …)` gives the
+ * 1-based line and column of the value at `path`, or of its deepest existing ancestor.
  */
 export class YamlSource {
-  readonly doc: Document;
-  private readonly lines = new LineCounter();
+  /** The data read by js-yaml, when the text is within its subset (core-yaml.ts). */
+  private readonly core: { value: unknown } | undefined;
+  /** Whether toJS() gave the js-yaml data already (later calls read the text again: a new copy each). */
+  private coreGiven = false;
+  private parsed?: { doc: Document; lines: LineCounter };
 
   constructor(
     readonly file: string,
     readonly text: string,
   ) {
-    this.doc = parseDocument(text, { lineCounter: this.lines, prettyErrors: false, uniqueKeys: true });
+    this.core = readCoreYaml(text);
+  }
+
+  /** The text parsed by `yaml`, with positions: on first use. */
+  private document(): { doc: Document; lines: LineCounter } {
+    if (!this.parsed) {
+      const { LineCounter: Lines, parseDocument } = yaml();
+      const lines = new Lines();
+      this.parsed = { doc: parseDocument(this.text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true }), lines };
+    }
+    return this.parsed;
   }
 
   /** YAML syntax problems (errors only; warnings such as unknown tags are errors too, as nothing else uses tags). */
   syntaxProblems(): LoadProblem[] {
-    const problems: LoadProblem[] = [...this.doc.errors, ...this.doc.warnings].map((e) => {
-      const pos = this.lines.linePos(e.pos[0]);
+    if (this.core) return [];
+    const { doc, lines } = this.document();
+    const problems: LoadProblem[] = [...doc.errors, ...doc.warnings].map((e) => {
+      const pos = lines.linePos(e.pos[0]);
       const message = e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?\s*$/, '');
       return { file: this.file, line: pos.line, col: pos.col, path: [], code: 'yaml-syntax' as const, message };
     });
     // An alias without its anchor parses fine and only throws in toJS(): report it here, positioned.
-    visit(this.doc, {
+    yaml().visit(doc, {
       Alias: (_key, node) => {
-        if (node.resolve(this.doc)) return;
-        const pos = this.lines.linePos(node.range?.[0] ?? 0);
+        if (node.resolve(doc)) return;
+        const pos = lines.linePos(node.range?.[0] ?? 0);
         problems.push({
           file: this.file,
           line: pos.line,
@@ -45,13 +75,21 @@ export class YamlSource {
     return problems;
   }
 
+  /** The data of the text (a new copy per call). Throws on an alias bomb (more than 100 alias expansions). */
   toJS(): unknown {
-    return this.doc.toJS({ maxAliasCount: 100 });
+    if (this.core) {
+      const { value } = this.core;
+      if (this.coreGiven) return readCoreYaml(this.text)!.value;
+      this.coreGiven = true;
+      return value;
+    }
+    return this.document().doc.toJS({ maxAliasCount: 100 });
   }
 
   /** Offset of the value at `path` (or of its key, with `atKey`); falls back to the deepest existing ancestor. */
   private locate(path: Path, atKey: boolean): { offset: number; node: Node | null } {
-    let node: unknown = this.doc.contents;
+    const { isMap, isPair, isScalar, isSeq } = yaml();
+    let node: unknown = this.document().doc.contents;
     let pair: Pair | null = null;
     let offset = (node as Node | null)?.range?.[0] ?? 0;
     for (const segment of path) {
@@ -80,13 +118,14 @@ export class YamlSource {
   /** Position of a path; `charOffset` moves inside a single-line scalar (for expression errors). */
   position(path: Path, opts: { atKey?: boolean; charOffset?: number } = {}): { line: number; col: number } {
     const { offset, node } = this.locate(path, opts.atKey ?? false);
+    const { isScalar } = yaml();
     let at = offset;
     if (opts.charOffset !== undefined && node && isScalar(node)) {
       if (node.type === 'PLAIN') at += opts.charOffset;
       else if (node.type === 'QUOTE_DOUBLE' || node.type === 'QUOTE_SINGLE')
         at += 1 + rawLength(this.text.slice(offset + 1), opts.charOffset, node.type);
     }
-    return this.lines.linePos(at);
+    return this.document().lines.linePos(at);
   }
 
   problem(path: Path, code: LoadProblemCode, message: string, opts: { atKey?: boolean; charOffset?: number } = {}): LoadProblem {

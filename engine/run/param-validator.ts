@@ -3,48 +3,66 @@
 //
 // Contract: every schema is compiled once per process. Validators are found by schema object (a
 // WeakMap: the per-request lookup), else by the schema's JSON text: a schema equal to one compiled
-// before (a flow reloaded, another version of it) reuses that validator; only a schema never seen
-// is compiled, and is kept for the life of the process. The loader compiles the schemas of the node
-// types a flow uses and its `trigger.input` when it loads the flow (compileParamSchema,
-// compileInputSchema), so requests find them compiled. Compiled schemas are not registered by
-// `$id` in the validator (ajv `addUsedSchema: false`): two versions of a schema with the same `$id`
-// both compile.
-import AjvModule, { type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+// before (a flow reloaded, another version of it) reuses that validator; a schema the build
+// generated a validator for (each shipped node type's params: prebuilt-validators.ts) takes it; only
+// a schema never seen is compiled, and is kept for the life of the process. The loader compiles the
+// schemas of the node types a flow uses and its `trigger.input` when it loads the flow
+// (compileParamSchema, compileInputSchema), so requests find them compiled. A schema is checked
+// against its meta-schema before it compiles (draft-07 unless its `$schema` says otherwise), and
+// fails with ajv's "schema is invalid: …" message when it is not one.
+import type { ValidateFunction } from 'ajv';
 import { ParamValidationError } from '../errors/param-validation-error.js';
 import type { JsonValue, NodeDefinition } from '../types.js';
-
-const Ajv = AjvModule.default ?? AjvModule;
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as unknown as (
-  a: InstanceType<typeof Ajv>,
-) => void;
-const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: true, addUsedSchema: false });
-addFormats(ajv);
+import { prebuiltValidators } from './prebuilt-validators.js';
+import { createRunAjv, DRAFT_07_ID, type RunAjv } from './run-ajv.js';
 
 const byObject = new WeakMap<object, ValidateFunction>();
 const byText = new Map<string, ValidateFunction>();
 let compilations = 0;
+let runAjv: RunAjv | undefined;
 
-/** How many schemas this process compiled so far (each distinct schema once). */
+/** The process's ajv instance, created on the first schema to compile (none when every schema is prebuilt). */
+function compiler(): RunAjv {
+  runAjv ??= createRunAjv();
+  return runAjv;
+}
+
+/** How many schemas this process compiled so far (each distinct schema once; prebuilt ones are not compiled). */
 export function schemaCompilations(): number {
   return compilations;
 }
 
 /**
- * The validator of `schema`, compiled when no equal schema was compiled before. The schema is
- * compiled from its JSON text (a copy: symbol keys such as TypeBox's are left out, and the caller's
- * object is never kept by ajv). Throws when it is not a valid JSON Schema.
+ * Throws ajv's `schema is invalid: …` when `schema` does not satisfy its meta-schema: the prebuilt
+ * draft-07 validator for a schema without `$schema` or with draft-07's, ajv's own check otherwise.
+ */
+function checkAgainstMetaSchema(schema: object): void {
+  const declared = (schema as { $schema?: unknown }).$schema;
+  const draft07 = prebuiltValidators().draft07;
+  if (draft07 && (declared === undefined || (typeof declared === 'string' && declared.replace(/#$/, '') === DRAFT_07_ID))) {
+    if (!draft07(schema)) throw new Error(`schema is invalid: ${compiler().errorsText(draft07.errors)}`);
+    return;
+  }
+  compiler().validateSchema(schema, true);
+}
+
+/**
+ * The validator of `schema`: prebuilt, or compiled when no equal schema was compiled before. The
+ * schema is compiled from its JSON text (a copy: symbol keys such as TypeBox's are left out, and the
+ * caller's object is never kept by ajv). Throws when it is not a valid JSON Schema.
  */
 function validatorOf(schema: object): ValidateFunction {
   let validate = byObject.get(schema);
   if (validate) return validate;
   const text = JSON.stringify(schema);
-  validate = byText.get(text);
+  validate = byText.get(text) ?? prebuiltValidators().forSchemaText(text);
   if (!validate) {
-    validate = ajv.compile(JSON.parse(text) as object);
+    const copy = JSON.parse(text) as object;
+    checkAgainstMetaSchema(copy);
+    validate = compiler().compile(copy);
     compilations++;
-    byText.set(text, validate);
   }
+  byText.set(text, validate);
   byObject.set(schema, validate);
   return validate;
 }

@@ -4,7 +4,7 @@
 // implementation inside its action). Checked on what the process resolves (test/helpers/import-recorder.mjs),
 // not on timings (those are bench/startup.ts's). Also: `--version` prints package.json's version and
 // `--help` still lists every command.
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -77,7 +77,6 @@ describe('what the light commands load', () => {
     const { result, packages } = await packagesLoaded(['migrate'], { LEADFLOW_DATA_DIR: join(SCRATCH, 'migrate-data') });
     expect(result.code).toBe(0);
     expect(packages).toContain('knex');
-    expect(packages).toContain('commander');
   });
 
   const light: Array<[string, string[]]> = [
@@ -98,6 +97,37 @@ describe('what the light commands load', () => {
 });
 
 describe('the command line ships bundled (scripts/bundle-cli.mjs, scripts/bundle-typebox.mjs)', () => {
+  /** The packages scripts/bundle-cli.mjs inlines: never loaded from node_modules by the CLI. */
+  const INLINED = ['js-yaml', 'ajv-formats', 'jsonata', 'commander', 'luxon', 'croner', '@sinclair/typebox'];
+
+  it('validate reads the shipped flows with the inlined packages and the prebuilt validators: no `yaml`, no schema compiler', async () => {
+    const { result, packages, urls } = await packagesLoaded(['validate']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(INLINED.filter((p) => packages.has(p))).toEqual([]);
+    expect(packages.has('yaml')).toBe(false);
+    // From ajv's package only the runtime helpers the generated validators require, not its compiler.
+    const ajvFiles = urls.filter((u) => u.includes('/node_modules/ajv/'));
+    expect(ajvFiles.length).toBeGreaterThan(0);
+    expect(
+      ajvFiles.every((u) => u.includes('/node_modules/ajv/dist/runtime/')),
+      ajvFiles.join('\n'),
+    ).toBe(true);
+    expect(urls.some((u) => u.endsWith('/dist/engine/run/schema-validators.generated.cjs'))).toBe(true);
+  });
+
+  it('validate loads `yaml` when a flow has a problem to position', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'leadflow-imports-flows-'));
+    try {
+      writeFileSync(join(dir, 'broken.yaml'), 'name: broken\nsteps:\n  - id: a\n    type: no.such.node\n');
+      const { result, packages } = await packagesLoaded(['validate', dir]);
+      expect(result.code).toBe(1);
+      expect(result.stdout).toMatch(/broken\.yaml:4:11 unknown node type "no\.such\.node"/);
+      expect(packages.has('yaml')).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("`nodes` loads a few bundled files, not LeadFlow's modules or TypeBox's one by one, and lists the same node types", async () => {
     const { result, packages, urls } = await packagesLoaded(['nodes', '--json']);
     expect(result.code, result.stderr).toBe(0);

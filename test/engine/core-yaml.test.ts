@@ -1,0 +1,153 @@
+// The fast YAML reading (engine/load/core-yaml.ts) gives exactly the data the `yaml` library gives,
+// on every text it accepts: the shipped flows, every YAML of the repository's fixtures, tricky
+// scalars and keys, and generated documents in both libraries' styles. Whatever it cannot read the
+// same way (anchors, tags, collection or null keys, errors, too deep) it leaves to `yaml`.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { dump } from 'js-yaml';
+import { describe, expect, it } from 'vitest';
+import { parseDocument, stringify } from 'yaml';
+import { readCoreYaml } from '../../engine/load/core-yaml.js';
+import { YamlSource } from '../../engine/load/yaml-source.js';
+
+const ROOT = join(import.meta.dirname, '../..');
+
+/** What `yaml` reads, as the loader did before: its data, or 'problem' when it reports one. */
+function yamlReads(text: string): unknown {
+  const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: false });
+  if (doc.errors.length > 0 || doc.warnings.length > 0) return 'problem';
+  try {
+    return doc.toJS({ maxAliasCount: 100 });
+  } catch {
+    return 'problem';
+  }
+}
+
+/** Asserts that when core-yaml reads `text`, it reads what `yaml` reads; returns whether it read it. */
+function agrees(text: string): boolean {
+  const core = readCoreYaml(text);
+  if (!core) return false;
+  const expected = yamlReads(text);
+  expect(expected, `yaml reports a problem in a text core-yaml reads:\n${text}`).not.toBe('problem');
+  expect(core.value, text).toStrictEqual(expected);
+  return true;
+}
+
+function yamlFilesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return yamlFilesUnder(path);
+    return /\.ya?ml$/.test(name) ? [path] : [];
+  });
+}
+
+describe('core-yaml reads what yaml reads', () => {
+  it('every shipped flow, read by core-yaml (the fast path), with the same data', () => {
+    const flows = readdirSync(join(ROOT, 'flows')).filter((f) => f.endsWith('.yaml'));
+    expect(flows.length).toBeGreaterThanOrEqual(5);
+    for (const f of flows) expect(agrees(readFileSync(join(ROOT, 'flows', f), 'utf8')), f).toBe(true);
+  });
+
+  it("every YAML file of the repository's fixtures and seed: the same data whenever core-yaml reads it", () => {
+    const files = [...yamlFilesUnder(join(ROOT, 'test/fixtures')), ...yamlFilesUnder(join(ROOT, 'seed'))];
+    expect(files.length).toBeGreaterThan(20);
+    const read = files.filter((file) => agrees(readFileSync(file, 'utf8')));
+    expect(read.length).toBeGreaterThan(files.length / 2);
+  });
+
+  it('tricky scalars resolve as YAML 1.2 core in yaml (where js-yaml alone differs: 0b101, +0x1, -.5 …)', () => {
+    const scalars = [
+      ...['1', '-1', '+1', '0', '-0', '007', '0o17', '0x1F', '0b101', '1_000', '1.5', '.5', '5.', '1e3', '1E-3', '+1e3', '1.0e+3'],
+      ...['.inf', '-.inf', '+.inf', '.Inf', '.INF', '.nan', '.NaN', 'NaN', 'inf', '-.5', '+.5', '+0x1', '-0x1', '-0o7', '0O7', '0X1'],
+      ...['true', 'True', 'TRUE', 'tRUE', 'yes', 'no', 'on', 'off', 'y', 'n', 'null', 'Null', 'NULL', 'nULL', '~', ''],
+      ...['2024-01-01', '2024-01-01T10:00:00Z', '12:30', '1:20:30', '0x', '0o', '-.', '1,000', '9007199254740993', '1e400'],
+      ...['"a"', "'b'", '"\\u00e9"', '"\\x41"', "'it''s'", '"a\\\n  b"', '"multi\n  line"', 'a #c', '!!str 1', '!!str', '"\\t"'],
+      ...['>\n  x\n  y', '|\n  x\n  y', '|-\n  x', '>+\n  x\n', '|2\n   x', '>-\n  a\n\n  b\n   c', '[1, 2, ~]', '{ a: [1, 2], b: ~ }'],
+      ...['__proto__', '{__proto__: {polluted: 1}}', 'constructor'],
+    ];
+    let read = 0;
+    for (const s of scalars) if (agrees(`k: ${s}\n`)) read++;
+    expect(read).toBeGreaterThan(scalars.length * 0.8);
+    expect(readCoreYaml('k: 0b101\n')).toEqual({ value: { k: '0b101' } });
+    expect(readCoreYaml('k: -.5\n')).toEqual({ value: { k: -0.5 } });
+    expect(readCoreYaml('k: +0x1\n')).toEqual({ value: { k: '+0x1' } });
+    expect(({}.constructor.prototype as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('keys: numbers, booleans, quoted, __proto__ as yaml reads them', () => {
+    for (const key of ['1', '1.0', '0x10', 'true', 'False', '"1"', "'x'", '__proto__', '"__proto__"', '-1', '007', '.inf']) {
+      expect(agrees(`${key}: v\n`), key).toBe(true);
+    }
+  });
+
+  it('generated documents, as yaml and js-yaml write them, read the same', () => {
+    const document = fc.dictionary(fc.string({ minLength: 1, maxLength: 12 }), fc.jsonValue({ maxDepth: 4 }), { maxKeys: 6 });
+    fc.assert(
+      fc.property(document, fc.constantFrom('yaml-block', 'yaml-flow', 'yaml-quoted', 'js-yaml', 'js-yaml-flow'), (value, style) => {
+        const text =
+          style === 'yaml-block'
+            ? stringify(value)
+            : style === 'yaml-flow'
+              ? stringify(value, { collectionStyle: 'flow' })
+              : style === 'yaml-quoted'
+                ? stringify(value, { defaultStringType: 'QUOTE_DOUBLE', defaultKeyType: 'PLAIN' })
+                : style === 'js-yaml'
+                  ? dump(value)
+                  : dump(value, { flowLevel: 1 });
+        agrees(text);
+      }),
+      { numRuns: 400 },
+    );
+  });
+});
+
+describe('what core-yaml leaves to yaml', () => {
+  it.each([
+    ['an anchor and alias', 'a: &x 1\nb: *x\n'],
+    ['an anchored collection', 'a: &x [1]\nb: 2\n'],
+    ['an explicit core tag', 'k: !!int 3\n'],
+    ['a custom tag', 'k: !thing x\n'],
+    ['a duplicate key', 'k: 1\nk: 2\n'],
+    ['a flow sequence key', '[a]: b\n'],
+    ['a flow mapping key', '{a: 1}: b\n'],
+    ['an explicit collection key', '? [a]\n: b\n'],
+    ['an explicit collection key and a comment', '? [a] # the key\n: b\n'],
+    ['a collection key inside a flow mapping', 'k: {[a]: b}\n'],
+    ['a null key', '~: b\n'],
+    ['the key null', 'null: b\n'],
+    ['two documents', 'a: 1\n---\nb: 2\n'],
+    ['a syntax error', 'a: [1, 2\n'],
+    ['a tab as indentation', 'a:\n\tb: 1\n'],
+  ])('%s', (_name, text) => {
+    expect(readCoreYaml(text)).toBeUndefined();
+  });
+
+  it('nesting deeper than 100 levels', () => {
+    const deep = `${'['.repeat(150)}1${']'.repeat(150)}`;
+    expect(readCoreYaml(`k: ${deep}\n`)).toBeUndefined();
+    expect(readCoreYaml(`k: ${'['.repeat(50)}1${']'.repeat(50)}\n`)).toBeDefined();
+  });
+});
+
+describe('YamlSource', () => {
+  it("takes core-yaml's data for a text within its subset, and still positions problems (with yaml)", () => {
+    const source = new YamlSource('f.yaml', 'name: x\nsteps:\n  - id: a\n    type: set\n');
+    expect(source.syntaxProblems()).toEqual([]);
+    expect(source.toJS()).toEqual({ name: 'x', steps: [{ id: 'a', type: 'set' }] });
+    expect(source.problem(['steps', 0, 'type'], 'invalid-value', 'm')).toMatchObject({ line: 4, col: 11 });
+  });
+
+  it('gives a new copy on each toJS() after the first', () => {
+    const source = new YamlSource('f.yaml', 'a: {b: 1}\n');
+    const first = source.toJS() as { a: { b: number } };
+    first.a.b = 2;
+    expect(source.toJS()).toEqual({ a: { b: 1 } });
+  });
+
+  it("reads a text outside the subset with yaml, as before: an alias's value, an unknown tag's problem", () => {
+    expect(new YamlSource('f.yaml', 'a: &x [1]\nb: *x\n').toJS()).toEqual({ a: [1], b: [1] });
+    const tagged = new YamlSource('f.yaml', 'a: 1\nk: !thing x\n');
+    expect(tagged.syntaxProblems()).toEqual([expect.objectContaining({ line: 2, col: 4, code: 'yaml-syntax' })]);
+  });
+});
