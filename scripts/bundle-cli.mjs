@@ -4,21 +4,24 @@
 // chunk, loaded only when that command runs). A command then loads a few files instead of hundreds of
 // LeadFlow's modules one by one.
 //
-// npm packages stay external (imported from node_modules at run time), except INLINED: the pure
-// JavaScript packages every command that reads flows loads (js-yaml, the schema validator, JSONata,
-// the command-line parser, dates and cron). (`yaml`, which positions problems, stays external: it is
-// required only when a flow has a problem, engine/load/yaml-source.ts.) Loaded from node_modules they cost a module resolution, a file
-// read and a compile per file (ajv alone is ~100 CommonJS files) and the CommonJS export scan; inlined,
-// they come in the same few chunks. Packages that read their own files, load native code, spawn
-// workers by path or require modules by computed names (knex, better-sqlite3, pg, bullmq, ioredis,
-// pino, express, the AI SDKs…) stay external.
+// npm packages stay external (imported from node_modules at run time), except INLINED: pure
+// JavaScript packages the commands load (js-yaml, JSONata, the command-line parser, dates and cron,
+// TypeBox, and ajv for the modules that import it: AI tool arguments, seed files, flow test files).
+// Loaded from node_modules they cost a module resolution, a file read and a compile per file (ajv
+// alone is ~100 CommonJS files) and the CommonJS export scan; inlined, they come in the same few
+// chunks. Required at run time, outside the bundle, on purpose: `yaml`, which positions problems
+// (only when a flow has one, engine/load/yaml-source.ts), and ajv with ajv-formats for a schema the
+// build did not prebuild (engine/run/run-ajv.ts): a command reading the shipped flows loads neither.
+// Packages that read their own files, load native code, spawn workers by path or require modules by
+// computed names (knex, better-sqlite3, pg, bullmq, ioredis, pino, express, the AI SDKs…) stay
+// external.
 // The other files of dist/ stay as tsc wrote them (write-validators.js runs from there).
 import { readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 /** npm packages bundled into the CLI (with their own dependencies); every other dependency stays external. */
-const INLINED = new Set(['js-yaml', 'ajv', 'ajv-formats', 'jsonata', 'commander', 'luxon', 'croner', '@sinclair/typebox']);
+const INLINED = new Set(['js-yaml', 'ajv', 'jsonata', 'commander', 'luxon', 'croner', '@sinclair/typebox']);
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const cliDir = `${root}dist/cli/`;

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildFlowSchema } from '../engine/flow-schema.js';
-import { compileFlowValidator, flowValidatorSource, generatedFlowValidator } from '../engine/load/flow-validator.js';
+import { compileFlowValidator, generatedFlowValidator } from '../engine/load/flow-validator.js';
+import { flowValidatorSource } from '../engine/load/flow-validator-source.js';
 import { coreNodes, defaultRegistry } from '../nodes/index.js';
 import { NodeRegistry } from '../engine/registry.js';
 

@@ -1,32 +1,28 @@
 // The validator of the flow schema (engine/flow-schema.ts) the loader checks every flow file with.
 // The schema is large (a branch per node type, nested steps): compiling it with ajv takes hundreds of
 // milliseconds, on every CLI start. So `npm run build` also writes it as ajv standalone code next to
-// this module (dist/engine/load/flow-validator.generated.cjs, by cli/write-validators.ts), tagged
-// with the SHA-256 of the schema it was generated from; a registry whose schema has that hash gets
-// the generated validator, any other (a test's node set, definitions changed since the build, running
-// from source) gets one compiled at run time. Both come from the same schema and the same options, so
-// they accept the same documents with the same errors.
+// this module (dist/engine/load/flow-validator.generated.cjs, by cli/write-validators.ts with
+// flow-validator-source.ts), tagged with the SHA-256 of the schema it was generated from; a registry
+// whose schema has that hash gets the generated validator, any other (a test's node set, definitions
+// changed since the build, running from source) gets one compiled at run time, ajv's compiler loaded
+// then. Both come from the same schema and the same options, so they accept the same documents with
+// the same errors.
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import AjvModule, { type Options, type ValidateFunction } from 'ajv';
-import standaloneModule from 'ajv/dist/standalone/index.js';
+import type { Options, ValidateFunction } from 'ajv';
 import { buildFlowSchema } from '../flow-schema.js';
 import { packageRoot } from '../package-root.js';
 import type { NodeRegistry } from '../registry.js';
-
-const Ajv = AjvModule.default ?? AjvModule;
-type StandaloneCode = (ajv: InstanceType<typeof Ajv>, validate: ValidateFunction) => string;
-const standaloneCode = ((standaloneModule as unknown as { default?: StandaloneCode }).default ??
-  standaloneModule) as unknown as StandaloneCode;
+import { ajvClass } from '../run/run-ajv.js';
 
 /**
  * ajv options of the flow schema, compiled or generated: every error (allErrors) with its schema and
  * data (verbose: the loader's messages read them). The code optimiser is off: it only simplifies the
  * generated code, and skipping it cuts the compile time by about 40%.
  */
-const FLOW_AJV_OPTIONS: Options = { allErrors: true, verbose: true, strict: false, code: { optimize: false } };
+export const FLOW_AJV_OPTIONS: Options = { allErrors: true, verbose: true, strict: false, code: { optimize: false } };
 
 /** File name of the generated validator, in dist/engine/load/ of the package. */
 export const GENERATED_FLOW_VALIDATOR = 'flow-validator.generated.cjs';
@@ -55,15 +51,9 @@ export function generatedFlowValidator(schema: object, file: string = generatedV
   return generated.schemaHash === flowSchemaHash(schema) ? generated.default : undefined;
 }
 
-/** The CommonJS source of the validator of `schema` (ajv standalone code), exporting `schemaHash` too. */
-export function flowValidatorSource(schema: object): string {
-  const ajv = new Ajv({ ...FLOW_AJV_OPTIONS, code: { ...FLOW_AJV_OPTIONS.code, source: true } });
-  const code = standaloneCode(ajv, ajv.compile(schema));
-  return `${code}\nmodule.exports.schemaHash = ${JSON.stringify(flowSchemaHash(schema))};\n`;
-}
-
-/** The validator of `schema` compiled now. */
+/** The validator of `schema` compiled now (ajv's compiler is loaded on the first call). */
 export function compileFlowValidator(schema: object): ValidateFunction {
+  const Ajv = ajvClass();
   return new Ajv(FLOW_AJV_OPTIONS).compile(schema);
 }
 

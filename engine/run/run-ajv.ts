@@ -1,17 +1,17 @@
 // The ajv instance of the schemas a run validates against (node params, trigger inputs, gateway
 // events): one set of options and formats, shared by the validators compiled at run time
-// (param-validator.ts) and those generated at build (prebuilt-validators.ts), so both accept the same
-// values with the same defaults and errors.
-import AjvModule, { type CodeOptions, type Options } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+// (param-validator.ts) and those generated at build (prebuilt-validators-source.ts), so both accept
+// the same values with the same defaults and errors.
+//
+// ajv's compiler (~260 KB of code) is required on the first createRunAjv() call, not with this module:
+// a process whose schemas are all prebuilt (the shipped flows and node types) never loads it.
+import { createRequire } from 'node:module';
+import type { Ajv, CodeOptions, Options } from 'ajv';
 
-const Ajv = AjvModule.default ?? AjvModule;
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as unknown as (
-  a: InstanceType<typeof Ajv>,
-) => void;
+type AjvClass = typeof Ajv;
 
 /** An ajv instance. */
-export type RunAjv = InstanceType<typeof Ajv>;
+export type RunAjv = InstanceType<AjvClass>;
 
 /**
  * Every error (allErrors), unknown keywords tolerated (strict off), defaults filled in (useDefaults),
@@ -24,9 +24,19 @@ export const RUN_AJV_OPTIONS: Options = { allErrors: true, strict: false, useDef
 /** `$id` of JSON Schema draft-07, ajv's default meta-schema (without the trailing `#`). */
 export const DRAFT_07_ID = 'http://json-schema.org/draft-07/schema';
 
+/** Requires npm packages from this module's place (CommonJS, synchronously). */
+const requirePackage = createRequire(import.meta.url);
+
+/** ajv's class, required (CommonJS, synchronously, from node_modules) on first use. */
+export function ajvClass(): AjvClass {
+  return (requirePackage('ajv') as { Ajv: AjvClass }).Ajv;
+}
+
 /** A new instance with RUN_AJV_OPTIONS and ajv-formats' formats; `code`: ajv's code options (e.g. standalone source). */
 export function createRunAjv(code?: CodeOptions): RunAjv {
+  const Ajv = ajvClass();
   const ajv = new Ajv({ ...RUN_AJV_OPTIONS, ...(code ? { code } : {}) });
-  addFormats(ajv);
+  const formats = requirePackage('ajv-formats') as ((a: RunAjv) => void) & { default?: (a: RunAjv) => void };
+  (formats.default ?? formats)(ajv);
   return ajv;
 }
