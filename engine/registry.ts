@@ -19,6 +19,8 @@ import type { NodeDefinition } from './types.js';
  */
 export class NodeRegistry {
   private readonly byType = new Map<string, NodeDefinition>();
+  /** The definitions sorted by type, kept until the next register(). */
+  private sorted: NodeDefinition[] | undefined;
 
   /** Registers each definition in order; throws on a type given twice. */
   constructor(definitions: Iterable<NodeDefinition> = []) {
@@ -29,6 +31,7 @@ export class NodeRegistry {
   register(def: NodeDefinition): this {
     if (this.byType.has(def.type)) throw new Error(`node type "${def.type}" is registered twice`);
     this.byType.set(def.type, def);
+    this.sorted = undefined;
     return this;
   }
 
@@ -55,9 +58,13 @@ export class NodeRegistry {
     if (missing.length > 0) throw new MissingServiceError(missing);
   }
 
-  /** All definitions, sorted by type name. */
+  /**
+   * All definitions, sorted by type name in UTF-16 code unit order (the same on every machine, whatever
+   * its locale: the flow schema and `leadflow nodes` list types in this order). A new array per call.
+   */
   all(): NodeDefinition[] {
-    return [...this.byType.values()].sort((a, b) => a.type.localeCompare(b.type));
+    this.sorted ??= [...this.byType.values()].sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : 0));
+    return [...this.sorted];
   }
 
   /** Every registered type name, sorted. */

@@ -1,7 +1,7 @@
 import { Type } from '../../engine/typebox.js';
 import type { JsonValue } from '../../engine/types.js';
 import { modelChainParams } from '../ai/model-params.js';
-import { buildSystemPrompt, memoryToHistory, quoteLeadText, type Row } from './agent-prompt.js';
+import type { Row } from './agent-prompt.js';
 import { agentTools, type ToolEffects } from './agent-tools.js';
 import { defineServiceNode } from '../services.js';
 
@@ -145,6 +145,8 @@ export default defineServiceNode({
     const lead = params.lead;
     const clinic = params.clinic as Row | null;
     const protocol = params.protocol as Row | null;
+    // The prompt builder (with the business hours' time-zone library) loads on the first run.
+    const { buildSystemPrompt, memoryToHistory, quoteLeadText } = await import('./agent-prompt.js');
     const system = buildSystemPrompt(clinic, protocol, params.prompt, ctx.services.clock?.now() ?? Date.now());
 
     const where: Record<string, unknown> = { clinica_id: lead.clinica_id, session_id: lead.remotejid };

@@ -12,7 +12,6 @@
 //     look at most 8 days ahead.
 import { Type } from '../../engine/typebox.js';
 import type { Clock } from '../../adapters/clock.js';
-import { closesAt, describeHours, isOpenAt, nextOpeningAt, parseBusinessHours } from '../../adapters/hours/business-hours.js';
 import { defineNode } from '../../engine/types.js';
 import { instantOf } from './instant.js';
 
@@ -68,6 +67,8 @@ export default defineNode({
       params.at === undefined
         ? (clock?.now() ?? Date.now())
         : instantOf(typeof params.at === 'string' ? params.at.trim() : params.at, 'hours.check: at');
+    // The hours (and their time-zone library) load on the first run: describing or validating flows never needs them.
+    const { closesAt, describeHours, isOpenAt, nextOpeningAt, parseBusinessHours } = await import('../../adapters/hours/business-hours.js');
     const hours = parseBusinessHours(params.hours);
     const open = isOpenAt(hours, atMs);
     const next = nextOpeningAt(hours, atMs);
