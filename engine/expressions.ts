@@ -18,7 +18,7 @@
 //   never exposes prototypes either (test/expressions.test.ts shows both).
 import jsonata from 'jsonata';
 import { MAX_RECORDED_DEPTH, ValueTooDeepError } from './errors/value-too-deep-error.js';
-import { NEEDS_JSONATA, plainPathOf, readPlainPath } from './plain-path.js';
+import { NEEDS_JSONATA, plainPathOf, plainPathOfText, readPlainPath } from './plain-path.js';
 import { type SimpleEvaluator, simpleEvaluatorOf } from './simple-expression.js';
 import type { JsonValue } from './types.js';
 
@@ -165,13 +165,38 @@ function inspectAst(node: unknown, refs: Set<string>): { message: string; positi
   return null;
 }
 
+/** JSONata's compiled expression of `source`, bounded by EXPRESSION_TIMEOUT_MS and EXPRESSION_MAX_DEPTH. Throws JSONata's error. */
+function jsonataOf(source: string): jsonata.Expression {
+  return jsonata(source, { timeout: EXPRESSION_TIMEOUT_MS, stack: EXPRESSION_MAX_DEPTH });
+}
+
+/**
+ * The compiled expression of a text that is plainly a plain path (plainPathOfText): the same as
+ * JSONata's parse would give, with JSONata's expression compiled on first use (when the walk meets an
+ * array, or a caller reads it), not at load.
+ */
+function plainPathExpression(source: string, names: string[]): CompiledExpression {
+  let expression: jsonata.Expression | undefined;
+  return {
+    source,
+    get expression() {
+      expression ??= jsonataOf(source);
+      return expression;
+    },
+    stepRefs: names[0] === 'steps' && names.length > 1 ? [names[1]!] : [],
+    plainPath: names,
+  };
+}
+
 /** Compiles one expression source (the text between `{{` and `}}`). Throws ExpressionError with `position`. */
 export function compileExpression(source: string): CompiledExpression {
+  const names = plainPathOfText(source, FORBIDDEN_NAMES);
+  if (names) return plainPathExpression(source, names);
   const trimmed = source.trim();
   if (trimmed === '') throw Object.assign(new ExpressionError('empty expression', source), { position: 0 });
   let expression: jsonata.Expression;
   try {
-    expression = jsonata(source, { timeout: EXPRESSION_TIMEOUT_MS, stack: EXPRESSION_MAX_DEPTH });
+    expression = jsonataOf(source);
   } catch (err) {
     const e = err as { message?: string; position?: number };
     throw Object.assign(new ExpressionError(e.message ?? String(err), source, { cause: err }), {

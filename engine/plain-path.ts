@@ -36,6 +36,28 @@ export function plainPathOf(ast: unknown): string[] | undefined {
   return names;
 }
 
+/**
+ * The names of an expression text that is, without doubt, a plain path JSONata parses as such: names
+ * of ASCII letters, digits and `_` (not starting with a digit) joined by `.`, with only JSONata's
+ * whitespace (space, tab, CR, LF, VT) around the whole; none of them a literal (`true`, `false`,
+ * `null`), an operator word (`and`, `or`, `in`) or a name in `refused` (the loader's forbidden
+ * names). Undefined for any other text, plain or not (quoted names, comments, spaces inside): that
+ * text is parsed by JSONata as before. Lets the loader skip JSONata's parser for most expressions
+ * (`steps.msg.phone`); test/plain-path.test.ts checks that JSONata gives the same names for every
+ * text this accepts.
+ */
+export function plainPathOfText(source: string, refused: ReadonlySet<string> = NO_NAMES): string[] | undefined {
+  const match = PLAIN_PATH_TEXT.exec(source);
+  if (!match) return undefined;
+  const names = match[1]!.split('.');
+  for (const name of names) if (NOT_PLAIN_NAMES.has(name) || refused.has(name)) return undefined;
+  return names;
+}
+
+const PLAIN_PATH_TEXT = /^[ \t\n\r\v]*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)[ \t\n\r\v]*$/;
+const NOT_PLAIN_NAMES: ReadonlySet<string> = new Set(['true', 'false', 'null', 'and', 'or', 'in']);
+const NO_NAMES: ReadonlySet<string> = new Set();
+
 const PATH_KEYS = new Set(['type', 'steps']);
 const NAME_KEYS = new Set(['type', 'value', 'position']);
 

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { prng } from './helpers/prng.js';
 import { trackedExpression } from './helpers/tracked-expression.js';
 import { compileExpression, compileValue, evaluateValue, toPlainJson } from '../engine/expressions.js';
-import { NEEDS_JSONATA, plainPathOf, readPlainPath } from '../engine/plain-path.js';
+import { NEEDS_JSONATA, plainPathOf, plainPathOfText, readPlainPath } from '../engine/plain-path.js';
 
 /** Names paths and scopes are made of: plain ones, and ones that exist on Object.prototype. */
 const NAMES = ['a', 'b', 'c', 'steps', 'msg', 'toString', 'hasOwnProperty', 'valueOf', 'isPrototypeOf'];
@@ -261,5 +261,91 @@ describe('what counts as a plain path', () => {
       return; // not even an expression
     }
     expect(plainPathOf(ast)).toBeUndefined();
+  });
+});
+
+describe('plain paths recognised from the text, without JSONata (plainPathOfText)', () => {
+  /** Pieces expression texts are made of: names, literal and operator words, digits, quotes, spaces of every kind. */
+  const PIECES = [
+    'a',
+    'steps',
+    'msg',
+    'b_2',
+    '_x',
+    'Z',
+    'true',
+    'false',
+    'null',
+    'and',
+    'or',
+    'in',
+    'not',
+    'function',
+    'constructor',
+    '.',
+    '.',
+    '.',
+    ' ',
+    '\t',
+    '\n',
+    '\r',
+    '\v',
+    '\u00a0',
+    '\u2028',
+    '1',
+    '$',
+    '`',
+    '"',
+    '[0]',
+    '/* c */',
+    'é',
+    '-',
+  ];
+
+  it('every text it accepts is a plain path JSONata parses to the same names (2,000 generated texts)', () => {
+    const random = prng(17);
+    let accepted = 0;
+    for (let i = 0; i < 2000; i++) {
+      const length = 1 + Math.floor(random() * 6);
+      const source = Array.from({ length }, () => PIECES[Math.floor(random() * PIECES.length)]!).join('');
+      const names = plainPathOfText(source);
+      if (!names) continue;
+      accepted++;
+      expect(plainPathOf(jsonata(source).ast()), JSON.stringify(source)).toEqual(names);
+    }
+    expect(accepted).toBeGreaterThan(100);
+  });
+
+  it.each([
+    ['a', ['a']],
+    [' steps.msg.phone ', ['steps', 'msg', 'phone']],
+    ['\n\tnow\r\v', ['now']],
+    ['function.not', ['function', 'not']],
+  ])('%j is recognised', (source, names) => {
+    expect(plainPathOfText(source)).toEqual(names);
+    expect(plainPathOf(jsonata(source).ast())).toEqual(names);
+  });
+
+  it.each(['true', 'a.null', 'in', 'a.and', '`a b`.c', 'a."b"', 'a/* c */.b', 'a .b', 'a\u00a0', '1a', '$x', 'a.', '.a', ''])(
+    '%j is left to JSONata',
+    (source) => {
+      expect(plainPathOfText(source)).toBeUndefined();
+    },
+  );
+
+  it('a refused name is left to JSONata, so the loader still reports it', () => {
+    expect(plainPathOfText('a.constructor', new Set(['constructor']))).toBeUndefined();
+    expect(() => compileExpression('steps.constructor')).toThrow(/"constructor" is not allowed/);
+  });
+
+  it("the compiled expression of a recognised path equals the one JSONata's parse gives, its JSONata expression made on first use", async () => {
+    const compiled = compileExpression(' steps.msg.phone ');
+    expect(compiled.plainPath).toEqual(['steps', 'msg', 'phone']);
+    expect(compiled.stepRefs).toEqual(['msg']);
+    expect(compileExpression('steps').stepRefs).toEqual([]);
+    // Through an array only JSONata gives the result: the lazily made expression is used.
+    const scope = { steps: { msg: [{ phone: '1' }, { phone: '2' }] } };
+    expect(await evaluateValue({ kind: 'expression', expr: compiled }, scope)).toEqual(['1', '2']);
+    expect(compiled.expression).toBe(compiled.expression);
   });
 });
