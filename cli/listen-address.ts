@@ -8,6 +8,7 @@
 // A host that is not loopback without a secret is refused (UsageError, exit 2, naming
 // LEADFLOW_WEBHOOK_SECRET) unless LEADFLOW_ALLOW_UNAUTHENTICATED=1 says the operator means it.
 import { createServer, type RequestListener, type Server } from 'node:http';
+import { answerClientErrors } from './http-client-errors.js';
 import { UsageError } from './usage-error.js';
 
 /** The loopback address listened on when nothing says otherwise and no secret is set. */
@@ -73,11 +74,13 @@ export function describeListen(host: string | undefined, port: number): string {
 /**
  * Serves `handler` (an express app) on `port` at `host` (undefined: every interface); resolves once it
  * listens, with the server and the port bound (`0` picks a free one), or rejects with the listen error
- * (e.g. EADDRINUSE).
+ * (e.g. EADDRINUSE). Requests Node's parser refuses are answered in the JSON error shape
+ * (http-client-errors.ts).
  */
 export function listenOn(handler: RequestListener, port: number, host: string | undefined): Promise<{ server: Server; port: number }> {
   return new Promise((resolve, reject) => {
     const server = createServer(handler);
+    answerClientErrors(server);
     server.once('error', reject);
     server.listen({ port, host }, () => {
       const address = server.address();
