@@ -8,6 +8,7 @@ import { stringify } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { buildFlowSchema, renderFlowSchema } from '../engine/flow-schema.js';
 import { loadFlowText } from '../engine/load/loader.js';
+import { NodeRegistry } from '../engine/registry.js';
 import { formatProblem } from '../engine/load/yaml-source.js';
 import { defaultRegistry } from '../nodes/index.js';
 
@@ -54,6 +55,17 @@ describe('node definition contract', () => {
     expect(registry.types()).toEqual(
       expect.arrayContaining(['call-flow', 'foreach', 'http.request', 'if', 'parallel', 'respond', 'set', 'stop', 'switch', 'wait']),
     );
+  });
+
+  it('lists node types in code unit order, whatever the locale, and again after a register', () => {
+    const def = registry.get('set')!;
+    const mixed = new NodeRegistry(['b.x', 'a.b', 'aB', 'a-b', 'Z'].map((type) => ({ ...def, type })));
+    expect(mixed.types()).toEqual(['Z', 'a-b', 'a.b', 'aB', 'b.x']);
+    mixed.register({ ...def, type: 'a_b' });
+    expect(mixed.types()).toEqual(['Z', 'a-b', 'a.b', 'aB', 'a_b', 'b.x']);
+    // A copy each time: changing one does not change the registry.
+    mixed.all().pop();
+    expect(mixed.all()).toHaveLength(6);
   });
 
   it('checks parameter values against the parameter schema (expressions allowed)', () => {
