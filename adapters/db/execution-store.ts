@@ -29,6 +29,7 @@ import {
   type PayloadEraseResult,
   type RecordSummary,
 } from '../../engine/store/erasure.js';
+import { type ExecutionSummary, summaryOfRecord } from '../../engine/store/execution-summary.js';
 import { applyJournal, type JournalEntry } from '../../engine/store/journal.js';
 import { FINAL_STATUSES } from '../../engine/statuses.js';
 import type { ExecutionRecord, ExecutionStatus, JsonValue } from '../../engine/types.js';
@@ -52,6 +53,22 @@ const escapeLike = (text: string): string => text.replace(/[!%_]/g, (c) => `!${c
 
 /** Columns `list({containing})` searches: the trigger, the vars and the key. */
 const CONTAINING_COLUMNS = ['trigger', 'vars', 'concurrency_key'] as const;
+/** The columns a summary is made of (listSummaries), besides the step count. */
+const SUMMARY_COLUMNS = [
+  'id',
+  'flow',
+  'status',
+  'created_at',
+  'updated_at',
+  'finished_at',
+  'dry_run',
+  'parent_id',
+  'flow_version',
+  'stop_reason',
+  'concurrency_key',
+  'replaced_by',
+  'error',
+] as const;
 
 /** Text columns holding payloads, one per part of a record that holds them; `erasePayloads` searches and rewrites these. */
 const PAYLOAD_COLUMNS = PAYLOAD_PARTS;
@@ -527,13 +544,41 @@ export class DbExecutionStore implements ExecutionStore, PayloadEraser {
 
   /** Newest first (by created_at, then insertion order); default 20, at most 1000. */
   async list(options: ListOptions = {}): Promise<ExecutionRecord[]> {
+    const rows = (await this.listQuery(options).select('*', this.journalColumn())) as DbRow[];
+    return rows.map((r) => this.fromRow(r));
+  }
+
+  /**
+   * What list(options) gives, as summaries: the summary columns and the steps counted in SQL
+   * (`json_array_length`), so no payload is read or parsed however large the recorded bodies. A record
+   * with journal entries (a drive in progress, or one cut off) is read whole, as its steps are its
+   * stored ones with the entries applied.
+   */
+  async listSummaries(options: ListOptions = {}): Promise<ExecutionSummary[]> {
+    const steps = this.db.dialect === 'sqlite' ? 'steps' : 'steps::json';
+    const rows = (await this.listQuery(options).select(
+      ...SUMMARY_COLUMNS,
+      this.knex.raw(`coalesce(json_array_length(${steps}), 0) as step_count`),
+      this.knex.raw(`exists (select 1 from ${JOURNAL} j where j.execution_id = ${TABLE}.id) as has_journal`),
+    )) as DbRow[];
+    return Promise.all(
+      rows.map(async (r) => {
+        if (r.has_journal === true || r.has_journal === 1) {
+          const whole = await this.get(String(r.id));
+          if (whole) return summaryOfRecord(whole);
+        }
+        return this.summaryFromRow(r);
+      }),
+    );
+  }
+
+  /** The executions matching `options`, newest first (by created_at, then insertion order), limited; columns chosen by the caller. */
+  private listQuery(options: ListOptions): Knex.QueryBuilder {
     const limit = Math.min(Math.max(1, Math.floor(options.limit ?? DEFAULT_LIST_LIMIT)), MAX_LIST_LIMIT);
-    const query = this.knex(TABLE)
-      .select('*', this.journalColumn())
-      .orderBy([
-        { column: 'created_at', order: 'desc' },
-        { column: 'seq', order: 'desc' },
-      ]);
+    const query = this.knex(TABLE).orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'seq', order: 'desc' },
+    ]);
     if (options.flow) query.where('flow', options.flow);
     if (options.status) query.where('status', options.status);
     if (options.version) query.whereRaw('substr(flow_version, 1, ?) = ?', [options.version.length, options.version]);
@@ -552,8 +597,29 @@ export class DbExecutionStore implements ExecutionStore, PayloadEraser {
           );
         }
       });
-    const rows = (await query.limit(limit)) as DbRow[];
-    return rows.map((r) => this.fromRow(r));
+    return query.limit(limit);
+  }
+
+  /** The summary of a row of listSummaries (no journal entries: its stored columns are the record's). */
+  private summaryFromRow(row: DbRow): ExecutionSummary {
+    const summary: ExecutionSummary = {
+      id: String(row.id),
+      flow: String(row.flow),
+      status: row.status as ExecutionStatus,
+      created_at: toIsoTimestamp(row.created_at) ?? String(row.created_at),
+      updated_at: toIsoTimestamp(row.updated_at) ?? String(row.updated_at),
+      dry_run: row.dry_run === true || row.dry_run === 1,
+      step_count: Number(row.step_count),
+    };
+    if (row.finished_at !== null && row.finished_at !== undefined)
+      summary.finished_at = toIsoTimestamp(row.finished_at) ?? String(row.finished_at);
+    if (row.parent_id !== null && row.parent_id !== undefined) summary.parent_id = String(row.parent_id);
+    if (row.flow_version !== null && row.flow_version !== undefined) summary.flow_version = String(row.flow_version);
+    if (row.stop_reason !== null && row.stop_reason !== undefined) summary.stop_reason = String(row.stop_reason);
+    if (typeof row.concurrency_key === 'string') summary.concurrency_key = row.concurrency_key;
+    if (typeof row.replaced_by === 'string') summary.replaced_by = row.replaced_by;
+    if (typeof row.error === 'string') summary.error = JSON.parse(row.error) as ExecutionRecord['error'];
+    return summary;
   }
 
   async listWaiting(): Promise<Array<{ id: string; wake_at: number | null }>> {

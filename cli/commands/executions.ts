@@ -7,6 +7,7 @@ import type { Database } from '../../adapters/db/database.js';
 import type { DbExecutionStore } from '../../adapters/db/execution-store.js';
 import type { Logger } from '../../engine/run/execution-run.js';
 import { type ExecutionStore, FLOW_VERSION_PREFIX } from '../../engine/store/execution-store.js';
+import { type ExecutionSummary, listExecutionSummaries } from '../../engine/store/execution-summary.js';
 import type { NodeRegistry } from '../../engine/registry.js';
 import { EXECUTION_STATUSES, isExecutionStatus } from '../../engine/statuses.js';
 import type { ExecutionRecord, ExecutionStatus, JsonValue, LoadedFlow } from '../../engine/types.js';
@@ -22,19 +23,19 @@ const DEFAULT_LIMIT = 20;
 const MAX_LIMIT = 1000;
 
 /** Wall time from creation to finish (or to the last update while unfinished), ms. */
-function durationMs(r: ExecutionRecord): number {
+function durationMs(r: Pick<ExecutionRecord, 'created_at' | 'updated_at' | 'finished_at'>): number {
   return Date.parse(r.finished_at ?? r.updated_at) - Date.parse(r.created_at);
 }
 
 /** A table of executions, newest first: id, created, flow, status, steps, duration. */
-export function formatExecutionList(records: ExecutionRecord[]): string {
-  if (records.length === 0) return 'no executions\n';
-  const rows = records.map((r) => [
+export function formatExecutionList(summaries: ExecutionSummary[]): string {
+  if (summaries.length === 0) return 'no executions\n';
+  const rows = summaries.map((r) => [
     r.id,
     r.created_at,
     r.flow,
     `${r.status}${r.dry_run ? ' (dry run)' : ''}`,
-    String(r.steps.length),
+    String(r.step_count),
     `${durationMs(r)} ms`,
   ]);
   const header = ['ID', 'CREATED', 'FLOW', 'STATUS', 'STEPS', 'DURATION'];
@@ -222,10 +223,12 @@ export function registerExecutions(program: Command): void {
         throw new UsageError(`--status must be one of ${EXECUTION_STATUSES.join(', ')}`);
       if (opts.version !== undefined && !FLOW_VERSION_PREFIX.test(opts.version))
         throw new UsageError('--version must be 1 to 64 lower-case hex digits (a flow version or a prefix of it)');
-      const records = await withStore((store) =>
-        store.list({ limit: opts.limit, flow: opts.flow, status: opts.status as ExecutionStatus | undefined, version: opts.version }),
+      const options = { limit: opts.limit, flow: opts.flow, status: opts.status as ExecutionStatus | undefined, version: opts.version };
+      // --json prints the whole records; the table only their summaries, read without the payloads.
+      const output = await withStore(async (store) =>
+        opts.json ? `${JSON.stringify(await store.list(options))}\n` : formatExecutionList(await listExecutionSummaries(store, options)),
       );
-      process.stdout.write(opts.json ? `${JSON.stringify(records)}\n` : formatExecutionList(records));
+      process.stdout.write(output);
     });
 
   executions

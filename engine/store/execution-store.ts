@@ -1,4 +1,5 @@
 import type { ExecutionRecord, ExecutionStatus } from '../types.js';
+import type { ExecutionSummary } from './execution-summary.js';
 import type { JournalEntry } from './journal.js';
 
 /** What a flow version filter (ListOptions.version) may be: 1 to 64 lower-case hex digits, a prefix of the version. */
@@ -60,6 +61,11 @@ export interface ExecutionStore {
   get(id: string): Promise<ExecutionRecord | undefined>;
   /** Stored records matching `options`, newest (`created_at`) first. */
   list(options?: ListOptions): Promise<ExecutionRecord[]>;
+  /**
+   * What list(options) gives, as summaries (execution-summary.ts), read without the records' payloads.
+   * Optional: listExecutionSummaries summarises list() for a store without it.
+   */
+  listSummaries?(options?: ListOptions): Promise<ExecutionSummary[]>;
   /** Executions in status `waiting`, with their wake time (null: waiting to be woken by another execution). */
   listWaiting(): Promise<Array<{ id: string; wake_at: number | null }>>;
 

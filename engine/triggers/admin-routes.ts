@@ -28,6 +28,7 @@ import type { Engine, TriggerInput } from '../engine.js';
 import { InputValidationError } from '../errors/input-validation-error.js';
 import type { Logger } from '../run/execution-run.js';
 import { FLOW_VERSION_PREFIX } from '../store/execution-store.js';
+import { type ExecutionSummary, listExecutionSummaries } from '../store/execution-summary.js';
 import { schemaProblems } from '../run/param-validator.js';
 import { EXECUTION_STATUSES, isExecutionStatus } from '../statuses.js';
 import type { ExecutionRecord, ExecutionStatus } from '../types.js';
@@ -91,7 +92,7 @@ function bearerMatches(header: string | undefined, token: string): boolean {
 }
 
 /** One line of the list: what `leadflow executions list` shows, as JSON (`duration_ms`: from `created_at` to `finished_at`, or to `updated_at` while unfinished). */
-export function executionSummary(r: ExecutionRecord): ExecutionListItem {
+export function executionSummary(r: ExecutionSummary): ExecutionListItem {
   const end = r.finished_at ?? r.updated_at;
   return {
     id: r.id,
@@ -101,7 +102,7 @@ export function executionSummary(r: ExecutionRecord): ExecutionListItem {
     updated_at: r.updated_at,
     finished_at: r.finished_at ?? null,
     duration_ms: Date.parse(end) - Date.parse(r.created_at),
-    steps: r.steps.length,
+    steps: r.step_count,
     dry_run: r.dry_run,
     ...(r.parent_id ? { parent_id: r.parent_id } : {}),
     ...(r.flow_version ? { flow_version: r.flow_version } : {}),
@@ -178,14 +179,14 @@ function listExecutions({ engine, sendError }: AdminRouteContext): RequestHandle
     if (limitText === null || !Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT)
       problems.push({ path: 'limit', message: `must be an integer from 1 to ${MAX_LIMIT}` });
     if (problems.length > 0) return sendError(res, 422, 'invalid query', problems);
-    const records = await engine.store.list({
+    const summaries = await listExecutionSummaries(engine.store, {
       limit,
       ...(flow ? { flow } : {}),
       ...(status ? { status: status as ExecutionStatus } : {}),
       ...(version ? { version } : {}),
       ...(containing ? { containing: [containing] } : {}),
     });
-    res.json({ executions: records.map(executionSummary) } satisfies ExecutionListResponse);
+    res.json({ executions: summaries.map(executionSummary) } satisfies ExecutionListResponse);
   };
 }
 

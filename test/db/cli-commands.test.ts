@@ -238,7 +238,7 @@ forEachDatabase('cli: migrate, seed, executions', (open) => {
         ],
       }),
     );
-    const table = formatExecutionList(await store.list());
+    const table = formatExecutionList(await store.listSummaries());
     expect(table.split('\n').slice(0, 3)).toEqual([
       'ID             CREATED                   FLOW    STATUS   STEPS  DURATION',
       'bbbb2222-0000  2025-01-02T00:00:00.000Z  agent   failed   1      500 ms',

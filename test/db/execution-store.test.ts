@@ -13,6 +13,7 @@ import {
   storeRecord,
 } from '../helpers/execution-records.js';
 import { CompiledErasure } from '../../engine/store/erasure.js';
+import { summaryOfRecord } from '../../engine/store/execution-summary.js';
 
 const BASE = RECORDS_BASE_MS;
 
@@ -196,6 +197,43 @@ forEachDatabase('DbExecutionStore', (open) => {
     const page = await s.list();
     expect(page).toHaveLength(20);
     expect(page[0]!.id).toBe('x24');
+  });
+
+  it('listSummaries gives what list gives, summarised (every filter, a drive with journal entries), without reading the payloads', async () => {
+    const s = store();
+    const step = { type: 'set', status: 'success' as const, attempt: 1, started_at: new Date(BASE).toISOString(), ms: 1 };
+    await s.insert({ ...fullRecord(), flow_version: 'ab12cd', concurrency_key: 'k-5511987654321', replaced_by: 'newer' });
+    await s.insert(rec('b', 'intake', 'failed', 2000, { error: { name: 'StepFailedError', message: 'boom', step: 'x' } }));
+    await s.insert(
+      rec('c', 'intake', 'success', 3000, { steps: [{ ...step, key: 's1', id: 's1' }], finished_at: new Date(BASE + 3500).toISOString() }),
+    );
+    await s.insert(rec('live', 'agent', 'running', 4000, { steps: [{ ...step, key: 'a', id: 'a' }] }));
+    // A drive in progress: one step rewritten, two appended, by its journal.
+    await s.appendJournal({
+      id: 'live',
+      at: new Date(BASE + 4100).toISOString(),
+      steps: [
+        { ...step, key: 'a', id: 'a', ms: 9 },
+        { ...step, key: 'b', id: 'b' },
+      ],
+    });
+    await s.appendJournal({ id: 'live', at: new Date(BASE + 4200).toISOString(), steps: [{ ...step, key: 'c', id: 'c' }] });
+    const options = [
+      undefined,
+      { limit: 2 },
+      { flow: 'intake' },
+      { status: 'running' as const },
+      { version: 'ab1' },
+      { containing: ['5511987654321'] },
+    ];
+    for (const o of options) expect(await s.listSummaries(o), JSON.stringify(o)).toStrictEqual((await s.list(o)).map(summaryOfRecord));
+    const live = (await s.listSummaries({ flow: 'agent' }))[0]!;
+    expect([live.step_count, live.updated_at]).toEqual([3, new Date(BASE + 4200).toISOString()]);
+    expect((await s.listSummaries({ flow: 'intake' })).map((x) => x.step_count)).toEqual([1, 0, 2]);
+    // Payloads are not read: a record whose payload columns do not parse is still summarised.
+    await t.current.db.knex('executions').where({ id: 'c' }).update({ trigger: '{not json', vars: '{', outbound: '[' });
+    await expect(s.list({ flow: 'intake' })).rejects.toThrow();
+    expect((await s.listSummaries({ flow: 'intake' })).map((x) => x.id)).toEqual(['c', 'b', fullRecord().id]);
   });
 
   it('listWaiting gives every waiting execution with its wake time (null: woken by another execution)', async () => {
