@@ -600,27 +600,15 @@ export class DbExecutionStore implements ExecutionStore, PayloadEraser {
     return query.limit(limit);
   }
 
-  /** The summary of a row of listSummaries (no journal entries: its stored columns are the record's). */
+  /**
+   * The summary of a row of listSummaries (no journal entries: its stored columns are the record's):
+   * the row read as a record without its payload columns (fromRow gives them their empty defaults),
+   * with the step count SQL gave.
+   */
   private summaryFromRow(row: DbRow): ExecutionSummary {
-    const summary: ExecutionSummary = {
-      id: String(row.id),
-      flow: String(row.flow),
-      status: row.status as ExecutionStatus,
-      created_at: toIsoTimestamp(row.created_at) ?? String(row.created_at),
-      updated_at: toIsoTimestamp(row.updated_at) ?? String(row.updated_at),
-      dry_run: row.dry_run === true || row.dry_run === 1,
-      step_count: Number(row.step_count),
-    };
-    if (row.finished_at !== null && row.finished_at !== undefined)
-      summary.finished_at = toIsoTimestamp(row.finished_at) ?? String(row.finished_at);
-    if (row.parent_id !== null && row.parent_id !== undefined) summary.parent_id = String(row.parent_id);
-    if (row.flow_version !== null && row.flow_version !== undefined) summary.flow_version = String(row.flow_version);
-    if (row.stop_reason !== null && row.stop_reason !== undefined) summary.stop_reason = String(row.stop_reason);
-    if (typeof row.concurrency_key === 'string') summary.concurrency_key = row.concurrency_key;
-    if (typeof row.replaced_by === 'string') summary.replaced_by = row.replaced_by;
-    if (typeof row.error === 'string') summary.error = JSON.parse(row.error) as ExecutionRecord['error'];
-    return summary;
+    return { ...summaryOfRecord(this.fromRow(row)), step_count: Number(row.step_count) };
   }
+
 
   async listWaiting(): Promise<Array<{ id: string; wake_at: number | null }>> {
     const rows = (await this.knex(TABLE).where('status', 'waiting').select('id', 'wake_at').orderBy('seq')) as DbRow[];
