@@ -609,7 +609,6 @@ export class DbExecutionStore implements ExecutionStore, PayloadEraser {
     return { ...summaryOfRecord(this.fromRow(row)), step_count: Number(row.step_count) };
   }
 
-
   async listWaiting(): Promise<Array<{ id: string; wake_at: number | null }>> {
     const rows = (await this.knex(TABLE).where('status', 'waiting').select('id', 'wake_at').orderBy('seq')) as DbRow[];
     return rows.map((r) => ({ id: String(r.id), wake_at: r.wake_at === null || r.wake_at === undefined ? null : Number(r.wake_at) }));
