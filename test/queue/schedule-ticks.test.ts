@@ -129,8 +129,9 @@ suite('schedule ticks across processes (serve + workers on PostgreSQL and Redis)
     await stop([serve, ...workers]);
     const stoppedAt = Date.now();
     const first = await ticks();
-    // One execution per tick, and every second from the first tick to the last one ran.
-    expect(first.length).toBeGreaterThanOrEqual(11);
+    // One execution per tick, and every second from the first tick to the last one ran. How many ticks
+    // serve ran alone before the workers were ready depends on the machine's speed (none on a fast start),
+    // so only the ticks with every process up are counted.
     expect(first.at(-1)!.at - first[0]!.at).toBe((first.length - 1) * 1000);
     expect(first.every((t) => t.status === 'success')).toBe(true);
     expect(first.filter((t) => t.at > allUp).length).toBeGreaterThanOrEqual(10);
