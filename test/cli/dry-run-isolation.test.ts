@@ -1,13 +1,13 @@
 // A dry run changes nothing, the key-value store included: with REDIS_URL set, `leadflow run
 // --dry-run` of a flow that marks (dedupe) and erases (kv.erase) leaves Redis exactly as it was.
-// Redis db 8 of TEST_REDIS_URL, flushed before and after (the CLI uses the default `leadflow:`
+// A Redis database claimed for this file, flushed before and after (the CLI uses the default `leadflow:`
 // namespace). Skipped by name, with the reason, without Redis.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, SCRATCH } from '../helpers/cli.js';
-import { redisProblem, TEST_REDIS_URL } from '../helpers/key-values.js';
+import { redisProblem } from '../helpers/key-values.js';
+import { claimRedisDatabase, type RedisDatabase } from '../helpers/redis-database.js';
 
 const FLOW = `
 name: marks
@@ -26,30 +26,25 @@ if (redisProblem) console.warn(`skipping "dry runs leave Redis alone": ${redisPr
 const suite = redisProblem ? describe.skip : describe;
 
 suite('dry runs leave Redis alone', () => {
-  let redis: Redis;
+  let database: RedisDatabase | undefined;
   let dir: string;
-  let url: string;
 
   beforeAll(async () => {
-    const u = new URL(TEST_REDIS_URL);
-    u.pathname = '/8';
-    url = u.toString();
-    redis = new Redis(url, { maxRetriesPerRequest: 3 });
-    await redis.flushdb();
+    database = await claimRedisDatabase('dry-run-isolation.test.ts');
     dir = mkdtempSync(join(SCRATCH, 'dry-kv-'));
     writeFileSync(join(dir, 'marks.yaml'), FLOW);
     writeFileSync(join(dir, 'payload.json'), '{}');
   });
 
   afterAll(async () => {
-    await redis?.flushdb();
-    redis?.disconnect();
+    await database?.release();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   it('marks and erasures of a dry run stay in a scratch store; the same run for real changes Redis', async () => {
+    const redis = database!.client;
     await redis.set('leadflow:dedupe:7:5511900000002:old', '1');
-    const env = { REDIS_URL: url, LEADFLOW_DATA_DIR: join(dir, 'data') };
+    const env = { REDIS_URL: database!.url, LEADFLOW_DATA_DIR: join(dir, 'data') };
     const dry = await runCli(['run', 'marks', '--payload', join(dir, 'payload.json'), '--flows', dir, '--dry-run', '--json'], {
       env,
       timeoutMs: 30_000,

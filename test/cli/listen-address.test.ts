@@ -6,10 +6,11 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { request } from 'node:http';
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { isLoopbackHost, listenAddressFromEnv } from '../../cli/listen-address.js';
 import { removeScratch, runCli, SCRATCH, spawnLeadflow, startServe, type ServeProcess } from '../helpers/cli.js';
-import { redisProblem, TEST_REDIS_URL } from '../helpers/key-values.js';
+import { redisProblem } from '../helpers/key-values.js';
+import { claimRedisDatabase, type RedisDatabase } from '../helpers/redis-database.js';
 
 const FLOWS = ['--flows', 'test/fixtures/http-flows'];
 
@@ -127,16 +128,18 @@ describe('serve: where it listens', () => {
 
 if (redisProblem) console.warn(`skipping "worker metrics port: where it listens": ${redisProblem}`);
 (redisProblem ? describe.skip : describe)('worker metrics port: where it listens', () => {
-  function redisUrl(): string {
-    const u = new URL(TEST_REDIS_URL);
-    u.pathname = '/9';
-    return u.toString();
-  }
+  let redis: RedisDatabase | undefined;
+  beforeAll(async () => {
+    redis = await claimRedisDatabase('listen-address.test.ts');
+  });
+  afterAll(async () => {
+    await redis?.release();
+  });
 
   async function metricsPort(env: Record<string, string>): Promise<{ port: number; line: string; stop: () => Promise<unknown> }> {
     const proc = spawnLeadflow('worker', ['worker', ...FLOWS, '--metrics-port', '0'], {
       env: {
-        REDIS_URL: redisUrl(),
+        REDIS_URL: redis!.url,
         DATABASE_URL: '',
         LEADFLOW_DATA_DIR: mkdtempSync(join(SCRATCH, 'worker-data-')),
         LOG_LEVEL: 'info',

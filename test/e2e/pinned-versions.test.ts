@@ -8,14 +8,13 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../../adapters/db/database.js';
 import { DbExecutionStore } from '../../adapters/db/execution-store.js';
 import type { ExecutionRecord } from '../../engine/types.js';
 import { runCli, spawnLeadflow, type LeadflowProcess } from '../helpers/cli.js';
 import { createTestSchema, dropTestSchema, TEST_DATABASE_URL, withSearchPath } from '../helpers/databases.js';
-import { TEST_REDIS_URL } from '../helpers/key-values.js';
+import { claimRedisDatabase } from '../helpers/redis-database.js';
 import { type Backend, forEachBackend } from './stack.js';
 
 const OLD = `name: paused
@@ -110,19 +109,15 @@ async function setUp(backend: Backend): Promise<Setup> {
   }
   const schema = await createTestSchema();
   const url = withSearchPath(TEST_DATABASE_URL, schema);
-  const redisUrl = new URL(TEST_REDIS_URL);
-  redisUrl.pathname = '/12';
-  const redis = new Redis(redisUrl.toString(), { maxRetriesPerRequest: 3 });
-  await redis.flushdb();
+  const redis = await claimRedisDatabase('pinned-versions.test.ts');
   const db = createDatabase({ url });
   return {
-    env: { ...base, DATABASE_URL: url, REDIS_URL: redisUrl.toString(), LEADFLOW_DATA_DIR: scratch },
+    env: { ...base, DATABASE_URL: url, REDIS_URL: redis.url, LEADFLOW_DATA_DIR: scratch },
     db,
     async close() {
       await db.close();
       await dropTestSchema(schema);
-      await redis.flushdb();
-      redis.disconnect();
+      await redis.release();
     },
   };
 }

@@ -1,18 +1,18 @@
 // Executions by key across real processes in queue mode: a `leadflow serve` that only queues
 // (LEADFLOW_WEBHOOK_MODE=queue) and a `leadflow worker`, on one PostgreSQL schema and one Redis
-// database (db 11 of TEST_REDIS_URL, flushed before and after). Webhook starts of a flow with a
+// database (claimed for this file, flushed before and after). Webhook starts of a flow with a
 // `concurrency:` key replace its waiting execution, a flow.cancel from a webhook cancels one, and a
 // waiting execution survives SIGKILL of every process. Skipped by name when PostgreSQL or Redis is absent.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import knexFactory, { type Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, spawnLeadflow as spawnProcess, type LeadflowProcess } from '../helpers/cli.js';
 import { createTestSchema, dropTestSchema, postgresProblem, TEST_DATABASE_URL, withSearchPath } from '../helpers/databases.js';
 import { closeServers, startServer, type TestServer } from '../helpers/http-echo-server.js';
-import { redisProblem, TEST_REDIS_URL } from '../helpers/key-values.js';
+import { redisProblem } from '../helpers/key-values.js';
+import { claimRedisDatabase, type RedisDatabase } from '../helpers/redis-database.js';
 
 const problem = [postgresProblem, redisProblem].filter(Boolean).join('; ') || null;
 if (problem) console.warn(`skipping "executions by key across processes": ${problem}`);
@@ -37,16 +37,10 @@ steps:
     params: { flow: followup, key: "{{ trigger.body.phone }}", reason: the lead answered }
 `;
 
-function redisUrl(): string {
-  const u = new URL(TEST_REDIS_URL);
-  u.pathname = '/11';
-  return u.toString();
-}
-
 let schema: string;
 let env: Record<string, string>;
 let knex: Knex;
-let redis: Redis;
+let redis: RedisDatabase | undefined;
 let scratch: string;
 let target: TestServer;
 const procs: LeadflowProcess[] = [];
@@ -98,8 +92,7 @@ suite('executions by key across processes (queue mode, PostgreSQL and Redis)', (
   beforeAll(async () => {
     target = await startServer();
     schema = await createTestSchema();
-    redis = new Redis(redisUrl(), { maxRetriesPerRequest: 3 });
-    await redis.flushdb();
+    redis = await claimRedisDatabase('execution-keys-processes.test.ts');
     scratch = mkdtempSync(join(tmpdir(), 'leadflow-keys-'));
     const flows = join(scratch, 'flows');
     mkdirSync(flows);
@@ -107,7 +100,7 @@ suite('executions by key across processes (queue mode, PostgreSQL and Redis)', (
     writeFileSync(join(flows, 'answer.yaml'), ANSWER);
     env = {
       DATABASE_URL: withSearchPath(TEST_DATABASE_URL, schema),
-      REDIS_URL: redisUrl(),
+      REDIS_URL: redis.url,
       PORT: '0',
       LOG_LEVEL: 'info',
       LEADFLOW_DATA_DIR: scratch,
@@ -128,8 +121,7 @@ suite('executions by key across processes (queue mode, PostgreSQL and Redis)', (
     await killAll();
     await knex?.destroy();
     if (schema) await dropTestSchema(schema);
-    await redis?.flushdb();
-    redis?.disconnect();
+    await redis?.release();
     await closeServers();
     if (scratch) rmSync(scratch, { recursive: true, force: true });
   });

@@ -8,7 +8,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../../adapters/db/database.js';
 import { DbExecutionStore } from '../../adapters/db/execution-store.js';
@@ -17,8 +16,9 @@ import { FakeGateway } from '../fakes/fake-gateway.js';
 import { startFakeOpenAi, type FakeOpenAi } from '../fakes/fake-openai.js';
 import { runCli, startServe, type ServeProcess } from '../helpers/cli.js';
 import { createTestSchema, dropTestSchema, postgresProblem, TEST_DATABASE_URL, withSearchPath } from '../helpers/databases.js';
-import { redisProblem, TEST_REDIS_URL } from '../helpers/key-values.js';
+import { redisProblem } from '../helpers/key-values.js';
 import { pollFor } from '../helpers/poll.js';
+import { claimRedisDatabase } from '../helpers/redis-database.js';
 import { leadTextEvent } from '../helpers/uazapi-events.js';
 
 const TOKEN = 'journal-kill-token';
@@ -66,17 +66,13 @@ async function embedded(): Promise<Backend> {
 async function queue(): Promise<Backend> {
   const schema = await createTestSchema();
   const url = withSearchPath(TEST_DATABASE_URL, schema);
-  const redisUrl = new URL(TEST_REDIS_URL);
-  redisUrl.pathname = '/6';
-  const redis = new Redis(redisUrl.toString(), { maxRetriesPerRequest: 3 });
-  await redis.flushdb();
+  const redis = await claimRedisDatabase('journal-kill.test.ts');
   const dataDir = mkdtempSync(join(tmpdir(), 'leadflow-journal-'));
   return {
-    env: { LEADFLOW_DATA_DIR: dataDir, DATABASE_URL: url, REDIS_URL: redisUrl.toString() },
+    env: { LEADFLOW_DATA_DIR: dataDir, DATABASE_URL: url, REDIS_URL: redis.url },
     open: () => createDatabase({ url }),
     cleanup: async () => {
-      await redis.flushdb();
-      redis.disconnect();
+      await redis.release();
       await dropTestSchema(schema);
       rmSync(dataDir, { recursive: true, force: true });
     },

@@ -1,18 +1,18 @@
 // Queue mode across real processes: `leadflow serve` and `leadflow worker` subprocesses on one
-// PostgreSQL schema and one Redis database (db 7 of TEST_REDIS_URL, flushed before and after), the
+// PostgreSQL schema and one Redis database (claimed for this file, flushed before and after), the
 // real flows, and the fake gateway and OpenAI servers of this test process. Skipped by name, with the
 // reason, when PostgreSQL or Redis is absent.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import knexFactory, { type Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeGateway } from '../fakes/fake-gateway.js';
 import { startFakeOpenAi, type FakeOpenAi } from '../fakes/fake-openai.js';
 import { runCli, spawnLeadflow as spawnProcess, type LeadflowProcess } from '../helpers/cli.js';
 import { createTestSchema, dropTestSchema, postgresProblem, TEST_DATABASE_URL, withSearchPath } from '../helpers/databases.js';
-import { redisProblem, TEST_REDIS_URL } from '../helpers/key-values.js';
+import { redisProblem } from '../helpers/key-values.js';
+import { claimRedisDatabase, type RedisDatabase } from '../helpers/redis-database.js';
 import { leadTextEvent } from '../helpers/uazapi-events.js';
 
 const TOKEN = 'queue-test-token';
@@ -23,18 +23,12 @@ const suite = problem ? describe.skip : describe;
 
 type Proc = LeadflowProcess;
 
-function redisUrl(): string {
-  const u = new URL(TEST_REDIS_URL);
-  u.pathname = '/7';
-  return u.toString();
-}
-
 let schema: string;
 let env: Record<string, string>;
 let gateway: FakeGateway;
 let openai: FakeOpenAi;
 let knex: Knex;
-let redis: Redis;
+let redis: RedisDatabase | undefined;
 let scratch: string;
 const procs: Proc[] = [];
 
@@ -105,12 +99,11 @@ suite('queue mode across processes (serve + workers on PostgreSQL and Redis)', (
     gateway = await new FakeGateway({ tokens: { [TOKEN]: CLINIC_PHONE } }).start();
     openai = await startFakeOpenAi();
     schema = await createTestSchema();
-    redis = new Redis(redisUrl(), { maxRetriesPerRequest: 3 });
-    await redis.flushdb();
+    redis = await claimRedisDatabase('multi-process.test.ts');
     scratch = mkdtempSync(join(tmpdir(), 'leadflow-queue-'));
     env = {
       DATABASE_URL: withSearchPath(TEST_DATABASE_URL, schema),
-      REDIS_URL: redisUrl(),
+      REDIS_URL: redis.url,
       PORT: '0',
       LOG_LEVEL: 'info',
       LEADFLOW_DATA_DIR: scratch,
@@ -141,8 +134,7 @@ suite('queue mode across processes (serve + workers on PostgreSQL and Redis)', (
     await killAll('SIGKILL');
     await knex?.destroy();
     if (schema) await dropTestSchema(schema);
-    await redis?.flushdb();
-    redis?.disconnect();
+    await redis?.release();
     await gateway?.close();
     await openai?.close();
     if (scratch) rmSync(scratch, { recursive: true, force: true });

@@ -1,17 +1,17 @@
 // Schedule triggers in queue mode across real processes: `leadflow serve` and two `leadflow worker`
-// on one PostgreSQL schema and one Redis database (db 12 of TEST_REDIS_URL, flushed before and
+// on one PostgreSQL schema and one Redis database (claimed for this file, flushed before and
 // after), a flow ticking every second. Each tick runs exactly once among the three; after every
 // process was down, the next start runs one catch-up, however many processes start. Skipped by
 // name, with the reason, when PostgreSQL or Redis is absent.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import knexFactory, { type Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnLeadflow, type LeadflowProcess } from '../helpers/cli.js';
 import { createTestSchema, dropTestSchema, postgresProblem, TEST_DATABASE_URL, withSearchPath } from '../helpers/databases.js';
-import { redisProblem, TEST_REDIS_URL } from '../helpers/key-values.js';
+import { redisProblem } from '../helpers/key-values.js';
+import { claimRedisDatabase, type RedisDatabase } from '../helpers/redis-database.js';
 
 const problem = [postgresProblem, redisProblem].filter(Boolean).join('; ') || null;
 if (problem) console.warn(`skipping "schedule ticks across processes": ${problem}`);
@@ -29,15 +29,9 @@ steps:
 let schema: string;
 let env: Record<string, string>;
 let knex: Knex;
-let redis: Redis;
+let redis: RedisDatabase | undefined;
 let scratch: string;
 const procs: LeadflowProcess[] = [];
-
-function redisUrl(): string {
-  const u = new URL(TEST_REDIS_URL);
-  u.pathname = '/12';
-  return u.toString();
-}
 
 function start(name: string, command: 'serve' | 'worker'): LeadflowProcess {
   const proc = spawnLeadflow(name, [command, '--flows', join(scratch, 'flows')], { env });
@@ -85,15 +79,14 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 suite('schedule ticks across processes (serve + workers on PostgreSQL and Redis)', () => {
   beforeAll(async () => {
     schema = await createTestSchema();
-    redis = new Redis(redisUrl(), { maxRetriesPerRequest: 3 });
-    await redis.flushdb();
+    redis = await claimRedisDatabase('schedule-ticks.test.ts');
     scratch = mkdtempSync(join(tmpdir(), 'leadflow-schedule-'));
     const flows = join(scratch, 'flows');
     mkdirSync(flows);
     writeFileSync(join(flows, 'every-second.yaml'), TICK_FLOW);
     env = {
       DATABASE_URL: withSearchPath(TEST_DATABASE_URL, schema),
-      REDIS_URL: redisUrl(),
+      REDIS_URL: redis.url,
       PORT: '0',
       LOG_LEVEL: 'info',
       LEADFLOW_DATA_DIR: scratch,
@@ -110,8 +103,7 @@ suite('schedule ticks across processes (serve + workers on PostgreSQL and Redis)
     await Promise.all(procs.map((p) => p.exited));
     await knex?.destroy();
     if (schema) await dropTestSchema(schema);
-    await redis?.flushdb();
-    redis?.disconnect();
+    await redis?.release();
     if (scratch) rmSync(scratch, { recursive: true, force: true });
   });
 
