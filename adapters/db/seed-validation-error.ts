@@ -19,6 +19,18 @@ export function formatSeedProblem(p: SeedProblem): string {
   return `${where}${seedPath(p.path)}: ${p.message}`;
 }
 
+/** The seed file cannot be read (missing, a directory, no permission); nothing was written. */
+export class SeedFileUnreadableError extends Error {
+  override name = 'SeedFileUnreadableError';
+  readonly code = 'unreadable-seed';
+  constructor(
+    readonly file: string,
+    cause: Error,
+  ) {
+    super(`cannot read seed file ${file}: ${cause.message}`, { cause });
+  }
+}
+
 /** The seed data is invalid; nothing was written. `problems` lists every problem found. */
 export class SeedValidationError extends Error {
   override name = 'SeedValidationError';

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { YamlSource } from '../../engine/load/yaml-source.js';
 import type { Database } from './database.js';
 import { normalizeSeed, seedProblems, whoseInstance, type SeedData } from './seed-schema.js';
-import { SeedValidationError, type SeedProblem } from './seed-validation-error.js';
+import { SeedFileUnreadableError, SeedValidationError, type SeedProblem } from './seed-validation-error.js';
 import type { Row } from './table-ops.js';
 
 export type SeedAction = 'inserted' | 'updated' | 'unchanged';
@@ -96,14 +96,15 @@ async function upsertOne(
 
 /**
  * Reads a seed file (YAML, or JSON, which YAML reads too) and validates it; throws
- * SeedValidationError whose problems carry FILE:LINE:COL positions.
+ * SeedValidationError whose problems carry FILE:LINE:COL positions, SeedFileUnreadableError when it
+ * cannot be read.
  */
 export function readSeedFile(file: string): unknown {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    throw new Error(`cannot read seed file ${file}: ${(err as Error).message}`);
+    throw new SeedFileUnreadableError(file, err as Error);
   }
   const source = new YamlSource(file, text);
   const syntax = source.syntaxProblems();

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { SeedReport } from '../../adapters/db/seed.js';
+import { UsageError } from '../usage-error.js';
 import { openMigratedDatabase } from './migrate.js';
 
 const KIND_WIDTH = 'protocol'.length;
@@ -23,7 +24,7 @@ export function registerSeed(program: Command): void {
       'seed file: clinicas: [{nome, endereco, posicionamento, hunter_nome, hunter_telefone, admin_telefones, horario_atendimento, protocolos, instancias}]',
     )
     .action(async (file: string) => {
-      const [{ readSeedFile, seedDatabase }, { formatSeedProblem, SeedValidationError }] = await Promise.all([
+      const [{ readSeedFile, seedDatabase }, { formatSeedProblem, SeedFileUnreadableError, SeedValidationError }] = await Promise.all([
         import('../../adapters/db/seed.js'),
         import('../../adapters/db/seed-validation-error.js'),
       ]);
@@ -31,6 +32,7 @@ export function registerSeed(program: Command): void {
       try {
         data = readSeedFile(file);
       } catch (err) {
+        if (err instanceof SeedFileUnreadableError) throw new UsageError(err.message);
         if (!(err instanceof SeedValidationError)) throw err;
         for (const problem of err.problems) process.stdout.write(`${formatSeedProblem(problem)}\n`);
         process.stderr.write(`${err.problems.length} problem(s); nothing was changed\n`);

@@ -10,11 +10,12 @@
 // (compileParamSchema, compileInputSchema), so requests find them compiled. A schema is checked
 // against its meta-schema before it compiles (draft-07 unless its `$schema` says otherwise), and
 // fails with ajv's "schema is invalid: …" message when it is not one.
-import type { ValidateFunction } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import { ParamValidationError } from '../errors/param-validation-error.js';
 import type { JsonValue, NodeDefinition } from '../types.js';
 import { prebuiltValidators } from './prebuilt-validators.js';
 import { createRunAjv, DRAFT_07_ID, type RunAjv } from './run-ajv.js';
+import { alternativeOf, alternativesAt } from './schema-alternatives.js';
 
 const byObject = new WeakMap<object, ValidateFunction>();
 const byText = new Map<string, ValidateFunction>();
@@ -113,16 +114,31 @@ export function validateParams(
 
 /**
  * Validates a value against a JSON Schema (trigger inputs) and returns the problems, empty when
- * valid: `path` dotted (`(body)` for the whole value), `message` in words. Throws when the schema
- * itself does not compile.
+ * valid: `path` dotted (`(body)` for the whole value), `message` in words, naming the titled
+ * `anyOf` / `oneOf` alternative a problem belongs to (schema-alternatives.ts); each problem once.
+ * Throws when the schema itself does not compile.
  */
 export function schemaProblems(schema: object, value: unknown): Array<{ path: string; message: string }> {
   const validate = validatorOf(schema);
   if (validate(value)) return [];
-  return (validate.errors ?? []).map((e) => {
+  const problems = new Map<string, { path: string; message: string }>();
+  for (const e of validate.errors ?? []) {
     const base = e.instancePath.replace(/^\//, '').replace(/\//g, '.');
     const missing = e.keyword === 'required' ? (e.params as { missingProperty: string }).missingProperty : '';
-    const path = [base, missing].filter(Boolean).join('.');
-    return { path: path || '(body)', message: e.keyword === 'required' ? 'is required' : (e.message ?? 'is invalid') };
-  });
+    const path = [base, missing].filter(Boolean).join('.') || '(body)';
+    const problem = { path, message: problemMessage(schema, e) };
+    problems.set(`${problem.path}\0${problem.message}`, problem);
+  }
+  return [...problems.values()];
+}
+
+function problemMessage(schema: object, e: ErrorObject): string {
+  const alternatives = e.keyword === 'anyOf' || e.keyword === 'oneOf' ? alternativesAt(schema, e.schemaPath) : undefined;
+  const said = alternatives
+    ? `must match ${e.keyword === 'oneOf' ? 'exactly ' : ''}one of the alternatives: ${alternatives.join(', ')}`
+    : e.keyword === 'required'
+      ? 'is required'
+      : (e.message ?? 'is invalid');
+  const within = alternativeOf(schema, e.schemaPath);
+  return within ? `${said} (alternative "${within}")` : said;
 }

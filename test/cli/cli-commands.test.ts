@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultRegistry } from '../../nodes/index.js';
@@ -171,6 +171,22 @@ describe('leadflow run', () => {
     const { code, stdout } = await runCli(['run', `${FLOWS}/greet.yaml`, '--payload', SAMPLE, '--flows', FLOWS, '--json']);
     expect(code).toBe(0);
     expect(JSON.parse(stdout).flow).toBe('greet');
+  });
+});
+
+describe('leadflow seed', () => {
+  it('a file it cannot read: one line naming it, exit 2, no stack trace, no database opened', async () => {
+    const dataDir = mkdtempSync(join(SCRATCH, 'seed-data-'));
+    for (const [file, reason] of [
+      ['no/such/seed.yaml', 'ENOENT'],
+      [SCRATCH, 'EISDIR'],
+    ] as const) {
+      const { code, stdout, stderr } = await runCli(['seed', file], { env: { LEADFLOW_DATA_DIR: dataDir, DATABASE_URL: '' } });
+      expect(code).toBe(2);
+      expect(stdout).toBe('');
+      expect(stderr).toMatch(new RegExp(`^leadflow: cannot read seed file ${file}: ${reason}\\b[^\\n]*\\n$`));
+    }
+    expect(readdirSync(dataDir)).toEqual([]);
   });
 });
 

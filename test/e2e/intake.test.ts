@@ -201,6 +201,13 @@ forEachProvider('intake', (provider, title) => {
       it('a body that is none of the three shapes is refused with 422 and runs nothing', async () => {
         const res = await stack.post('/form/intake', { nome: 'Sem Telefone', clinica_id: 1 });
         expect(res.status).toBe(422);
+        // Each problem names the shape it belongs to, and the shapes there are.
+        expect(((await res.json()) as { details: unknown }).details).toEqual([
+          { path: 'telefone', message: 'is required (alternative "generic")' },
+          { path: 'form_response', message: 'is required (alternative "typeform")' },
+          { path: 'data', message: 'is required (alternative "tally")' },
+          { path: '(body)', message: 'must match one of the alternatives: generic, typeform, tally' },
+        ]);
         expect(sent(stack)).toEqual([]);
       });
     });
