@@ -41,11 +41,13 @@ export default defineNode({
   ],
   async run(params, ctx) {
     if ((params.ms === undefined) === (params.until === undefined)) throw new Error('wait: give exactly one of ms or until');
-    const startedAt = typeof ctx.state?.started_at === 'number' ? ctx.state.started_at : Date.now();
+    // One reading of the clock: a wait that goes on at once, in its first run, waited 0 ms.
+    const now = Date.now();
+    const startedAt = typeof ctx.state?.started_at === 'number' ? ctx.state.started_at : now;
     const stored = typeof ctx.state?.wake_at === 'number' ? ctx.state.wake_at : undefined;
     const wakeAt = stored ?? (params.until !== undefined ? instantOf(params.until, 'wait: until') : startedAt + (params.ms ?? 0));
     const untilIso = params.until !== undefined ? { until: new Date(wakeAt).toISOString() } : {};
-    if (params.ms === 0 || Date.now() >= wakeAt) return { waited_ms: Date.now() - startedAt, ...untilIso };
+    if (params.ms === 0 || now >= wakeAt) return { waited_ms: now - startedAt, ...untilIso };
     return ctx.suspend(wakeAt, { started_at: startedAt, wake_at: wakeAt });
   },
 });

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { makeEngine, runFlow, shutdownEngines, stepRecord, waitForEnd } from '../helpers/run-flow.js';
 
 afterEach(shutdownEngines);
@@ -17,15 +17,22 @@ steps:
 `;
 
 describe('wait', () => {
-  it('with ms 0 does not suspend', async () => {
+  it('with ms 0 does not suspend, and waited 0 ms however the clock moves meanwhile', async () => {
     const engine = makeEngine(flow);
     await engine.startScheduler();
-    const handle = await engine.start('wait-flow', { body: { ms: 0 } });
-    // The first drive finishes the execution: no parking.
-    const settled = await handle.settled;
-    expect(settled.status).toBe('success');
-    expect(settled.wake_at).toBeUndefined();
-    expect(stepRecord(settled, 'pause').output).toEqual({ waited_ms: 0 });
+    // A slow machine: every reading of the clock is a millisecond later than the one before.
+    let clock = Date.now();
+    const ticking = vi.spyOn(Date, 'now').mockImplementation(() => clock++);
+    try {
+      const handle = await engine.start('wait-flow', { body: { ms: 0 } });
+      // The first drive finishes the execution: no parking.
+      const settled = await handle.settled;
+      expect(settled.status).toBe('success');
+      expect(settled.wake_at).toBeUndefined();
+      expect(stepRecord(settled, 'pause').output).toEqual({ waited_ms: 0 });
+    } finally {
+      ticking.mockRestore();
+    }
   });
 
   it('suspends for ms (from env), records its wake time and state, and outputs how long it waited', async () => {
