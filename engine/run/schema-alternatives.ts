@@ -1,10 +1,10 @@
 // Names the alternatives of a schema's `anyOf` / `oneOf` in its validation problems, from each
 // alternative's `title`: a body that is none of a flow's accepted shapes is told which shape each
-// problem belongs to ("form_response is required (alternative "typeform")") and which shapes there
-// are ("must match one of the alternatives: generic, typeform, tally"), instead of a list of
-// unrelated requirements ending in "must match a schema in anyOf".
+// problem belongs to ("email is required (alternative "by email")") and which shapes there are
+// ("must match one of the alternatives: by phone, by email"), instead of a list of unrelated
+// requirements ending in "must match a schema in anyOf".
 
-/** The subschema at an ajv `schemaPath` (`#/anyOf/0/required`), or undefined where it does not lead. */
+/** The subschema at an ajv `schemaPath` (`#/anyOf/0/required`), or undefined where there is none. */
 function subschemaAt(schema: unknown, segments: string[]): unknown {
   let at = schema;
   for (const segment of segments) {
