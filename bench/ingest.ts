@@ -83,7 +83,7 @@
 //   BENCH_QUICK=1                 short run (see above)
 //   BENCH_INGEST_PROFILE_DIR      when set, every server runs with `--cpu-prof` and writes its
 //                                 .cpuprofile under DIR/leadflow, DIR/floor and DIR/durable-floor
-//                                 when it stops
+//                                 when it stops; the figures of such a run are printed, not saved
 //   BENCH_DATABASE_URL, BENCH_REDIS_URL  servers of the queue mode (bench/lib/services.ts)
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -584,6 +584,10 @@ async function main(): Promise<void> {
       measured_s: round(run.load.seconds, 2),
       server_cpu_ms_per_queued: round(run.cpuMsPerQueued, 2),
     });
+    if (PROFILE_DIR) {
+      process.stdout.write(`profiled run (--cpu-prof slows every server): figures not saved to bench/results.json; profiles under ${PROFILE_DIR}\n`);
+      return;
+    }
     const floorWork =
       MODE === 'queue'
         ? 'express + ajv + token SELECT + lead SELECT + Redis bufferPush'
