@@ -585,7 +585,9 @@ async function main(): Promise<void> {
       server_cpu_ms_per_queued: round(run.cpuMsPerQueued, 2),
     });
     if (PROFILE_DIR) {
-      process.stdout.write(`profiled run (--cpu-prof slows every server): figures not saved to bench/results.json; profiles under ${PROFILE_DIR}\n`);
+      process.stdout.write(
+        `profiled run (--cpu-prof slows every server): figures not saved to bench/results.json; profiles under ${PROFILE_DIR}\n`,
+      );
       return;
     }
     const floorWork =
