@@ -9,10 +9,10 @@ import type { AdminOptions } from '../engine/triggers/admin-routes.js';
 import type { ExecutionRecord, LoadedFlow } from '../engine/types.js';
 import { replayExecution } from './commands/executions.js';
 import { FlowLoadReport } from './flow-load-report.js';
-import { authorizeSession, SECURITY_HEADERS, sessionRoutes } from './console/access.js';
-import { consoleRoutes } from './console/routes.js';
-import { ConsoleSessions } from './console/session-store.js';
-import { mountConsole } from './console/spa.js';
+import { authorizeSession, SECURITY_HEADERS, sessionRoutes } from '../console/server/access.js';
+import { consoleRoutes } from '../console/server/routes.js';
+import { ConsoleSessions } from '../console/server/session-store.js';
+import { mountConsole } from '../console/server/spa.js';
 import type { Runtime } from './runtime.js';
 
 export interface AdminHostOptions {

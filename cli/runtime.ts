@@ -15,7 +15,7 @@ import { MemoryKeyValue } from '../adapters/kv/memory-key-value.js';
 import type { Metrics } from '../adapters/metrics/metrics.js';
 import type { Logger } from '../engine/run/execution-run.js';
 import type { NodeServices } from '../nodes/services.js';
-import type { ActivityRecorder } from './console/activity-recorder.js';
+import type { ActivityRecorder } from '../console/server/activity-recorder.js';
 
 export interface Runtime {
   db: Database;

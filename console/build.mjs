@@ -3,8 +3,10 @@
 //   assets/app-<hash>.js            the bundled, minified ES module (Preact + the app)
 //   assets/app-<hash>.css           the stylesheet
 // Asset names carry a content hash, so the server may cache /console/assets/* for a long time.
-// Run from `npm run build` after tsc; the output directory is emptied first. The build fails when
-// anything outside console/ and node_modules/ is bundled (the server's types are imported as types only).
+// Run from `npm run build` after tsc. The previous index.html and assets/ are removed first; the rest
+// of dist/console/ is tsc's (dist/console/server/, the console's server half, compiled from
+// console/server/) and stays. The build fails when anything outside console/src/ and node_modules/ is
+// bundled (the server's types, console/server/api-types.ts and the engine's, are imported as types only).
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,7 +18,8 @@ const assetsDir = join(outDir, 'assets');
 /** Where the server mounts the app; asset URLs are absolute so every client-side route finds them. */
 const BASE = '/console';
 
-await rm(outDir, { recursive: true, force: true });
+await rm(assetsDir, { recursive: true, force: true });
+await rm(join(outDir, 'index.html'), { force: true });
 await mkdir(assetsDir, { recursive: true });
 
 const result = await build({
@@ -38,7 +41,7 @@ const result = await build({
 
 // The console shares the server's types (import type, erased by esbuild); its bundle holds only its
 // own code and its libraries, never server code.
-const foreign = Object.keys(result.metafile.inputs).filter((path) => !path.startsWith('console/') && !/(^|\/)node_modules\//.test(path));
+const foreign = Object.keys(result.metafile.inputs).filter((path) => !path.startsWith('console/src/') && !/(^|\/)node_modules\//.test(path));
 if (foreign.length > 0) throw new Error(`console build: server code in the bundle (use import type): ${foreign.join(', ')}`);
 
 const outputs = Object.keys(result.metafile.outputs).map((path) => basename(path));

@@ -35,7 +35,7 @@ export function registerServe(program: Command): void {
       ] = await Promise.all([
         import('../../adapters/db/tick-store.js'),
         import('../../engine/observer.js'),
-        import('../console/activity-recorder.js'),
+        import('../../console/server/activity-recorder.js'),
         import('../../adapters/metrics/metrics.js'),
         import('../../engine/triggers/webhook-app.js'),
         import('../../engine/types.js'),
@@ -50,7 +50,7 @@ export function registerServe(program: Command): void {
         import('../../adapters/gateway/providers.js'),
         import('../gateway-routes.js'),
         import('../webhook-auth-modes.js'),
-        import('../console/console-url.js'),
+        import('../../console/server/console-url.js'),
         import('../listen-address.js'),
       ]);
       const logger = createLogger();

@@ -38,7 +38,7 @@ export function registerWorker(program: Command): void {
         import('express'),
         import('../../adapters/db/tick-store.js'),
         import('../../engine/observer.js'),
-        import('../console/activity-recorder.js'),
+        import('../../console/server/activity-recorder.js'),
         import('../../adapters/metrics/metrics.js'),
         import('../../engine/triggers/ops-routes.js'),
         import('../host.js'),
@@ -46,7 +46,7 @@ export function registerWorker(program: Command): void {
         import('../pruning.js'),
         import('../queue-mode.js'),
         import('../runtime.js'),
-        import('../console/console-url.js'),
+        import('../../console/server/console-url.js'),
         import('../listen-address.js'),
       ]);
       const logger = createLogger();

@@ -3,7 +3,7 @@
 // caller gives each node's text lines and each edge's label and a text measurer (pixels).
 // Units are SVG user units (pixels at 100 %); x/y of nodes, groups and labels are their centres.
 import dagre from '@dagrejs/dagre';
-import type { FlowGraphEdgeView, FlowGraphGroupView, FlowGraphNodeView, FlowGraphView } from '../../cli/console/api-types.js';
+import type { FlowGraphEdgeView, FlowGraphGroupView, FlowGraphNodeView, FlowGraphView } from '../server/api-types.js';
 
 /** One line of text in a node: `title` (the step id, bold) or `sub` (type, name…). */
 export interface NodeLine {

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FlowsResponse } from '../../cli/console/api-types.js';
+import type { FlowsResponse } from '../../console/server/api-types.js';
 import { startStack, type Stack } from '../e2e/stack.js';
 import { type ConsoleBrowser, consoleTestsRunnable, openConsoleBrowser } from '../helpers/console-browser.js';
 import { pollFor } from '../helpers/poll.js';

@@ -7,7 +7,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import express from 'express';
-import type { LeadResponse, LeadsResponse, LeadSummary } from '../../cli/console/api-types.js';
+import type { LeadResponse, LeadsResponse, LeadSummary } from '../../console/server/api-types.js';
 import type { ExecutionRecord } from '../../engine/types.js';
 
 export const distDir = join(import.meta.dirname, '..', '..', 'dist', 'console');

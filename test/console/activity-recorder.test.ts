@@ -1,4 +1,4 @@
-// The console overview's recorder (cli/console/activity-recorder.ts) wired as `serve` wires it, on
+// The console overview's recorder (console/server/activity-recorder.ts) wired as `serve` wires it, on
 // the whole service with the fake gateway and AI providers, on both backends: a form's intake and
 // its follow-up write the rows the overview reads (first contact, AI calls with their tokens under
 // the execution that made them, the follow-up sent, each execution's end, all with the clinic), and
@@ -8,8 +8,8 @@
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { ACTIVITY_TABLE, ActivityStore } from '../../adapters/db/activity-store.js';
 import type { Database } from '../../adapters/db/database.js';
-import { ActivityRecorder, clinicOf } from '../../cli/console/activity-recorder.js';
-import type { OverviewResponse } from '../../cli/console/api-types.js';
+import { ActivityRecorder, clinicOf } from '../../console/server/activity-recorder.js';
+import type { OverviewResponse } from '../../console/server/api-types.js';
 import { silentLogger } from '../../engine/engine.js';
 import { forEachBackend, type Stack, startStack } from '../e2e/stack.js';
 import { forEachDatabase, useFreshDatabase } from '../helpers/databases.js';

@@ -1,7 +1,7 @@
-// LEADFLOW_CONSOLE_URL for flows (cli/console/console-url.ts): explicit wins; derived from
+// LEADFLOW_CONSOLE_URL for flows (console/server/console-url.ts): explicit wins; derived from
 // PUBLIC_BASE_URL only when the console is served (LEADFLOW_ADMIN_TOKEN); otherwise none.
 import { describe, expect, it } from 'vitest';
-import { consoleUrlOf, withConsoleUrl } from '../../cli/console/console-url.js';
+import { consoleUrlOf, withConsoleUrl } from '../../console/server/console-url.js';
 
 describe('the console address flows link to', () => {
   it('is PUBLIC_BASE_URL/console when the console is on', () => {

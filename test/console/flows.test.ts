@@ -7,7 +7,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FlowDetailResponse, FlowsResponse } from '../../cli/console/api-types.js';
+import type { FlowDetailResponse, FlowsResponse } from '../../console/server/api-types.js';
 import { type Stack, startStack } from '../e2e/stack.js';
 import { ADMIN_TOKEN, signIn, type SignedIn, withBearer, withSession } from './support.js';
 

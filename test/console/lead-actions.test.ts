@@ -3,7 +3,7 @@
 // `lead-action` execution; erase only with the exact confirmation, then the lead gone and its
 // executions masked; 400 / 404 on bad input.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { LeadActionResponse } from '../../cli/console/api-types.js';
+import type { LeadActionResponse } from '../../console/server/api-types.js';
 import { forEachBackend, HUNTER_PHONE, type Stack, startStack } from '../e2e/stack.js';
 import { ADMIN_TOKEN, signIn, type SignedIn, withSession } from './support.js';
 

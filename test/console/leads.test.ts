@@ -3,7 +3,7 @@
 // (its conversation in order, an operator row included; its executions), and 400 / 404.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { forEachBackend, type Stack, startStack } from '../e2e/stack.js';
-import type { LeadResponse, LeadsResponse } from '../../cli/console/api-types.js';
+import type { LeadResponse, LeadsResponse } from '../../console/server/api-types.js';
 import { ADMIN_TOKEN, signIn, type SignedIn, withSession } from './support.js';
 
 const at = (minutesAgo: number) => new Date(Date.now() - minutesAgo * 60_000).toISOString();

@@ -6,7 +6,7 @@
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type ActivityEvent, ActivityStore } from '../../adapters/db/activity-store.js';
-import type { OverviewResponse, OverviewSeries } from '../../cli/console/api-types.js';
+import type { OverviewResponse, OverviewSeries } from '../../console/server/api-types.js';
 import { forEachBackend, type Stack, startStack } from '../e2e/stack.js';
 import { ADMIN_TOKEN, signIn, type SignedIn, withBearer, withSession } from './support.js';
 

@@ -17,7 +17,7 @@ import { seedDatabase } from '../../adapters/db/seed.js';
 import { createMetrics, embeddedQueueDepth, type Metrics } from '../../adapters/metrics/metrics.js';
 import { adminFromEnv } from '../../cli/admin-host.js';
 import { FlowLoadReport } from '../../cli/flow-load-report.js';
-import { ActivityRecorder } from '../../cli/console/activity-recorder.js';
+import { ActivityRecorder } from '../../console/server/activity-recorder.js';
 import { createEngine, flowsDirectory, loadValidFlows } from '../../cli/host.js';
 import { queueSchedulerFromEnv, webhooksQueuedFromEnv } from '../../cli/queue-mode.js';
 import { openRuntime, type Runtime } from '../../cli/runtime.js';
@@ -36,7 +36,7 @@ import { startFakeAnthropic, type FakeAnthropic } from '../fakes/fake-anthropic.
 import { startFakeOpenAi, type FakeOpenAi } from '../fakes/fake-openai.js';
 import { createTestSchema, dropTestSchema, postgresProblem, TEST_DATABASE_URL, withSearchPath } from '../helpers/databases.js';
 import { deleteNamespace, randomPrefix, redisProblem, TEST_REDIS_URL } from '../helpers/key-values.js';
-import { consoleUrlOf } from '../../cli/console/console-url.js';
+import { consoleUrlOf } from '../../console/server/console-url.js';
 
 export const INSTANCE_TOKEN = 'fake-token';
 export const CLINIC_PHONE = '5511912345678';

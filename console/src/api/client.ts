@@ -1,7 +1,7 @@
 // The browser's only way to the server: JSON over fetch to /admin/*, with the session cookie
 // (same origin) and, on every request that is not GET/HEAD, the session's X-CSRF-Token.
 // A 401 from any call but the sign-in itself ends the session in the app (onSignedOut).
-import type { ApiError, SessionResponse } from '../../../cli/console/api-types.js';
+import type { ApiError, SessionResponse } from '../../server/api-types.js';
 import { t } from '../i18n/index.js';
 
 /** A request that did not succeed: `status` 0 when the server could not be reached. */

@@ -1,6 +1,6 @@
 // Small coloured labels: a lead's state and an execution's or step's status. Colour is never the
 // only signal: the text says it.
-import type { LeadSummary } from '../../../cli/console/api-types.js';
+import type { LeadSummary } from '../../server/api-types.js';
 import { formatTime } from '../format.js';
 import { t } from '../i18n/index.js';
 

@@ -1,7 +1,7 @@
 // A lead's conversation as chat bubbles, oldest first: the lead on the left, the agent on the
 // right, a person of the clinic (operator) on the right in another colour, labelled "equipe".
 // Message text is rendered as text (line breaks kept by CSS), never as HTML.
-import type { ChatMessageRow } from '../../../cli/console/api-types.js';
+import type { ChatMessageRow } from '../../server/api-types.js';
 import { formatWhen } from '../format.js';
 import { t } from '../i18n/index.js';
 

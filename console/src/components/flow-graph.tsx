@@ -5,7 +5,7 @@
 // (or a click) selects one. Zoom buttons scale the drawing; the frame scrolls, and drags pan it.
 // Every text is an SVG text node (never HTML); no inline <style> (the CSP forbids it).
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
-import type { FlowGraphEdgeView, FlowGraphGroupView, FlowGraphNodeView, FlowGraphView } from '../../../cli/console/api-types.js';
+import type { FlowGraphEdgeView, FlowGraphGroupView, FlowGraphNodeView, FlowGraphView } from '../../server/api-types.js';
 import {
   FONT,
   type FlowLayout,

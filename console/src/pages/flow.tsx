@@ -9,7 +9,7 @@ import type {
   FlowGraphGroupView,
   FlowGraphNodeView,
   FlowStepView,
-} from '../../../cli/console/api-types.js';
+} from '../../server/api-types.js';
 import { api } from '../api/client.js';
 import { LoadError, Loading } from '../components/feedback.js';
 import { FlowGraph } from '../components/flow-graph.js';

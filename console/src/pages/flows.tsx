@@ -2,7 +2,7 @@
 // count, file and version; and the problems of the latest load of the flows directory as
 // `file:line:col message [code]` (above the list, to be seen), or below it a line saying there were none.
 import { useEffect } from 'preact/hooks';
-import type { FlowLoadProblem, FlowSummary, FlowsResponse, FlowTriggerSummary } from '../../../cli/console/api-types.js';
+import type { FlowLoadProblem, FlowSummary, FlowsResponse, FlowTriggerSummary } from '../../server/api-types.js';
 import { api } from '../api/client.js';
 import { LoadError, Loading } from '../components/feedback.js';
 import { Link } from '../components/link.js';

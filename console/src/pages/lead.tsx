@@ -2,7 +2,7 @@
 // the handoff (with its reason and the summary the Hunter got), the lead's executions, and the actions (POST /admin/leads/:id/actions). Clearing the
 // memory asks first; erasing asks the user to type the lead's phone digits.
 import { useEffect, useState } from 'preact/hooks';
-import type { LeadAction, LeadActionResponse, LeadDetail, LeadHandoff, LeadResponse } from '../../../cli/console/api-types.js';
+import type { LeadAction, LeadActionResponse, LeadDetail, LeadHandoff, LeadResponse } from '../../server/api-types.js';
 import { api, describeFailure } from '../api/client.js';
 import { LeadStateBadge, StatusBadge } from '../components/badges.js';
 import { Conversation } from '../components/conversation.js';

@@ -2,7 +2,7 @@
 // list (GET /admin/leads) with each lead's state and last message, 50 per page. The clinic, the
 // search and the page live in the URL (?clinica=&q=&page=), so back/forward and links keep them.
 import { useEffect, useState } from 'preact/hooks';
-import type { ClinicsResponse, LeadSummary, LeadsResponse } from '../../../cli/console/api-types.js';
+import type { ClinicsResponse, LeadSummary, LeadsResponse } from '../../server/api-types.js';
 import { api, query } from '../api/client.js';
 import { LeadStateBadge } from '../components/badges.js';
 import { LoadError, Loading, Notice } from '../components/feedback.js';

@@ -6,7 +6,7 @@
 // (?clinica=<id | none>&days=); the figures refresh every minute while the tab is visible.
 import type { ComponentChildren, JSX } from 'preact';
 import { useEffect, useMemo } from 'preact/hooks';
-import type { OverviewFigures, OverviewResponse, OverviewSeries } from '../../../cli/console/api-types.js';
+import type { OverviewFigures, OverviewResponse, OverviewSeries } from '../../server/api-types.js';
 import { api, query } from '../api/client.js';
 import { type DaySeries, DayChart } from '../components/day-chart.js';
 import { LoadError, Loading } from '../components/feedback.js';

@@ -12,7 +12,7 @@ import type { Engine } from '../../engine/engine.js';
 import { flowGraph } from '../../engine/graph/flow-graph.js';
 import { YamlSource } from '../../engine/load/yaml-source.js';
 import type { LoadedFlow, LoadedStep } from '../../engine/types.js';
-import type { FlowLoadReport } from '../flow-load-report.js';
+import type { FlowLoadReport } from '../../cli/flow-load-report.js';
 import type { FlowDetailResponse, FlowGraphView, FlowsResponse, FlowStepView, FlowSummary, FlowTriggerSummary } from './api-types.js';
 import { sendApiError } from './lead-rows.js';
 

@@ -4,7 +4,7 @@ import type { Router } from 'express';
 import type { Database } from '../../adapters/db/database.js';
 import type { Engine } from '../../engine/engine.js';
 import type { ExecutionStore } from '../../engine/store/execution-store.js';
-import type { FlowLoadReport } from '../flow-load-report.js';
+import type { FlowLoadReport } from '../../cli/flow-load-report.js';
 import { listClinics } from './clinics.js';
 import { getFlow, listFlows } from './flows.js';
 import { mountLeadActions } from './lead-actions.js';
