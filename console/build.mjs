@@ -41,7 +41,9 @@ const result = await build({
 
 // The console shares the server's types (import type, erased by esbuild); its bundle holds only its
 // own code and its libraries, never server code.
-const foreign = Object.keys(result.metafile.inputs).filter((path) => !path.startsWith('console/src/') && !/(^|\/)node_modules\//.test(path));
+const foreign = Object.keys(result.metafile.inputs).filter(
+  (path) => !path.startsWith('console/src/') && !/(^|\/)node_modules\//.test(path),
+);
 if (foreign.length > 0) throw new Error(`console build: server code in the bundle (use import type): ${foreign.join(', ')}`);
 
 const outputs = Object.keys(result.metafile.outputs).map((path) => basename(path));

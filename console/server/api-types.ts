@@ -5,6 +5,7 @@
 // the cookie also need `X-CSRF-Token`). Timestamps are ISO 8601 strings (UTC), or null when unset.
 // Errors are ApiError with 400 (bad input), 401 (not signed in), 403 (CSRF / Origin), 404 (unknown id).
 // The executions endpoints' bodies are engine/triggers/admin-api-types.ts.
+import type { FlowGraph as FlowGraphView } from '../../engine/graph/flow-graph.js';
 import type { ExecutionStatus } from '../../engine/types.js';
 
 /** A clinic as the console lists it (`clinicas_com_atendentes`). */
@@ -213,50 +214,19 @@ export interface FlowsResponse {
   loaded_at: string;
 }
 
-/** What a graph node stands for (engine/graph/flow-graph.ts). */
-export type FlowNodeKind = 'trigger' | 'step' | 'if' | 'switch' | 'parallel' | 'join' | 'foreach' | 'stop' | 'end';
-
-/** A node of a flow's graph. */
-export interface FlowGraphNodeView {
-  /** Unique within the graph ([A-Za-z0-9_]). */
-  id: string;
-  kind: FlowNodeKind;
-  /** The step id; the flow's name (trigger); `join`; `end`. */
-  label: string;
-  /** Further lines: the step's type, then its name or a stop's reason, then `on error: continue`; the trigger's summary. */
-  details: string[];
-  /** The step's id (step nodes only). */
-  step?: string;
-  /** The step's node type (step nodes only). */
-  type?: string;
-  /** The group (foreach body) holding the node. */
-  parent?: string;
-}
-
-/** An edge: `normal` (the flow goes on; branches labelled `then`, `else`, a case key, `default`, a branch name, `each item`, `done`), `error` (on_error goto), `loop` (back to a foreach). */
-export interface FlowGraphEdgeView {
-  from: string;
-  to: string;
-  label?: string;
-  kind: 'normal' | 'error' | 'loop';
-}
-
-/** A foreach body: the nodes whose `parent` is `id`. */
-export interface FlowGraphGroupView {
-  id: string;
-  label: string;
-  /** The foreach's node. */
-  of: string;
-  /** The enclosing group, for a foreach inside another's body. */
-  parent?: string;
-}
-
-/** A flow as a graph, read top to bottom like its YAML (the same graph `leadflow graph` prints). */
-export interface FlowGraphView {
-  nodes: FlowGraphNodeView[];
-  edges: FlowGraphEdgeView[];
-  groups: FlowGraphGroupView[];
-}
+/**
+ * A flow's graph as `GET /admin/flows/:name` sends it: engine/graph/flow-graph.ts's types, the same
+ * graph `leadflow graph` prints (a type-only re-export: the browser bundle holds no engine code).
+ * Nodes and edges in reading order, foreach bodies as groups, outer before inner.
+ */
+export type {
+  FlowEdgeKind,
+  FlowGraph as FlowGraphView,
+  FlowGraphEdge as FlowGraphEdgeView,
+  FlowGraphGroup as FlowGraphGroupView,
+  FlowGraphNode as FlowGraphNodeView,
+  FlowNodeKind,
+} from '../../engine/graph/flow-graph.js';
 
 /** A step as written in its flow file. */
 export interface FlowStepView {
