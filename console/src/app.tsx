@@ -4,19 +4,11 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { checkSession, describeFailure, onSignedOut, signOut } from './api/client.js';
 import { LoadError, Loading } from './components/feedback.js';
-import { Link } from './components/link.js';
 import { TopBar } from './components/top-bar.js';
 import { t } from './i18n/index.js';
-import { ExecutionPage } from './pages/execution.js';
-import { ExecutionsPage } from './pages/executions.js';
-import { FlowPage } from './pages/flow.js';
-import { FlowsPage } from './pages/flows.js';
-import { LeadPage } from './pages/lead.js';
-import { LeadsPage } from './pages/leads.js';
-import { OverviewPage } from './pages/overview.js';
 import { SignInPage } from './pages/sign-in.js';
-import { type Location, parseRoute, paths } from './router.js';
-import { useLocation } from './router.js';
+import { type Route, routeOf } from './routes.js';
+import { type Location, useLocation } from './router.js';
 
 type SessionState =
   | { kind: 'checking' }
@@ -24,11 +16,12 @@ type SessionState =
   | { kind: 'signed-in' }
   | { kind: 'failed'; error: unknown };
 
+/** The whole console: the session check, then the sign-in page or the top bar and the current route's page. */
 export function App() {
   const [session, setSession] = useState<SessionState>({ kind: 'checking' });
   const [notice, setNotice] = useState<{ text: string; path: string } | null>(null);
   const location = useLocation();
-  const route = parseRoute(location.pathname);
+  const route = routeOf(location.pathname);
 
   const check = useCallback(() => {
     setSession({ kind: 'checking' });
@@ -61,44 +54,29 @@ export function App() {
     <>
       <TopBar route={route} onSignOut={leave} />
       <Page
+        route={route}
         location={location}
         notice={notice?.path === location.pathname ? notice.text : null}
-        onErased={(text) => setNotice({ text, path: paths.leads() })}
+        showNotice={(text, path) => setNotice({ text, path })}
       />
     </>
   );
 }
 
-function Page({ location, notice, onErased }: { location: Location; notice: string | null; onErased: (message: string) => void }) {
-  const route = parseRoute(location.pathname);
-  switch (route.name) {
-    case 'leads':
-      return <LeadsPage location={location} notice={notice} />;
-    case 'lead':
-      return <LeadPage id={route.id} onErased={onErased} />;
-    case 'executions':
-      return <ExecutionsPage location={location} />;
-    case 'execution':
-      return <ExecutionPage id={route.id} />;
-    case 'flows':
-      return <FlowsPage />;
-    case 'flow':
-      return <FlowPage name={route.flow} location={location} />;
-    case 'overview':
-      return <OverviewPage location={location} />;
-    default:
-      return <NotFound />;
-  }
-}
-
-function NotFound() {
-  useEffect(() => {
-    document.title = t.titles.notFound;
-  }, []);
-  return (
-    <main class="page">
-      <h1>{t.common.notFound}</h1>
-      <Link href={paths.leads()}>{t.common.goHome}</Link>
-    </main>
-  );
+/** The route's page with its PageProps. */
+function Page({
+  route,
+  location,
+  notice,
+  showNotice,
+}: {
+  route: Route;
+  location: Location;
+  notice: string | null;
+  showNotice: (text: string, pathname: string) => void;
+}) {
+  const { entry, params } = route;
+  const Component = entry.page;
+  const title = (subject?: string | null) => entry.title(params, subject);
+  return <Component params={params} location={location} title={title} notice={notice} showNotice={showNotice} />;
 }

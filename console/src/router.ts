@@ -1,51 +1,53 @@
 // Client-side routing under /console/ with the History API (the server answers index.html for any
-// /console/<path> without a file extension). Routes:
-//   /console/                     -> leads
-//   /console/leads                -> leads (?clinica=&q=&page=)
-//   /console/leads/:id            -> one lead
-//   /console/executions           -> executions (?flow=&status=&version=)
-//   /console/executions/:id       -> one execution
-//   /console/flows                -> flows and the flows directory's load problems
-//   /console/flows/:name          -> one flow's graph (?step= the selected step)
-//   /console/overview             -> the overview (?clinica=&days=)
+// /console/<path> without a file extension): the current location, navigation without reload, and
+// route patterns matched and filled. Which pages exist is the route table's (./routes.ts).
 import { useEffect, useState } from 'preact/hooks';
 
+/** Where the server mounts the console; every page's URL starts with it. */
 export const BASE = '/console';
 
-export type Route =
-  | { name: 'leads' }
-  | { name: 'lead'; id: number }
-  | { name: 'executions' }
-  | { name: 'execution'; id: string }
-  | { name: 'flows' }
-  | { name: 'flow'; flow: string }
-  | { name: 'overview' }
-  | { name: 'not-found' };
-
-/** The route of a pathname (with or without the /console prefix). */
-export function parseRoute(pathname: string): Route {
-  const path = pathname.startsWith(BASE) ? pathname.slice(BASE.length) : pathname;
-  const parts = path.split('/').filter((part) => part !== '');
-  if (parts.length === 0 || (parts.length === 1 && parts[0] === 'leads')) return { name: 'leads' };
-  if (parts.length === 2 && parts[0] === 'leads' && /^\d+$/.test(parts[1] ?? '')) return { name: 'lead', id: Number(parts[1]) };
-  if (parts.length === 1 && parts[0] === 'executions') return { name: 'executions' };
-  if (parts.length === 2 && parts[0] === 'executions' && parts[1]) return { name: 'execution', id: decodeURIComponent(parts[1]) };
-  if (parts.length === 1 && parts[0] === 'flows') return { name: 'flows' };
-  if (parts.length === 2 && parts[0] === 'flows' && parts[1]) return { name: 'flow', flow: decodeURIComponent(parts[1]) };
-  if (parts.length === 1 && parts[0] === 'overview') return { name: 'overview' };
-  return { name: 'not-found' };
+/** The address a page renders from: its path (with BASE) and its query (?clinica=&q=…). */
+export interface Location {
+  pathname: string;
+  search: URLSearchParams;
 }
 
-/** URLs of the pages, for links. */
-export const paths = {
-  leads: (search = '') => `${BASE}/leads${search}`,
-  lead: (id: number) => `${BASE}/leads/${id}`,
-  executions: (search = '') => `${BASE}/executions${search}`,
-  execution: (id: string) => `${BASE}/executions/${encodeURIComponent(id)}`,
-  flows: () => `${BASE}/flows`,
-  flow: (name: string, step?: string) => `${BASE}/flows/${encodeURIComponent(name)}${step ? `?step=${encodeURIComponent(step)}` : ''}`,
-  overview: (search = '') => `${BASE}/overview${search}`,
-};
+/** A route's parameters by name (`:id` of `/leads/:id`), decoded. */
+export type Params = Record<string, string>;
+
+/** One segment of a pattern: a literal, or `:name` with an optional constraint (`:id(\d+)`). */
+const PARAMETER = /^:(\w+)(?:\((.+)\))?$/;
+
+/**
+ * The parameters of `pathname` (with or without BASE) under `pattern` (`/leads/:id(\d+)`), or null
+ * when it does not match. Empty segments are ignored (`/leads/` is `/leads`); a parameter matches one
+ * non-empty segment (its constraint, when given, the whole segment) and is URI-decoded.
+ */
+export function matchPattern(pattern: string, pathname: string): Params | null {
+  const path = pathname.startsWith(BASE) ? pathname.slice(BASE.length) : pathname;
+  const parts = path.split('/').filter((part) => part !== '');
+  const expected = pattern.split('/').filter((part) => part !== '');
+  if (parts.length !== expected.length) return null;
+  const params: Params = {};
+  for (const [index, segment] of expected.entries()) {
+    const part = parts[index]!;
+    const parameter = PARAMETER.exec(segment);
+    if (!parameter) {
+      if (part !== segment) return null;
+      continue;
+    }
+    const [, name, constraint] = parameter;
+    if (constraint && !new RegExp(`^(?:${constraint})$`).test(part)) return null;
+    params[name!] = decodeURIComponent(part);
+  }
+  return params;
+}
+
+/** The URL of `pattern` with `params` filled in (URI-encoded), under BASE, followed by `search` (`?…` or ''). */
+export function fillPattern(pattern: string, params: Params, search = ''): string {
+  const path = pattern.replace(/:(\w+)(?:\([^)]*\))?/g, (_match, name: string) => encodeURIComponent(params[name] ?? ''));
+  return `${BASE}${path}${search}`;
+}
 
 const CHANGE = 'console:navigate';
 
@@ -55,11 +57,6 @@ export function navigate(href: string, replace = false): void {
   else history.pushState(null, '', href);
   window.dispatchEvent(new Event(CHANGE));
   if (!replace) window.scrollTo(0, 0);
-}
-
-export interface Location {
-  pathname: string;
-  search: URLSearchParams;
 }
 
 function current(): Location {

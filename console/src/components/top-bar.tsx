@@ -1,28 +1,22 @@
-// The bar on every signed-in page: the name, links to Visão geral, Leads, Execuções and Fluxos, and Sair.
+// The bar on every signed-in page: the name, a link to each page of the route table with a `nav`
+// label (Visão geral, Leads, Execuções, Fluxos, in the table's order), and Sair.
 import { t } from '../i18n/index.js';
-import { paths, type Route } from '../router.js';
+import { href, ROUTES, type Route, type RouteEntry, type RouteName } from '../routes.js';
 import { Link } from './link.js';
 
+/** The top bar; the link of the route's section carries aria-current="page". */
 export function TopBar({ route, onSignOut }: { route: Route; onSignOut: () => void }) {
-  const inLeads = route.name === 'leads' || route.name === 'lead';
-  const inExecutions = route.name === 'executions' || route.name === 'execution';
-  const inFlows = route.name === 'flows' || route.name === 'flow';
+  const section = route.name === null ? null : (route.entry.section ?? route.name);
+  const links = (Object.entries(ROUTES) as Array<[RouteName, RouteEntry]>).filter(([, entry]) => entry.nav !== undefined);
   return (
     <header class="top-bar">
       <span class="brand">{t.appName}</span>
       <nav aria-label={t.nav.label}>
-        <Link href={paths.overview()} class="nav-link" aria-current={route.name === 'overview' ? 'page' : undefined}>
-          {t.nav.overview}
-        </Link>
-        <Link href={paths.leads()} class="nav-link" aria-current={inLeads ? 'page' : undefined}>
-          {t.nav.leads}
-        </Link>
-        <Link href={paths.executions()} class="nav-link" aria-current={inExecutions ? 'page' : undefined}>
-          {t.nav.executions}
-        </Link>
-        <Link href={paths.flows()} class="nav-link" aria-current={inFlows ? 'page' : undefined}>
-          {t.flows.nav}
-        </Link>
+        {links.map(([name, entry]) => (
+          <Link key={name} href={href(name)} class="nav-link" aria-current={section === name ? 'page' : undefined}>
+            {entry.nav}
+          </Link>
+        ))}
       </nav>
       <button type="button" class="button button-quiet sign-out" onClick={onSignOut}>
         {t.nav.signOut}

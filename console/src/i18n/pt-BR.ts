@@ -13,6 +13,8 @@ export const ptBR = {
     execution: (flow: string) => `Execução de ${flow} · LeadFlow`,
     notFound: 'Página não encontrada · LeadFlow',
     overview: 'Visão geral · LeadFlow',
+    flows: 'Fluxos · LeadFlow',
+    flow: (name: string) => `Fluxo ${name} · LeadFlow`,
   },
   common: {
     loading: 'Carregando…',
@@ -45,6 +47,7 @@ export const ptBR = {
     overview: 'Visão geral',
     leads: 'Leads',
     executions: 'Execuções',
+    flows: 'Fluxos',
     signOut: 'Sair',
   },
   leadState: {
@@ -192,9 +195,6 @@ export const ptBR = {
     cancelled: 'Execução cancelada.',
   },
   flows: {
-    nav: 'Fluxos',
-    title: 'Fluxos · LeadFlow',
-    flowTitle: (name: string) => `Fluxo ${name} · LeadFlow`,
     heading: 'Fluxos',
     listLabel: 'Fluxos carregados',
     empty: 'Nenhum fluxo carregado.',

@@ -21,10 +21,14 @@ import { Link } from '../components/link.js';
 import { StepList } from '../components/step-list.js';
 import { formatDuration, formatFull } from '../format.js';
 import { t } from '../i18n/index.js';
-import { navigate, paths } from '../router.js';
-import { useResource } from '../use-resource.js';
+import { usePageTitle } from '../hooks/use-page-title.js';
+import { useResource } from '../hooks/use-resource.js';
+import { navigate } from '../router.js';
+import { href, type PageProps } from '../routes.js';
 
-export function ExecutionPage({ id }: { id: string }) {
+/** One execution's page (`/console/executions/:id`). */
+export function ExecutionPage({ params, title }: PageProps) {
+  const id = params.id ?? '';
   const resource = useResource(() => api<ExecutionResponse>('GET', `/admin/executions/${encodeURIComponent(id)}`), [id]);
   const [dryRun, setDryRun] = useState<ExecutionRecord | null>(null);
   const dryRunSection = useRef<HTMLElement>(null);
@@ -33,12 +37,10 @@ export function ExecutionPage({ id }: { id: string }) {
   useEffect(() => {
     if (dryRun) dryRunSection.current?.focus();
   }, [dryRun]);
-  useEffect(() => {
-    if (flow) document.title = t.titles.execution(flow);
-  }, [flow]);
+  usePageTitle(title(flow));
   return (
     <main class="page">
-      <Link href={paths.executions()}>{t.execution.backToList}</Link>
+      <Link href={href('executions')}>{t.execution.backToList}</Link>
       {resource.error ? <LoadError error={resource.error} onRetry={resource.reload} /> : null}
       {!resource.data && !resource.error ? <Loading /> : null}
       {resource.data ? (
@@ -115,7 +117,7 @@ function ExecutionDetails({
           <div class="fact">
             <dt>{t.execution.parent}</dt>
             <dd>
-              <Link href={paths.execution(execution.parent_id)}>{execution.parent_id.slice(0, 8)}</Link>
+              <Link href={href('execution', { id: execution.parent_id })}>{execution.parent_id.slice(0, 8)}</Link>
             </dd>
           </div>
         ) : null}
@@ -162,7 +164,7 @@ function ExecutionActions({
         onDryRun(answer.execution);
       } else {
         const answer = await api<ReplayStartedResponse>('POST', `${path}/replay`);
-        navigate(paths.execution(answer.execution_id));
+        navigate(href('execution', { id: answer.execution_id }));
       }
     } catch (failure) {
       setError(t.common.actionFailed(describeFailure(failure)));

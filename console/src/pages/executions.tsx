@@ -1,7 +1,7 @@
 // Executions (GET /admin/executions), newest first, filtered by flow, status and version prefix
 // (kept in the URL: ?flow=&status=&version=). Refreshes itself every 5 s while the box is ticked
 // and the tab is visible.
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { api, query } from '../api/client.js';
 import { EXECUTION_STATUSES, type ExecutionListResponse } from '../api/execution-types.js';
 import { StatusBadge } from '../components/badges.js';
@@ -9,13 +9,18 @@ import { LoadError, Loading } from '../components/feedback.js';
 import { Link } from '../components/link.js';
 import { formatDuration, formatTime, formatWhen } from '../format.js';
 import { t } from '../i18n/index.js';
-import { type Location, navigate, paths } from '../router.js';
-import { useResource } from '../use-resource.js';
+import { usePageTitle } from '../hooks/use-page-title.js';
+import { useRefresh } from '../hooks/use-refresh.js';
+import { useResource } from '../hooks/use-resource.js';
+import { navigate } from '../router.js';
+import { href, type PageProps } from '../routes.js';
 
 const LIST_LIMIT = 50;
+/** How often the list reloads while the box is ticked, in milliseconds. */
 const REFRESH_MS = 5000;
 
-export function ExecutionsPage({ location }: { location: Location }) {
+/** The executions list (`/console/executions`, filters in the query). */
+export function ExecutionsPage({ location, title }: PageProps) {
   const flow = location.search.get('flow') ?? '';
   const status = location.search.get('status') ?? '';
   const version = location.search.get('version') ?? '';
@@ -34,16 +39,8 @@ export function ExecutionsPage({ location }: { location: Location }) {
   }, [flow, status, version, lead]);
   const { reload } = list;
 
-  useEffect(() => {
-    document.title = t.titles.executions;
-  }, []);
-  useEffect(() => {
-    if (!autoRefresh) return;
-    const timer = setInterval(() => {
-      if (document.visibilityState === 'visible') reload();
-    }, REFRESH_MS);
-    return () => clearInterval(timer);
-  }, [autoRefresh, reload]);
+  usePageTitle(title());
+  useRefresh(reload, REFRESH_MS, autoRefresh);
 
   return (
     <main class="page">
@@ -86,7 +83,7 @@ export function ExecutionsPage({ location }: { location: Location }) {
               {list.data.executions.map((execution) => (
                 <tr key={execution.id}>
                   <td>
-                    <Link href={paths.execution(execution.id)}>{execution.flow}</Link>
+                    <Link href={href('execution', { id: execution.id })}>{execution.flow}</Link>
                     {execution.dry_run ? <span class="muted"> · {t.executions.dryRun}</span> : null}
                   </td>
                   <td>
@@ -116,7 +113,7 @@ function Filters(props: { flow: string; status: string; version: string; lead: s
   const apply = (event: Event) => {
     event.preventDefault();
     const digits = lead.replace(/\D/g, '');
-    navigate(paths.executions(query({ flow: flow.trim(), status, version: version.trim().toLowerCase(), lead: digits })));
+    navigate(href('executions', {}, query({ flow: flow.trim(), status, version: version.trim().toLowerCase(), lead: digits })));
   };
   const hasFilters = props.flow !== '' || props.status !== '' || props.version !== '' || props.lead !== '';
   return (
@@ -137,7 +134,7 @@ function Filters(props: { flow: string; status: string; version: string; lead: s
           onChange={(event) => {
             const next = event.currentTarget.value;
             setStatus(next);
-            navigate(paths.executions(query({ flow: props.flow, status: next, version: props.version, lead: props.lead })));
+            navigate(href('executions', {}, query({ flow: props.flow, status: next, version: props.version, lead: props.lead })));
           }}
         >
           <option value="">{t.executions.anyStatus}</option>
@@ -174,7 +171,7 @@ function Filters(props: { flow: string; status: string; version: string; lead: s
           {t.executions.apply}
         </button>
         {hasFilters ? (
-          <button type="button" class="button" onClick={() => navigate(paths.executions())}>
+          <button type="button" class="button" onClick={() => navigate(href('executions'))}>
             {t.executions.clear}
           </button>
         ) : null}

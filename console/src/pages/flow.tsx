@@ -2,14 +2,8 @@
 // (components/flow-graph.tsx), and beside it (below on narrow screens) the selected step: type,
 // `file:line`, on_error, retry and its params as written in the YAML (as text). The selected step
 // lives in the address (?step=), so a link can point at one step.
-import { useCallback, useEffect, useMemo } from 'preact/hooks';
-import type {
-  FlowDetailResponse,
-  FlowGraphEdgeView,
-  FlowGraphGroupView,
-  FlowGraphNodeView,
-  FlowStepView,
-} from '../../server/api-types.js';
+import { useCallback, useMemo } from 'preact/hooks';
+import type { FlowDetailResponse, FlowGraphEdgeView, FlowGraphGroupView, FlowGraphNodeView, FlowStepView } from '../../server/api-types.js';
 import { api } from '../api/client.js';
 import { LoadError, Loading } from '../components/feedback.js';
 import { FlowGraph } from '../components/flow-graph.js';
@@ -17,19 +11,21 @@ import { Link } from '../components/link.js';
 import type { NodeLine } from '../flow-layout.js';
 import { formatJson } from '../format.js';
 import { t } from '../i18n/index.js';
-import { type Location, navigate, paths } from '../router.js';
-import { useResource } from '../use-resource.js';
+import { usePageTitle } from '../hooks/use-page-title.js';
+import { useResource } from '../hooks/use-resource.js';
+import { navigate } from '../router.js';
+import { href, type PageProps } from '../routes.js';
 import { triggerText } from './flows.js';
 
-export function FlowPage({ name, location }: { name: string; location: Location }) {
+/** One flow's page (`/console/flows/:name`, `?step=` the selected step). */
+export function FlowPage({ params, location, title }: PageProps) {
+  const name = params.name ?? '';
   const resource = useResource(() => api<FlowDetailResponse>('GET', `/admin/flows/${encodeURIComponent(name)}`), [name]);
   const selected = location.search.get('step');
-  useEffect(() => {
-    document.title = t.flows.flowTitle(name);
-  }, [name]);
+  usePageTitle(title());
   return (
     <main class="page page-wide">
-      <Link href={paths.flows()}>{t.flows.backToList}</Link>
+      <Link href={href('flows')}>{t.flows.backToList}</Link>
       <h1>{t.flows.heading1(name)}</h1>
       {resource.error ? <LoadError error={resource.error} onRetry={resource.reload} /> : null}
       {!resource.data && !resource.error ? <Loading /> : null}
@@ -46,7 +42,7 @@ function FlowView({ detail, selected }: { detail: FlowDetailResponse; selected: 
   const linesOf = useCallback((node: FlowGraphNodeView) => nodeLines(node, detail), [detail]);
   const edgeLabel = useCallback((edge: FlowGraphEdgeView) => edgeText(edge, nodes.get(edge.from)), [nodes]);
   const groupLabel = useCallback((group: FlowGraphGroupView) => t.flows.graph.forEach(nodes.get(group.of)?.step ?? group.of), [nodes]);
-  const select = (step: string) => navigate(paths.flow(flow.name, step), true);
+  const select = (step: string) => navigate(href('flow', { name: flow.name }, `?step=${encodeURIComponent(step)}`), true);
   const step = selected ? byStep.get(selected) : undefined;
   return (
     <>

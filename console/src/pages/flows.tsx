@@ -1,15 +1,15 @@
 // The flows this server runs (GET /admin/flows), each a link to its graph, with its trigger, step
 // count, file and version; and the problems of the latest load of the flows directory as
 // `file:line:col message [code]` (above the list, to be seen), or below it a line saying there were none.
-import { useEffect } from 'preact/hooks';
 import type { FlowLoadProblem, FlowSummary, FlowsResponse, FlowTriggerSummary } from '../../server/api-types.js';
 import { api } from '../api/client.js';
 import { LoadError, Loading } from '../components/feedback.js';
 import { Link } from '../components/link.js';
 import { formatFull } from '../format.js';
 import { t } from '../i18n/index.js';
-import { paths } from '../router.js';
-import { useResource } from '../use-resource.js';
+import { usePageTitle } from '../hooks/use-page-title.js';
+import { useResource } from '../hooks/use-resource.js';
+import { href, type PageProps } from '../routes.js';
 
 /** A flow's trigger in words. */
 export function triggerText(trigger: FlowTriggerSummary): string {
@@ -18,11 +18,10 @@ export function triggerText(trigger: FlowTriggerSummary): string {
   return t.flows.trigger.none;
 }
 
-export function FlowsPage() {
+/** The Flows page (`/console/flows`). */
+export function FlowsPage({ title }: PageProps) {
   const resource = useResource(() => api<FlowsResponse>('GET', '/admin/flows'), []);
-  useEffect(() => {
-    document.title = t.flows.title;
-  }, []);
+  usePageTitle(title());
   const data = resource.data;
   return (
     <main class="page">
@@ -46,7 +45,7 @@ function FlowList({ flows }: { flows: FlowSummary[] }) {
       {flows.map((flow) => (
         <li key={flow.name} class="flow-row">
           <div class="flow-row-head">
-            <Link href={paths.flow(flow.name)} class="flow-name">
+            <Link href={href('flow', { name: flow.name })} class="flow-name">
               {flow.name}
             </Link>
             <span class="mono flow-trigger">{triggerText(flow.trigger)}</span>

@@ -1,7 +1,7 @@
 // One lead (GET /admin/leads/:id): the conversation as chat bubbles, the form answers and budget,
 // the handoff (with its reason and the summary the Hunter got), the lead's executions, and the actions (POST /admin/leads/:id/actions). Clearing the
 // memory asks first; erasing asks the user to type the lead's phone digits.
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type { LeadAction, LeadActionResponse, LeadDetail, LeadHandoff, LeadResponse } from '../../server/api-types.js';
 import { api, describeFailure } from '../api/client.js';
 import { LeadStateBadge, StatusBadge } from '../components/badges.js';
@@ -11,20 +11,23 @@ import { LoadError, Loading, Notice } from '../components/feedback.js';
 import { Link } from '../components/link.js';
 import { digitsOf, formatFull, formatPhone, formatWhen } from '../format.js';
 import { t } from '../i18n/index.js';
-import { navigate, paths } from '../router.js';
-import { useResource } from '../use-resource.js';
+import { usePageTitle } from '../hooks/use-page-title.js';
+import { useResource } from '../hooks/use-resource.js';
+import { navigate } from '../router.js';
+import { href, type PageProps } from '../routes.js';
 
-export function LeadPage({ id, onErased }: { id: number; onErased: (message: string) => void }) {
+/** One lead's page (`/console/leads/:id`); erasing the lead returns to the leads with a notice. */
+export function LeadPage({ params, title, showNotice }: PageProps) {
+  const id = Number(params.id);
+  const onErased = (message: string) => showNotice(message, href('leads'));
   const resource = useResource(() => api<LeadResponse>('GET', `/admin/leads/${id}`), [id]);
   const name = resource.data?.lead.nome;
-  useEffect(() => {
-    document.title = t.titles.lead(name || t.leads.unnamed);
-  }, [name]);
+  usePageTitle(title(name));
 
   if (resource.error) {
     return (
       <main class="page">
-        <Link href={paths.leads()}>{t.lead.backToList}</Link>
+        <Link href={href('leads')}>{t.lead.backToList}</Link>
         <LoadError error={resource.error} onRetry={resource.reload} />
       </main>
     );
@@ -39,7 +42,7 @@ export function LeadPage({ id, onErased }: { id: number; onErased: (message: str
   const { lead, messages, executions, handoff } = resource.data;
   return (
     <main class="page">
-      <Link href={paths.leads(`?clinica=${lead.clinica_id}`)}>{t.lead.backToList}</Link>
+      <Link href={href('leads', {}, `?clinica=${lead.clinica_id}`)}>{t.lead.backToList}</Link>
       <div class="page-head">
         <h1>{lead.nome || t.leads.unnamed}</h1>
         <LeadStateBadge lead={lead} />
@@ -61,7 +64,7 @@ export function LeadPage({ id, onErased }: { id: number; onErased: (message: str
               <ul class="plain-list">
                 {executions.map((execution) => (
                   <li key={execution.id} class="execution-line">
-                    <Link href={paths.execution(execution.id)}>{execution.flow}</Link>
+                    <Link href={href('execution', { id: execution.id })}>{execution.flow}</Link>
                     <StatusBadge status={execution.status} />
                     <time class="muted" dateTime={execution.started_at}>
                       {formatWhen(execution.started_at)}
@@ -148,7 +151,7 @@ function LeadActions({ lead, onDone, onErased }: { lead: LeadDetail; onDone: () 
       setAsking(null);
       if (action === 'erase') {
         onErased(t.lead.done.erase);
-        navigate(paths.leads(`?clinica=${lead.clinica_id}`), true);
+        navigate(href('leads', {}, `?clinica=${lead.clinica_id}`), true);
         return;
       }
       setResult({ kind: 'ok', text: t.lead.done[action], execution: answer.execution_id });
@@ -178,7 +181,7 @@ function LeadActions({ lead, onDone, onErased }: { lead: LeadDetail; onDone: () 
       </div>
       {result ? (
         <Notice kind={result.kind}>
-          {result.text} {result.execution ? <Link href={paths.execution(result.execution)}>{t.lead.viewExecution}</Link> : null}
+          {result.text} {result.execution ? <Link href={href('execution', { id: result.execution })}>{t.lead.viewExecution}</Link> : null}
         </Notice>
       ) : null}
       {asking?.confirm === 'reset' ? (

@@ -9,17 +9,20 @@ import { LoadError, Loading, Notice } from '../components/feedback.js';
 import { Link } from '../components/link.js';
 import { formatPhone, formatWhen } from '../format.js';
 import { t } from '../i18n/index.js';
-import { type Location, navigate, paths } from '../router.js';
-import { useResource } from '../use-resource.js';
+import { usePageTitle } from '../hooks/use-page-title.js';
+import { useResource } from '../hooks/use-resource.js';
+import { navigate } from '../router.js';
+import { href, type PageProps } from '../routes.js';
 
 const PAGE_SIZE = 50;
 const SEARCH_DELAY_MS = 300;
 
 function leadsUrl(clinic: string, q: string, page: number): string {
-  return paths.leads(query({ clinica: clinic, q, page: page > 1 ? page : undefined }));
+  return href('leads', {}, query({ clinica: clinic, q, page: page > 1 ? page : undefined }));
 }
 
-export function LeadsPage({ location, notice }: { location: Location; notice?: string | null }) {
+/** The leads of one clinic (`/console/leads`, and `/console/` itself). */
+export function LeadsPage({ location, notice, title }: PageProps) {
   const clinicParam = location.search.get('clinica') ?? '';
   const q = location.search.get('q') ?? '';
   const page = Math.max(1, Number(location.search.get('page')) || 1);
@@ -27,9 +30,7 @@ export function LeadsPage({ location, notice }: { location: Location; notice?: s
   const firstClinic = clinics.data?.clinics[0];
   const clinic = clinicParam || (firstClinic ? String(firstClinic.id) : '');
 
-  useEffect(() => {
-    document.title = t.titles.leads;
-  }, []);
+  usePageTitle(title());
 
   return (
     <main class="page">
@@ -109,7 +110,7 @@ function LeadList({ clinic, q, page }: { clinic: string; q: string; page: number
 function LeadRow({ lead }: { lead: LeadSummary }) {
   return (
     <li>
-      <Link href={paths.lead(lead.id)} class="lead-row">
+      <Link href={href('lead', { id: lead.id })} class="lead-row">
         <span class="lead-row-head">
           <strong class="lead-name">{lead.nome || t.leads.unnamed}</strong>
           <LeadStateBadge lead={lead} />

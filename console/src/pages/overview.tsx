@@ -5,7 +5,7 @@
 // executions (by flow). Days are the browser's local days. The clinic and the period live in the URL
 // (?clinica=<id | none>&days=); the figures refresh every minute while the tab is visible.
 import type { ComponentChildren, JSX } from 'preact';
-import { useEffect, useMemo } from 'preact/hooks';
+import { useMemo } from 'preact/hooks';
 import type { OverviewFigures, OverviewResponse, OverviewSeries } from '../../server/api-types.js';
 import { api, query } from '../api/client.js';
 import { type DaySeries, DayChart } from '../components/day-chart.js';
@@ -13,8 +13,11 @@ import { LoadError, Loading } from '../components/feedback.js';
 import { Link } from '../components/link.js';
 import { formatDuration, formatTime } from '../format.js';
 import { t } from '../i18n/index.js';
-import { type Location, navigate, paths } from '../router.js';
-import { useResource } from '../use-resource.js';
+import { usePageTitle } from '../hooks/use-page-title.js';
+import { useRefresh } from '../hooks/use-refresh.js';
+import { useResource } from '../hooks/use-resource.js';
+import { navigate } from '../router.js';
+import { href, type PageProps } from '../routes.js';
 
 const PERIODS = [7, 14, 30];
 const DEFAULT_DAYS = 7;
@@ -49,7 +52,7 @@ function DayName({ date, isToday }: { date: string; isToday: boolean }) {
 }
 
 function overviewUrl(clinic: string, days: number): string {
-  return paths.overview(query({ clinica: clinic, days: days === DEFAULT_DAYS ? undefined : days }));
+  return href('overview', {}, query({ clinica: clinic, days: days === DEFAULT_DAYS ? undefined : days }));
 }
 
 function seriesName(series: OverviewSeries): string {
@@ -57,22 +60,16 @@ function seriesName(series: OverviewSeries): string {
   return series.nome ?? t.overview.unnamedClinic(series.clinica_id);
 }
 
-export function OverviewPage({ location }: { location: Location }) {
+/** The overview (`/console/overview`, `?clinica=&days=`). */
+export function OverviewPage({ location, title }: PageProps) {
   const clinic = location.search.get('clinica') ?? '';
   const asked = Number(location.search.get('days'));
   const days = PERIODS.includes(asked) ? asked : DEFAULT_DAYS;
   const overview = useResource(() => api<OverviewResponse>('GET', `/admin/overview${query({ days, tz: browserZone() })}`), [days]);
   const { reload } = overview;
 
-  useEffect(() => {
-    document.title = t.titles.overview;
-  }, []);
-  useEffect(() => {
-    const timer = setInterval(() => {
-      if (document.visibilityState === 'visible') reload();
-    }, REFRESH_MS);
-    return () => clearInterval(timer);
-  }, [reload]);
+  usePageTitle(title());
+  useRefresh(reload, REFRESH_MS);
 
   const data = overview.data;
   const selected = data
@@ -476,7 +473,7 @@ function FailuresSection({ series, labels, days }: { series: OverviewSeries; lab
               {series.period.failed_executions.map((e) => (
                 <tr key={e.flow}>
                   <th scope="row" class="row-head">
-                    <Link href={paths.executions(query({ flow: e.flow, status: 'failed' }))}>{e.flow}</Link>
+                    <Link href={href('executions', {}, query({ flow: e.flow, status: 'failed' }))}>{e.flow}</Link>
                   </th>
                   <td class="numeric">{formatCount(today.get(e.flow) ?? 0)}</td>
                   <td class="numeric">{formatCount(e.count)}</td>

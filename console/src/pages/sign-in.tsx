@@ -2,15 +2,17 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiFailure, describeFailure, signIn } from '../api/client.js';
 import { Notice } from '../components/feedback.js';
+import { usePageTitle } from '../hooks/use-page-title.js';
 import { t } from '../i18n/index.js';
 
+/** The sign-in page, shown instead of any page while signed out; `notice` says why (session expired). */
 export function SignInPage({ onSignedIn, notice }: { onSignedIn: () => void; notice?: string | null }) {
   const [token, setToken] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const field = useRef<HTMLInputElement>(null);
+  usePageTitle(t.titles.signIn);
   useEffect(() => {
-    document.title = t.titles.signIn;
     field.current?.focus();
   }, []);
 
