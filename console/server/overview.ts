@@ -10,7 +10,7 @@ import { DateTime, IANAZone } from 'luxon';
 import type { Database } from '../../adapters/db/database.js';
 import type { OverviewAiModel, OverviewFigures, OverviewResponse, OverviewSeries } from './api-types.js';
 import { sendApiError } from './lead-rows.js';
-import { type BucketRow, overviewRows } from './overview-query.js';
+import { type BucketRow, type OverviewRows, overviewRows } from './overview-query.js';
 
 export const DEFAULT_OVERVIEW_DAYS = 7;
 export const MAX_OVERVIEW_DAYS = 31;
@@ -103,58 +103,99 @@ function figures(tally: Tally): OverviewFigures {
   };
 }
 
-/** The overview of `params` at `now` (ms). */
-export async function queryOverview(db: Database, params: OverviewParams, now: number = Date.now()): Promise<OverviewResponse> {
+/** The local days an overview covers, oldest first, and their UTC range. */
+interface Period {
+  /** ISO dates (`2026-11-28`), today last. */
+  dates: string[];
+  /** Index in `dates` by ISO date. */
+  dayIndex: Map<string, number>;
+  /** Start of the first day, ISO timestamp (inclusive). */
+  from: string;
+  /** Start of the day after today, ISO timestamp (exclusive). */
+  to: string;
+}
+
+/** The last `params.days` local days in `params.tz` at `now` (ms), today included. */
+function periodOf(params: OverviewParams, now: number): Period {
   const today = DateTime.fromMillis(now, { zone: params.tz }).startOf('day');
   const first = today.minus({ days: params.days - 1 });
   const dates = Array.from({ length: params.days }, (_, i) => first.plus({ days: i }).toISODate()!);
-  const dayIndex = new Map(dates.map((date, i) => [date, i]));
-  const from = new Date(first.toMillis()).toISOString();
-  const to = new Date(today.plus({ days: 1 }).toMillis()).toISOString();
-  const [rows, clinicRows] = await Promise.all([
-    overviewRows(db, from, to),
-    db.find('clinicas_com_atendentes', { order_by: [{ column: 'id', direction: 'asc' }], limit: 1000 }),
-  ]);
+  return {
+    dates,
+    dayIndex: new Map(dates.map((date, i) => [date, i])),
+    from: new Date(first.toMillis()).toISOString(),
+    to: new Date(today.plus({ days: 1 }).toMillis()).toISOString(),
+  };
+}
 
-  // Tallies per clinic (key: id, or 'none') and day.
-  const series = new Map<string, { clinica_id: number | null; nome: string | null; days: Tally[] }>();
-  const seriesOf = (clinica_id: number | null) => {
+/** One clinic's tallies, one per day of the period (clinica_id null: rows of no clinic). */
+interface ClinicDays {
+  clinica_id: number | null;
+  nome: string | null;
+  days: Tally[];
+}
+
+/** Tallies per clinic (key: its id, or 'none') and local day, filled from the database's 15-minute buckets. */
+class ClinicTallies {
+  private readonly byClinic = new Map<string, ClinicDays>();
+
+  constructor(
+    private readonly period: Period,
+    private readonly tz: string,
+  ) {}
+
+  /** The clinic's tallies, created (named null, every day empty) on first use. */
+  of(clinica_id: number | null): ClinicDays {
     const key = clinica_id === null ? 'none' : String(clinica_id);
-    let s = series.get(key);
-    if (!s) {
-      s = { clinica_id, nome: null, days: dates.map(emptyTally) };
-      series.set(key, s);
+    let clinic = this.byClinic.get(key);
+    if (!clinic) {
+      clinic = { clinica_id, nome: null, days: this.period.dates.map(emptyTally) };
+      this.byClinic.set(key, clinic);
     }
-    return s;
-  };
-  for (const c of clinicRows) seriesOf(Number(c.id)).nome = String(c.nome);
-  const tallyAt = (clinica_id: number | null, bucket: number): Tally | undefined => {
-    const i = dayIndex.get(DateTime.fromMillis(bucket, { zone: params.tz }).toISODate() ?? '');
-    return i === undefined ? undefined : seriesOf(clinica_id).days[i];
-  };
-  const count = (list: BucketRow[], add: (tally: Tally, row: BucketRow) => void) => {
+    return clinic;
+  }
+
+  /** The tally of the local day holding `bucket` (ms), or undefined when that day is outside the period. */
+  at(clinica_id: number | null, bucket: number): Tally | undefined {
+    const i = this.period.dayIndex.get(DateTime.fromMillis(bucket, { zone: this.tz }).toISODate() ?? '');
+    return i === undefined ? undefined : this.of(clinica_id).days[i];
+  }
+
+  /** Adds each row to its clinic's day with `add`. */
+  count(list: BucketRow[], add: (tally: Tally, row: BucketRow) => void): void {
     for (const row of list) {
-      const tally = tallyAt(row.clinica_id, row.bucket);
+      const tally = this.at(row.clinica_id, row.bucket);
       if (tally) add(tally, row);
     }
-  };
-  count(rows.leads, (t, r) => {
+  }
+
+  /** Every clinic by id, the rows of no clinic last. */
+  ordered(): ClinicDays[] {
+    return [...this.byClinic.values()].sort((a, b) =>
+      a.clinica_id === null ? 1 : b.clinica_id === null ? -1 : a.clinica_id - b.clinica_id,
+    );
+  }
+}
+
+/** Adds the database's rows (overview-query.ts) to the tallies. */
+function countRows(tallies: ClinicTallies, rows: OverviewRows): void {
+  tallies.count(rows.leads, (t, r) => {
     t.leads_in += r.n;
   });
-  count(rows.handoffs, (t, r) => {
+  tallies.count(rows.handoffs, (t, r) => {
     t.handoffs += r.n;
   });
-  count(rows.optouts, (t, r) => {
+  tallies.count(rows.optouts, (t, r) => {
     t.optouts += r.n;
   });
-  count(rows.messages, (t, r) => {
+  tallies.count(rows.messages, (t, r) => {
     if (r.key === 'lead') t.lead_messages += r.n;
     else if (r.key === 'agent') t.agent_replies += r.n;
   });
-  count(rows.followups, (t, r) => {
+  tallies.count(rows.followups, (t, r) => {
     t.followups += r.sum;
   });
-  count(rows.ai, (t, r) => {
+  tallies.count(rows.ai, (t, r) => {
     const model = r.key ?? '';
     const m = t.ai.get(model) ?? { model, calls: 0, failures: 0, input_tokens: 0, output_tokens: 0 };
     m.calls += r.n;
@@ -163,38 +204,49 @@ export async function queryOverview(db: Database, params: OverviewParams, now: n
     m.output_tokens += r.sum2;
     t.ai.set(model, m);
   });
-  count(rows.failed, (t, r) => {
+  tallies.count(rows.failed, (t, r) => {
     t.failed.set(r.key ?? '', (t.failed.get(r.key ?? '') ?? 0) + r.n);
   });
-  for (const row of rows.firstContacts) tallyAt(row.clinica_id, row.bucket)?.firstContacts.push(row.value);
+  for (const row of rows.firstContacts) tallies.at(row.clinica_id, row.bucket)?.firstContacts.push(row.value);
+}
 
-  const toSeries = (clinica_id: number | null, nome: string | null, days: Tally[]): OverviewSeries => {
-    const period = emptyTally();
-    for (const day of days) addTally(period, day);
-    return {
-      clinica_id,
-      nome,
-      days: days.map((day, i) => ({ date: dates[i]!, ...figures(day) })),
-      today: figures(days[days.length - 1]!),
-      period: figures(period),
-    };
+/** One series of the answer: each day's figures, today's (the last day) and the period's. */
+function toSeries(dates: string[], { clinica_id, nome, days }: ClinicDays): OverviewSeries {
+  const period = emptyTally();
+  for (const day of days) addTally(period, day);
+  return {
+    clinica_id,
+    nome,
+    days: days.map((day, i) => ({ date: dates[i]!, ...figures(day) })),
+    today: figures(days[days.length - 1]!),
+    period: figures(period),
   };
-  const ordered = [...series.values()].sort((a, b) =>
-    a.clinica_id === null ? 1 : b.clinica_id === null ? -1 : a.clinica_id - b.clinica_id,
-  );
-  const allDays = dates.map((_, i) => {
+}
+
+/** The overview of `params` at `now` (ms). */
+export async function queryOverview(db: Database, params: OverviewParams, now: number = Date.now()): Promise<OverviewResponse> {
+  const period = periodOf(params, now);
+  const [rows, clinicRows] = await Promise.all([
+    overviewRows(db, period.from, period.to),
+    db.find('clinicas_com_atendentes', { order_by: [{ column: 'id', direction: 'asc' }], limit: 1000 }),
+  ]);
+  const tallies = new ClinicTallies(period, params.tz);
+  for (const c of clinicRows) tallies.of(Number(c.id)).nome = String(c.nome);
+  countRows(tallies, rows);
+  const ordered = tallies.ordered();
+  const allDays = period.dates.map((_, i) => {
     const day = emptyTally();
-    for (const s of ordered) addTally(day, s.days[i]!);
+    for (const clinic of ordered) addTally(day, clinic.days[i]!);
     return day;
   });
   return {
     days: params.days,
     tz: params.tz,
-    dates,
+    dates: period.dates,
     generated_at: new Date(now).toISOString(),
     first_contact_limit_ms: FIRST_CONTACT_LIMIT_MS,
-    all: toSeries(null, null, allDays),
-    clinics: ordered.map((s) => toSeries(s.clinica_id, s.nome, s.days)),
+    all: toSeries(period.dates, { clinica_id: null, nome: null, days: allDays }),
+    clinics: ordered.map((clinic) => toSeries(period.dates, clinic)),
   };
 }
 
