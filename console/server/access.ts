@@ -34,6 +34,7 @@ const SESSION_BODY_LIMIT = '4kb';
 /** 413 when the parsed body passes a shape limit of json-limits.ts (e.g. nested deeper than 32 levels). */
 const withinJsonLimits = enforceJsonLimits(sendError, (req) => req.body);
 
+/** What the console's sign-in and session check need: the session store, the admin token and the public origin. */
 export interface ConsoleAccessOptions {
   sessions: ConsoleSessions;
   /** LEADFLOW_ADMIN_TOKEN. */

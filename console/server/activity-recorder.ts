@@ -55,12 +55,18 @@ export function clinicOf(record: Pick<ExecutionRecord, 'vars' | 'trigger'>): num
   return null;
 }
 
+/** How an ActivityRecorder logs its write failures and reads the time. */
 export interface ActivityRecorderOptions {
   logger: Logger;
   /** The clock of the rows' times; default Date.now. */
   now?: () => number;
 }
 
+/**
+ * The overview's recorder (see the header): holds each execution's AI calls and follow-ups during a
+ * drive and writes them, with the execution's final rows, to `activity_events` when the drive ends.
+ * Writes nothing before open(); a failed write is logged and dropped, never thrown into an execution.
+ */
 export class ActivityRecorder {
   private store: ActivityStore | undefined;
   private readonly held = new Map<string, { since: number; events: HeldEvent[] }>();

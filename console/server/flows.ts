@@ -31,6 +31,7 @@ function allSteps(steps: LoadedStep[]): LoadedStep[] {
   return steps.flatMap((step) => [step, ...Object.values(step.children).flatMap(allSteps)]);
 }
 
+/** A loaded flow as the Flows page lists it: name, file, version (its source hash), description, trigger and step count (nested steps included). */
 export function flowSummary(flow: LoadedFlow): FlowSummary {
   return {
     name: flow.name,
@@ -71,6 +72,7 @@ export function flowDetail(flow: LoadedFlow): FlowDetailResponse {
   return detail;
 }
 
+/** `GET /admin/flows`: the engine's flows by name and the problems of the latest load of the flows directory (`loads`). */
 export function listFlows(engine: Engine, loads: FlowLoadReport): RequestHandler {
   return (_req, res) => {
     const flows = engine
@@ -82,6 +84,7 @@ export function listFlows(engine: Engine, loads: FlowLoadReport): RequestHandler
   };
 }
 
+/** `GET /admin/flows/:name`: the flow's detail (flowDetail); 422 on a name the flow schema does not allow, 404 on a flow not loaded. */
 export function getFlow(engine: Engine): RequestHandler {
   return (req, res) => {
     const name = String(req.params.name ?? '');

@@ -15,7 +15,9 @@ import { sendError } from '../../engine/triggers/webhook-pipeline.js';
 import type { LeadAction, LeadActionResponse } from './api-types.js';
 import { leadIdParam, sendApiError, toLeadSummary } from './lead-rows.js';
 
+/** The flow each lead action runs as (flows/lead-action.yaml, input `{lead_id, action}`). */
 export const LEAD_ACTION_FLOW = 'lead-action';
+/** The actions `POST /admin/leads/:id/actions` accepts, in the order the lead page shows them. */
 export const LEAD_ACTIONS: readonly LeadAction[] = ['pause', 'resume', 'transfer', 'untransfer', 'reset', 'erase'];
 const BODY_LIMIT = '4kb';
 /** 413 when the parsed body passes a shape limit of engine/triggers/json-limits.ts. */
@@ -23,6 +25,10 @@ const withinJsonLimits = enforceJsonLimits(sendError, (req) => req.body);
 
 const isLeadAction = (value: unknown): value is LeadAction => LEAD_ACTIONS.includes(value as LeadAction);
 
+/**
+ * Adds `POST /leads/:id/actions` to the admin router: checks the body and the lead (see the header for the
+ * answers), runs LEAD_ACTION_FLOW and answers once its execution has ended.
+ */
 export function mountLeadActions(router: Router, db: Database, engine: Engine): void {
   router.post('/leads/:id/actions', express.json({ limit: BODY_LIMIT }), withinJsonLimits, async (req, res) => {
     const id = leadIdParam(req.params.id);

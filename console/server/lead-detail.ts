@@ -25,6 +25,7 @@ export function leadPhoneNeedles(remotejid: string): string[] {
   return [...new Set([remotejid, ...brazilianVariants(remotejid).filter((v) => v.startsWith('55'))])];
 }
 
+/** An execution as a lead's page lists it: id, flow, status, start, end, stop reason and flow version (null when unset). */
 export function toExecutionSummary(r: ExecutionRecord): ExecutionSummary {
   return {
     id: r.id,
@@ -52,10 +53,12 @@ export function latestHandoff(executions: ExecutionRecord[]): LeadHandoff | null
   return { motivo: motivo || null, resumo: summary || null, at: record.created_at, execution_id: record.id };
 }
 
+/** The lead's executions, newest first, at most LEAD_EXECUTIONS_LIMIT: those holding its phone (leadPhoneNeedles). */
 export function leadExecutions(store: ExecutionStore, remotejid: string): Promise<ExecutionRecord[]> {
   return store.list({ containing: leadPhoneNeedles(remotejid), limit: LEAD_EXECUTIONS_LIMIT });
 }
 
+/** `GET /admin/leads/:id`: the lead, its conversation, its executions and its latest handoff (see the header). */
 export function getLead(db: Database, store: ExecutionStore): RequestHandler {
   return async (req, res) => {
     const id = leadIdParam(req.params.id);

@@ -16,6 +16,7 @@ export function leadState(row: Row, now: number): LeadState {
   return 'conversing';
 }
 
+/** A `leads` row as the leads list shows it, its state as of `now` (ms). */
 export function toLeadSummary(row: Row, now: number = Date.now()): LeadSummary {
   return {
     id: Number(row.id),
@@ -32,6 +33,7 @@ export function toLeadSummary(row: Row, now: number = Date.now()): LeadSummary {
   };
 }
 
+/** A `leads` row as the lead's page shows it: the summary plus the form answers, budget, handoff and instance. */
 export function toLeadDetail(row: Row, now: number = Date.now()): LeadDetail {
   const respostas = row.respostas;
   return {

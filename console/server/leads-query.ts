@@ -11,7 +11,9 @@ import type { Database } from '../../adapters/db/database.js';
 import type { LeadsResponse } from './api-types.js';
 import { sendApiError, toLeadSummary } from './lead-rows.js';
 
+/** Leads per page when `limit` is not given. */
 export const DEFAULT_LEADS_LIMIT = 50;
+/** The largest `limit` accepted. */
 export const MAX_LEADS_LIMIT = 200;
 const MAX_QUERY_LENGTH = 200;
 
@@ -115,6 +117,7 @@ export async function queryLeads(db: Database, params: LeadsQuery, now: number =
   return { leads, total: Number(counted?.n ?? 0) };
 }
 
+/** `GET /admin/leads`: one page of leads and their total; 400 on a malformed parameter (see the header). */
 export function listLeads(db: Database): RequestHandler {
   return async (req, res) => {
     const parsed = parseLeadsQuery(req.query as Record<string, unknown>);

@@ -41,6 +41,7 @@ export interface FirstContactRow {
   value: number;
 }
 
+/** What overviewRows reads for a time range, one list per figure (see the header for each). */
 export interface OverviewRows {
   leads: BucketRow[];
   handoffs: BucketRow[];

@@ -12,8 +12,11 @@ import type { OverviewAiModel, OverviewFigures, OverviewResponse, OverviewSeries
 import { sendApiError } from './lead-rows.js';
 import { type BucketRow, type OverviewRows, overviewRows } from './overview-query.js';
 
+/** Days covered when `days` is not given, today included. */
 export const DEFAULT_OVERVIEW_DAYS = 7;
+/** The largest `days` accepted. */
 export const MAX_OVERVIEW_DAYS = 31;
+/** The time zone of the local days when `tz` is not given. */
 export const DEFAULT_OVERVIEW_TZ = 'America/Sao_Paulo';
 /** Rule 1: the first message within two minutes, ms. */
 export const FIRST_CONTACT_LIMIT_MS = 120_000;
@@ -250,6 +253,7 @@ export async function queryOverview(db: Database, params: OverviewParams, now: n
   };
 }
 
+/** `GET /admin/overview`: the overview of the last `days` local days in `tz`, not cached; 422 on a bad parameter. */
 export function getOverview(db: Database): RequestHandler {
   return async (req, res) => {
     const parsed = parseOverviewQuery(req.query as Record<string, unknown>);

@@ -12,6 +12,7 @@ import { getLead } from './lead-detail.js';
 import { listLeads } from './leads-query.js';
 import { getOverview } from './overview.js';
 
+/** What the console's JSON routes read and act on. */
 export interface ConsoleRouteDeps {
   db: Database;
   store: ExecutionStore;
@@ -20,6 +21,7 @@ export interface ConsoleRouteDeps {
   flowLoads: FlowLoadReport;
 }
 
+/** The console's JSON routes (clinics, leads, a lead and its actions, flows, overview), added to the admin router it is given; that router's bearer-or-session check runs first. */
 export function consoleRoutes({ db, store, engine, flowLoads }: ConsoleRouteDeps): (router: Router) => void {
   return (router) => {
     router.get('/clinics', listClinics(db));

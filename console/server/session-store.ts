@@ -26,6 +26,7 @@ export interface Session {
   csrf: string;
 }
 
+/** The console's sessions (see the header): created on sign-in, checked on every request with the cookie, ended on sign-out; kept in the key-value store so every process shares them. */
 export class ConsoleSessions {
   constructor(
     private readonly kv: KeyValue,

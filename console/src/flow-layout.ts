@@ -11,11 +11,13 @@ export interface NodeLine {
   style: 'title' | 'sub';
 }
 
+/** A point in SVG user units (pixels at 100 %). */
 export interface Point {
   x: number;
   y: number;
 }
 
+/** A graph node placed: its lines and its box (x, y its centre). */
 export interface PlacedNode {
   node: FlowGraphNodeView;
   /** The lines as drawn (cut to LINE_MAX characters). */
@@ -26,12 +28,14 @@ export interface PlacedNode {
   height: number;
 }
 
+/** An edge placed: the polyline dagre routed, and its label's box (centre) when it has one. */
 export interface PlacedEdge {
   edge: FlowGraphEdgeView;
   points: Point[];
   label?: { text: string; x: number; y: number; width: number; height: number };
 }
 
+/** A foreach body placed: the box around its nodes (x, y its centre) and its label. */
 export interface PlacedGroup {
   group: FlowGraphGroupView;
   label: string;
@@ -43,6 +47,7 @@ export interface PlacedGroup {
   height: number;
 }
 
+/** A whole graph placed: the drawing's size and every node, edge and group in it. */
 export interface FlowLayout {
   width: number;
   height: number;
@@ -77,6 +82,7 @@ interface EdgeBox extends Box {
   points?: Point[];
 }
 
+/** What layoutFlow needs: the graph, the texts to draw and a way to measure them. */
 export interface LayoutInput {
   graph: FlowGraphView;
   /** The lines of a node (the first is usually the title). */
@@ -95,6 +101,7 @@ export function clip(text: string): string {
   return chars.length > LINE_MAX ? `${chars.slice(0, LINE_MAX - 1).join('')}…` : text;
 }
 
+/** Places `graph` top to bottom with dagre: each node sized to its lines (cut to LINE_MAX), edge labels sized by `measure`; pure. */
 export function layoutFlow({ graph, linesOf, edgeLabel, groupLabel, measure }: LayoutInput): FlowLayout {
   const g = new dagre.graphlib.Graph<Box, Box, EdgeBox>({ multigraph: true, compound: true });
   g.setGraph({ rankdir: 'TB', nodesep: 28, ranksep: 34, edgesep: 14, marginx: 20, marginy: 20 });

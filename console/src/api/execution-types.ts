@@ -32,4 +32,5 @@ export const EXECUTION_STATUSES = [
 
 /** Compiles only while EXECUTION_STATUSES names every status the server has. */
 type Missing = Exclude<ExecutionStatus, (typeof EXECUTION_STATUSES)[number]>;
+/** `true` only while EXECUTION_STATUSES lists every ExecutionStatus: a status added on the server and not here fails the console's typecheck. */
 export const EVERY_STATUS_LISTED: [Missing] extends [never] ? true : never = true;

@@ -19,6 +19,7 @@ interface ConfirmDialogProps {
   onCancel: () => void;
 }
 
+/** A modal asking to confirm an action; opens on mount and closes on unmount. With `typed`, confirming needs the expected digits typed first. */
 export function ConfirmDialog({ title, text, confirmLabel, cancelLabel, danger, busy, typed, onConfirm, onCancel }: ConfirmDialogProps) {
   const dialog = useRef<HTMLDialogElement>(null);
   const [entry, setEntry] = useState('');

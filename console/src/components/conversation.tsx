@@ -5,6 +5,7 @@ import type { ChatMessageRow } from '../../server/api-types.js';
 import { formatWhen } from '../format.js';
 import { t } from '../i18n/index.js';
 
+/** A lead's messages as bubbles (oldest first), or a line saying there are none. */
 export function Conversation({ messages }: { messages: ChatMessageRow[] }) {
   if (messages.length === 0) return <p class="muted">{t.lead.noMessages}</p>;
   return (

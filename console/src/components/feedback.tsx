@@ -3,6 +3,7 @@ import type { ComponentChildren } from 'preact';
 import { describeFailure } from '../api/client.js';
 import { t } from '../i18n/index.js';
 
+/** "Carregando…", announced politely (role="status"). */
 export function Loading() {
   return (
     <p class="muted" role="status">
@@ -11,6 +12,7 @@ export function Loading() {
   );
 }
 
+/** A failed load with its reason (role="alert") and, given `onRetry`, a button to try again. */
 export function LoadError({ error, onRetry }: { error: unknown; onRetry?: () => void }) {
   return (
     <div class="notice notice-error" role="alert">
@@ -24,6 +26,7 @@ export function LoadError({ error, onRetry }: { error: unknown; onRetry?: () => 
   );
 }
 
+/** A result line: `ok` announced politely (role="status"), `error` at once (role="alert"). */
 export function Notice({ kind, children }: { kind: 'ok' | 'error'; children: ComponentChildren }) {
   return (
     <div class={`notice notice-${kind}`} role={kind === 'error' ? 'alert' : 'status'}>

@@ -18,6 +18,7 @@ import {
 } from '../flow-layout.js';
 import { t } from '../i18n/index.js';
 
+/** What FlowGraph draws and how it reports a selection; the label callbacks should be stable (useCallback), the layout is recomputed when they change. */
 export interface FlowGraphProps {
   graph: FlowGraphView;
   /** The flow's name (the graph's accessible name). */
@@ -47,6 +48,7 @@ function measure(text: string, size: number, bold: boolean): number {
   return context.measureText(text).width;
 }
 
+/** The flow's graph as SVG in a zoomable, draggable frame; selecting a step node calls `onSelect` with its step id. */
 export function FlowGraph({ graph, name, linesOf, edgeLabel, groupLabel, selected, onSelect }: FlowGraphProps) {
   const layout = useMemo(() => layoutFlow({ graph, linesOf, edgeLabel, groupLabel, measure }), [graph, linesOf, edgeLabel, groupLabel]);
   const frame = useRef<HTMLElement>(null);

@@ -10,6 +10,7 @@ interface LinkProps {
   children: ComponentChildren;
 }
 
+/** An `<a href>` that navigates inside the console on a plain left click and behaves as a normal link otherwise. */
 export function Link({ href, children, ...rest }: LinkProps) {
   const onClick = (event: MouseEvent) => {
     if (!isPlainClick(event)) return;

@@ -121,6 +121,7 @@ function StepRow({ step, span, pieces, ended }: { step: StepRecord; span: StepSp
   );
 }
 
+/** The execution's steps as a waterfall (see the header), its times measured at `now` (ms, default the current time) while it runs or waits. */
 export function StepList({ execution, now = Date.now() }: { execution: ExecutionRecord; now?: number }) {
   if (execution.steps.length === 0) return <p class="muted">{t.execution.noSteps}</p>;
   const layout = waterfallLayout(execution, now);

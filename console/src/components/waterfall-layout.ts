@@ -48,6 +48,7 @@ export interface AxisPiece {
   cut: boolean;
 }
 
+/** The waterfall of one execution: its axis (pieces, with breaks over long gaps) and one span per step, in the steps' order. */
 export interface WaterfallLayout {
   /** Where the axis ends, ms since creation (the latest end, wake time, or the record's end). */
   axisEnd: number;

@@ -3,6 +3,7 @@
 // on auto-refresh).
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 
+/** What useResource gives a page: the latest data and error, whether a load is under way, and a way to load again. */
 export interface Resource<T> {
   data: T | null;
   error: unknown;
@@ -11,6 +12,7 @@ export interface Resource<T> {
   reload: () => void;
 }
 
+/** Loads with `load` now and whenever `deps` change; an answer that arrives after a newer load started, or after the page is gone, is ignored. Data is kept while reloading. */
 export function useResource<T>(load: () => Promise<T>, deps: unknown[]): Resource<T> {
   const [data, setData] = useState<T | null>(null);
   const [error, setError] = useState<unknown>(null);

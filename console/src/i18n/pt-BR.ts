@@ -2,6 +2,7 @@
 // same shape (`Messages`), chosen in ./index.ts. Format functions take already formatted values
 // (times as text) so the wording, not the data, lives here.
 
+/** The console's texts in Brazilian Portuguese; its shape is `Messages`. */
 export const ptBR = {
   locale: 'pt-BR',
   appName: 'LeadFlow',
