@@ -1,5 +1,5 @@
 // The console's admin JSON API (issue 14, first slice): request and response bodies shared by the
-// server (console/server/, engine/triggers/admin-routes.ts) and the browser app (console/, `import type`).
+// server (console/server/, engine/triggers/admin-routes.ts) and the browser app (console/src/, `import type`).
 // Every endpoint lives under /admin/ and exists only when LEADFLOW_ADMIN_TOKEN is set (404 otherwise);
 // it accepts `Authorization: Bearer <token>` or the session cookie `lf_session` (non-GET requests with
 // the cookie also need `X-CSRF-Token`). Timestamps are ISO 8601 strings (UTC), or null when unset.

@@ -7,6 +7,8 @@
 //   section  for a page under another (a lead under the leads), the top-bar entry it lights
 // Links are built from the same patterns (href). /console/ is the HOME page; a path no entry
 // matches shows NOT_FOUND. The server answers index.html for every page path (console/server/spa.ts).
+// Pages import href from here while this file imports the pages: they call it only while rendering,
+// after every module has loaded, so the cycle is harmless; nothing here may run page code at load.
 import type { FunctionComponent } from 'preact';
 import { t } from './i18n/index.js';
 import { ExecutionPage } from './pages/execution.js';
