@@ -6,7 +6,7 @@
 // Errors are ApiError with 400 (bad input), 401 (not signed in), 403 (CSRF / Origin), 404 (unknown id).
 // The executions endpoints' bodies are engine/triggers/admin-api-types.ts.
 import type { FlowGraph as FlowGraphView } from '../../engine/graph/flow-graph.js';
-import type { ExecutionStatus } from '../../engine/types.js';
+import type { ExecutionStatus, LoadProblem } from '../../engine/types.js';
 
 /** A clinic as the console lists it (`clinicas_com_atendentes`). */
 export interface ClinicSummary {
@@ -189,17 +189,12 @@ export interface FlowSummary {
   steps: number;
 }
 
-/** A problem of the latest load of the flows directory, as `leadflow validate` prints it (`file:line:col message [code]`). */
-export interface FlowLoadProblem {
-  file: string;
-  /** 1-based. */
-  line: number;
-  /** 1-based. */
-  col: number;
-  /** e.g. `yaml-syntax`, `unknown-node-type`, `unknown-step`. */
-  code: string;
-  message: string;
-}
+/**
+ * A problem of the latest load of the flows directory, as `leadflow validate` prints it
+ * (`file:line:col message [code]`): the engine's LoadProblem (engine/types.ts) without its JSON path.
+ * Lines and columns start at 1; `code` e.g. `yaml-syntax`, `unknown-node-type`, `unknown-step`.
+ */
+export type FlowLoadProblem = Pick<LoadProblem, 'file' | 'line' | 'col' | 'code' | 'message'>;
 
 /**
  * `GET /admin/flows`: the flows this process serves (by name) and the problems of its latest load of
