@@ -8,7 +8,7 @@ import type { Engine, ExecutionHandle } from '../../engine/engine.js';
 import { NodeRegistry } from '../../engine/registry.js';
 import { MemoryExecutionStore } from '../../engine/store/memory-store.js';
 import { defineNode, type ExecutionRecord, type NodeDefinition } from '../../engine/types.js';
-import { kvNodes } from '../../nodes/data/kv-index.js';
+import { kvNodes } from '../../nodes/data/index.js';
 import { coreNodes } from '../../nodes/index.js';
 import { forEachKeyValue, useFreshKeyValue } from '../helpers/key-values.js';
 import { makeEngine, runFlow, shutdownEngines, sleep, stepOutput, stepRecord, waitForEnd, type EngineExtras } from '../helpers/run-flow.js';
