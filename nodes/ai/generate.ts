@@ -2,7 +2,7 @@ import { type Static, Type } from '../../engine/typebox.js';
 import { AgentFailedError } from '../../adapters/ai/agent-failed-error.js';
 import type { AiService } from '../../adapters/ai/ai-service.js';
 import type { NodeContext } from '../../engine/types.js';
-import { modelChainParams } from './model-params.js';
+import { modelChainParams } from './lib/model-params.js';
 import { defineServiceNode } from '../services.js';
 
 const GenerateParams = Type.Object(

@@ -1,6 +1,6 @@
 import { Type } from '../../engine/typebox.js';
 import { MediaNotFoundError } from '../../adapters/media/media-not-found-error.js';
-import { optionalModelRefParam } from './model-params.js';
+import { optionalModelRefParam } from './lib/model-params.js';
 import { defineServiceNode } from '../services.js';
 
 /** One media item as the cache holds it. */

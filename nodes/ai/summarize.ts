@@ -1,5 +1,5 @@
 import { Type } from '../../engine/typebox.js';
-import { fallbackModelsParam, modelRefParam } from './model-params.js';
+import { fallbackModelsParam, modelRefParam } from './lib/model-params.js';
 import { defineServiceNode } from '../services.js';
 
 export default defineServiceNode({

@@ -1,6 +1,6 @@
 import { Type } from '../../engine/typebox.js';
 import { defineNode, type JsonValue } from '../../engine/types.js';
-import { rethrowSettled } from './settle-all.js';
+import { rethrowSettled } from './lib/settle-all.js';
 
 export default defineNode({
   type: 'parallel',

@@ -1,6 +1,6 @@
 import { Type } from '../../engine/typebox.js';
 import { defineNode } from '../../engine/types.js';
-import { instantOf } from '../time/instant.js';
+import { instantOf } from '../time/lib/instant.js';
 
 /** Longest `ms`: 31 days. */
 const MAX_WAIT_MS = 31 * 24 * 3600 * 1000;

@@ -1,5 +1,5 @@
 import { Type } from '../../engine/typebox.js';
-import { tableParam, whereParam } from './db-params.js';
+import { tableParam, whereParam } from './lib/db-params.js';
 import { defineServiceNode } from '../services.js';
 
 export default defineServiceNode({

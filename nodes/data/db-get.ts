@@ -1,7 +1,7 @@
 import { Type } from '../../engine/typebox.js';
-import { orderByParam, tableParam, whereParam } from './db-params.js';
+import { orderByParam, tableParam, whereParam } from './lib/db-params.js';
 import { defineServiceNode } from '../services.js';
-import { withoutCredentials } from './credential-columns.js';
+import { withoutCredentials } from './lib/credential-columns.js';
 
 export default defineServiceNode({
   type: 'db.get',

@@ -1,8 +1,8 @@
 import { Type } from '../../engine/typebox.js';
 import type { JsonValue } from '../../engine/types.js';
-import { modelChainParams } from '../ai/model-params.js';
-import type { Row } from './agent-prompt.js';
-import { agentTools, type ToolEffects } from './agent-tools.js';
+import { modelChainParams } from '../ai/lib/model-params.js';
+import type { Row } from './lib/agent-prompt.js';
+import { agentTools, type ToolEffects } from './lib/agent-tools.js';
 import { defineServiceNode } from '../services.js';
 
 /**
@@ -10,13 +10,13 @@ import { defineServiceNode } from '../services.js';
  * Contract:
  *   - The current lead, its clinic and the clinic's protocol are the rows the flow read (`lead`,
  *     `clinic`, `protocol`); the node reads none of them again. Every tool is bound to that lead
- *     (agent-tools.ts): identities the model passes are ignored.
+ *     (lib/agent-tools.ts): identities the model passes are ignored.
  *   - System prompt: the `prompt` template (a file the flow declares under `files:`) with `{{placeholders}}` of the clinic and protocol (operator data
  *     only; nothing the lead wrote goes into the system prompt).
  *   - Memory: rows of wf_chat_histories of (clinic, lead phone) with id < `memory_before_id` (0: all),
  *     the last `memory_limit`, oldest first. The lead's words (memory and `input`) are quoted data;
  *     `operator` rows (typed by hand by the clinic's team) are what the clinic said, marked as such
- *     (agent-prompt.ts memoryToHistory).
+ *     (lib/agent-prompt.ts memoryToHistory).
  *   - Models: runAgent's chain (primary, fallbacks, 429 → wait → contingency). An empty answer is a
  *     failure: the step fails and nothing is output to send.
  */
@@ -146,7 +146,7 @@ export default defineServiceNode({
     const clinic = params.clinic as Row | null;
     const protocol = params.protocol as Row | null;
     // The prompt builder (with the business hours' time-zone library) loads on the first run.
-    const { buildSystemPrompt, memoryToHistory, quoteLeadText } = await import('./agent-prompt.js');
+    const { buildSystemPrompt, memoryToHistory, quoteLeadText } = await import('./lib/agent-prompt.js');
     const system = buildSystemPrompt(clinic, protocol, params.prompt, ctx.services.clock?.now() ?? Date.now());
 
     const where: Record<string, unknown> = { clinica_id: lead.clinica_id, session_id: lead.remotejid };

@@ -1,6 +1,6 @@
 import { Type } from '../../engine/typebox.js';
 import { defineNode, type JsonValue } from '../../engine/types.js';
-import { type FieldNames, formSourceOf, type RawForm, readGeneric, readTally, readTypeform } from './form-sources.js';
+import { type FieldNames, formSourceOf, type RawForm, readGeneric, readTally, readTypeform } from './lib/form-sources.js';
 
 /** The organised form, the same whatever the source (CONTRACT.md §4). */
 export interface NormalizedForm {

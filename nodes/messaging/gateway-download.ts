@@ -1,6 +1,6 @@
 import { Type } from '../../engine/typebox.js';
-import { instanceIdParam } from './params.js';
-import { instanceClient, recordedCall } from './instance-client.js';
+import { instanceIdParam } from './lib/params.js';
+import { instanceClient, recordedCall } from './lib/instance-client.js';
 import { defineServiceNode } from '../services.js';
 
 // Media contract: the bytes go into `ctx.services.media` (adapters/gateway/media-cache.ts) and

@@ -2,8 +2,8 @@ import { Type } from '../../engine/typebox.js';
 import type { TemplateIntent } from '../../adapters/gateway/gateway-client.js';
 import { TEMPLATE_KEYS } from '../../adapters/gateway/templates.js';
 import { maskPhone } from '../../adapters/phones/mask-phone.js';
-import { instanceIdParam, phoneParam } from './params.js';
-import { instanceClient, recordedCall } from './instance-client.js';
+import { instanceIdParam, phoneParam } from './lib/params.js';
+import { instanceClient, recordedCall } from './lib/instance-client.js';
 import { defineServiceNode } from '../services.js';
 
 /** Most messages one step sends (one reply split into parts). */

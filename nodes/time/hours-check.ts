@@ -13,7 +13,7 @@
 import { Type } from '../../engine/typebox.js';
 import type { Clock } from '../../adapters/clock.js';
 import { defineNode } from '../../engine/types.js';
-import { instantOf } from './instant.js';
+import { instantOf } from './lib/instant.js';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 

@@ -1,5 +1,5 @@
 // Parameter fragments shared by the ai nodes: model references and the model chain.
-import { Type } from '../../engine/typebox.js';
+import { Type } from '../../../engine/typebox.js';
 
 const MODEL_REF_PATTERN = '^(openai|anthropic):\\S+$';
 

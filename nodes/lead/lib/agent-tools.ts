@@ -9,8 +9,8 @@
 //   - transferir(motivo) POSTs `{telefone, motivo, instancia_id}` to the handoff endpoint once per
 //     run: a repeated call (the model asking twice, or the next model of the chain repeating it)
 //     answers the first result without calling again. In dry-run the call is recorded, not made.
-import type { AgentTool } from '../../adapters/ai/agent-runner.js';
-import type { JsonObject, JsonValue, NodeContext } from '../../engine/types.js';
+import type { AgentTool } from '../../../adapters/ai/agent-runner.js';
+import type { JsonObject, JsonValue, NodeContext } from '../../../engine/types.js';
 import type { Row } from './agent-prompt.js';
 
 export interface AgentToolBinding {

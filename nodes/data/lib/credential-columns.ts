@@ -3,8 +3,8 @@
 // output is recorded with its execution and shown by `executions show` and the console, so a
 // credential never enters it; the adapters that need one (the instance directory, the inbound
 // checks) read it themselves.
-import { isTableName, TABLES, type TableSpec } from '../../adapters/db/tables.js';
-import type { Row } from '../../adapters/db/table-ops.js';
+import { isTableName, TABLES, type TableSpec } from '../../../adapters/db/tables.js';
+import type { Row } from '../../../adapters/db/table-ops.js';
 
 /** `row` without the credential columns of `table` (the same object when the table has none). */
 export function withoutCredentials(table: string, row: Row): Row;

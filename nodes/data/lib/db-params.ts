@@ -1,7 +1,7 @@
 // Parameter fragments shared by the db.* node types, declared once.
-import { Type } from '../../engine/typebox.js';
-import { TABLE_NAMES, type TableName } from '../../adapters/db/tables.js';
-import { DEFAULT_FIND_LIMIT, MAX_FIND_LIMIT } from '../../adapters/db/table-ops.js';
+import { Type } from '../../../engine/typebox.js';
+import { TABLE_NAMES, type TableName } from '../../../adapters/db/tables.js';
+import { DEFAULT_FIND_LIMIT, MAX_FIND_LIMIT } from '../../../adapters/db/table-ops.js';
 
 export const tableParam = () =>
   Type.Unsafe<TableName>({

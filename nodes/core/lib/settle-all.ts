@@ -1,7 +1,7 @@
 // Shared by foreach and parallel: after concurrent child runs settle, rethrow the outcome that wins:
 // a failure first, then a stop, then the earliest suspension (the later ones re-suspend on resume).
-import { StopSignal } from '../../engine/errors/stop-signal.js';
-import { SuspendSignal } from '../../engine/errors/suspend-signal.js';
+import { StopSignal } from '../../../engine/errors/stop-signal.js';
+import { SuspendSignal } from '../../../engine/errors/suspend-signal.js';
 
 export function rethrowSettled<T>(results: PromiseSettledResult<T>[]): T[] {
   const reasons = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected').map((r) => r.reason as unknown);
