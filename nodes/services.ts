@@ -52,6 +52,7 @@ export type NodeServices = {
   clock?: Clock;
 };
 
+/** The name of a host service (`ctx.services.<name>`), as a node type declares it in `services`. */
 export type ServiceName = keyof NodeServices;
 
 /** What each service is, for the message of a step that needs one the host did not give. */

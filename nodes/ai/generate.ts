@@ -45,6 +45,13 @@ const GenerateParams = Type.Object(
   { additionalProperties: false },
 );
 
+/**
+ * `ai.generate`: answers `prompt` (with `system`) through the model chain (`model`, then
+ * `fallback_models`; after a 429 the `contingency_model`, all within `deadline_ms`). An empty answer
+ * is never output: when every model fails the step fails (AgentFailedError, status 429 when rate
+ * limited), unless `fallback_text` is given, which is then output with `written_by: "template"`.
+ * Needs the AI service.
+ */
 export default defineServiceNode({
   type: 'ai.generate',
   services: ['ai'],

@@ -19,6 +19,14 @@ function typingDelay(min: number, max: number): number {
   return min + Math.floor(Math.random() * (high - min + 1));
 }
 
+/**
+ * `gateway.send`: sends one or more texts to a number through the instance's gateway, whatever its
+ * provider, one by one in order (blank ones skipped, at most MAX_MESSAGES), each with a random typing
+ * delay in [typing_min_ms, typing_max_ms]. With `template`, where free text is allowed only within the
+ * lead's 24-hour window (Cloud API) and it is closed, the instance's approved template goes instead,
+ * once. Outputs `{sent, sent_as, text, results}`; outbound: a dry run records each call (token
+ * masked) and sends nothing. Needs the gateway client factory and the instance directory.
+ */
 export default defineServiceNode({
   type: 'gateway.send',
   services: ['gateway', 'instances'],

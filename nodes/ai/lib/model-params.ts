@@ -20,6 +20,7 @@ export const optionalModelRefParam = (description: string, whenEmpty: string, ex
     examples: [example],
   });
 
+/** The `fallback_models` parameter: up to 5 `provider:model` references tried in order, default none. */
 export const fallbackModelsParam = Type.Array(Type.String({ pattern: MODEL_REF_PATTERN }), {
   default: [],
   maxItems: 5,

@@ -6,11 +6,9 @@
 import { isTableName, TABLES, type TableSpec } from '../../../adapters/db/tables.js';
 import type { Row } from '../../../adapters/db/table-ops.js';
 
-/** `row` without the credential columns of `table` (the same object when the table has none). */
-export function withoutCredentials(table: string, row: Row): Row;
-export function withoutCredentials(table: string, row: Row | null): Row | null;
-export function withoutCredentials(table: string, row: Row | null): Row | null {
+/** `row` without the credential columns of `table` (the same object when the table has none, or `row` is null). */
+export function withoutCredentials<R extends Row | null>(table: string, row: R): R {
   const hidden = isTableName(table) ? (TABLES[table] as TableSpec).credentials : undefined;
   if (!row || !hidden || hidden.length === 0) return row;
-  return Object.fromEntries(Object.entries(row).filter(([column]) => !hidden.includes(column))) as Row;
+  return Object.fromEntries(Object.entries(row).filter(([column]) => !hidden.includes(column))) as R;
 }

@@ -18,6 +18,10 @@ import type { ChatMessage } from '../../../adapters/ai/chat-model.js';
 import { describeHours, parseBusinessHours } from '../../../adapters/hours/business-hours.js';
 import type { JsonValue } from '../../../engine/types.js';
 
+/**
+ * `template` with each `{{name}}` replaced by `values[name]` and its `<!-- comments -->` removed,
+ * trimmed. Throws on a placeholder `values` does not have, naming it and the known ones.
+ */
 export function renderTemplate(template: string, values: Record<string, string>): string {
   const withoutComments = template.replace(/<!--[\s\S]*?-->\s*/g, '');
   return withoutComments
