@@ -1,9 +1,27 @@
 import { Type } from '../../engine/typebox.js';
+import type { TableOperations } from '../../adapters/db/table-ops.js';
 import type { JsonValue } from '../../engine/types.js';
 import { modelChainParams } from '../ai/lib/model-params.js';
 import type { Row } from './lib/agent-prompt.js';
 import { agentTools, type ToolEffects } from './lib/agent-tools.js';
 import { defineServiceNode } from '../services.js';
+
+/**
+ * The lead's memory: its rows of wf_chat_histories (clinic and phone) with id below `beforeId` (0:
+ * every one), the last `limit` of them (0: none, no query), oldest first.
+ */
+async function memoryRows(
+  db: TableOperations,
+  lead: { clinica_id: number; remotejid: string },
+  beforeId: number,
+  limit: number,
+): Promise<Row[]> {
+  if (limit === 0) return [];
+  const where: Record<string, unknown> = { clinica_id: lead.clinica_id, session_id: lead.remotejid };
+  if (beforeId > 0) where.id = { lt: beforeId };
+  const rows = await db.find('wf_chat_histories', { where, order_by: [{ column: 'id', direction: 'desc' }], limit });
+  return rows.reverse();
+}
 
 /**
  * `ai.agent`: one turn of the WhatsApp agent for the current lead (original spec §4.1 "Agent").
@@ -149,13 +167,7 @@ export default defineServiceNode({
     const { buildSystemPrompt, memoryToHistory, quoteLeadText } = await import('./lib/agent-prompt.js');
     const system = buildSystemPrompt(clinic, protocol, params.prompt, ctx.services.clock?.now() ?? Date.now());
 
-    const where: Record<string, unknown> = { clinica_id: lead.clinica_id, session_id: lead.remotejid };
-    if (params.memory_before_id > 0) where.id = { lt: params.memory_before_id };
-    const rows =
-      params.memory_limit === 0
-        ? []
-        : await db.find('wf_chat_histories', { where, order_by: [{ column: 'id', direction: 'desc' }], limit: params.memory_limit });
-    const history = memoryToHistory(rows.reverse());
+    const history = memoryToHistory(await memoryRows(db, lead, params.memory_before_id, params.memory_limit));
 
     const effects: ToolEffects = { transferred: false, motivo: null };
     const tools = agentTools(
