@@ -12,6 +12,9 @@
 //     service, so a step that never reads it (a dry-run branch) runs as before.
 //   - Services a node does not declare are still readable, typed as possibly undefined (optional
 //     settings such as `mediaOptions`).
+//   - The AI service a step reads names its execution (AiCallEvent.execution): bound once per drive,
+//     on first read, on the drive's own services object (the engine copies the host's per drive), so
+//     a service node is handed its context as is, with nothing made per step.
 import type { Static, TSchema } from '../engine/typebox.js';
 import type { AiService } from '../adapters/ai/ai-service.js';
 import type { Clock } from '../adapters/clock.js';
@@ -92,12 +95,13 @@ export function defineServiceNode<P extends TSchema, S extends ServiceName>(def:
   return { ...def, run: (params, ctx) => def.run(params, withServices(ctx, names)) };
 }
 
-/** The execution a drive's services object was bound to (bindDrive), and the AI service as the host gave it. */
+/** The execution a drive's services object was bound to (bindDrive), and the services as the host gave them. */
 interface DriveBinding {
   executionId: string;
   flow: string;
   dryRun: boolean;
-  ai: AiService | undefined;
+  /** A copy of the services object before binding: reading it binds nothing. */
+  given: Record<string, unknown>;
 }
 
 /**
@@ -119,29 +123,28 @@ const bindings = new WeakMap<object, DriveBinding>();
 function withServices<S extends ServiceName>(ctx: NodeContext, names: readonly S[]): ServiceNodeContext<S> {
   const binding = bindings.get(ctx.services) ?? bindDrive(ctx);
   const own = binding.executionId === ctx.executionId && binding.flow === ctx.flow && binding.dryRun === ctx.dryRun;
-  if (own && names.every((name) => ctx.services[name] != null)) return ctx as ServiceNodeContext<S>;
-  return Object.create(ctx, { services: { value: stepView(ctx, binding.ai, names), enumerable: true } });
+  if (own && names.every((name) => binding.given[name] != null)) return ctx as ServiceNodeContext<S>;
+  return Object.create(ctx, { services: { value: stepView(ctx, binding.given, names), enumerable: true } });
 }
 
 /** Binds ctx.services, in place, to ctx's execution: its AI service (when there is one) names the execution (AiCallEvent.execution), bound on first read. */
 function bindDrive(ctx: NodeContext): DriveBinding {
-  const ai = ctx.services.ai as AiService | undefined;
-  const binding: DriveBinding = { executionId: ctx.executionId, flow: ctx.flow, dryRun: ctx.dryRun, ai };
-  bindAi(ctx, ctx.services, ai);
+  const binding: DriveBinding = { executionId: ctx.executionId, flow: ctx.flow, dryRun: ctx.dryRun, given: { ...ctx.services } };
+  bindAi(ctx, ctx.services, binding.given.ai as AiService | undefined);
   bindings.set(ctx.services, binding);
   return binding;
 }
 
 /**
- * A copy of ctx.services for one step, the AI service (`ai`, as the host gave it) bound to ctx's
+ * The services as the host gave them (`given`) for one step, the AI service bound to ctx's
  * execution: reading a service of `names` the host did not give throws, naming the step and the
- * service. Copied by descriptor, so no service is read (nor bound) by the copy.
+ * service.
  */
-function stepView(ctx: NodeContext, ai: AiService | undefined, names: readonly ServiceName[]): Record<string, unknown> {
-  const services: Record<string, unknown> = Object.defineProperties({}, Object.getOwnPropertyDescriptors(ctx.services));
-  bindAi(ctx, services, ai);
+function stepView(ctx: NodeContext, given: Record<string, unknown>, names: readonly ServiceName[]): Record<string, unknown> {
+  const services: Record<string, unknown> = { ...given };
+  bindAi(ctx, services, given.ai as AiService | undefined);
   for (const name of names) {
-    if (services[name] != null) continue;
+    if (given[name] != null) continue;
     Object.defineProperty(services, name, {
       enumerable: true,
       get() {
