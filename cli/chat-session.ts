@@ -20,8 +20,8 @@ import type { ChatMessage } from '../adapters/ai/chat-model.js';
 import { systemClock, type Clock } from '../adapters/clock.js';
 import type { TableOperations } from '../adapters/db/table-ops.js';
 import type { JsonObject } from '../engine/types.js';
-import { buildSystemPrompt, hoursLine, quoteLeadText, type Row } from '../nodes/lead/agent-prompt.js';
-import { clinicTools } from '../nodes/lead/agent-tools.js';
+import { buildSystemPrompt, hoursLine, quoteLeadText, type Row } from '../nodes/lead/lib/agent-prompt.js';
+import { clinicTools } from '../nodes/lead/lib/agent-tools.js';
 import { formatReply } from '../nodes/lead/text-split.js';
 import { UsageError } from './host.js';
 

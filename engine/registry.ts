@@ -4,6 +4,26 @@ import { MissingServiceError } from './errors/missing-service-error.js';
 import type { NodeDefinition } from './types.js';
 
 /**
+ * A list of node types, whatever each one's params schema, as a NodeRegistry takes them: a new
+ * array, in the order given; registers nothing and checks no duplicate (the registry does). A
+ * `NodeDefinition<P>` (what defineNode returns) is taken as a NodeDefinition without a cast: its
+ * `run` and params checks are method types, so each definition is checked here, against the
+ * shape every node type shares.
+ *
+ * @example
+ * ```ts
+ * import { nodeList } from './engine/registry.js';
+ * import setNode from './nodes/core/set.js';
+ * import waitNode from './nodes/core/wait.js';
+ *
+ * export const someNodes = nodeList(setNode, waitNode);
+ * ```
+ */
+export function nodeList(...definitions: readonly NodeDefinition[]): NodeDefinition[] {
+  return [...definitions];
+}
+
+/**
  * The node types a host makes available to flows, keyed by `type`. The loader validates flows
  * against it (the flow schema is generated from it) and the engine runs steps with it.
  *
@@ -11,7 +31,7 @@ import type { NodeDefinition } from './types.js';
  * ```ts
  * import { NodeRegistry } from './engine/registry.js';
  * import { loadFlowDirectory } from './engine/load/loader.js';
- * import { setNode } from './nodes/core/set.js';
+ * import setNode from './nodes/core/set.js';
  *
  * const registry = new NodeRegistry([setNode]);
  * const { flows, problems } = loadFlowDirectory('flows', registry); // a flow using another type is a problem

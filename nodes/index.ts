@@ -1,56 +1,20 @@
-// Every node type LeadFlow ships. Add a node: create its file, then list it here.
-import { NodeRegistry } from '../engine/registry.js';
-import type { NodeDefinition } from '../engine/types.js';
-import callFlow from './core/call-flow.js';
-import flowCancel from './core/flow-cancel.js';
-import flowStart from './core/flow-start.js';
-import foreach from './core/foreach.js';
-import httpRequest from './core/http-request.js';
-import ifNode from './core/if.js';
-import parallel from './core/parallel.js';
-import respond from './core/respond.js';
-import set from './core/set.js';
-import stop from './core/stop.js';
-import stopIf from './core/stop-if.js';
-import switchNode from './core/switch.js';
-import wait from './core/wait.js';
-import { dbNodes } from './data/db-index.js';
-import executionsErase from './data/executions-erase.js';
-import { kvNodes } from './data/kv-index.js';
-import { messagingNodes } from './messaging/index.js';
+// Every node type LeadFlow ships, one list per folder. Add a node: create its file in the folder of
+// what it touches, then list it in that folder's index.ts.
+import { NodeRegistry, nodeList } from '../engine/registry.js';
 import { aiNodes } from './ai/index.js';
+import { coreNodes } from './core/index.js';
+import { dataNodes } from './data/index.js';
 import { leadNodes } from './lead/index.js';
+import { messagingNodes } from './messaging/index.js';
 import { timeNodes } from './time/index.js';
 
-export const coreNodes: NodeDefinition[] = [
-  set,
-  ifNode,
-  switchNode,
-  foreach,
-  parallel,
-  wait,
-  stop,
-  stopIf,
-  respond,
-  callFlow,
-  flowStart,
-  flowCancel,
-  httpRequest,
-] as unknown as NodeDefinition[];
+/** The core node types (nodes/core/index.ts), for hosts and tests that register only those. */
+export { coreNodes };
 
 /** Every shipped node type: control flow, then what each touches outside the process. */
-export const allNodes: NodeDefinition[] = [
-  ...coreNodes,
-  ...dbNodes,
-  executionsErase as unknown as NodeDefinition,
-  ...kvNodes,
-  ...messagingNodes,
-  ...aiNodes,
-  ...leadNodes,
-  ...timeNodes,
-];
+export const allNodes = nodeList(...coreNodes, ...dataNodes, ...messagingNodes, ...aiNodes, ...leadNodes, ...timeNodes);
 
-/** The registry of every shipped node type. */
+/** The registry of every shipped node type (a new one per call). */
 export function defaultRegistry(): NodeRegistry {
   return new NodeRegistry(allNodes);
 }

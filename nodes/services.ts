@@ -12,6 +12,9 @@
 //     service, so a step that never reads it (a dry-run branch) runs as before.
 //   - Services a node does not declare are still readable, typed as possibly undefined (optional
 //     settings such as `mediaOptions`).
+//   - The AI service a step reads names its execution (AiCallEvent.execution): bound once per drive,
+//     on first read, on the drive's own services object (the engine copies the host's per drive), so
+//     a service node is handed its context as is, with nothing made per step.
 import type { Static, TSchema } from '../engine/typebox.js';
 import type { AiService } from '../adapters/ai/ai-service.js';
 import type { Clock } from '../adapters/clock.js';
@@ -52,6 +55,7 @@ export type NodeServices = {
   clock?: Clock;
 };
 
+/** The name of a host service (`ctx.services.<name>`), as a node type declares it in `services`. */
 export type ServiceName = keyof NodeServices;
 
 /** What each service is, for the message of a step that needs one the host did not give. */
@@ -70,151 +74,77 @@ const SERVICE_DESCRIPTIONS: Record<ServiceName, string> = {
 /** The services a node declaring `S` reads: those typed as present, every other one as optional. */
 export type ServicesOf<S extends ServiceName> = Required<Pick<NodeServices, S>> & Partial<NodeServices>;
 
-/** The run context of a node declaring the services `S`. */
-export interface ServiceNodeContext<S extends ServiceName> extends Omit<NodeContext, 'services'> {
-  readonly services: ServicesOf<S>;
-}
+/** The run context of a node declaring the services `S`: a NodeContext whose `services` are typed. */
+export type ServiceNodeContext<S extends ServiceName> = NodeContext<ServicesOf<S>>;
 
 /** A node definition that names its services and gets them typed in `run`. */
 export interface ServiceNodeDefinition<P extends TSchema, S extends ServiceName> extends Omit<NodeDefinition<P>, 'services' | 'run'> {
   /** The services `run` reads; the host must provide each of them. */
   services: readonly S[];
+  /** The node's work, as NodeDefinition.run, with `ctx.services` typed (each declared service present). */
   run(params: Static<P>, ctx: ServiceNodeContext<S>): Promise<unknown>;
 }
 
-/** `defineNode` for node types that need host services: declares them and types `ctx.services`. */
+/**
+ * `defineNode` for node types that need host services: declares them and types `ctx.services`.
+ * Returns a NodeDefinition whose `run` hands the node its context as is when every declared service
+ * is there (the AI service bound to the execution once per drive, see withServices).
+ */
 export function defineServiceNode<P extends TSchema, S extends ServiceName>(def: ServiceNodeDefinition<P, S>): NodeDefinition<P> {
-  return { ...def, run: (params, ctx) => def.run(params, withServices(ctx, def.services)) };
+  const names = def.services;
+  return { ...def, run: (params, ctx) => def.run(params, withServices(ctx, names)) };
 }
 
-/** A drive's services view (driveView), with the execution it was built for. */
-interface DriveView {
+/** The execution a drive's services object was bound to (bindDrive), and the services as the host gave them. */
+interface DriveBinding {
   executionId: string;
   flow: string;
   dryRun: boolean;
-  services: Record<string, unknown>;
+  /** A copy of the services object before binding: reading it binds nothing. */
+  given: Record<string, unknown>;
 }
 
 /**
- * The services views built so far, by the `ctx.services` object they were built from. The engine
- * hands one such object per drive (engine/run/step-context.ts), so each drive's view is built once,
- * at its first step that declares services; a context whose services object is shared by several
- * executions gets a view again whenever the execution changes.
+ * The services objects bound so far, each with the execution it was bound to. The engine hands one
+ * such object per drive, a copy of the host's (engine/run/execution-run.ts), so each is bound once,
+ * in place, at its drive's first step that declares services, and the steps after it cost a lookup.
  */
-const driveViews = new WeakMap<object, DriveView>();
+const bindings = new WeakMap<object, DriveBinding>();
 
 /**
- * `ctx` whose declared services, when absent, throw a message naming the step and the service on
- * read, and whose AI service (when there is one) names the execution. Its other members are ctx's.
+ * `ctx` typed with the services `names`: ctx itself when each of them is there and ctx.services is
+ * its drive's own (the engine's case: no object made per step). Otherwise, a context of this step's
+ * own, derived from ctx, with a view of the services: a declared service the host did not give
+ * throws when read, naming the step and the service (engines built without the registry's check
+ * only), and a services object shared by several executions (contexts made by hand) gets the AI
+ * service bound to this step's execution. Deriving with Object.create makes ctx a prototype, which
+ * costs more than the step's own bookkeeping: kept to those two cases.
  */
 function withServices<S extends ServiceName>(ctx: NodeContext, names: readonly S[]): ServiceNodeContext<S> {
-  let services: Record<string, unknown> | undefined;
-  for (const name of names) {
-    if (ctx.services[name] == null) {
-      // A missing one names the step: a view of this step's own (engines built without the check only).
-      services = stepView(ctx, names);
-      break;
-    }
-  }
-  services ??= driveView(ctx);
-  return new ServicesContext(ctx, services) as unknown as ServiceNodeContext<S>;
+  const binding = bindings.get(ctx.services) ?? bindDrive(ctx);
+  const own = binding.executionId === ctx.executionId && binding.flow === ctx.flow && binding.dryRun === ctx.dryRun;
+  if (own && names.every((name) => binding.given[name] != null)) return ctx as ServiceNodeContext<S>;
+  return Object.create(ctx, { services: { value: stepView(ctx, binding.given, names), enumerable: true } });
 }
 
-/** The parameters of NodeContext's method `K`. */
-type Args<K extends keyof NodeContext> = NonNullable<NodeContext[K]> extends (...args: infer A) => unknown ? A : never;
+/** Binds ctx.services, in place, to ctx's execution: its AI service (when there is one) names the execution (AiCallEvent.execution), bound on first read. */
+function bindDrive(ctx: NodeContext): DriveBinding {
+  const binding: DriveBinding = { executionId: ctx.executionId, flow: ctx.flow, dryRun: ctx.dryRun, given: { ...ctx.services } };
+  bindAi(ctx, ctx.services, binding.given.ai as AiService | undefined);
+  bindings.set(ctx.services, binding);
+  return binding;
+}
 
 /**
- * `ctx` with `services` replaced: every other member is ctx's, read from it when read (a method is
- * called on ctx). A small object of its own per step (deriving one with Object.create from each
- * step's context would make every context a prototype, which costs more than the step's own
- * bookkeeping). An optional member is undefined when ctx's is.
+ * The services as the host gave them (`given`) for one step, the AI service bound to ctx's
+ * execution: reading a service of `names` the host did not give throws, naming the step and the
+ * service.
  */
-class ServicesContext implements NodeContext {
-  constructor(
-    private readonly ctx: NodeContext,
-    readonly services: Record<string, unknown>,
-  ) {}
-
-  get executionId(): string {
-    return this.ctx.executionId;
-  }
-  get flow(): string {
-    return this.ctx.flow;
-  }
-  get stepId(): string {
-    return this.ctx.stepId;
-  }
-  get attempt(): number {
-    return this.ctx.attempt;
-  }
-  get dryRun(): boolean {
-    return this.ctx.dryRun;
-  }
-  get signal(): AbortSignal {
-    return this.ctx.signal;
-  }
-  get state(): NodeContext['state'] {
-    return this.ctx.state;
-  }
-  log(...args: Args<'log'>): void {
-    this.ctx.log(...args);
-  }
-  recordOutbound(...args: Args<'recordOutbound'>): boolean {
-    return this.ctx.recordOutbound(...args);
-  }
-  runChildren(...args: Args<'runChildren'>): ReturnType<NodeContext['runChildren']> {
-    return this.ctx.runChildren(...args);
-  }
-  childSlots(): string[] {
-    return this.ctx.childSlots();
-  }
-  suspend(...args: Args<'suspend'>): never {
-    return this.ctx.suspend(...args);
-  }
-  stop(...args: Args<'stop'>): never {
-    return this.ctx.stop(...args);
-  }
-  setVars(...args: Args<'setVars'>): void {
-    this.ctx.setVars(...args);
-  }
-  respond(...args: Args<'respond'>): void {
-    this.ctx.respond(...args);
-  }
-  callFlow(...args: Args<'callFlow'>): ReturnType<NodeContext['callFlow']> {
-    return this.ctx.callFlow(...args);
-  }
-  get checkpoint(): NodeContext['checkpoint'] {
-    const ctx = this.ctx;
-    return ctx.checkpoint ? (...args: Args<'checkpoint'>) => ctx.checkpoint!(...args) : undefined;
-  }
-  get interruptedPeersUntil(): NodeContext['interruptedPeersUntil'] {
-    const ctx = this.ctx;
-    return ctx.interruptedPeersUntil ? () => ctx.interruptedPeersUntil!() : undefined;
-  }
-  get startFlow(): NodeContext['startFlow'] {
-    const ctx = this.ctx;
-    return ctx.startFlow ? (...args: Args<'startFlow'>) => ctx.startFlow!(...args) : undefined;
-  }
-  get cancelFlow(): NodeContext['cancelFlow'] {
-    const ctx = this.ctx;
-    return ctx.cancelFlow ? (...args: Args<'cancelFlow'>) => ctx.cancelFlow!(...args) : undefined;
-  }
-}
-
-/** The services view of ctx's drive (every declared service present): built once per drive, kept for its next steps. */
-function driveView(ctx: NodeContext): Record<string, unknown> {
-  const known = driveViews.get(ctx.services);
-  if (known && known.executionId === ctx.executionId && known.flow === ctx.flow && known.dryRun === ctx.dryRun) return known.services;
-  const services = boundServices(ctx, { ...ctx.services });
-  driveViews.set(ctx.services, { executionId: ctx.executionId, flow: ctx.flow, dryRun: ctx.dryRun, services });
-  return services;
-}
-
-/** A view for one step where a declared service is missing: reading that one throws, naming the step and the service. */
-function stepView(ctx: NodeContext, names: readonly ServiceName[]): Record<string, unknown> {
-  const services: Record<string, unknown> = { ...ctx.services };
+function stepView(ctx: NodeContext, given: Record<string, unknown>, names: readonly ServiceName[]): Record<string, unknown> {
+  const services: Record<string, unknown> = { ...given };
+  bindAi(ctx, services, given.ai as AiService | undefined);
   for (const name of names) {
-    if (services[name] != null) continue;
+    if (given[name] != null) continue;
     Object.defineProperty(services, name, {
       enumerable: true,
       get() {
@@ -222,19 +152,17 @@ function stepView(ctx: NodeContext, names: readonly ServiceName[]): Record<strin
       },
     });
   }
-  return boundServices(ctx, services);
+  return services;
 }
 
-/** `services` with the AI service, when there is one, bound to ctx's execution (its calls name it: AiCallEvent.execution), made on first read. */
-function boundServices(ctx: NodeContext, services: Record<string, unknown>): Record<string, unknown> {
-  const ai = ctx.services.ai as AiService | undefined;
-  if (ai?.forExecution) {
-    const execution = { id: ctx.executionId, flow: ctx.flow, dryRun: ctx.dryRun };
-    let bound: AiService | undefined;
-    Object.defineProperty(services, 'ai', {
-      enumerable: true,
-      get: () => (bound ??= ai.forExecution!(execution)),
-    });
-  }
-  return services;
+/** Makes `services.ai` the AI service `ai` bound to ctx's execution, made on first read; nothing when `ai` cannot be bound. */
+function bindAi(ctx: NodeContext, services: Record<string, unknown>, ai: AiService | undefined): void {
+  if (!ai?.forExecution) return;
+  const execution = { id: ctx.executionId, flow: ctx.flow, dryRun: ctx.dryRun };
+  let bound: AiService | undefined;
+  Object.defineProperty(services, 'ai', {
+    enumerable: true,
+    configurable: true,
+    get: () => (bound ??= ai.forExecution!(execution)),
+  });
 }

@@ -2,7 +2,7 @@ import { type Static, Type } from '../../engine/typebox.js';
 import { AgentFailedError } from '../../adapters/ai/agent-failed-error.js';
 import type { AiService } from '../../adapters/ai/ai-service.js';
 import type { NodeContext } from '../../engine/types.js';
-import { modelChainParams } from './model-params.js';
+import { modelChainParams } from './lib/model-params.js';
 import { defineServiceNode } from '../services.js';
 
 const GenerateParams = Type.Object(
@@ -45,6 +45,13 @@ const GenerateParams = Type.Object(
   { additionalProperties: false },
 );
 
+/**
+ * `ai.generate`: answers `prompt` (with `system`) through the model chain (`model`, then
+ * `fallback_models`; after a 429 the `contingency_model`, all within `deadline_ms`). An empty answer
+ * is never output: when every model fails the step fails (AgentFailedError, status 429 when rate
+ * limited), unless `fallback_text` is given, which is then output with `written_by: "template"`.
+ * Needs the AI service.
+ */
 export default defineServiceNode({
   type: 'ai.generate',
   services: ['ai'],

@@ -1,6 +1,6 @@
 import { Type } from '../../engine/typebox.js';
 import { MediaNotFoundError } from '../../adapters/media/media-not-found-error.js';
-import { optionalModelRefParam } from './model-params.js';
+import { optionalModelRefParam } from './lib/model-params.js';
 import { defineServiceNode } from '../services.js';
 
 /** One media item as the cache holds it. */
@@ -19,6 +19,12 @@ interface MediaReader {
   get?(ref: string): CachedMedia | undefined | Promise<CachedMedia | undefined>;
 }
 
+/**
+ * `media.to-text`: turns a downloaded medium (from the media cache, by `media_ref`) into text for the
+ * agent: audio transcribed, an image described, a PDF read, a video described from a few frames and
+ * its transcribed audio (ffmpeg). When conversion is impossible the text is a pt-BR marker and `ok`
+ * is false; outputs `{text, kind, ok, reason?}`. Needs the AI service and the media cache.
+ */
 export default defineServiceNode({
   type: 'media.to-text',
   services: ['ai', 'media'],

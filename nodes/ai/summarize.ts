@@ -1,7 +1,13 @@
 import { Type } from '../../engine/typebox.js';
-import { fallbackModelsParam, modelRefParam } from './model-params.js';
+import { fallbackModelsParam, modelRefParam } from './lib/model-params.js';
 import { defineServiceNode } from '../services.js';
 
+/**
+ * `ai.summarize`: summarises `text` in pt-BR in at most `max_words` words: a longer summary is sent
+ * back once to be shortened, then cut at the limit on a word boundary. A blank text gives an empty
+ * summary without a model call. Outputs `{summary, words, model_used, retried, truncated}`. Needs the
+ * AI service.
+ */
 export default defineServiceNode({
   type: 'ai.summarize',
   services: ['ai'],

@@ -1,6 +1,11 @@
 import { Type } from '../../engine/typebox.js';
 import { defineNode, type JsonValue } from '../../engine/types.js';
 
+/**
+ * `call-flow`: runs another flow to its end with `input` as its trigger body (checked against that flow's
+ * `trigger.input`) and outputs the called flow's output. When the called flow waits, this execution
+ * waits until it ends (ctx.callFlow); an unknown flow or a failed child fails the step.
+ */
 export default defineNode({
   type: 'call-flow',
   description:

@@ -1,6 +1,12 @@
 import { Type } from '../../engine/typebox.js';
 import { defineNode } from '../../engine/types.js';
 
+/**
+ * `flow.cancel`: cancels the running or waiting execution of `flow` under `key` (status `cancelled`,
+ * `reason` as its stop reason). Outputs `{cancelled}`: that execution's id, or null when there is none
+ * (not an error) or in a dry run, where the cancel is only recorded. Repeatable after a crash. Fails
+ * when the engine cannot cancel flows (no ctx.cancelFlow).
+ */
 export default defineNode({
   type: 'flow.cancel',
   description:

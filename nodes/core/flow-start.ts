@@ -2,6 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { Type } from '../../engine/typebox.js';
 import { defineNode, type JsonValue } from '../../engine/types.js';
 
+/**
+ * `flow.start`: starts another flow with `input` as its trigger body and goes on without waiting.
+ * With a key (`key`, or the started flow's `concurrency.key`), that flow's unfinished execution of
+ * the same key is cancelled. The new execution's id is checkpointed before the start, so a re-run
+ * after a crash does not start it twice. Outputs `{execution_id, key, replaced}`; in a dry run the
+ * start is only recorded (`execution_id` null). Fails when the engine cannot start flows.
+ */
 export default defineNode({
   type: 'flow.start',
   description:

@@ -1,7 +1,13 @@
 import { Type } from '../../engine/typebox.js';
 import { defineNode, type JsonValue } from '../../engine/types.js';
-import { rethrowSettled } from './settle-all.js';
+import { rethrowSettled } from './lib/settle-all.js';
 
+/**
+ * `foreach`: runs the `do` list once per element of `items`, at most `concurrency` iterations at a
+ * time (1: one after the other, in order), each with `item` and `index` bound and its own
+ * `steps.<id>`. Outputs `{count, results}`, results in item order. A failing iteration fails the
+ * step once the running ones settle (a failure wins over a stop, a stop over a wait).
+ */
 export default defineNode({
   type: 'foreach',
   description:

@@ -7,6 +7,12 @@ const SECRET_HEADER = /^(authorization|token|apikey|api-key|x-api-key|cookie|x-w
 /** Longest response body kept (characters of text); longer ones are cut. */
 const MAX_BODY_CHARS = 1_000_000;
 
+/**
+ * `http.request`: calls an http(s) URL with a JSON body (optional), headers and query, giving up after
+ * `timeout_ms`. A non-2xx answer fails the step with an HttpStatusError carrying `status` and `body`
+ * (for `retry.when`); a body longer than MAX_BODY_CHARS is cut. The call is recorded with its secret
+ * headers masked; in a dry run it is recorded, not made. Outbound.
+ */
 export default defineNode({
   type: 'http.request',
   description:

@@ -2,6 +2,11 @@ import { Type } from '../../engine/typebox.js';
 import { defineNode } from '../../engine/types.js';
 import { isTruthy } from '../../engine/expressions.js';
 
+/**
+ * `if`: runs `then` when `condition` is truthy, else `else` (optional). False values: false, null, 0,
+ * "", an empty list or object. Outputs `{branch, outputs}`: `then`, `else`, or `none` when the
+ * branch to take is not written. Read-only.
+ */
 export default defineNode({
   type: 'if',
   readOnly: true,

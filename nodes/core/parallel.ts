@@ -1,7 +1,12 @@
 import { Type } from '../../engine/typebox.js';
 import { defineNode, type JsonValue } from '../../engine/types.js';
-import { rethrowSettled } from './settle-all.js';
+import { rethrowSettled } from './lib/settle-all.js';
 
+/**
+ * `parallel`: runs every branch of `branches` at once and ends when all have ended. Outputs each
+ * branch's step outputs by branch name. A failing branch fails the step once the others settle (a
+ * failure wins over a stop, a stop over a wait; the earliest wait is the one kept).
+ */
 export default defineNode({
   type: 'parallel',
   description:

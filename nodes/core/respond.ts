@@ -1,6 +1,11 @@
 import { Type } from '../../engine/typebox.js';
 import { defineNode, type JsonValue } from '../../engine/types.js';
 
+/**
+ * `respond`: answers the webhook caller now (trigger `respond.mode: step`) with `status`, a JSON `body`
+ * and `headers` (none sent when empty); the flow goes on. At most once per execution: a second
+ * answer fails the step. Outputs `{status, body}` as sent. Read-only.
+ */
 export default defineNode({
   type: 'respond',
   readOnly: true,

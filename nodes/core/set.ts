@@ -1,6 +1,10 @@
 import { Type } from '../../engine/typebox.js';
 import { defineNode, type JsonObject } from '../../engine/types.js';
 
+/**
+ * `set`: outputs the named `values` (expressions already evaluated) and, with `vars: true`, merges them
+ * into the execution's `vars`. Read-only.
+ */
 export default defineNode({
   type: 'set',
   readOnly: true,

@@ -1,6 +1,10 @@
 import { Type } from '../../engine/typebox.js';
 import { defineNode } from '../../engine/types.js';
 
+/**
+ * `stop`: ends the execution on purpose (status `stopped`, not a failure) with `reason` as its stop
+ * reason; the steps after it do not run. Terminates every list it is in.
+ */
 export default defineNode({
   type: 'stop',
   description: 'Ends the execution on purpose (status `stopped`, not a failure), recording the reason.',

@@ -1,6 +1,11 @@
 import { Type } from '../../engine/typebox.js';
 import { defineNode } from '../../engine/types.js';
 
+/**
+ * `switch`: runs the case of `cases` whose key equals `value` compared as text (null and absent as "",
+ * other non-texts as their JSON), else `default` (optional). Outputs `{branch, outputs}`: the case
+ * key, `default`, or `none`. Read-only.
+ */
 export default defineNode({
   type: 'switch',
   readOnly: true,

@@ -1,10 +1,16 @@
 import { Type } from '../../engine/typebox.js';
 import { defineNode } from '../../engine/types.js';
-import { instantOf } from '../time/instant.js';
+import { instantOf } from '../time/lib/instant.js';
 
 /** Longest `ms`: 31 days. */
 const MAX_WAIT_MS = 31 * 24 * 3600 * 1000;
 
+/**
+ * `wait`: suspends the execution for `ms` (at most 31 days) or until the instant `until` (ISO 8601 with
+ * its offset, or ms since epoch); exactly one of them. The wait is stored and survives a restart: the
+ * scheduler resumes it when due; an instant already past goes on at once. Outputs `{waited_ms}` (and
+ * `until`, ISO, for an instant).
+ */
 export default defineNode({
   type: 'wait',
   description:

@@ -1,7 +1,11 @@
 import { Type } from '../../engine/typebox.js';
-import { tableParam, whereParam } from './db-params.js';
+import { tableParam, whereParam } from './lib/db-params.js';
 import { defineServiceNode } from '../services.js';
 
+/**
+ * `db.delete`: deletes the rows of `table` matching `where`, which must name at least one column (never
+ * every row). Outputs `{count}`. Needs the database service.
+ */
 export default defineServiceNode({
   type: 'db.delete',
   services: ['db'],

@@ -1,8 +1,13 @@
 import { Type } from '../../engine/typebox.js';
-import { limitParam, orderByParam, tableParam, whereParam } from './db-params.js';
+import { limitParam, orderByParam, tableParam, whereParam } from './lib/db-params.js';
 import { defineServiceNode } from '../services.js';
-import { withoutCredentials } from './credential-columns.js';
+import { withoutCredentials } from './lib/credential-columns.js';
 
+/**
+ * `db.find`: reads the rows of `table` matching `where` (empty: every row), sorted by `order_by` (ties
+ * and default: id ascending), at most `limit`. Outputs `{rows, count}`, rows without their credential
+ * columns. Read-only; needs the database service.
+ */
 export default defineServiceNode({
   type: 'db.find',
   services: ['db'],

@@ -1,8 +1,12 @@
 import { Type } from '../../engine/typebox.js';
-import { orderByParam, tableParam, whereParam } from './db-params.js';
+import { orderByParam, tableParam, whereParam } from './lib/db-params.js';
 import { defineServiceNode } from '../services.js';
-import { withoutCredentials } from './credential-columns.js';
+import { withoutCredentials } from './lib/credential-columns.js';
 
+/**
+ * `db.get`: reads the first row of `table` matching `where` by `order_by` (default id ascending), or
+ * null when none does; the row without its credential columns. Read-only; needs the database service.
+ */
 export default defineServiceNode({
   type: 'db.get',
   services: ['db'],

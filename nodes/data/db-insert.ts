@@ -1,8 +1,13 @@
 import { Type } from '../../engine/typebox.js';
-import { tableParam, valuesParam } from './db-params.js';
+import { tableParam, valuesParam } from './lib/db-params.js';
 import { defineServiceNode } from '../services.js';
-import { withoutCredentials } from './credential-columns.js';
+import { withoutCredentials } from './lib/credential-columns.js';
 
+/**
+ * `db.insert`: inserts one row of `values` and outputs it as stored (its id and column defaults,
+ * without credential columns). A unique-key clash fails the step (db.upsert matches the existing row
+ * instead). Needs the database service.
+ */
 export default defineServiceNode({
   type: 'db.insert',
   services: ['db'],

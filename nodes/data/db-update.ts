@@ -1,8 +1,14 @@
 import { Type } from '../../engine/typebox.js';
-import { tableParam, valuesParam, whereParam } from './db-params.js';
+import { tableParam, valuesParam, whereParam } from './lib/db-params.js';
 import { defineServiceNode } from '../services.js';
-import { withoutCredentials } from './credential-columns.js';
+import { withoutCredentials } from './lib/credential-columns.js';
 
+/**
+ * `db.update`: writes `values` to the rows matching `where` (which must name a column: never every
+ * row); a lead's `updated_at` becomes now unless given. Outputs `{count, rows}`, the rows as stored
+ * now without credential columns. Repeatable when `where` names none of the columns it writes. Needs
+ * the database service.
+ */
 export default defineServiceNode({
   type: 'db.update',
   services: ['db'],

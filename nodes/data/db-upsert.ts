@@ -1,8 +1,14 @@
 import { Type } from '../../engine/typebox.js';
-import { tableParam, valuesParam } from './db-params.js';
+import { tableParam, valuesParam } from './lib/db-params.js';
 import { defineServiceNode } from '../services.js';
-import { withoutCredentials } from './credential-columns.js';
+import { withoutCredentials } from './lib/credential-columns.js';
 
+/**
+ * `db.upsert`: inserts a row of `values`, or, when a row with the same unique key (`conflict`) exists,
+ * updates it with the other values (`on_conflict: update`) or keeps it (`keep`). Race-free: of
+ * concurrent identical upserts exactly one reports `inserted: true`. Outputs `{row, inserted}`, the
+ * row without credential columns. Needs the database service.
+ */
 export default defineServiceNode({
   type: 'db.upsert',
   services: ['db'],

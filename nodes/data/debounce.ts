@@ -49,6 +49,15 @@ function peerWait(until: number | null, state: DebounceState): number | null {
   return null;
 }
 
+/**
+ * `debounce`: groups a lead's consecutive messages. Pushes this message into the buffer `key` (once
+ * per `message_id`), suspends until `quiet_ms` pass without a newer one or the burst is `max_hold_ms`
+ * old, then lets exactly one execution of the burst (the last message's, or the first awake past the
+ * max hold) drain every buffered message in arrival order: `{leader: true, messages, ids}`; the
+ * others get `{leader: false}` with empty lists. The wait is stored, so a restart still answers the
+ * burst once; the drain waits for executions of the flow cut off mid-step to be taken over
+ * (peerWait). Needs the key-value store.
+ */
 export default defineServiceNode({
   type: 'debounce',
   services: ['kv'],

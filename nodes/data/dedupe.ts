@@ -1,6 +1,12 @@
 import { Type } from '../../engine/typebox.js';
 import { defineServiceNode } from '../services.js';
 
+/**
+ * `dedupe`: whether `key` is seen for the first time within `ttl_ms`: `{first: true}` for the first
+ * execution, `{first: false}` for every other one within the TTL. Atomic across processes with Redis.
+ * The mark holds the execution id, so the same execution run again gets `first: true` again
+ * (repeatable). Needs the key-value store.
+ */
 export default defineServiceNode({
   type: 'dedupe',
   services: ['kv'],

@@ -2,6 +2,13 @@ import { Type } from '../../engine/typebox.js';
 import { leadErasure } from '../../adapters/phones/erasure.js';
 import { defineServiceNode } from '../services.js';
 
+/**
+ * `executions.erase`: erases a lead (its phones in every Brazilian variant, its names, its texts) from
+ * the recorded executions: the stored ones now, this execution's records after this step, and the
+ * lead's unfinished executions when they end. Outputs `{erased, pending}`; a dry run erases nothing
+ * (`{erased: 0, pending: 0, dry_run: true}`). Fails when no phone has 8 digits or more. Needs an
+ * execution store that can erase.
+ */
 export default defineServiceNode({
   type: 'executions.erase',
   services: ['executions'],

@@ -1,6 +1,11 @@
 import { Type } from '../../engine/typebox.js';
 import { defineServiceNode } from '../services.js';
 
+/**
+ * `kv.erase`: deletes a lead's traces in the key-value store: the key `key` itself and every key
+ * starting with `key:` (message buffer, dedupe and lock keys). Outputs `{erased}`: how many keys were
+ * deleted. Needs the key-value store.
+ */
 export default defineServiceNode({
   type: 'kv.erase',
   services: ['kv'],

@@ -2,6 +2,13 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { Type } from '../../engine/typebox.js';
 import { defineServiceNode } from '../services.js';
 
+/**
+ * `lock`: runs `do` while holding the lock `key`, so at most one execution per key runs it at a time
+ * in any number of processes. Waits for the lock up to `wait_ms` (polling every `poll_ms`), then
+ * fails. The lock lives `ttl_ms`, is renewed every ttl/2 while `do` runs, belongs to the execution
+ * (one taken over finds it its own), and is released when `do` ends, fails or waits. Outputs
+ * `{outputs, waited_ms}`. Needs the key-value store.
+ */
 export default defineServiceNode({
   type: 'lock',
   services: ['kv'],

@@ -1,22 +1,40 @@
 import { Type } from '../../engine/typebox.js';
+import type { TableOperations } from '../../adapters/db/table-ops.js';
 import type { JsonValue } from '../../engine/types.js';
-import { modelChainParams } from '../ai/model-params.js';
-import type { Row } from './agent-prompt.js';
-import { agentTools, type ToolEffects } from './agent-tools.js';
+import { modelChainParams } from '../ai/lib/model-params.js';
+import type { Row } from './lib/agent-prompt.js';
+import { agentTools, type ToolEffects } from './lib/agent-tools.js';
 import { defineServiceNode } from '../services.js';
+
+/**
+ * The lead's memory: its rows of wf_chat_histories (clinic and phone) with id below `beforeId` (0:
+ * every one), the last `limit` of them (0: none, no query), oldest first.
+ */
+async function memoryRows(
+  db: TableOperations,
+  lead: { clinica_id: number; remotejid: string },
+  beforeId: number,
+  limit: number,
+): Promise<Row[]> {
+  if (limit === 0) return [];
+  const where: Record<string, unknown> = { clinica_id: lead.clinica_id, session_id: lead.remotejid };
+  if (beforeId > 0) where.id = { lt: beforeId };
+  const rows = await db.find('wf_chat_histories', { where, order_by: [{ column: 'id', direction: 'desc' }], limit });
+  return rows.reverse();
+}
 
 /**
  * `ai.agent`: one turn of the WhatsApp agent for the current lead (original spec §4.1 "Agent").
  * Contract:
  *   - The current lead, its clinic and the clinic's protocol are the rows the flow read (`lead`,
  *     `clinic`, `protocol`); the node reads none of them again. Every tool is bound to that lead
- *     (agent-tools.ts): identities the model passes are ignored.
+ *     (lib/agent-tools.ts): identities the model passes are ignored.
  *   - System prompt: the `prompt` template (a file the flow declares under `files:`) with `{{placeholders}}` of the clinic and protocol (operator data
  *     only; nothing the lead wrote goes into the system prompt).
  *   - Memory: rows of wf_chat_histories of (clinic, lead phone) with id < `memory_before_id` (0: all),
  *     the last `memory_limit`, oldest first. The lead's words (memory and `input`) are quoted data;
  *     `operator` rows (typed by hand by the clinic's team) are what the clinic said, marked as such
- *     (agent-prompt.ts memoryToHistory).
+ *     (lib/agent-prompt.ts memoryToHistory).
  *   - Models: runAgent's chain (primary, fallbacks, 429 → wait → contingency). An empty answer is a
  *     failure: the step fails and nothing is output to send.
  */
@@ -146,16 +164,10 @@ export default defineServiceNode({
     const clinic = params.clinic as Row | null;
     const protocol = params.protocol as Row | null;
     // The prompt builder (with the business hours' time-zone library) loads on the first run.
-    const { buildSystemPrompt, memoryToHistory, quoteLeadText } = await import('./agent-prompt.js');
+    const { buildSystemPrompt, memoryToHistory, quoteLeadText } = await import('./lib/agent-prompt.js');
     const system = buildSystemPrompt(clinic, protocol, params.prompt, ctx.services.clock?.now() ?? Date.now());
 
-    const where: Record<string, unknown> = { clinica_id: lead.clinica_id, session_id: lead.remotejid };
-    if (params.memory_before_id > 0) where.id = { lt: params.memory_before_id };
-    const rows =
-      params.memory_limit === 0
-        ? []
-        : await db.find('wf_chat_histories', { where, order_by: [{ column: 'id', direction: 'desc' }], limit: params.memory_limit });
-    const history = memoryToHistory(rows.reverse());
+    const history = memoryToHistory(await memoryRows(db, lead, params.memory_before_id, params.memory_limit));
 
     const effects: ToolEffects = { transferred: false, motivo: null };
     const tools = agentTools(

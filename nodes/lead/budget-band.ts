@@ -29,6 +29,11 @@ export function budgetLowerBound(band: string): number | null {
   return first!.value * unit;
 }
 
+/**
+ * `budget.classify`: a form's budget band read by budgetLowerBound: outputs `{band, lower_bound, high,
+ * tier}`, `high` (tier `high`) when the lower bound is `high_from` or more; a band without a number
+ * is never high. Read-only.
+ */
 export default defineNode({
   type: 'budget.classify',
   readOnly: true,

@@ -11,6 +11,10 @@ export function canonicalJson(value: JsonValue | undefined): string {
   return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(',')}}`;
 }
 
+/**
+ * `content.hash`: `{hash}`, the hex SHA-256 of a value's canonical JSON (canonicalJson: keys sorted),
+ * cut to `length` characters: equal content gives an equal hash whatever the key order. Read-only.
+ */
 export default defineNode({
   type: 'content.hash',
   readOnly: true,

@@ -1,6 +1,6 @@
 import { Type } from '../../engine/typebox.js';
 import { defineNode, type JsonValue } from '../../engine/types.js';
-import { type FieldNames, formSourceOf, type RawForm, readGeneric, readTally, readTypeform } from './form-sources.js';
+import { type FieldNames, formSourceOf, type RawForm, readGeneric, readTally, readTypeform } from './lib/form-sources.js';
 
 /** The organised form, the same whatever the source (CONTRACT.md §4). */
 export interface NormalizedForm {
@@ -67,6 +67,11 @@ const fieldNames = (description: string, what: string, defaults: FieldNames, cli
     { additionalProperties: false, description, default: defaults, examples: [defaults] },
   );
 
+/**
+ * `form.normalize`: organises a form submission from any of its three sources (the generic body, a
+ * Typeform or a Tally webhook; lib/form-sources.ts) into one NormalizedForm, tidied the same way
+ * (tidyForm). Outputs `{form, first_name}` (`first_name` "" without a name). Read-only.
+ */
 export default defineNode({
   type: 'form.normalize',
   readOnly: true,

@@ -36,6 +36,11 @@ export function handoffNotification(
   return lines.join('\n');
 }
 
+/**
+ * `handoff.notification`: the handoff message of CONTRACT.md §7 for `phone`, `motivo`, `summary` and
+ * an optional console `link` (handoffNotification). Outputs `{text, with_summary}`: the text, and
+ * whether it has the `Resumo:` line.
+ */
 export default defineNode({
   type: 'handoff.notification',
   description:

@@ -1,19 +1,25 @@
-// Lead-domain node types: the few steps YAML cannot say cleanly.
-import type { NodeDefinition } from '../../engine/types.js';
-import { agentNodes } from './agent-nodes.js';
-import { handoffNodes } from './handoff-nodes.js';
-import { intakeNodes } from './intake-nodes.js';
+// Lead-domain node types: the few steps of the lead flows (intake, agent, handoff) YAML cannot say
+// cleanly.
+import { nodeList } from '../../engine/registry.js';
+import aiAgent from './ai-agent.js';
+import budgetClassify from './budget-band.js';
+import contentHash from './content-hash.js';
+import formNormalize from './form-normalize.js';
+import handoffNotification from './handoff-notification.js';
 import phoneInList from './phone-in-list.js';
 import phoneNormalize from './phone-normalize.js';
 import textIsOneOf from './text-is-one-of.js';
 import textSplit from './text-split.js';
 
-export const leadNodes: NodeDefinition[] = [
+/** The lead node types: phones and texts, the intake's form steps, the agent, the handoff message. */
+export const leadNodes = nodeList(
   phoneNormalize,
   phoneInList,
   textSplit,
   textIsOneOf,
-  ...intakeNodes,
-  ...agentNodes,
-  ...handoffNodes,
-] as unknown as NodeDefinition[];
+  formNormalize,
+  budgetClassify,
+  contentHash,
+  aiAgent,
+  handoffNotification,
+);

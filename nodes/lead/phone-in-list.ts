@@ -8,6 +8,10 @@ export function numbersOf(list: unknown): string[] {
   return items.map((n) => n.replace(/^[ \t\n\r]+|[ \t\n\r]+$/g, '')).filter((n) => n !== '');
 }
 
+/**
+ * `phone.in-list`: `{listed}`, true when one of `phones` (a phone under every form it may be written
+ * in) is one of the numbers of `list` (numbersOf: text or list, null or blank: none). Read-only.
+ */
 export default defineNode({
   type: 'phone.in-list',
   readOnly: true,

@@ -2,6 +2,12 @@ import { Type } from '../../engine/typebox.js';
 import { brazilianVariants } from '../../adapters/phones/brazilian-variants.js';
 import { defineNode } from '../../engine/types.js';
 
+/**
+ * `phone.normalize`: a phone as typed (or the gateway's digits) as digits with the country code
+ * (`country` assumed when it has none), plus every form a lookup must try (Brazilian mobiles with and
+ * without the 9 after the area code). Outputs `{digits, variants, valid}`; not a phone: `{digits:
+ * null, variants: [], valid: false}`. Read-only.
+ */
 export default defineNode({
   type: 'phone.normalize',
   readOnly: true,

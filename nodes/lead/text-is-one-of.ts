@@ -59,6 +59,11 @@ export function matchingWord(text: string | null | undefined, words: string | st
   return wordsOfList(words).find((entry) => entry.form === said)?.word ?? null;
 }
 
+/**
+ * `text.is-one-of`: `{matched, word}`: whether the whole `text` is one of `words` compared as
+ * `comparable` makes them (see the contract above), and the first word of the list that matched (as
+ * written, trimmed), or null. Read-only.
+ */
 export default defineNode({
   type: 'text.is-one-of',
   readOnly: true,

@@ -21,6 +21,10 @@ export function formatReply(text: string): { text: string; messages: string[] } 
   return { text: messages.join('\n\n'), messages };
 }
 
+/**
+ * `text.split`: a generated reply as formatReply makes it: `{text, messages}`, the cleaned text and its
+ * paragraphs as the messages to send, in order. Read-only.
+ */
 export default defineNode({
   type: 'text.split',
   readOnly: true,

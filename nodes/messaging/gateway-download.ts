@@ -1,15 +1,18 @@
 import { Type } from '../../engine/typebox.js';
-import { instanceIdParam } from './params.js';
-import { instanceClient, recordedCall } from './instance-client.js';
+import { instanceIdParam } from './lib/params.js';
+import { instanceClient, recordedCall } from './lib/instance-client.js';
 import { defineServiceNode } from '../services.js';
 
-// Media contract: the bytes go into `ctx.services.media` (adapters/gateway/media-cache.ts) and
-// never into the execution: the output carries `media_ref`, a handle the next step (transcribe,
-// describe, read a document) passes to `media.get(ref)` / `media.take(ref)`. The handle lives 10
-// minutes by default and only in this process: put no `wait` between the download and its consumer.
-// Which media: the param `media_ref` is the gateway's reference of it, as `gateway.parse` gave it
-// (uazapi and Evolution: the message id; Cloud API: the media id); `message_id` is its older name.
-
+/**
+ * `gateway.download`: downloads the medium of a received WhatsApp message through the instance's
+ * gateway, whatever its provider; outbound (a dry run records the call and downloads nothing).
+ * Media contract: the bytes go into `ctx.services.media` (adapters/gateway/media-cache.ts) and
+ * never into the execution: the output carries `media_ref`, a handle the next step (transcribe,
+ * describe, read a document) passes to `media.get(ref)` / `media.take(ref)`. The handle lives 10
+ * minutes by default and only in this process: put no `wait` between the download and its consumer.
+ * Which media: the param `media_ref` is the gateway's reference of it, as `gateway.parse` gave it
+ * (uazapi and Evolution: the message id; Cloud API: the media id); `message_id` is its older name.
+ */
 export default defineServiceNode({
   type: 'gateway.download',
   services: ['media', 'gateway', 'instances'],

@@ -1,6 +1,6 @@
 import { Type } from '../../engine/typebox.js';
 import { defineServiceNode } from '../services.js';
-import { phoneParam } from './params.js';
+import { phoneParam } from './lib/params.js';
 
 /**
  * `gateway.forget`: erases what the instance's gateway provider keeps of a number in the key-value

@@ -2,8 +2,8 @@ import { Type } from '../../engine/typebox.js';
 import type { TemplateIntent } from '../../adapters/gateway/gateway-client.js';
 import { TEMPLATE_KEYS } from '../../adapters/gateway/templates.js';
 import { maskPhone } from '../../adapters/phones/mask-phone.js';
-import { instanceIdParam, phoneParam } from './params.js';
-import { instanceClient, recordedCall } from './instance-client.js';
+import { instanceIdParam, phoneParam } from './lib/params.js';
+import { instanceClient, recordedCall } from './lib/instance-client.js';
 import { defineServiceNode } from '../services.js';
 
 /** Most messages one step sends (one reply split into parts). */
@@ -19,6 +19,14 @@ function typingDelay(min: number, max: number): number {
   return min + Math.floor(Math.random() * (high - min + 1));
 }
 
+/**
+ * `gateway.send`: sends one or more texts to a number through the instance's gateway, whatever its
+ * provider, one by one in order (blank ones skipped, at most MAX_MESSAGES), each with a random typing
+ * delay in [typing_min_ms, typing_max_ms]. With `template`, where free text is allowed only within the
+ * lead's 24-hour window (Cloud API) and it is closed, the instance's approved template goes instead,
+ * once. Outputs `{sent, sent_as, text, results}`; outbound: a dry run records each call (token
+ * masked) and sends nothing. Needs the gateway client factory and the instance directory.
+ */
 export default defineServiceNode({
   type: 'gateway.send',
   services: ['gateway', 'instances'],

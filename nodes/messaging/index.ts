@@ -1,8 +1,9 @@
-// The messaging node types (WhatsApp gateway), for nodes/index.ts to register.
-import type { NodeDefinition } from '../../engine/types.js';
+// The messaging node types: the WhatsApp gateway's inbound events, sends and media.
+import { nodeList } from '../../engine/registry.js';
 import gatewayDownload from './gateway-download.js';
 import gatewayForget from './gateway-forget.js';
 import gatewayParse from './gateway-parse.js';
 import gatewaySend from './gateway-send.js';
 
-export const messagingNodes: NodeDefinition[] = [gatewayParse, gatewaySend, gatewayDownload, gatewayForget] as unknown as NodeDefinition[];
+/** The `gateway.*` node types: parse an inbound event, send, download a medium, forget a lead. */
+export const messagingNodes = nodeList(gatewayParse, gatewaySend, gatewayDownload, gatewayForget);

@@ -1,22 +1,24 @@
-// `hours.check`: is the clinic open at an instant, and if not, when does it open? Reads a
-// `horario_atendimento` value (CONTRACT.md §9; adapters/hours/business-hours.ts) and answers in the
-// clinic's time zone. "Now" is the host clock (`ctx.services.clock`, default the system time).
-//
-// Contract:
-//   - `hours`: the column value: JSON text, an object, or null / '' (no hours: always open).
-//     A malformed value fails the step with a BusinessHoursError naming every problem.
-//   - `at`: ISO 8601 text (with its offset) or ms since the epoch; default now.
-//   - Output `{open, next_open_at, wait_ms, closes_at, timezone, summary}`: instants as ISO text (UTC);
-//     `wait_ms` 0 when open, the ms until the next opening when closed, null when it never opens;
-//     `closes_at` null when closed or open around the clock; `timezone` null without hours. Searches
-//     look at most 8 days ahead.
 import { Type } from '../../engine/typebox.js';
 import type { Clock } from '../../adapters/clock.js';
 import { defineNode } from '../../engine/types.js';
-import { instantOf } from './instant.js';
+import { instantOf } from './lib/instant.js';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
+/**
+ * `hours.check`: is the clinic open at an instant, and if not, when does it open? Reads a
+ * `horario_atendimento` value (CONTRACT.md §9; adapters/hours/business-hours.ts) and answers in the
+ * clinic's time zone. "Now" is the host clock (`ctx.services.clock`, default the system time).
+ *
+ * Contract:
+ *   - `hours`: the column value: JSON text, an object, or null / '' (no hours: always open).
+ *     A malformed value fails the step with a BusinessHoursError naming every problem.
+ *   - `at`: ISO 8601 text (with its offset) or ms since the epoch; default now.
+ *   - Output `{open, next_open_at, wait_ms, closes_at, timezone, summary}`: instants as ISO text (UTC);
+ *     `wait_ms` 0 when open, the ms until the next opening when closed, null when it never opens;
+ *     `closes_at` null when closed or open around the clock; `timezone` null without hours. Searches
+ *     look at most 8 days ahead.
+ */
 export default defineNode({
   type: 'hours.check',
   description:

@@ -1,6 +1,6 @@
-// The time node types: questions about clinic hours and instants. The host lists `timeNodes` in
-// nodes/index.ts next to the core nodes.
-import type { NodeDefinition } from '../../engine/types.js';
+// The time node types: questions about clinic hours and instants.
+import { nodeList } from '../../engine/registry.js';
 import hoursCheck from './hours-check.js';
 
-export const timeNodes: NodeDefinition[] = [hoursCheck] as unknown as NodeDefinition[];
+/** The time node types: `hours.check`. */
+export const timeNodes = nodeList(hoursCheck);

@@ -19,7 +19,7 @@ import { formatSeedReport, registerSeed } from '../../cli/commands/seed.js';
 import { silentLogger } from '../../engine/engine.js';
 import { NodeRegistry } from '../../engine/registry.js';
 import type { ExecutionRecord } from '../../engine/types.js';
-import { dbNodes } from '../../nodes/data/db-index.js';
+import { dbNodes } from '../../nodes/data/index.js';
 import { coreNodes } from '../../nodes/index.js';
 import { forEachDatabase, MIGRATION_NAMES, useFreshDatabase } from '../helpers/databases.js';
 import { loadFlow } from '../helpers/run-flow.js';

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { NodeRegistry } from '../../engine/registry.js';
 import { loadFlowText } from '../../engine/load/loader.js';
 import { formatProblem } from '../../engine/load/yaml-source.js';
-import { dbNodes } from '../../nodes/data/db-index.js';
+import { dbNodes } from '../../nodes/data/index.js';
 import { coreNodes } from '../../nodes/index.js';
 import { forEachDatabase, useFreshDatabase } from '../helpers/databases.js';
 import { runFlow, shutdownEngines, stepOutput, stepRecord } from '../helpers/run-flow.js';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { NodeRegistry } from '../../engine/registry.js';
-import { kvNodes } from '../../nodes/data/kv-index.js';
+import { kvNodes } from '../../nodes/data/index.js';
 import { coreNodes } from '../../nodes/index.js';
 import { forEachKeyValue, useFreshKeyValue } from '../helpers/key-values.js';
 import { runFlow, shutdownEngines } from '../helpers/run-flow.js';

@@ -5,10 +5,10 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { Type } from '@sinclair/typebox';
 import { afterEach, expect, it } from 'vitest';
 import type { Engine, ExecutionHandle } from '../../engine/engine.js';
-import { NodeRegistry } from '../../engine/registry.js';
+import { NodeRegistry, nodeList } from '../../engine/registry.js';
 import { MemoryExecutionStore } from '../../engine/store/memory-store.js';
-import { defineNode, type ExecutionRecord, type NodeDefinition } from '../../engine/types.js';
-import { kvNodes } from '../../nodes/data/kv-index.js';
+import { defineNode, type ExecutionRecord } from '../../engine/types.js';
+import { kvNodes } from '../../nodes/data/index.js';
 import { coreNodes } from '../../nodes/index.js';
 import { forEachKeyValue, useFreshKeyValue } from '../helpers/key-values.js';
 import { makeEngine, runFlow, shutdownEngines, sleep, stepOutput, stepRecord, waitForEnd, type EngineExtras } from '../helpers/run-flow.js';
@@ -42,7 +42,7 @@ const fail = defineNode({
   },
 });
 
-const registry = new NodeRegistry([...coreNodes, ...kvNodes, ...([hold, fail] as unknown as NodeDefinition[])]);
+const registry = new NodeRegistry([...coreNodes, ...kvNodes, ...nodeList(hold, fail)]);
 
 afterEach(shutdownEngines);
 

@@ -8,7 +8,7 @@ import type { TableOperations } from '../../adapters/db/table-ops.js';
 import { NodeRegistry } from '../../engine/registry.js';
 import type { JsonObject } from '../../engine/types.js';
 import { coreNodes } from '../../nodes/index.js';
-import { memoryToHistory, OPERATOR_MARKER, quoteLeadText } from '../../nodes/lead/agent-prompt.js';
+import { memoryToHistory, OPERATOR_MARKER, quoteLeadText } from '../../nodes/lead/lib/agent-prompt.js';
 import aiAgent from '../../nodes/lead/ai-agent.js';
 import { startFakeAnthropic, type FakeAnthropic } from '../fakes/fake-anthropic.js';
 import { runFlow, shutdownEngines, stepOutput } from '../helpers/run-flow.js';

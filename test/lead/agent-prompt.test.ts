@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildSystemPrompt, HOURS_UNKNOWN_LINE, hoursLine } from '../../nodes/lead/agent-prompt.js';
+import { buildSystemPrompt, HOURS_UNKNOWN_LINE, hoursLine } from '../../nodes/lead/lib/agent-prompt.js';
 
 const TEMPLATE = readFileSync(join(import.meta.dirname, '../../flows/prompts/agent-system.md'), 'utf8');
 const HOURS = JSON.stringify({ timezone: 'America/Sao_Paulo', seg: '08:00-12:00,13:00-18:00', sex: '08:00-18:00', sab: '08:00-12:00' });

@@ -6,6 +6,7 @@ import type { TableOperations } from '../../adapters/db/table-ops.js';
 import { createEngine } from '../../cli/host.js';
 import { MissingServiceError } from '../../engine/errors/missing-service-error.js';
 import { NodeRegistry } from '../../engine/registry.js';
+import type { NodeContext } from '../../engine/types.js';
 import { coreNodes } from '../../nodes/index.js';
 import { defineServiceNode, type NodeServices } from '../../nodes/services.js';
 import { runFlow, shutdownEngines, stepOutput, stepRecord } from '../helpers/run-flow.js';
@@ -60,6 +61,34 @@ describe('node services', () => {
     const { record } = await runFlow(FLOW, { engine: { registry, services: {} } });
     expect(record.status).toBe('failed');
     expect(stepRecord(record, 'read').error?.message).toBe('step "read" needs a database, but none is configured (services.db is missing)');
+  });
+
+  it('a context made by hand whose services object serves several executions: the AI service named by each', async () => {
+    const ai = { forExecution: (execution: unknown) => ({ execution }) };
+    const readsAi = defineServiceNode({
+      type: 'test.reads-ai',
+      services: ['ai', 'db'],
+      description: 'Reads the AI service, and the database when asked to (test node).',
+      params: Type.Object({ db: Type.Boolean() }),
+      output: { description: 'the execution the AI service names' },
+      examples: [],
+      async run(params, ctx) {
+        if (params.db) await ctx.services.db.get('leads', {});
+        return (ctx.services.ai as unknown as { execution: unknown }).execution;
+      },
+    });
+    const services = { ai, db: {} };
+    const ctxOf = (executionId: string, of = services) =>
+      ({ executionId, flow: 'by-hand', dryRun: false, stepId: 'ask', services: of }) as unknown as NodeContext;
+    expect(await readsAi.run({ db: false }, ctxOf('e1'))).toEqual({ id: 'e1', flow: 'by-hand', dryRun: false });
+    expect(await readsAi.run({ db: false }, ctxOf('e2'))).toEqual({ id: 'e2', flow: 'by-hand', dryRun: false });
+    expect(await readsAi.run({ db: false }, ctxOf('e1'))).toEqual({ id: 'e1', flow: 'by-hand', dryRun: false });
+    // Without the database: the AI service is still there, bound; reading the database names the step.
+    const withoutDb = ctxOf('e3', { ai } as never);
+    expect(await readsAi.run({ db: false }, withoutDb)).toEqual({ id: 'e3', flow: 'by-hand', dryRun: false });
+    await expect(readsAi.run({ db: true }, withoutDb)).rejects.toThrow(
+      'step "ask" needs a database, but none is configured (services.db is missing)',
+    );
   });
 
   it('the registry check names every node type and service missing', () => {

@@ -1,5 +1,5 @@
 // Parameter fragments shared by the messaging node types (and any node that takes a phone).
-import { Type } from '../../engine/typebox.js';
+import { Type } from '../../../engine/typebox.js';
 
 /** Id of a row of `instancias_whatsapp`; the node looks up its server and token. */
 export function instanceIdParam() {

@@ -1,8 +1,12 @@
-// Shared by foreach and parallel: after concurrent child runs settle, rethrow the outcome that wins:
-// a failure first, then a stop, then the earliest suspension (the later ones re-suspend on resume).
-import { StopSignal } from '../../engine/errors/stop-signal.js';
-import { SuspendSignal } from '../../engine/errors/suspend-signal.js';
+// Shared by foreach and parallel: the outcome of concurrent child runs once they all settle.
+import { StopSignal } from '../../../engine/errors/stop-signal.js';
+import { SuspendSignal } from '../../../engine/errors/suspend-signal.js';
 
+/**
+ * The outputs of concurrent child runs once all have settled, in the order given; when any was
+ * rejected, throws the one that wins instead: a failure first, then a stop, then the suspension that
+ * wakes earliest (the others suspend again when the execution resumes).
+ */
 export function rethrowSettled<T>(results: PromiseSettledResult<T>[]): T[] {
   const reasons = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected').map((r) => r.reason as unknown);
   const failure = reasons.find((r) => !(r instanceof StopSignal) && !(r instanceof SuspendSignal));

@@ -1,11 +1,11 @@
 // The gateway client of one WhatsApp instance, for the messaging node types: the instance looked up
 // in `services.instances` now (its credentials never placed in params or outputs), its client built
 // by `services.gateway` for the instance's provider. Also what a call is recorded as.
-import type { GatewayClient, GatewayOperation, GatewayRequestRecord } from '../../adapters/gateway/gateway-client.js';
-import { InstanceNotFoundError } from '../../adapters/gateway/errors/instance-not-found-error.js';
-import type { GatewayInstance } from '../../adapters/gateway/instance-directory.js';
-import type { JsonValue } from '../../engine/types.js';
-import type { ServicesOf } from '../services.js';
+import type { GatewayClient, GatewayOperation, GatewayRequestRecord } from '../../../adapters/gateway/gateway-client.js';
+import { InstanceNotFoundError } from '../../../adapters/gateway/errors/instance-not-found-error.js';
+import type { GatewayInstance } from '../../../adapters/gateway/instance-directory.js';
+import type { JsonValue } from '../../../engine/types.js';
+import type { ServicesOf } from '../../services.js';
 
 /** The instance `id` and its client; throws InstanceNotFoundError when no instance has that id. */
 export async function instanceClient(

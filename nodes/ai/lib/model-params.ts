@@ -1,5 +1,5 @@
 // Parameter fragments shared by the ai nodes: model references and the model chain.
-import { Type } from '../../engine/typebox.js';
+import { Type } from '../../../engine/typebox.js';
 
 const MODEL_REF_PATTERN = '^(openai|anthropic):\\S+$';
 
@@ -20,6 +20,7 @@ export const optionalModelRefParam = (description: string, whenEmpty: string, ex
     examples: [example],
   });
 
+/** The `fallback_models` parameter: up to 5 `provider:model` references tried in order, default none. */
 export const fallbackModelsParam = Type.Array(Type.String({ pattern: MODEL_REF_PATTERN }), {
   default: [],
   maxItems: 5,

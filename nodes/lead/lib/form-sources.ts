@@ -31,6 +31,10 @@ const has = (value: unknown, key: string): boolean => isObject(value) && Object.
 const asList = (value: unknown): unknown[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
 const memberOf = (value: unknown, key: string): unknown => (isObject(value) ? value[key] : undefined);
 
+/**
+ * Which source `body` comes from: `typeform` with `form_response`, `tally` with `data.fields` (or a
+ * list of such), `generic` otherwise.
+ */
 export function formSourceOf(body: unknown): FormSource {
   if (has(body, 'form_response')) return 'typeform';
   const data = memberOf(body, 'data');

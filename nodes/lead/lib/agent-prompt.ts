@@ -14,10 +14,14 @@
 //     left as they are (a provider that needs alternating roles merges them: anthropic-chat.ts).
 //   - hoursLine: the clinic's business hours at an instant as one Portuguese line (describeHours);
 //     a malformed `horario_atendimento` gives a neutral line instead of failing the agent.
-import type { ChatMessage } from '../../adapters/ai/chat-model.js';
-import { describeHours, parseBusinessHours } from '../../adapters/hours/business-hours.js';
-import type { JsonValue } from '../../engine/types.js';
+import type { ChatMessage } from '../../../adapters/ai/chat-model.js';
+import { describeHours, parseBusinessHours } from '../../../adapters/hours/business-hours.js';
+import type { JsonValue } from '../../../engine/types.js';
 
+/**
+ * `template` with each `{{name}}` replaced by `values[name]` and its `<!-- comments -->` removed,
+ * trimmed. Throws on a placeholder `values` does not have, naming it and the known ones.
+ */
 export function renderTemplate(template: string, values: Record<string, string>): string {
   const withoutComments = template.replace(/<!--[\s\S]*?-->\s*/g, '');
   return withoutComments

@@ -9,10 +9,14 @@
 //   - transferir(motivo) POSTs `{telefone, motivo, instancia_id}` to the handoff endpoint once per
 //     run: a repeated call (the model asking twice, or the next model of the chain repeating it)
 //     answers the first result without calling again. In dry-run the call is recorded, not made.
-import type { AgentTool } from '../../adapters/ai/agent-runner.js';
-import type { JsonObject, JsonValue, NodeContext } from '../../engine/types.js';
+import type { AgentTool } from '../../../adapters/ai/agent-runner.js';
+import type { JsonObject, JsonValue, NodeContext } from '../../../engine/types.js';
 import type { Row } from './agent-prompt.js';
 
+/**
+ * What binds every tool to the current lead: the rows the flow read, the instance and the handoff
+ * endpoint, built by the node from its own parameters (never from the model).
+ */
 export interface AgentToolBinding {
   /** The current lead's row (`leads`): its id, clinic and phone bind every tool. */
   lead: Row & { id: number; clinica_id: number; remotejid: string };
@@ -40,6 +44,11 @@ const NO_ARGS = { type: 'object', properties: {}, description: 'No arguments: th
 
 const pick = (row: Row | null, columns: string[]): JsonValue => (row ? Object.fromEntries(columns.map((c) => [c, row[c] ?? null])) : null);
 
+/**
+ * The agent's tools for one run, bound to `binding`'s lead (see the contract above). `transferir`
+ * records its call on ctx (a dry run records, never calls) and answers a repeated call with the first
+ * result; `effects` receives what the tools did, for the node's output.
+ */
 export function agentTools(binding: AgentToolBinding, ctx: NodeContext, effects: ToolEffects): AgentTool[] {
   let transfer: Promise<JsonValue> | undefined;
 
