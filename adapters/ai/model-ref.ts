@@ -34,7 +34,3 @@ export function parseModelRef(text: string): ModelRef {
     );
   return { provider: provider as Provider, model };
 }
-
-export function formatModelRef(ref: ModelRef): string {
-  return `${ref.provider}:${ref.model}`;
-}

@@ -56,12 +56,3 @@ export function runFfmpeg(path: string, args: string[], options: { timeoutMs: nu
     child.on('close', (code) => finish(() => resolve({ code, stderr })));
   });
 }
-
-/** True when `path -version` runs and exits 0. */
-export async function ffmpegAvailable(path = 'ffmpeg'): Promise<boolean> {
-  try {
-    return (await runFfmpeg(path, ['-hide_banner', '-version'], { timeoutMs: 5000 })).code === 0;
-  } catch {
-    return false;
-  }
-}
