@@ -3,6 +3,7 @@ import type { NodeDefinition } from '../../engine/types.js';
 import { agentNodes } from './agent-nodes.js';
 import { handoffNodes } from './handoff-nodes.js';
 import { intakeNodes } from './intake-nodes.js';
+import leadStatus from './lead-status.js';
 import phoneInList from './phone-in-list.js';
 import phoneNormalize from './phone-normalize.js';
 import textIsOneOf from './text-is-one-of.js';
@@ -13,6 +14,7 @@ export const leadNodes: NodeDefinition[] = [
   phoneInList,
   textSplit,
   textIsOneOf,
+  leadStatus,
   ...intakeNodes,
   ...agentNodes,
   ...handoffNodes,
