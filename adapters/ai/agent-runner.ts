@@ -21,8 +21,14 @@ import { prepareTools, type AgentTool, type PreparedTools, type ToolCallRecord }
 
 export type { AgentTool, ToolCallRecord } from './tool-executor.js';
 
+/** Rounds of tool execution per model attempt when AgentRunOptions.maxToolRounds is not given. */
 export const DEFAULT_MAX_TOOL_ROUNDS = 5;
+/**
+ * Wait after a 429 before the contingency model, milliseconds, when AgentRunOptions.rateLimitWaitMs is
+ * not given.
+ */
 export const DEFAULT_RATE_LIMIT_WAIT_MS = 15_000;
+/** Total time budget of one run, milliseconds from its start, when AgentRunOptions.deadlineMs is not given. */
 export const DEFAULT_DEADLINE_MS = 120_000;
 /** Upper bound of one provider request inside a run, milliseconds (also bounded by the deadline). */
 export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
@@ -36,6 +42,7 @@ export const DEFAULT_AGENT_MAX_TOKENS = 2048;
 /** Safety net on the rate-limited cycle besides the deadline (matters when the wait is 0). */
 export const MAX_CONTINGENCY_ATTEMPTS = 20;
 
+/** The model chain of one run, each written `provider:model`: tried in the order of the file comment. */
 export interface AgentModels {
   /** `provider:model` tried first. */
   primary: string;
@@ -45,6 +52,10 @@ export interface AgentModels {
   contingency?: string;
 }
 
+/**
+ * What one runAgent call needs: the AI service, the model chain, the prompt, history and input, the
+ * tools, and its time and token limits.
+ */
 export interface AgentRunOptions {
   ai: Pick<AiService, 'chat' | 'reportAttempt'>;
   models: AgentModels;
@@ -73,6 +84,10 @@ export interface AgentRunOptions {
   onAttempt?: (attempt: AgentAttempt) => void;
 }
 
+/**
+ * One model's try within a run: which model, how it ended, how long it took; reported to onAttempt and
+ * kept in AgentResult.attempts.
+ */
 export interface AgentAttempt {
   /** `provider:model`. */
   model: string;
@@ -83,6 +98,10 @@ export interface AgentAttempt {
   error?: string;
 }
 
+/**
+ * What a successful run resolves: the answer, the model that wrote it, every attempt and tool call,
+ * and the tokens used.
+ */
 export interface AgentResult {
   /** Final answer, trimmed, never empty. */
   text: string;

@@ -12,7 +12,12 @@ import type { OpenAiChat, TranscribeRequest } from './openai-chat.js';
 import { ProviderError } from './provider-error.js';
 import { RateLimitError } from './rate-limit-error.js';
 
+/** A chat request as nodes give it to AiService.chat: the model goes separately, as `provider:model`. */
 export type AiChatRequest = Omit<ChatRequest, 'model'>;
+/**
+ * A transcription request as nodes give it to AiService.transcribe: the model goes separately, as
+ * `openai:model`.
+ */
 export type AiTranscribeRequest = Omit<TranscribeRequest, 'model'>;
 
 /** The execution a call is made for (a step's: nodes get the service bound to it, nodes/services.ts). */
@@ -43,6 +48,10 @@ export interface AgentAttemptEvent {
   ms: number;
 }
 
+/**
+ * The `ai` service nodes reach through `ctx.services.ai` (see the file comment); built by
+ * createAiService, faked in tests.
+ */
 export interface AiService {
   /** Model roles and the 429 wait, from the environment. */
   readonly models: ModelConfig;
@@ -56,6 +65,10 @@ export interface AiService {
   forExecution?(execution: AiCallExecution): AiService;
 }
 
+/**
+ * How createAiService builds its clients (request timeout, fetch) and where it reports calls and
+ * attempts (metrics).
+ */
 export interface AiServiceOptions {
   /** Default timeout of one provider request, milliseconds. Default 60000. */
   timeoutMs?: number;
@@ -67,6 +80,7 @@ export interface AiServiceOptions {
   fetch?: typeof fetch;
 }
 
+/** Timeout of one provider request, milliseconds, when AiServiceOptions.timeoutMs is not given. */
 export const DEFAULT_AI_TIMEOUT_MS = 60_000;
 const OPENAI_DEFAULT_BASE = 'https://api.openai.com/v1';
 const ANTHROPIC_DEFAULT_BASE = 'https://api.anthropic.com';

@@ -44,6 +44,10 @@ export interface ToolCallRecord {
   ms: number;
 }
 
+/**
+ * The tools of one agent run, checked and compiled by prepareTools: their specs for the model, and
+ * `run` for each call it makes.
+ */
 export interface PreparedTools {
   specs: ToolSpec[];
   /** Runs one call; a handler still running after `timeoutMs` is abandoned (its signal aborts) and reported as timed out. */
