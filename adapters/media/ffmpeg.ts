@@ -5,6 +5,7 @@ import { FfmpegError } from './ffmpeg-error.js';
 /** Most stderr kept (characters), from the end. */
 const MAX_STDERR = 16_000;
 
+/** How an ffmpeg run ended: its exit code and the end of its stderr (at most MAX_STDERR characters). */
 export interface FfmpegRun {
   /** Exit code (null when killed by a signal). */
   code: number | null;

@@ -23,6 +23,7 @@ import { DOCUMENT_PROMPT, IMAGE_PROMPT, VIDEO_FRAMES_PROMPT } from './media-prom
 import { UnconvertibleMediaError } from './unconvertible-media-error.js';
 import { type ExtractedVideo, extractVideo } from './video-extract.js';
 
+/** The `provider:model` of each conversion. */
 export interface MediaModels {
   /** `openai:` model for /audio/transcriptions. */
   transcribe: string;
@@ -32,6 +33,10 @@ export interface MediaModels {
   document: string;
 }
 
+/**
+ * What a converter needs: the AI service and models, ffmpeg and its limits, the transcription
+ * language, the request timeout, a log.
+ */
 export interface MediaConverterOptions {
   ai: Pick<AiService, 'chat' | 'transcribe'>;
   models: MediaModels;
@@ -51,6 +56,7 @@ export interface MediaConverterOptions {
   log?: (level: 'info' | 'warn', message: string, fields: Record<string, unknown>) => void;
 }
 
+/** One medium to convert: its bytes and mimetype, optionally its kind and file name. */
 export interface MediaInput {
   bytes: Uint8Array;
   mimetype: string;
@@ -60,6 +66,7 @@ export interface MediaInput {
   filename?: string;
 }
 
+/** The outcome of one conversion: the text (or the kind's marker), the kind, and whether it was converted. */
 export interface MediaText {
   /** The conversion, or the kind's marker text when it could not be made. */
   text: string;
@@ -69,11 +76,16 @@ export interface MediaText {
   reason?: string;
 }
 
+/**
+ * Per conversion: an abort signal, and whether a provider failure is the marker (`marker`, default) or
+ * thrown (`error`).
+ */
 export interface ConvertOptions {
   signal?: AbortSignal;
   onFailure?: 'marker' | 'error';
 }
 
+/** Turns a medium into text for the agent (createMediaConverter). */
 export interface MediaConverter {
   toText(input: MediaInput, options?: ConvertOptions): Promise<MediaText>;
 }

@@ -12,8 +12,10 @@ import type { ExecutionRecord, FlowMetric } from '../../engine/types.js';
 import type { AgentAttemptEvent, AiCallEvent } from '../ai/ai-service.js';
 import type { GatewayCallEvent } from '../gateway/gateway-client.js';
 
+/** Prefix of every figure's name, process metrics included. */
 export const METRIC_PREFIX = 'leadflow_';
 
+/** Whether process metrics are collected, and where a failing hook or scrape-time callback is reported. */
 export interface MetricsOptions {
   /** Process metrics (CPU, memory, event loop, GC) with the `leadflow_` prefix. Default true. */
   defaultMetrics?: boolean;
@@ -24,6 +26,10 @@ export interface MetricsOptions {
 /** How many executions are due or running; read at each scrape. */
 export type QueueDepthSource = () => number | Promise<number>;
 
+/**
+ * The figures of one process and the hooks that feed them (createMetrics); `render()` is the body of
+ * GET /metrics.
+ */
 export interface Metrics {
   readonly registry: Registry;
   /** Content-Type of `render()`'s text. */
