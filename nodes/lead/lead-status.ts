@@ -61,8 +61,8 @@ export default defineNode({
   },
   examples: [
     {
-      title: 'Stop when the lead is gone, as it is now',
-      step: { id: 'status', type: 'lead.status', params: { lead: '{{ steps.current }}' } },
+      title: "The status of the lead's row the flow was given",
+      step: { id: 'status', type: 'lead.status', params: { lead: '{{ trigger.body.lead }}' } },
     },
   ],
   async run(params) {
