@@ -3,13 +3,16 @@
 // advances in real time (so waits and timeouts still elapse), and can be set again at any point.
 // The agent runner's retry clock (adapters/ai/clock.ts) is a separate thing: it also sleeps.
 
+/** The time nodes read through `ctx.services.clock` (see the file comment). */
 export interface Clock {
   /** Milliseconds since the epoch. */
   now(): number;
 }
 
+/** The real time: Date.now. */
 export const systemClock: Clock = { now: () => Date.now() };
 
+/** A clock whose "now" can be set, then advancing in real time (settableClock). */
 export interface SettableClock extends Clock {
   /** From now on, `now()` reads `ms` and advances from there in real time. */
   set(ms: number): void;

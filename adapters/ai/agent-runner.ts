@@ -10,7 +10,7 @@
 //   3. When every chain model failed without a 429, `contingency` is tried once more, without waiting.
 // An empty final answer is never returned: it counts as a failure. Without `contingency`, a 429 is
 // an ordinary failure and the walk goes on to the next model.
-import type { ContentPart, ChatMessage, ChatUsage } from './chat-model.js';
+import type { ChatMessage, ChatUsage, ContentPart, ToolCall } from './chat-model.js';
 import type { AgentAttemptEvent, AiService } from './ai-service.js';
 import { AgentFailedError } from './agent-failed-error.js';
 import { realClock, type Clock } from './clock.js';
@@ -21,8 +21,14 @@ import { prepareTools, type AgentTool, type PreparedTools, type ToolCallRecord }
 
 export type { AgentTool, ToolCallRecord } from './tool-executor.js';
 
+/** Rounds of tool execution per model attempt when AgentRunOptions.maxToolRounds is not given. */
 export const DEFAULT_MAX_TOOL_ROUNDS = 5;
+/**
+ * Wait after a 429 before the contingency model, milliseconds, when AgentRunOptions.rateLimitWaitMs is
+ * not given.
+ */
 export const DEFAULT_RATE_LIMIT_WAIT_MS = 15_000;
+/** Total time budget of one run, milliseconds from its start, when AgentRunOptions.deadlineMs is not given. */
 export const DEFAULT_DEADLINE_MS = 120_000;
 /** Upper bound of one provider request inside a run, milliseconds (also bounded by the deadline). */
 export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
@@ -36,6 +42,7 @@ export const DEFAULT_AGENT_MAX_TOKENS = 2048;
 /** Safety net on the rate-limited cycle besides the deadline (matters when the wait is 0). */
 export const MAX_CONTINGENCY_ATTEMPTS = 20;
 
+/** The model chain of one run, each written `provider:model`: tried in the order of the file comment. */
 export interface AgentModels {
   /** `provider:model` tried first. */
   primary: string;
@@ -45,6 +52,10 @@ export interface AgentModels {
   contingency?: string;
 }
 
+/**
+ * What one runAgent call needs: the AI service, the model chain, the prompt, history and input, the
+ * tools, and its time and token limits.
+ */
 export interface AgentRunOptions {
   ai: Pick<AiService, 'chat' | 'reportAttempt'>;
   models: AgentModels;
@@ -73,6 +84,10 @@ export interface AgentRunOptions {
   onAttempt?: (attempt: AgentAttempt) => void;
 }
 
+/**
+ * One model's try within a run: which model, how it ended, how long it took; reported to onAttempt and
+ * kept in AgentResult.attempts.
+ */
 export interface AgentAttempt {
   /** `provider:model`. */
   model: string;
@@ -83,6 +98,10 @@ export interface AgentAttempt {
   error?: string;
 }
 
+/**
+ * What a successful run resolves: the answer, the model that wrote it, every attempt and tool call,
+ * and the tokens used.
+ */
 export interface AgentResult {
   /** Final answer, trimmed, never empty. */
   text: string;
@@ -98,82 +117,127 @@ export interface AgentResult {
 /** Statuses that will not change by retrying the same model. */
 const PERMANENT_STATUS = new Set([400, 401, 403, 404, 422]);
 
+/**
+ * Runs one agent turn: the model order of the file comment, each model's tool loop, the deadline.
+ * Resolves the trimmed, non-empty answer with every attempt, tool call and the summed usage.
+ * Throws AgentFailedError (`deadline` or `exhausted`, the last error as `cause`) when no model
+ * answered, and the abort reason when `signal` aborts.
+ */
 export async function runAgent(options: AgentRunOptions): Promise<AgentResult> {
-  const clock = options.clock ?? realClock;
-  const signal = options.signal ?? new AbortController().signal;
-  const waitMs = options.rateLimitWaitMs ?? DEFAULT_RATE_LIMIT_WAIT_MS;
-  const deadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
-  const deadline = clock.now() + deadlineMs;
-  const maxRounds = options.maxToolRounds ?? DEFAULT_MAX_TOOL_ROUNDS;
-  const callTimeout = options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
-  const tools = prepareTools(options.tools ?? []);
-  const attempts: AgentAttempt[] = [];
-  const toolCalls: ToolCallRecord[] = [];
-  const usage: ChatUsage = { input_tokens: 0, output_tokens: 0 };
-  let lastError: unknown;
+  return new AgentRun(options).run();
+}
 
-  const remaining = () => deadline - clock.now();
-  /** Metrics of one attempt (the AI service's onAgentAttempt); a failing reporter never fails the run. */
-  const report = (event: AgentAttemptEvent) => {
-    try {
-      options.ai.reportAttempt?.(event);
-    } catch {
-      // ignored
+/** The state of one runAgent call: its clock, deadline, attempts, tool calls and usage so far. */
+class AgentRun {
+  private readonly clock: Clock;
+  private readonly signal: AbortSignal;
+  private readonly waitMs: number;
+  private readonly deadlineMs: number;
+  private readonly deadline: number;
+  private readonly tools: PreparedTools;
+  private readonly attempts: AgentAttempt[] = [];
+  private readonly toolCalls: ToolCallRecord[] = [];
+  private readonly usage: ChatUsage = { input_tokens: 0, output_tokens: 0 };
+  private lastError: unknown;
+
+  constructor(private readonly options: AgentRunOptions) {
+    this.clock = options.clock ?? realClock;
+    this.signal = options.signal ?? new AbortController().signal;
+    this.waitMs = options.rateLimitWaitMs ?? DEFAULT_RATE_LIMIT_WAIT_MS;
+    this.deadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
+    this.deadline = this.clock.now() + this.deadlineMs;
+    this.tools = prepareTools(options.tools ?? []);
+  }
+
+  /** The model order: the chain, then the contingency once or in the rate-limited cycle. */
+  async run(): Promise<AgentResult> {
+    const chain = await this.walkChain();
+    if (chain.text !== undefined) return this.finish(chain.text, chain.model);
+    const contingency = this.options.models.contingency;
+    if (!contingency) throw this.fail(this.remaining() <= 0 ? 'deadline' : 'exhausted');
+    if (!chain.rateLimited) {
+      if (this.remaining() <= 0) throw this.fail('deadline');
+      const text = await this.attempt(contingency, 'contingency');
+      if (text !== undefined) return this.finish(text, contingency);
+      if (this.attempts.at(-1)!.outcome !== 'rate_limited') throw this.fail(this.remaining() <= 0 ? 'deadline' : 'exhausted');
     }
-  };
+    return this.finish(await this.rateLimitedCycle(contingency), contingency);
+  }
+
+  /** `primary`, then each fallback; stops at the first answer, or at a 429 when a contingency is set. */
+  private async walkChain(): Promise<{ text?: string; model: string; rateLimited: boolean }> {
+    const { models } = this.options;
+    for (const [index, model] of [models.primary, ...(models.fallbacks ?? [])].entries()) {
+      if (this.remaining() <= 0) throw this.fail('deadline');
+      const text = await this.attempt(model, index === 0 ? 'primary' : 'fallback');
+      if (text !== undefined) return { text, model, rateLimited: false };
+      if (this.attempts.at(-1)!.outcome === 'rate_limited' && models.contingency) return { model, rateLimited: true };
+    }
+    return { model: models.primary, rateLimited: false };
+  }
+
+  /** Wait, contingency, repeat while the deadline leaves room for the wait; resolves its answer. */
+  private async rateLimitedCycle(contingency: string): Promise<string> {
+    for (let cycle = 0; ; cycle++) {
+      if (isPermanent(this.lastError) || cycle >= MAX_CONTINGENCY_ATTEMPTS) throw this.fail('exhausted');
+      if (this.remaining() <= this.waitMs) throw this.fail('deadline');
+      await this.clock.sleep(this.waitMs, this.signal);
+      const text = await this.attempt(contingency, 'contingency');
+      if (text !== undefined) return text;
+    }
+  }
 
   /** One model's full turn (tool loop included). Resolves the answer or records the failure and resolves undefined. */
-  async function attempt(model: string, role: AgentAttemptEvent['role']): Promise<string | undefined> {
-    const started = clock.now();
+  private async attempt(model: string, role: AgentAttemptEvent['role']): Promise<string | undefined> {
+    const started = this.clock.now();
     try {
-      const text = await turn(model, tools);
-      const done: AgentAttempt = { model, outcome: 'ok', ms: clock.now() - started };
-      attempts.push(done);
-      options.onAttempt?.(done);
-      report({ model, role, outcome: done.outcome, ms: done.ms });
+      const text = await this.turn(model);
+      this.record({ model, outcome: 'ok', ms: this.clock.now() - started }, role);
       return text;
     } catch (err) {
-      if (signal.aborted) throw signal.reason ?? err;
-      lastError = err;
+      if (this.signal.aborted) throw this.signal.reason ?? err;
+      this.lastError = err;
       const outcome = err instanceof RateLimitError ? 'rate_limited' : err instanceof EmptyOutputError ? 'empty' : 'error';
-      const failed: AgentAttempt = { model, outcome, ms: clock.now() - started, error: err instanceof Error ? err.message : String(err) };
-      attempts.push(failed);
-      options.onAttempt?.(failed);
-      report({ model, role, outcome, ms: failed.ms });
+      const error = err instanceof Error ? err.message : String(err);
+      this.record({ model, outcome, ms: this.clock.now() - started, error }, role);
       return undefined;
     }
   }
 
-  async function turn(model: string, prepared: PreparedTools): Promise<string> {
+  /** Keeps an attempt, tells `onAttempt`, and reports it to the AI service's metrics (never failing the run). */
+  private record(done: AgentAttempt, role: AgentAttemptEvent['role']): void {
+    this.attempts.push(done);
+    this.options.onAttempt?.(done);
+    try {
+      this.options.ai.reportAttempt?.({ model: done.model, role, outcome: done.outcome, ms: done.ms });
+    } catch {
+      // ignored
+    }
+  }
+
+  /** The calls of one model: up to maxToolRounds rounds of tools, then text. Throws on a failure or an empty answer. */
+  private async turn(model: string): Promise<string> {
+    const { options } = this;
     const messages: ChatMessage[] = [...(options.history ?? []), { role: 'user', content: options.input }];
-    const offerTools = prepared.specs.length > 0;
+    const offerTools = this.tools.specs.length > 0;
+    const maxRounds = options.maxToolRounds ?? DEFAULT_MAX_TOOL_ROUNDS;
     for (let round = 0; ; round++) {
-      const left = remaining();
+      const left = this.remaining();
       if (left <= 0) throw new ProviderError(model, 'run deadline reached', undefined, 'deadline');
       const lastRound = round >= maxRounds;
       const result = await options.ai.chat(model, {
         system: options.system,
         messages,
-        ...(offerTools ? { tools: prepared.specs, tool_choice: lastRound ? ('none' as const) : ('auto' as const) } : {}),
+        ...(offerTools ? { tools: this.tools.specs, tool_choice: lastRound ? ('none' as const) : ('auto' as const) } : {}),
         max_tokens: options.maxTokens ?? DEFAULT_AGENT_MAX_TOKENS,
-        signal,
-        timeout_ms: Math.max(1, Math.min(left, callTimeout)),
+        signal: this.signal,
+        timeout_ms: Math.max(1, Math.min(left, options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS)),
       });
-      usage.input_tokens += result.usage.input_tokens;
-      usage.output_tokens += result.usage.output_tokens;
+      this.usage.input_tokens += result.usage.input_tokens;
+      this.usage.output_tokens += result.usage.output_tokens;
       if (offerTools && !lastRound && result.tool_calls.length > 0) {
         messages.push({ role: 'assistant', content: result.text, tool_calls: result.tool_calls });
-        for (const call of result.tool_calls) {
-          const { message, record } = await prepared.run(
-            call,
-            model,
-            signal,
-            () => clock.now(),
-            Math.max(1, Math.min(remaining(), options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS)),
-          );
-          messages.push(message);
-          toolCalls.push(record);
-        }
+        await this.runToolCalls(model, result.tool_calls, messages);
         continue;
       }
       // Tool calls past the last round (or when no tools were offered) are ignored: only text counts.
@@ -183,36 +247,26 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentResult> {
     }
   }
 
-  const finish = (text: string, model: string): AgentResult => ({ text, model_used: model, attempts, tool_calls: toolCalls, usage });
-  const fail = (code: 'deadline' | 'exhausted') => new AgentFailedError(code, attempts, { cause: lastError, deadlineMs });
-
-  let rateLimited = false;
-  for (const [index, model] of [options.models.primary, ...(options.models.fallbacks ?? [])].entries()) {
-    if (remaining() <= 0) throw fail('deadline');
-    const text = await attempt(model, index === 0 ? 'primary' : 'fallback');
-    if (text !== undefined) return finish(text, model);
-    if (attempts.at(-1)!.outcome === 'rate_limited' && options.models.contingency) {
-      rateLimited = true;
-      break;
+  /** Runs the model's tool calls in order, each bounded by the tool timeout and the deadline; appends their results. */
+  private async runToolCalls(model: string, calls: ToolCall[], messages: ChatMessage[]): Promise<void> {
+    for (const call of calls) {
+      const timeoutMs = Math.max(1, Math.min(this.remaining(), this.options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS));
+      const { message, record } = await this.tools.run(call, model, this.signal, () => this.clock.now(), timeoutMs);
+      messages.push(message);
+      this.toolCalls.push(record);
     }
   }
 
-  const contingency = options.models.contingency;
-  if (!contingency) throw fail(remaining() <= 0 ? 'deadline' : 'exhausted');
-  if (!rateLimited) {
-    if (remaining() <= 0) throw fail('deadline');
-    const text = await attempt(contingency, 'contingency');
-    if (text !== undefined) return finish(text, contingency);
-    if (attempts.at(-1)!.outcome !== 'rate_limited') throw fail(remaining() <= 0 ? 'deadline' : 'exhausted');
+  private remaining(): number {
+    return this.deadline - this.clock.now();
   }
 
-  // Rate-limited cycle: wait, contingency, repeat while the deadline leaves room for the wait.
-  for (let cycle = 0; ; cycle++) {
-    if (isPermanent(lastError) || cycle >= MAX_CONTINGENCY_ATTEMPTS) throw fail('exhausted');
-    if (remaining() <= waitMs) throw fail('deadline');
-    await clock.sleep(waitMs, signal);
-    const text = await attempt(contingency, 'contingency');
-    if (text !== undefined) return finish(text, contingency);
+  private finish(text: string, model: string): AgentResult {
+    return { text, model_used: model, attempts: this.attempts, tool_calls: this.toolCalls, usage: this.usage };
+  }
+
+  private fail(code: 'deadline' | 'exhausted'): AgentFailedError {
+    return new AgentFailedError(code, this.attempts, { cause: this.lastError, deadlineMs: this.deadlineMs });
   }
 }
 

@@ -10,6 +10,10 @@ import type {
 import { DEFAULT_MAX_TOKENS, type ChatMessage, type ChatModel, type ChatRequest, type ChatResult, type ContentPart } from './chat-model.js';
 import { mapSdkError } from './sdk-error.js';
 
+/**
+ * How the Anthropic client is built: API key, base URL (without `/v1`), default request timeout in ms,
+ * and an optional fetch.
+ */
 export interface AnthropicChatOptions {
   apiKey: string;
   /** Without `/v1`; the SDK appends `/v1/messages`. */
@@ -112,6 +116,11 @@ function toMessages(messages: ChatMessage[]): MessageParam[] {
   return out;
 }
 
+/**
+ * The ChatModel of the Anthropic Messages API: our turns merged to alternate (toMessages), images and
+ * PDFs as base64 blocks, tools as tool_use / tool_result. Errors are mapped by mapSdkError
+ * (RateLimitError on 429, ProviderError otherwise); the SDK never retries by itself.
+ */
 export function createAnthropicChat(options: AnthropicChatOptions): ChatModel {
   const client = new Anthropic({
     apiKey: options.apiKey,

@@ -16,6 +16,10 @@ export interface ToolCall {
   arguments: string;
 }
 
+/**
+ * One turn of a conversation sent to a model: the user's (text or content parts), the model's own
+ * (with the tool calls it asked for), or a tool's result.
+ */
 export type ChatMessage =
   | { role: 'user'; content: string | ContentPart[] }
   /** An earlier model turn; `tool_calls` when that turn asked for tools (their results follow as `tool` messages). */
@@ -30,6 +34,7 @@ export interface ToolSpec {
   parameters: Record<string, unknown>;
 }
 
+/** One chat call to a provider's model, provider-neutral; ChatModel.chat maps it to the provider's API. */
 export interface ChatRequest {
   /** The provider's model id (no `provider:` prefix). */
   model: string;
@@ -45,11 +50,13 @@ export interface ChatRequest {
   timeout_ms?: number;
 }
 
+/** Tokens of one call (or summed over a run), as the provider reports them. */
 export interface ChatUsage {
   input_tokens: number;
   output_tokens: number;
 }
 
+/** A provider's answer to one ChatRequest, provider-neutral: text, tool calls, usage and why it stopped. */
 export interface ChatResult {
   /** The text of the answer, '' when the model wrote none. */
   text: string;
@@ -67,4 +74,5 @@ export interface ChatModel {
   chat(request: ChatRequest): Promise<ChatResult>;
 }
 
+/** Output tokens of one call when ChatRequest.max_tokens is not given. */
 export const DEFAULT_MAX_TOKENS = 1024;

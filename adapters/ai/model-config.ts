@@ -2,6 +2,10 @@
 // explicitly; these are the defaults the nodes and the agent fall back to.
 import { parseModelRef } from './model-ref.js';
 
+/**
+ * Which `provider:model` does each job, and the wait after a 429 (ms); read by readModelConfig,
+ * defaults MODEL_DEFAULTS.
+ */
 export interface ModelConfig {
   /** Agent's first choice. */
   primary: string;

@@ -2,9 +2,12 @@
 // e.g. `openai:gpt-4.1-mini` or `anthropic:claude-sonnet-4-6`.
 import { ModelRefError } from './model-ref-error.js';
 
+/** The AI providers a model reference may name, as written before the colon. */
 export const PROVIDERS = ['openai', 'anthropic'] as const;
+/** One of PROVIDERS. */
 export type Provider = (typeof PROVIDERS)[number];
 
+/** A parsed `provider:model` reference (parseModelRef). */
 export interface ModelRef {
   provider: Provider;
   /** The provider's model id, sent as-is (no validation against a model list: any compatible server may be configured). */
@@ -33,8 +36,4 @@ export function parseModelRef(text: string): ModelRef {
       `model reference "${trimmed}": model id "${model}" is empty or has characters outside letters, digits and . - _ : / @`,
     );
   return { provider: provider as Provider, model };
-}
-
-export function formatModelRef(ref: ModelRef): string {
-  return `${ref.provider}:${ref.model}`;
 }

@@ -11,6 +11,10 @@ import { DEFAULT_MAX_TOKENS, type ChatMessage, type ChatModel, type ChatRequest,
 import { audioFilename } from './audio-filename.js';
 import { mapSdkError } from './sdk-error.js';
 
+/**
+ * How the OpenAI client is built: API key, base URL (ending in `/v1`), default request timeout in ms,
+ * and an optional fetch.
+ */
 export interface OpenAiChatOptions {
   apiKey: string;
   /** Ends in `/v1`; the SDK appends `/chat/completions`. */
@@ -20,6 +24,7 @@ export interface OpenAiChatOptions {
   fetch?: typeof fetch;
 }
 
+/** One speech-to-text call (POST /audio/transcriptions): the audio's bytes and container type, a language hint. */
 export interface TranscribeRequest {
   /** Provider model id, e.g. `gpt-4o-mini-transcribe`. */
   model: string;
@@ -32,6 +37,7 @@ export interface TranscribeRequest {
   timeout_ms?: number;
 }
 
+/** The OpenAI ChatModel, which also transcribes (the only provider of the two that does). */
 export interface OpenAiChat extends ChatModel {
   transcribe(request: TranscribeRequest): Promise<string>;
 }
@@ -68,6 +74,11 @@ function toMessages(system: string | undefined, messages: ChatMessage[]): ChatCo
   return out;
 }
 
+/**
+ * The ChatModel of OpenAI's Chat Completions API (and its transcriptions): images as data URLs, PDFs
+ * as file parts, tools as function calls. Errors are mapped by mapSdkError (RateLimitError on 429,
+ * ProviderError otherwise); the SDK never retries by itself.
+ */
 export function createOpenAiChat(options: OpenAiChatOptions): OpenAiChat {
   const client = new OpenAI({
     apiKey: options.apiKey,

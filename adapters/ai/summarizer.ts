@@ -7,8 +7,13 @@ import type { AiService } from './ai-service.js';
 import type { Clock } from './clock.js';
 import { countWords, truncateWords, words } from './words.js';
 
+/** Word limit of a summary when SummarizeOptions.maxWords is not given (the handoff's "at most 50 words"). */
 export const DEFAULT_SUMMARY_MAX_WORDS = 50;
 
+/**
+ * What one summarize call needs: the AI service, the model chain, the text to summarise (as data) and
+ * the limits.
+ */
 export interface SummarizeOptions {
   ai: Pick<AiService, 'chat'>;
   models: AgentModels;
@@ -26,6 +31,7 @@ export interface SummarizeOptions {
   signal?: AbortSignal;
 }
 
+/** A summary within its word limit, with how it was reached (model, retry, truncation) and every model attempt. */
 export interface SummaryResult {
   /** One paragraph, whitespace collapsed, at most `maxWords` words; '' when `text` is blank. */
   summary: string;
@@ -51,6 +57,11 @@ function systemPrompt(maxWords: number, instructions?: string): string {
     .join('\n');
 }
 
+/**
+ * Summarises `text` in Portuguese within `maxWords` words, as the file comment describes: asked once,
+ * asked to shorten once, then cut at whole words. A blank text gives an empty summary without any
+ * call. Throws AgentFailedError when no model answered the first request.
+ */
 export async function summarize(options: SummarizeOptions): Promise<SummaryResult> {
   const maxWords = options.maxWords ?? DEFAULT_SUMMARY_MAX_WORDS;
   if (!options.text.trim()) return { summary: '', words: 0, model_used: null, retried: false, truncated: false, attempts: [] };

@@ -44,6 +44,10 @@ export interface ToolCallRecord {
   ms: number;
 }
 
+/**
+ * The tools of one agent run, checked and compiled by prepareTools: their specs for the model, and
+ * `run` for each call it makes.
+ */
 export interface PreparedTools {
   specs: ToolSpec[];
   /** Runs one call; a handler still running after `timeoutMs` is abandoned (its signal aborts) and reported as timed out. */
@@ -63,19 +67,32 @@ export interface PreparedTools {
  */
 const validators = new Map<string, ValidateFunction>();
 
+/** The compiled validator of a tool's parameter schema, compiled on first sight of its JSON text. */
+function validatorFor(parameters: AgentTool['parameters']): ValidateFunction {
+  const text = JSON.stringify(parameters);
+  let validate = validators.get(text);
+  if (!validate) {
+    validate = ajv.compile(JSON.parse(text) as object);
+    validators.set(text, validate);
+  }
+  return validate;
+}
+
+/** The failed validation's problems, one line each: the path, ajv's message, and an unexpected property's name. */
+function argumentProblems(validate: ValidateFunction): string[] {
+  return (validate.errors ?? []).map(
+    (e) =>
+      `${e.instancePath || '(arguments)'} ${e.message ?? 'is invalid'}${e.keyword === 'additionalProperties' ? `: ${(e.params as { additionalProperty: string }).additionalProperty}` : ''}`,
+  );
+}
+
 /** Checks names and compiles schemas once; throws on a bad tool definition (a programming error). */
 export function prepareTools(tools: AgentTool[]): PreparedTools {
   const byName = new Map<string, { tool: AgentTool; validate: ValidateFunction }>();
   for (const tool of tools) {
     if (!TOOL_NAME.test(tool.name)) throw new Error(`tool name "${tool.name}" must match ${TOOL_NAME}`);
     if (byName.has(tool.name)) throw new Error(`tool "${tool.name}" is declared twice`);
-    const text = JSON.stringify(tool.parameters);
-    let validate = validators.get(text);
-    if (!validate) {
-      validate = ajv.compile(JSON.parse(text) as object);
-      validators.set(text, validate);
-    }
-    byName.set(tool.name, { tool, validate });
+    byName.set(tool.name, { tool, validate: validatorFor(tool.parameters) });
   }
 
   return {
@@ -111,10 +128,7 @@ export function prepareTools(tools: AgentTool[]): PreparedTools {
       if (!args || typeof args !== 'object' || Array.isArray(args))
         return reply(false, { error: 'arguments must be a JSON object' }, args as JsonValue, 'not an object');
       if (!entry.validate(args)) {
-        const problems = (entry.validate.errors ?? []).map(
-          (e) =>
-            `${e.instancePath || '(arguments)'} ${e.message ?? 'is invalid'}${e.keyword === 'additionalProperties' ? `: ${(e.params as { additionalProperty: string }).additionalProperty}` : ''}`,
-        );
+        const problems = argumentProblems(entry.validate);
         return reply(
           false,
           { error: `invalid arguments: ${problems.join('; ')}` },

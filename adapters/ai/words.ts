@@ -1,9 +1,11 @@
 // Word counting as the summary limit understands it: maximal runs of non-whitespace.
 
+/** The words of `text`: maximal runs of non-whitespace, in order. */
 export function words(text: string): string[] {
   return text.split(/\s+/).filter(Boolean);
 }
 
+/** How many words (see `words`) `text` has. */
 export function countWords(text: string): number {
   return words(text).length;
 }

@@ -4,6 +4,7 @@
 // flows can reach (adapters/db/tables.ts does not list it). See the migration for each kind's meaning.
 import type { Database } from './database.js';
 
+/** The table of the console's overview events (migration 010). */
 export const ACTIVITY_TABLE = 'activity_events';
 
 /** What a row records; see migrations/010_activity.ts. */
@@ -36,6 +37,7 @@ function count(value: number | null | undefined): number | null {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? Math.round(value) : null;
 }
 
+/** Writes, reads and prunes the overview events of `activity_events` through one Database. */
 export class ActivityStore {
   constructor(private readonly db: Database) {}
 

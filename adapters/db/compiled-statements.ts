@@ -80,6 +80,10 @@ function compile(query: Knex.QueryBuilder | Knex.Raw): CompiledStatement {
   return new CompiledStatement(compiled.method, sql, native.sql, slots, constants);
 }
 
+/**
+ * Compiled statements by their shape's key, at most `max` (default MAX_COMPILED); the least recently
+ * used is dropped first.
+ */
 export class StatementCache {
   /** Per key, its statement and when it was last used (a tick of `clock`). */
   private readonly kept = new Map<string, { statement: CompiledStatement; used: number }>();

@@ -24,6 +24,7 @@ export const CONFIG_CACHE_TTL_MS = 5_000;
 /** Most cached queries (each holds the rows one read returned, at most 1000). */
 export const CONFIG_CACHE_MAX_ENTRIES = 1_000;
 
+/** The read cache's TTL (ms; 0 turns it off), size and clock; the defaults are the constants above. */
 export interface ConfigReadCacheOptions {
   /** How long a cached read answers, ms; default CONFIG_CACHE_TTL_MS; 0: nothing is cached. */
   ttlMs?: number;
@@ -40,6 +41,10 @@ interface Entry {
   expiresAt: number;
 }
 
+/**
+ * The per-process read cache of the configuration tables, as the file comment describes (key, TTL,
+ * size, copies, invalidation).
+ */
 export class ConfigReadCache {
   private readonly ttlMs: number;
   private readonly maxEntries: number;

@@ -29,6 +29,10 @@ import type { Dialect } from './values.js';
 
 export type { Dialect } from './values.js';
 
+/**
+ * Where the data lives (a PostgreSQL URL, or SQLite under a directory), the pool size and the
+ * configuration read cache.
+ */
 export interface DatabaseOptions {
   /** `postgres://…` selects PostgreSQL; unset: SQLite under `dataDir`. */
   url?: string;
@@ -54,6 +58,11 @@ const PING_TIMEOUT_MS = 2_000;
 /** How long SQLite waits for another process's write lock before SQLITE_BUSY, ms. */
 const SQLITE_BUSY_TIMEOUT_MS = 5_000;
 
+/**
+ * Opens the database `options` name: PostgreSQL for a `postgres://` or `postgresql://` URL (anything
+ * else is an error), otherwise the SQLite file `leadflow.sqlite` under `dataDir` (default `./data`,
+ * created when missing). Nothing is migrated here: call `migrate` before use.
+ */
 export function createDatabase(options: DatabaseOptions = {}): Database {
   if (options.url) {
     if (!/^postgres(ql)?:\/\//.test(options.url)) throw new Error('DATABASE_URL must start with postgres:// or postgresql://');
@@ -113,6 +122,11 @@ function redactUrl(url: string): string {
  */
 type WrittenTables = Set<string>;
 
+/**
+ * The database of one process: the db.* table operations (TableOperations) on the allow-listed tables,
+ * transactions, migrations and the queries the adapters need (instances, erasure), with the
+ * configuration read cache.
+ */
 export class Database implements TableOperations {
   private readonly ops: TableOps;
 

@@ -18,6 +18,7 @@ interface RanQuery {
   context?: { changes?: number };
 }
 
+/** What one statement gave back, alike on both dialects: its rows and how many rows it changed or returned. */
 export interface StatementResult {
   /** The rows returned (by a SELECT, or a RETURNING clause); empty for other statements. */
   rows: Array<Record<string, unknown>>;

@@ -75,11 +75,16 @@ const SCHEMA = {
 
 const validate = new Ajv({ allErrors: true, strict: false }).compile(SCHEMA);
 
+/** A clinic's protocol in a seed file, as normalizeSeed gives it; matched by name within the clinic. */
 export interface SeedProtocol {
   nome: string;
   descricao?: string | null;
   preco?: string | null;
 }
+/**
+ * A clinic's WhatsApp instance in a seed file, as normalizeSeed gives it (defaults filled); matched by
+ * name within the clinic. Holds credentials: never log it.
+ */
 export interface SeedInstance {
   nome: string;
   server_url: string;
@@ -93,6 +98,7 @@ export interface SeedInstance {
   /** JSON text in its normal form (formatTemplateSet), or null. */
   templates: string | null;
 }
+/** A clinic in a seed file, as normalizeSeed gives it, with its protocols and instances; matched by name. */
 export interface SeedClinic {
   nome: string;
   endereco?: string | null;
@@ -106,6 +112,7 @@ export interface SeedClinic {
   protocolos: SeedProtocol[];
   instancias: SeedInstance[];
 }
+/** A whole seed file, as normalizeSeed gives it. */
 export interface SeedData {
   clinicas: SeedClinic[];
 }

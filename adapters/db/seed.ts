@@ -11,8 +11,10 @@ import { normalizeSeed, seedProblems, whoseInstance, type SeedData } from './see
 import { SeedFileUnreadableError, SeedValidationError, type SeedProblem } from './seed-validation-error.js';
 import type { Row } from './table-ops.js';
 
+/** What seeding did to one row: inserted it, updated it, or found it as the file says. */
 export type SeedAction = 'inserted' | 'updated' | 'unchanged';
 
+/** One row a seed touched or found, by kind and name, with its id and what was done. */
 export interface SeedItem {
   kind: 'clinic' | 'protocol' | 'instance';
   nome: string;
@@ -22,6 +24,7 @@ export interface SeedItem {
   action: SeedAction;
 }
 
+/** What one seed did: every row, and how many were inserted, updated and unchanged. */
 export interface SeedReport {
   items: SeedItem[];
   inserted: number;

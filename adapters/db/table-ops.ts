@@ -23,18 +23,26 @@ import { runStatement, type StatementResult } from './run-statement.js';
 import { isTableName, TABLE_NAMES, tableSpec, type ColumnType, type TableSpec } from './tables.js';
 import { fromDb, toDb, toIsoTimestamp, type Dialect } from './values.js';
 
+/** A row as flows see it: column name to JSON value (values.ts conversions applied). */
 export type Row = Record<string, JsonValue>;
+/**
+ * A row filter: column to a value (equality; null: IS NULL) or to `{eq|ne|gt|gte|lt|lte|in: value}`,
+ * conditions joined by AND.
+ */
 export type Where = Record<string, unknown>;
+/** One sort key of a query: a column of the table, ascending by default. */
 export interface OrderBy {
   column: string;
   direction?: 'asc' | 'desc';
 }
+/** A `find` query: its filter, order (default id ascending) and most rows. */
 export interface FindOptions {
   where?: Where;
   order_by?: OrderBy[];
   /** Most rows returned: default 100, at most 1000. */
   limit?: number;
 }
+/** How an upsert matches an existing row (a unique key of the table) and what it does then. */
 export interface UpsertOptions {
   /** Columns of one of the table's unique keys; the row is matched on them. */
   conflict: string[];
@@ -56,8 +64,11 @@ export interface TableOperations {
   delete(table: string, where: Where): Promise<{ count: number }>;
 }
 
+/** Rows a `find` returns when no limit is given. */
 export const DEFAULT_FIND_LIMIT = 100;
+/** Most rows one `find` may return; a larger limit is an error. */
 export const MAX_FIND_LIMIT = 1000;
+/** Most values one `in` condition may list; more is an error. */
 export const MAX_IN_VALUES = 1000;
 /** Attempts of an upsert whose matched row disappears between its insert and its update. */
 const UPSERT_ATTEMPTS = 5;
@@ -87,6 +98,10 @@ interface OrderClause {
   apply(query: Knex.QueryBuilder): void;
 }
 
+/**
+ * The table operations (TableOperations) on the allow-listed tables: checks every table, column and
+ * operator, converts values (values.ts), and compiles each query's shape once (StatementCache).
+ */
 export class TableOps implements TableOperations {
   constructor(
     private readonly dialect: Dialect,

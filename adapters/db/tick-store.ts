@@ -8,6 +8,10 @@ const TICKS = 'schedule_ticks';
 const SEEN = 'schedule_seen';
 const DAY_MS = 86_400_000;
 
+/**
+ * The TickStore shared by every process on one database: claims of schedule ticks in `schedule_ticks`,
+ * first sightings in `schedule_seen`.
+ */
 export class DbTickStore implements TickStore {
   constructor(private readonly db: Database) {}
 

@@ -5,6 +5,7 @@
 import type { ColumnType } from './tables.js';
 import { DbQueryError } from './db-query-error.js';
 
+/** The SQL dialect a Database talks: SQLite (embedded) or PostgreSQL. */
 export type Dialect = 'sqlite' | 'postgres';
 
 const INTEGER_TEXT = /^-?\d{1,15}$/;

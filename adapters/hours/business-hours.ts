@@ -22,8 +22,10 @@ export { BusinessHoursError, type BusinessHoursProblem } from './business-hours-
 
 /** Day keys in luxon weekday order (1 = Monday … 7 = Sunday). */
 export const DAY_KEYS = ['seg', 'ter', 'qua', 'qui', 'sex', 'sab', 'dom'] as const;
+/** A day key of the clinic's hours, `seg` (Monday) to `dom` (Sunday). */
 export type DayKey = (typeof DAY_KEYS)[number];
 
+/** The IANA zone of hours that name none (or an empty one): São Paulo's. */
 export const DEFAULT_TIMEZONE = 'America/Sao_Paulo';
 
 /** How many days past the given instant's day the searches look at. */

@@ -50,6 +50,10 @@ async function writeSlot(knex: Knex | Knex.Transaction, w: SlotWrite): Promise<v
   else await knex.raw(UPSERT, [w.key, w.stored, w.expiresAt]);
 }
 
+/**
+ * MemoryKeyValue's storage written through to `kv_slots`, as the file comment describes: `load()` once
+ * before use, `flush()` before a write resolves.
+ */
 export class DurableKeyValueStorage extends MemoryKeyValueStorage {
   /** Latest change per key since the last flush: the slot to write, or null to delete. */
   private pending = new Map<string, Slot | null>();

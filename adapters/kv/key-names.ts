@@ -3,10 +3,13 @@
 
 /** The kinds of value a store keeps; each caller key may have one of each. */
 export const KINDS = ['buf', 'dedupe', 'lock'] as const;
+/** One of KINDS: a buffer, a dedupe mark or a lock. */
 export type Kind = (typeof KINDS)[number];
 
+/** The key namespace of a store opened without a prefix. */
 export const DEFAULT_PREFIX = 'leadflow:';
 
+/** The store key of a caller key: `<prefix><kind>:<key>`. */
 export function storeKey(prefix: string, kind: Kind, key: string): string {
   return `${prefix}${kind}:${key}`;
 }
@@ -16,6 +19,7 @@ export function escapeGlob(text: string): string {
   return text.replace(/[*?[\]\\]/g, '\\$&');
 }
 
+/** Throws TypeError naming `what` unless `key` is a non-empty string. */
 export function checkKey(what: string, key: unknown): asserts key is string {
   if (typeof key !== 'string' || key === '') throw new TypeError(`${what} must be a non-empty string`);
 }

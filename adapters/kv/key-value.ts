@@ -46,6 +46,11 @@ export interface BufferSnapshot {
 /** Default life of a buffer nobody drains (an abandoned burst): one hour. */
 export const DEFAULT_BUFFER_TTL_MS = 3_600_000;
 
+/**
+ * The key-value store behind debounce, dedupe and lock (one contract suite runs over both
+ * implementations): per caller key, a message buffer, a dedupe mark and a lock, each with an expiry;
+ * every operation is atomic on its own.
+ */
 export interface KeyValue {
   /** Namespace of every key this store touches, e.g. `leadflow:`. */
   readonly prefix: string;

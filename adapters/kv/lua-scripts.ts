@@ -79,6 +79,10 @@ export class LuaScript {
   }
 }
 
+/**
+ * The Lua scripts of the Redis store, each loaded once per server (EVALSHA, SCRIPT LOAD on a NOSCRIPT
+ * reply): buffer push and drain, lock release and extension, dedupe.
+ */
 export const scripts = {
   bufferPush: new LuaScript(BUFFER_PUSH),
   bufferDrainIfLast: new LuaScript(BUFFER_DRAIN_IF_LAST),

@@ -7,6 +7,10 @@ import type { JsonValue } from '../../engine/types.js';
 import { DEFAULT_BUFFER_TTL_MS, type BufferEntry, type BufferSnapshot, type BufferSummary, type KeyValue } from './key-value.js';
 import { checkKey, checkMs, checkTtl, DEFAULT_PREFIX, KINDS, storeKey, type Kind } from './key-names.js';
 
+/**
+ * A buffer as the memory store keeps it: its entries in arrival order, their ids (for the id check),
+ * and when its first and last entries arrived (ms since the epoch).
+ */
 export interface MemoryBuffer {
   entries: BufferEntry[];
   ids: Set<string>;
@@ -14,6 +18,10 @@ export interface MemoryBuffer {
   last_at: number;
 }
 
+/**
+ * What the memory store keeps under one store key: a buffer or a string value (a dedupe mark, a lock's
+ * token), and when it expires (ms since the epoch).
+ */
 export type Slot = { expiresAt: number } & ({ buffer: MemoryBuffer } | { value: string });
 
 /** Writes between two sweeps of expired keys. */
@@ -67,6 +75,7 @@ export class MemoryKeyValueStorage {
 
 const copy = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 
+/** The memory store's key namespace and the storage it keeps its data in. */
 export interface MemoryKeyValueOptions {
   /** Namespace of every key; default `leadflow:`. */
   prefix?: string;
@@ -74,6 +83,10 @@ export interface MemoryKeyValueOptions {
   storage?: MemoryKeyValueStorage;
 }
 
+/**
+ * KeyValue in this process's memory (see the file comment): one process only, unless its storage is
+ * durable (DurableKeyValueStorage, the embedded mode).
+ */
 export class MemoryKeyValue implements KeyValue {
   readonly prefix: string;
   readonly storage: MemoryKeyValueStorage;

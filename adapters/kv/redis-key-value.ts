@@ -8,6 +8,10 @@ import { DEFAULT_BUFFER_TTL_MS, type BufferEntry, type BufferSnapshot, type Buff
 import { checkKey, checkMs, checkTtl, DEFAULT_PREFIX, escapeGlob, KINDS, storeKey, type Kind } from './key-names.js';
 import { scripts } from './lua-scripts.js';
 
+/**
+ * Which Redis to use (a URL, or a client the store does not own), the key namespace, and where
+ * connection errors go.
+ */
 export interface RedisKeyValueOptions {
   /** `redis://…` URL; ignored when `client` is given. */
   url?: string;
@@ -22,6 +26,7 @@ export interface RedisKeyValueOptions {
 /** Keys per SCAN round trip and per UNLINK. */
 const SCAN_COUNT = 500;
 
+/** KeyValue on Redis (see the file comment), shared by every process using the same server and prefix. */
 export class RedisKeyValue implements KeyValue {
   readonly prefix: string;
   readonly redis: Redis;

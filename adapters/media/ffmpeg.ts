@@ -5,6 +5,7 @@ import { FfmpegError } from './ffmpeg-error.js';
 /** Most stderr kept (characters), from the end. */
 const MAX_STDERR = 16_000;
 
+/** How an ffmpeg run ended: its exit code and the end of its stderr (at most MAX_STDERR characters). */
 export interface FfmpegRun {
   /** Exit code (null when killed by a signal). */
   code: number | null;
@@ -55,13 +56,4 @@ export function runFfmpeg(path: string, args: string[], options: { timeoutMs: nu
     });
     child.on('close', (code) => finish(() => resolve({ code, stderr })));
   });
-}
-
-/** True when `path -version` runs and exits 0. */
-export async function ffmpegAvailable(path = 'ffmpeg'): Promise<boolean> {
-  try {
-    return (await runFfmpeg(path, ['-hide_banner', '-version'], { timeoutMs: 5000 })).code === 0;
-  } catch {
-    return false;
-  }
 }

@@ -1,6 +1,8 @@
 // Media kinds the agent understands, and how a WhatsApp mimetype maps to one.
 
+/** The kinds of media the agent turns into text. */
 export const MEDIA_KINDS = ['audio', 'image', 'video', 'document'] as const;
+/** One of MEDIA_KINDS. */
 export type MediaKind = (typeof MEDIA_KINDS)[number];
 
 /** `audio/ogg; codecs=opus` → `audio/ogg`. */

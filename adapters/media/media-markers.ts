@@ -2,6 +2,7 @@
 // arrived and that its content is unknown, so the agent can ask the lead instead of guessing.
 import type { MediaKind } from './media-kind.js';
 
+/** Per kind, the text the agent gets when a medium of that kind could not be converted. */
 export const MEDIA_MARKERS: Readonly<Record<MediaKind, string>> = Object.freeze({
   audio: '[áudio recebido: não foi possível transcrever]',
   image: '[imagem recebida: não foi possível analisar o conteúdo]',

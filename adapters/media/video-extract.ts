@@ -6,6 +6,10 @@ import { join } from 'node:path';
 import { FfmpegError } from './ffmpeg-error.js';
 import { runFfmpeg } from './ffmpeg.js';
 
+/**
+ * How extractVideo runs ffmpeg: the binary, how many frames and how wide, how much audio, the time
+ * limit, where the temporary directory goes.
+ */
 export interface VideoExtractOptions {
   /** ffmpeg binary. */
   ffmpegPath: string;
@@ -22,6 +26,10 @@ export interface VideoExtractOptions {
   signal?: AbortSignal;
 }
 
+/**
+ * What extractVideo took out of a video: frames, audio track, duration in seconds (absent when ffmpeg
+ * did not print it).
+ */
 export interface ExtractedVideo {
   /** JPEG images in time order. */
   frames: Buffer[];
@@ -47,6 +55,12 @@ function parseProbe(stderr: string): Probe {
   };
 }
 
+/**
+ * Extracts `options.frames` JPEG frames, evenly spaced, and the audio track (mono AAC, at most
+ * `maxAudioSeconds`) from a video, within `timeoutMs` in all. Throws FfmpegError (missing, failed,
+ * timeout; `failed` too for a file with neither video nor audio) and the signal's reason on abort;
+ * the temporary directory is always removed.
+ */
 export async function extractVideo(bytes: Uint8Array, options: VideoExtractOptions): Promise<ExtractedVideo> {
   const started = Date.now();
   const left = () => Math.max(1, options.timeoutMs - (Date.now() - started));

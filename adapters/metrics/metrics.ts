@@ -12,8 +12,10 @@ import type { ExecutionRecord, FlowMetric } from '../../engine/types.js';
 import type { AgentAttemptEvent, AiCallEvent } from '../ai/ai-service.js';
 import type { GatewayCallEvent } from '../gateway/gateway-client.js';
 
+/** Prefix of every figure's name, process metrics included. */
 export const METRIC_PREFIX = 'leadflow_';
 
+/** Whether process metrics are collected, and where a failing hook or scrape-time callback is reported. */
 export interface MetricsOptions {
   /** Process metrics (CPU, memory, event loop, GC) with the `leadflow_` prefix. Default true. */
   defaultMetrics?: boolean;
@@ -24,6 +26,10 @@ export interface MetricsOptions {
 /** How many executions are due or running; read at each scrape. */
 export type QueueDepthSource = () => number | Promise<number>;
 
+/**
+ * The figures of one process and the hooks that feed them (createMetrics); `render()` is the body of
+ * GET /metrics.
+ */
 export interface Metrics {
   readonly registry: Registry;
   /** Content-Type of `render()`'s text. */
@@ -47,17 +53,52 @@ const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 1
 /** How late a wait resumes, seconds. */
 const LAG_BUCKETS = [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 15, 60, 300, 3600];
 
+/**
+ * The figures of one process in a Registry of their own: engine hooks (`observer`), AI and gateway
+ * call hooks, the queue depth read at scrape time, and the metrics flows declare. A hook never
+ * throws: its error goes to `options.onError` and the figure is skipped.
+ */
 export function createMetrics(options: MetricsOptions = {}): Metrics {
   const registry = new Registry();
   const registers = [registry];
+  const { failed, guard } = hookGuards(options.onError);
+  if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: METRIC_PREFIX });
+
+  let queueDepth: QueueDepthSource = () => 0;
+  const engine = engineFigures(registers, () => queueDepth(), failed);
+  const calls = callFigures(registers);
+  const declared = flowDeclaredMetrics(registers);
+  return {
+    registry,
+    contentType: registry.contentType,
+    render: () => registry.metrics(),
+    observer: engineObserver(engine, declared, guard),
+    aiCall: guard('aiCall', (event: AiCallEvent) => {
+      calls.aiCalls.inc({ model: event.model, kind: event.kind, outcome: event.outcome });
+      if (event.input_tokens) calls.aiTokens.inc({ model: event.model, direction: 'input' }, event.input_tokens);
+      if (event.output_tokens) calls.aiTokens.inc({ model: event.model, direction: 'output' }, event.output_tokens);
+    }),
+    agentAttempt: guard('agentAttempt', (event: AgentAttemptEvent) => {
+      calls.agentAttempts.inc({ model: event.model, role: event.role, outcome: event.outcome });
+    }),
+    gatewayCall: guard('gatewayCall', (event: GatewayCallEvent) => {
+      (event.op === 'send' ? calls.gatewaySends : calls.gatewayDownloads).inc({ outcome: event.outcome });
+    }),
+    setQueueDepth(source) {
+      queueDepth = source;
+    },
+  };
+}
+
+/** Reports an error of `where` to `onError` (itself never throwing); `guard` wraps a hook body so it never throws. */
+function hookGuards(onError: MetricsOptions['onError']) {
   const failed = (where: string) => (err: unknown) => {
     try {
-      options.onError?.(err, where);
+      onError?.(err, where);
     } catch {
       // nothing more to do
     }
   };
-  /** Runs a hook body; an error is reported and never thrown to the caller. */
   const guard =
     <A extends unknown[]>(where: string, fn: (...args: A) => void) =>
     (...args: A): void => {
@@ -67,9 +108,11 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
         failed(where)(err);
       }
     };
+  return { failed, guard };
+}
 
-  if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: METRIC_PREFIX });
-
+/** The engine's figures: executions, their and their steps' durations, the queue depth (read by `readQueueDepth` at each scrape), wait lag. */
+function engineFigures(registers: Registry[], readQueueDepth: QueueDepthSource, failed: (where: string) => (err: unknown) => void) {
   const executions = new Counter({
     name: `${METRIC_PREFIX}executions_total`,
     help: 'Execution drives ended, by flow and status (success, failed, stopped, cancelled; waiting when parked at a wait); a waiting execution cancelled by id counts as cancelled.',
@@ -90,14 +133,13 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     buckets: DURATION_BUCKETS,
     registers,
   });
-  let queueDepth: QueueDepthSource = () => 0;
   new Gauge({
     name: `${METRIC_PREFIX}queue_depth`,
     help: 'Executions due (waiting with a wake time already past) or running; NaN when it could not be read.',
     registers,
     async collect() {
       try {
-        this.set(await queueDepth());
+        this.set(await readQueueDepth());
       } catch (err) {
         failed('queue_depth')(err);
         this.set(Number.NaN);
@@ -110,6 +152,11 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     buckets: LAG_BUCKETS,
     registers,
   });
+  return { executions, executionDuration, stepDuration, waitLag };
+}
+
+/** The figures of outside calls: AI provider calls and tokens, agent attempts, gateway sends and downloads. */
+function callFigures(registers: Registry[]) {
   const aiCalls = new Counter({
     name: `${METRIC_PREFIX}ai_calls_total`,
     help: 'AI provider calls, by model (provider:model), kind (chat, transcribe) and outcome (ok, error, rate_limited).',
@@ -140,23 +187,29 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     labelNames: ['outcome'] as const,
     registers,
   });
+  return { aiCalls, aiTokens, agentAttempts, gatewaySends, gatewayDownloads };
+}
 
-  const declared = flowDeclaredMetrics(registers);
-
-  const observer: EngineObserver = {
+/** The engine hooks feeding `figures` and the flows' declared metrics; every hook guarded. */
+function engineObserver(
+  figures: ReturnType<typeof engineFigures>,
+  declared: ReturnType<typeof flowDeclaredMetrics>,
+  guard: ReturnType<typeof hookGuards>['guard'],
+): EngineObserver {
+  return {
     executionEnded: guard('executionEnded', (record: Readonly<ExecutionRecord>, ms: number) => {
-      executions.inc({ flow: record.flow, status: record.status });
-      executionDuration.observe({ flow: record.flow, status: record.status }, ms / 1000);
+      figures.executions.inc({ flow: record.flow, status: record.status });
+      figures.executionDuration.observe({ flow: record.flow, status: record.status }, ms / 1000);
     }),
     // A waiting execution cancelled by id ends without a drive: counted, with no drive duration.
     executionCancelled: guard('executionCancelled', (record: Readonly<ExecutionRecord>) => {
-      executions.inc({ flow: record.flow, status: 'cancelled' });
+      figures.executions.inc({ flow: record.flow, status: 'cancelled' });
     }),
     stepEnded: guard('stepEnded', (event: StepEndedEvent) => {
-      stepDuration.observe({ node_type: event.node_type, status: event.status }, event.ms / 1000);
+      figures.stepDuration.observe({ node_type: event.node_type, status: event.status }, event.ms / 1000);
     }),
     waitResumed: guard('waitResumed', (lagMs: number) => {
-      waitLag.observe(Math.max(0, lagMs) / 1000);
+      figures.waitLag.observe(Math.max(0, lagMs) / 1000);
     }),
     flowsLoaded: (flows) => {
       for (const metric of flows.flatMap((flow) => flow.metrics ?? [])) guard('flowsLoaded', declared.declare)(metric);
@@ -164,27 +217,6 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     flowMetrics: guard('flowMetrics', (event: FlowMetricsEvent) => {
       for (const { name, value } of event.observations) declared.observe(name, value);
     }),
-  };
-
-  return {
-    registry,
-    contentType: registry.contentType,
-    render: () => registry.metrics(),
-    observer,
-    aiCall: guard('aiCall', (event: AiCallEvent) => {
-      aiCalls.inc({ model: event.model, kind: event.kind, outcome: event.outcome });
-      if (event.input_tokens) aiTokens.inc({ model: event.model, direction: 'input' }, event.input_tokens);
-      if (event.output_tokens) aiTokens.inc({ model: event.model, direction: 'output' }, event.output_tokens);
-    }),
-    agentAttempt: guard('agentAttempt', (event: AgentAttemptEvent) => {
-      agentAttempts.inc({ model: event.model, role: event.role, outcome: event.outcome });
-    }),
-    gatewayCall: guard('gatewayCall', (event: GatewayCallEvent) => {
-      (event.op === 'send' ? gatewaySends : gatewayDownloads).inc({ outcome: event.outcome });
-    }),
-    setQueueDepth(source) {
-      queueDepth = source;
-    },
   };
 }
 

@@ -13,8 +13,11 @@ import type { Erasure, ReplaceRule } from '../../engine/store/erasure.js';
 import { brazilianVariants } from './brazilian-variants.js';
 import { maskPhone } from './mask-phone.js';
 
+/** What an erased lead's name becomes in the execution records. */
 export const NAME_MASK = '[nome apagado]';
+/** What a WhatsApp LID (`…@lid`) becomes in the erased lead's execution records. */
 export const LID_MASK = '[lid apagado]';
+/** What a message text or form answer becomes in the erased lead's execution records (with `texts`). */
 export const TEXT_MASK = '[texto apagado]';
 
 /** Shortest digit string taken as a phone to erase (shorter ones would match unrelated numbers). */
@@ -83,6 +86,7 @@ export function nameRule(names: Array<string | null | undefined>): ReplaceRule |
   return { pattern: `(?<![\\p{L}\\p{N}])(?:${alternatives.join('|')})(?![\\p{L}\\p{N}])`, flags: 'iu', with: NAME_MASK };
 }
 
+/** Who to erase: the lead's phones and names, and whether message texts go too. */
 export interface LeadErasureInput {
   /** The lead's phones: digits, JIDs or as typed. */
   phones: Array<string | number | null | undefined>;

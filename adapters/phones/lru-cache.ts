@@ -2,6 +2,7 @@
 // its digits). Bounded by entry count: past `capacity`, the entry read or written longest ago goes.
 // A Map keeps insertion order; a hit is moved to the end by deleting and setting it again.
 
+/** A least-recently-used cache of at most `capacity` entries (see the file comment). */
 export class LruCache<K, V> {
   private readonly entries = new Map<K, V>();
 

@@ -15,6 +15,10 @@
 import { Queue, Worker, type ConnectionOptions } from 'bullmq';
 import type { Scheduler } from '../../engine/scheduler/scheduler.js';
 
+/**
+ * The Redis of the queue, its key namespace, how many jobs this process drives at once, and the job
+ * lock's length.
+ */
 export interface BullMqSchedulerOptions {
   /** `redis://…` */
   url: string;
@@ -27,6 +31,7 @@ export interface BullMqSchedulerOptions {
   onError?: (err: Error) => void;
 }
 
+/** The BullMQ queue of the executions' wakes (under the prefix). */
 export const QUEUE_NAME = 'executions';
 const DEFAULT_CONCURRENCY = 16;
 const DEFAULT_LOCK_MS = 30_000;
@@ -47,6 +52,10 @@ function connectionOf(url: string): ConnectionOptions {
   };
 }
 
+/**
+ * The engine's Scheduler on BullMQ, as the file comment's contract says: `start(handler)` takes jobs,
+ * `stop()` stops taking them, `close()` ends everything.
+ */
 export class BullMqScheduler implements Scheduler {
   readonly durable = true;
   readonly queue: Queue;

@@ -6,6 +6,7 @@ import budgetClassify from './budget-band.js';
 import contentHash from './content-hash.js';
 import formNormalize from './form-normalize.js';
 import handoffNotification from './handoff-notification.js';
+import leadStatus from './lead-status.js';
 import phoneInList from './phone-in-list.js';
 import phoneNormalize from './phone-normalize.js';
 import textIsOneOf from './text-is-one-of.js';
@@ -17,6 +18,7 @@ export const leadNodes = nodeList(
   phoneInList,
   textSplit,
   textIsOneOf,
+  leadStatus,
   formNormalize,
   budgetClassify,
   contentHash,

@@ -3,7 +3,17 @@
 import type { Knex } from 'knex';
 import { nowDefault, timestamp } from './dialect.js';
 
+/** Creates the five contract tables, parents first (each function below is one table). */
 export async function up(knex: Knex): Promise<void> {
+  await createClinics(knex);
+  await createProtocols(knex);
+  await createInstances(knex);
+  await createLeads(knex);
+  await createChatHistories(knex);
+}
+
+/** Clinics: name (unique, `leadflow seed` matches by it), address, positioning, the Hunter, the admin numbers. */
+async function createClinics(knex: Knex): Promise<void> {
   await knex.schema.createTable('clinicas_com_atendentes', (t) => {
     t.increments('id');
     t.text('nome').notNullable();
@@ -16,7 +26,10 @@ export async function up(knex: Knex): Promise<void> {
     // `leadflow seed` matches a clinic by its name.
     t.unique(['nome']);
   });
+}
 
+/** A clinic's protocols (treatments offered): name unique per clinic, description, price as shown to leads. */
+async function createProtocols(knex: Knex): Promise<void> {
   await knex.schema.createTable('protocolos', (t) => {
     t.increments('id');
     t.integer('clinica_id').notNullable().references('id').inTable('clinicas_com_atendentes').onDelete('CASCADE');
@@ -26,7 +39,10 @@ export async function up(knex: Knex): Promise<void> {
     t.text('preco');
     t.unique(['clinica_id', 'nome']);
   });
+}
 
+/** A clinic's WhatsApp instances: server URL and token (inbound events are looked up by token). */
+async function createInstances(knex: Knex): Promise<void> {
   await knex.schema.createTable('instancias_whatsapp', (t) => {
     t.increments('id');
     t.integer('clinica_id').notNullable().references('id').inTable('clinicas_com_atendentes').onDelete('CASCADE');
@@ -37,7 +53,10 @@ export async function up(knex: Knex): Promise<void> {
     // Inbound gateway events are authenticated by their instance token.
     t.index(['token']);
   });
+}
 
+/** Leads: one per (clinica_id, remotejid), with the form answers and the handoff flags. */
+async function createLeads(knex: Knex): Promise<void> {
   await knex.schema.createTable('leads', (t) => {
     t.increments('id');
     t.text('remotejid').notNullable();
@@ -58,7 +77,10 @@ export async function up(knex: Knex): Promise<void> {
     // Handoff looks a phone up across clinics.
     t.index(['remotejid']);
   });
+}
 
+/** The agent's memory: one row per message, per (clinica_id, session_id). */
+async function createChatHistories(knex: Knex): Promise<void> {
   await knex.schema.createTable('wf_chat_histories', (t) => {
     t.increments('id');
     // The lead's remotejid; memory is per (clinica_id, session_id).
@@ -72,6 +94,7 @@ export async function up(knex: Knex): Promise<void> {
   });
 }
 
+/** Drops the five contract tables, children first. */
 export async function down(knex: Knex): Promise<void> {
   for (const table of ['wf_chat_histories', 'leads', 'instancias_whatsapp', 'protocolos', 'clinicas_com_atendentes']) {
     await knex.schema.dropTableIfExists(table);

@@ -5,6 +5,7 @@
 import type { Knex } from 'knex';
 import { timestamp } from './dialect.js';
 
+/** Creates `executions` with its queried columns and indexes (see the file comment). */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('executions', (t) => {
     t.increments('seq');
@@ -27,6 +28,7 @@ export async function up(knex: Knex): Promise<void> {
   });
 }
 
+/** Drops `executions`. */
 export async function down(knex: Knex): Promise<void> {
   await knex.schema.dropTableIfExists('executions');
 }

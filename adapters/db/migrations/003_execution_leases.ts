@@ -5,6 +5,7 @@
 // or by a process that never took one — taken over like an expired one.
 import type { Knex } from 'knex';
 
+/** Adds `executions.lease_owner` (the holding process) and `lease_until` (ms since the epoch; null: no lease). */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable('executions', (t) => {
     t.string('lease_owner', 200);
@@ -12,6 +13,7 @@ export async function up(knex: Knex): Promise<void> {
   });
 }
 
+/** Drops the lease columns. */
 export async function down(knex: Knex): Promise<void> {
   await knex.schema.alterTable('executions', (t) => {
     t.dropColumn('lease_owner');

@@ -3,6 +3,10 @@
 // One row per live key: the slot as JSON text, and when it expires (ms since epoch).
 import type { Knex } from 'knex';
 
+/**
+ * Creates `kv_slots`: one row per live key of the embedded key-value store, with its expiry (ms since
+ * the epoch).
+ */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('kv_slots', (t) => {
     t.string('key', 1024).primary();
@@ -12,6 +16,7 @@ export async function up(knex: Knex): Promise<void> {
   });
 }
 
+/** Drops `kv_slots`. */
 export async function down(knex: Knex): Promise<void> {
   await knex.schema.dropTableIfExists('kv_slots');
 }

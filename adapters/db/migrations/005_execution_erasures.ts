@@ -6,6 +6,7 @@
 // executions that were running or waiting when it erased. Times are ms since the epoch.
 import type { Knex } from 'knex';
 
+/** Creates the erasure ledger `execution_erasures` (see the file comment). */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('execution_erasures', (t) => {
     t.string('id', 64).primary();
@@ -18,6 +19,7 @@ export async function up(knex: Knex): Promise<void> {
   });
 }
 
+/** Drops `execution_erasures`. */
 export async function down(knex: Knex): Promise<void> {
   await knex.schema.dropTableIfExists('execution_erasures');
 }

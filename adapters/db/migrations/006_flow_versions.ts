@@ -7,6 +7,7 @@
 // runs on, unused for a day, is pruned with the executions.
 import type { Knex } from 'knex';
 
+/** Adds `executions.flow_version` and creates `flow_versions` (see the file comment). */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('flow_versions', (t) => {
     t.string('flow', 200).notNullable();
@@ -22,6 +23,7 @@ export async function up(knex: Knex): Promise<void> {
   });
 }
 
+/** Drops `flow_versions` and `executions.flow_version`. */
 export async function down(knex: Knex): Promise<void> {
   await knex.schema.alterTable('executions', (t) => {
     t.dropIndex(['flow_version']);

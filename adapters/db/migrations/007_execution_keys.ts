@@ -5,6 +5,10 @@
 // the execution's steps made (null: none), like `outbound`.
 import type { Knex } from 'knex';
 
+/**
+ * Adds the execution key columns (`concurrency_key`, `replaced_by`, `started_flows`,
+ * `cancelled_flows`) and the key's index.
+ */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable('executions', (t) => {
     t.string('concurrency_key', 500);
@@ -15,6 +19,7 @@ export async function up(knex: Knex): Promise<void> {
   });
 }
 
+/** Drops the execution key columns and their index. */
 export async function down(knex: Knex): Promise<void> {
   await knex.schema.alterTable('executions', (t) => {
     t.dropIndex(['flow', 'concurrency_key', 'status']);

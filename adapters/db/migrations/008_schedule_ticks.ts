@@ -7,6 +7,7 @@
 // tick from before a schedule existed is never caught up. Times are ms since the epoch.
 import type { Knex } from 'knex';
 
+/** Creates `schedule_ticks` and `schedule_seen` (see the file comment). */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('schedule_ticks', (t) => {
     t.string('flow', 200).notNullable();
@@ -23,6 +24,7 @@ export async function up(knex: Knex): Promise<void> {
   });
 }
 
+/** Drops `schedule_ticks` and `schedule_seen`. */
 export async function down(knex: Knex): Promise<void> {
   await knex.schema.dropTableIfExists('schedule_seen');
   await knex.schema.dropTableIfExists('schedule_ticks');

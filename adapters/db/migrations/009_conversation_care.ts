@@ -6,6 +6,7 @@
 import type { Knex } from 'knex';
 import { timestamp } from './dialect.js';
 
+/** Adds `leads.pausado_ate`, `leads.optout_at` and `clinicas_com_atendentes.horario_atendimento`, each nullable. */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable('leads', (t) => {
     timestamp(t, 'pausado_ate');

@@ -12,6 +12,7 @@
 import type { Knex } from 'knex';
 import { timestamp } from './dialect.js';
 
+/** Creates `activity_events` with its indexes by time and by clinic. */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('activity_events', (t) => {
     t.increments('id');
@@ -28,6 +29,7 @@ export async function up(knex: Knex): Promise<void> {
   });
 }
 
+/** Drops `activity_events`. */
 export async function down(knex: Knex): Promise<void> {
   await knex.schema.dropTableIfExists('activity_events');
 }

@@ -14,6 +14,10 @@ import type { Knex } from 'knex';
 /** Name of the unique index on (provider, external_id). */
 export const PROVIDER_EXTERNAL_ID_INDEX = 'instancias_whatsapp_provider_external_id_unique';
 
+/**
+ * Adds the gateway provider columns of `instancias_whatsapp` (see the file comment); existing
+ * instances become uazapi's.
+ */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable('instancias_whatsapp', (t) => {
     t.text('provider').notNullable().defaultTo('uazapi');

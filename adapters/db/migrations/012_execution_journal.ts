@@ -8,6 +8,7 @@
 // otherwise, or not cancelled), so the step run again after a crash finds what it cancelled before.
 import type { Knex } from 'knex';
 
+/** Creates `execution_journal` and adds `executions.cancelled_by` (see the file comment). */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('execution_journal', (t) => {
     t.increments('seq');
@@ -20,6 +21,7 @@ export async function up(knex: Knex): Promise<void> {
   });
 }
 
+/** Drops `execution_journal` and `executions.cancelled_by`. */
 export async function down(knex: Knex): Promise<void> {
   await knex.schema.alterTable('executions', (t) => {
     t.dropColumn('cancelled_by');

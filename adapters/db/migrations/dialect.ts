@@ -1,6 +1,7 @@
 // Dialect helpers for migrations: the same schema on SQLite and PostgreSQL.
 import type { Knex } from 'knex';
 
+/** True when `knex` talks to PostgreSQL (false: SQLite). */
 export function isPostgres(knex: Knex): boolean {
   return knex.client.dialect === 'postgresql';
 }

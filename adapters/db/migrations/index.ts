@@ -29,6 +29,10 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '012_execution_journal': executionJournal,
 };
 
+/**
+ * The migrations in the bundle, by name, applied in name order (001 first); knex records each applied
+ * name in MIGRATIONS_TABLE.
+ */
 export const migrationSource: Knex.MigrationSource<string> = {
   async getMigrations() {
     return Object.keys(MIGRATIONS).sort();
