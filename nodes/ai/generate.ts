@@ -1,8 +1,9 @@
 import { type Static, Type } from '../../engine/typebox.js';
 import { AgentFailedError } from '../../adapters/ai/agent-failed-error.js';
 import type { AiService } from '../../adapters/ai/ai-service.js';
-import type { NodeContext } from '../../engine/types.js';
+import type { JsonValue, NodeContext } from '../../engine/types.js';
 import { modelChainParams } from './lib/model-params.js';
+import { renderTemplate } from './lib/prompt-template.js';
 import { defineServiceNode } from '../services.js';
 
 const GenerateParams = Type.Object(
@@ -20,6 +21,13 @@ const GenerateParams = Type.Object(
       description: 'The user message to answer.',
       examples: ['Escreva a primeira mensagem para {{ trigger.body.nome }}.'],
     }),
+    values: Type.Optional(
+      Type.Record(Type.String({ pattern: '^[A-Za-z0-9_]+$' }), Type.Unknown(), {
+        description:
+          'Values of the `{{name}}` and `{{name.member}}` placeholders of `system` and `prompt`, for a prompt read from a file of the flow (`files.NAME`, written like flows/prompts/agent-system.md): strings as they are, null and a member a row lacks as empty, other values as JSON; HTML comments are removed and each text trimmed. A placeholder whose name has no value fails the step (`fallback_text` is not used then). Absent: `system` and `prompt` are sent as they are.',
+        examples: [{ clinica: '{{ steps.clinic }}', conversa: '{{ steps.conversation.text }}' }],
+      }),
+    ),
     max_tokens: Type.Integer({
       minimum: 1,
       maximum: 32_000,
@@ -80,6 +88,19 @@ export default defineServiceNode({
       },
     },
     {
+      title: 'A prompt read from a file of the flow, its placeholders filled',
+      step: {
+        id: 'followup_message',
+        type: 'ai.generate',
+        params: {
+          model: '{{ env.LEADFLOW_MODEL_PRIMARY }}',
+          system: '{{ files.followup_system }}',
+          prompt: '{{ files.followup_message }}',
+          values: { clinica: '{{ steps.clinic }}', conversa: '{{ steps.conversation.text }}' },
+        },
+      },
+    },
+    {
       title: 'A fixed text when every model fails',
       step: {
         id: 'first_message',
@@ -94,8 +115,9 @@ export default defineServiceNode({
     },
   ],
   async run(params, ctx) {
+    const texts = promptTexts(params);
     try {
-      return await generate(params, ctx.services.ai, ctx);
+      return await generate(params, texts, ctx.services.ai, ctx);
     } catch (err) {
       if (!params.fallback_text || ctx.signal.aborted) throw err;
       const error = err instanceof Error ? err.message : String(err);
@@ -107,7 +129,7 @@ export default defineServiceNode({
 });
 
 /** One run of the model chain; throws AgentFailedError when every option fails. */
-async function generate(params: Static<typeof GenerateParams>, ai: AiService, ctx: NodeContext) {
+async function generate(params: Static<typeof GenerateParams>, texts: PromptTexts, ai: AiService, ctx: NodeContext) {
   // The model-chain runner loads on the first run: describing or validating flows never needs it.
   const { runAgent } = await import('../../adapters/ai/agent-runner.js');
   const result = await runAgent({
@@ -117,8 +139,8 @@ async function generate(params: Static<typeof GenerateParams>, ai: AiService, ct
       fallbacks: params.fallback_models,
       ...(params.contingency_model ? { contingency: params.contingency_model } : {}),
     },
-    ...(params.system ? { system: params.system } : {}),
-    input: params.prompt,
+    ...(texts.system ? { system: texts.system } : {}),
+    input: texts.prompt,
     maxTokens: params.max_tokens,
     rateLimitWaitMs: params.rate_limit_wait_ms,
     deadlineMs: params.deadline_ms,
@@ -126,4 +148,20 @@ async function generate(params: Static<typeof GenerateParams>, ai: AiService, ct
     onAttempt: (a) => ctx.log(a.outcome === 'ok' ? 'debug' : 'warn', 'ai attempt', { ...a }),
   });
   return { text: result.text, model_used: result.model_used, written_by: result.model_used, attempts: result.attempts };
+}
+
+/** The system prompt and the user message as sent to the models. */
+interface PromptTexts {
+  system: string;
+  prompt: string;
+}
+
+/**
+ * `system` and `prompt` as sent: with `values`, their placeholders filled (renderTemplate); else as
+ * given. Throws on a placeholder without a value.
+ */
+function promptTexts(params: Static<typeof GenerateParams>): PromptTexts {
+  if (params.values === undefined) return { system: params.system, prompt: params.prompt };
+  const values = params.values as Record<string, JsonValue>;
+  return { system: renderTemplate(params.system, values), prompt: renderTemplate(params.prompt, values) };
 }

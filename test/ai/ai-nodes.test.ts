@@ -110,6 +110,55 @@ describe('ai.generate', () => {
     expect(stepOutput(record, 'gen')).toMatchObject({ text: 'Modelo fora do ar.', written_by: 'template', attempts: [] });
   });
 
+  // The template texts come as data (a flow reads them from its files), so the engine leaves their placeholders alone.
+  const templatedFlow = `
+name: gen
+steps:
+  - id: gen
+    type: ai.generate
+    params:
+      model: openai:gpt-4.1-mini
+      system: "{{ trigger.body.system }}"
+      prompt: "{{ trigger.body.prompt }}"
+      values:
+        clinica: "{{ trigger.body.clinica }}"
+        protocolo: "{{ trigger.body.protocolo }}"
+        nome: "{{ trigger.body.nome }}"
+        respostas: "{{ trigger.body.respostas }}"
+      fallback_text: Texto fixo.
+`;
+  const templates = {
+    system: "<!-- for the file's editors -->\nVocê é da {{clinica.nome}} ({{ clinica.endereco }}). Protocolo: {{protocolo.nome}}.",
+    prompt: 'Escreva para {{nome}}; respostas {{respostas}}.',
+  };
+
+  it('with values, fills the {{name}} / {{name.member}} placeholders of system and prompt (null and missing members empty, values as text once)', async () => {
+    openai.queueChat({ text: 'Oi!' });
+    const body = { ...templates, nome: '{{nome}}', clinica: { nome: 'Clínica Sol', endereco: null }, protocolo: null, respostas: { a: 1 } };
+    const { record } = await run(templatedFlow, { ai }, body);
+    expect(stepRecord(record, 'gen').error).toBeUndefined();
+    expect(record.status).toBe('success');
+    const [request] = openai.chatRequests();
+    expect(request.messages).toEqual([
+      { role: 'system', content: 'Você é da Clínica Sol (). Protocolo: .' },
+      { role: 'user', content: 'Escreva para {{nome}}; respostas {"a":1}.' },
+    ]);
+  });
+
+  it('with values, a placeholder whose name has none fails the step, fallback_text or not, and calls no model', async () => {
+    const system = templates.system.replace('{{protocolo.nome}}', '{{protocol.nome}}');
+    const { record } = await run(
+      templatedFlow,
+      { ai },
+      { ...templates, system, nome: 'Ana', clinica: null, protocolo: null, respostas: {} },
+    );
+    expect(record.status).toBe('failed');
+    expect(stepRecord(record, 'gen').error!.message).toBe(
+      'prompt template: unknown placeholder {{protocol.nome}}; known: clinica, protocolo, nome, respostas',
+    );
+    expect(openai.chatRequests()).toEqual([]);
+  });
+
   it('fails with a clear error when the host gave no AI service', async () => {
     const { record } = await run(generateFlow, {}, { nome: 'Ana' });
     expect(record.status).toBe('failed');

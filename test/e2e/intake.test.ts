@@ -4,7 +4,7 @@
 // break these tests), with the provider's fake gateway, OpenAI and Anthropic. Each test uses its
 // own phone, so rows of one test never meet another's.
 import { createHmac } from 'node:crypto';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -50,6 +50,7 @@ forEachProvider('intake', (provider, title) => {
       flowsDir = mkdtempSync(join(tmpdir(), 'leadflow-intake-flows-'));
       copyFileSync(join(root, 'flows/intake.yaml'), join(flowsDir, 'intake.yaml'));
       copyFileSync(join(root, 'flows/followup.yaml'), join(flowsDir, 'followup.yaml'));
+      cpSync(join(root, 'flows/prompts'), join(flowsDir, 'prompts'), { recursive: true });
       stack = await startStack({ backend, provider, flowsDir, env: { LEADFLOW_INTAKE_DELAY_MS: '0' } });
     });
 

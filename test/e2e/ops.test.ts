@@ -2,7 +2,7 @@
 // a real intake over HTTP fills every family (executions, steps by node type, wait lag, AI calls and
 // agent attempts with a 429 and a fallback, gateway sends with a retry, form to first message), and
 // readiness answers 503 naming the database or Redis when one of them does not answer.
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -23,6 +23,7 @@ beforeAll(() => {
   flowsDir = mkdtempSync(join(tmpdir(), 'leadflow-ops-flows-'));
   copyFileSync(join(root, 'flows/intake.yaml'), join(flowsDir, 'intake.yaml'));
   copyFileSync(join(root, 'flows/followup.yaml'), join(flowsDir, 'followup.yaml'));
+  cpSync(join(root, 'flows/prompts'), join(flowsDir, 'prompts'), { recursive: true });
 });
 
 afterAll(() => {

@@ -2,9 +2,8 @@
 // clinic's and protocol's rows, and the lead's words wrapped as quoted data (never instructions).
 //
 // Contract:
-//   - renderTemplate: `{{name}}` placeholders (letters, digits, `_`) are replaced from `values`; an
-//     unknown name is an error (a typo in a prompt must not reach a lead). HTML comments are removed
-//     (they document the file for its editors and are not part of the prompt).
+//   - the system prompt is filled by renderTemplate (nodes/ai/lib/prompt-template.ts): an unknown
+//     placeholder is an error, HTML comments are removed.
 //   - quoteLeadText: the text goes between <mensagem_do_lead> tags; any such tag inside the text is
 //     neutralised so the lead cannot close the quote and write "outside" it.
 //   - memoryToHistory: `lead` rows become user turns (quoted like the current input), `agent` rows
@@ -17,21 +16,7 @@
 import type { ChatMessage } from '../../../adapters/ai/chat-model.js';
 import { describeHours, parseBusinessHours } from '../../../adapters/hours/business-hours.js';
 import type { JsonValue } from '../../../engine/types.js';
-
-/**
- * `template` with each `{{name}}` replaced by `values[name]` and its `<!-- comments -->` removed,
- * trimmed. Throws on a placeholder `values` does not have, naming it and the known ones.
- */
-export function renderTemplate(template: string, values: Record<string, string>): string {
-  const withoutComments = template.replace(/<!--[\s\S]*?-->\s*/g, '');
-  return withoutComments
-    .replace(/\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g, (_, name: string) => {
-      if (!Object.hasOwn(values, name))
-        throw new Error(`prompt template: unknown placeholder {{${name}}}; known: ${Object.keys(values).join(', ')}`);
-      return values[name]!;
-    })
-    .trim();
-}
+import { renderTemplate } from '../../ai/lib/prompt-template.js';
 
 const OPEN = '<mensagem_do_lead>';
 const CLOSE = '</mensagem_do_lead>';
