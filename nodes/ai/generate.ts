@@ -21,13 +21,12 @@ const GenerateParams = Type.Object(
       description: 'The user message to answer.',
       examples: ['Escreva a primeira mensagem para {{ trigger.body.nome }}.'],
     }),
-    values: Type.Optional(
-      Type.Record(Type.String({ pattern: '^[A-Za-z0-9_]+$' }), Type.Unknown(), {
-        description:
-          'Values of the `{{name}}` and `{{name.member}}` placeholders of `system` and `prompt`, for a prompt read from a file of the flow (`files.NAME`, written like flows/prompts/agent-system.md): strings as they are, null and a member a row lacks as empty, other values as JSON; HTML comments are removed and each text trimmed. A placeholder whose name has no value fails the step (`fallback_text` is not used then). Absent: `system` and `prompt` are sent as they are.',
-        examples: [{ clinica: '{{ steps.clinic }}', conversa: '{{ steps.conversation.text }}' }],
-      }),
-    ),
+    values: Type.Union([Type.Record(Type.String({ pattern: '^[A-Za-z0-9_]+$' }), Type.Unknown()), Type.Null()], {
+      default: null,
+      description:
+        'Values of the `{{name}}` and `{{name.member}}` placeholders of `system` and `prompt`, for a prompt read from a file of the flow (`files.NAME`, written like flows/prompts/agent-system.md): strings as they are, null and a member a row lacks as empty, other values as JSON; HTML comments are removed and each text trimmed. A placeholder whose name has no value fails the step (`fallback_text` is not used then). Null: `system` and `prompt` are sent as they are.',
+      examples: [{ clinica: '{{ steps.clinic }}', conversa: '{{ steps.conversation.text }}' }],
+    }),
     max_tokens: Type.Integer({
       minimum: 1,
       maximum: 32_000,
@@ -88,15 +87,15 @@ export default defineServiceNode({
       },
     },
     {
-      title: 'A prompt read from a file of the flow, its placeholders filled',
+      title: 'A prompt with placeholders (as read from a file of the flow: files.NAME), filled from values',
       step: {
         id: 'followup_message',
         type: 'ai.generate',
         params: {
           model: '{{ env.LEADFLOW_MODEL_PRIMARY }}',
-          system: '{{ files.followup_system }}',
-          prompt: '{{ files.followup_message }}',
-          values: { clinica: '{{ steps.clinic }}', conversa: '{{ steps.conversation.text }}' },
+          system: '{{ trigger.body.system_template }}',
+          prompt: '{{ trigger.body.prompt_template }}',
+          values: { clinica: '{{ trigger.body.clinica }}', conversa: '{{ trigger.body.conversa }}' },
         },
       },
     },
@@ -161,7 +160,7 @@ interface PromptTexts {
  * given. Throws on a placeholder without a value.
  */
 function promptTexts(params: Static<typeof GenerateParams>): PromptTexts {
-  if (params.values === undefined) return { system: params.system, prompt: params.prompt };
+  if (params.values === null) return { system: params.system, prompt: params.prompt };
   const values = params.values as Record<string, JsonValue>;
   return { system: renderTemplate(params.system, values), prompt: renderTemplate(params.prompt, values) };
 }
