@@ -28,7 +28,7 @@ export default defineNode({
   examples: [{ title: 'Organise the inbound event', step: { id: 'msg', type: 'uazapi.parse', params: { event: '{{ trigger.body }}' } } }],
   async run(params) {
     // The gateway adapters load on the first run: describing or validating flows never needs them.
-    const { isIgnored, parseUazapiEvent } = await import('../../adapters/gateway/inbound.js');
+    const { isIgnored, parseUazapiEvent } = await import('../../adapters/gateway/uazapi/events.js');
     const parsed = parseUazapiEvent(params.event);
     if (isIgnored(parsed)) return { ignored: true, reason: parsed.ignored };
     const { instance_token: _token, ...message } = parsed;

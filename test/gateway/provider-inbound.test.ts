@@ -11,7 +11,7 @@ import { afterEach, expect, it } from 'vitest';
 import { DbInboundInstances } from '../../adapters/gateway/inbound-instances.js';
 import { findInstanceByToken } from '../../adapters/gateway/instance-token-lookup.js';
 import { type InboundProvider, providerAuthMode } from '../../adapters/gateway/provider-inbound.js';
-import { uazapiInbound } from '../../adapters/gateway/uazapi-provider.js';
+import { uazapiInbound } from '../../adapters/gateway/uazapi/auth.js';
 import { gatewayVerificationRoutes } from '../../cli/gateway-routes.js';
 import { loadFlowText } from '../../engine/load/loader.js';
 import { Engine } from '../../engine/engine.js';

@@ -12,14 +12,14 @@
 // origin and path only (a media URL's query string is never shown).
 import type { JsonValue } from '../../../engine/types.js';
 import { backoffDelay, parseRetryAfter, sleep } from '../backoff.js';
-import { GraphApiError } from '../errors/graph-api-error.js';
+import { GraphApiError } from './errors.js';
 import { GatewayNetworkError } from '../errors/gateway-network-error.js';
 import { GatewayResponseError } from '../errors/gateway-response-error.js';
 import { GatewayTimeoutError } from '../errors/gateway-timeout-error.js';
-import { OutsideWindowError } from '../errors/outside-window-error.js';
+import { OutsideWindowError } from './errors.js';
 import { displayUrl, type RetryPolicy } from '../post-json.js';
 import { redactText, redactValue } from '../redact.js';
-import { classifyGraphError, graphErrorOf, PAIR_RATE_LIMIT_CODE } from './graph-errors.js';
+import { classifyGraphError, graphErrorOf, PAIR_RATE_LIMIT_CODE } from './error-codes.js';
 
 export interface GraphPolicy extends RetryPolicy {
   /** Shortest wait before retrying Meta's pair rate limit (131056), ms. */

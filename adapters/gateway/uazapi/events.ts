@@ -14,13 +14,13 @@
 //   - timestamp_ms: `messageTimestamp` is milliseconds; a value below 1e11 can only be seconds and is
 //     scaled; absent: the time of parsing.
 // `instance_token` is a credential (for the instance-token check): never record or log it.
-import { schemaValidator } from '../../engine/run/param-validator.js';
-import { UazapiEventError } from './errors/uazapi-event-error.js';
-import { jidKind, phoneFromJid } from './jid.js';
-import type { IgnoredEvent, MessageKind } from './gateway-message.js';
-import { uazapiEventSchema } from './uazapi-event-schema.js';
+import { schemaValidator } from '../../../engine/run/param-validator.js';
+import { UazapiEventError } from './errors.js';
+import { jidKind, phoneFromJid } from '../jid.js';
+import type { IgnoredEvent, MessageKind } from '../gateway-message.js';
+import { uazapiEventSchema } from './event-schema.js';
 
-export type { IgnoredEvent, MessageKind } from './gateway-message.js';
+export type { IgnoredEvent, MessageKind } from '../gateway-message.js';
 
 /** A uazapi event parsed: the provider-free fields of GatewayMessage but `provider` and `media_ref`, and the event's token. */
 export interface NormalizedMessage {

@@ -34,7 +34,7 @@ import type {
 } from '../gateway-client.js';
 import { displayUrl, postJson, type RetryPolicy } from '../post-json.js';
 import type { GatewayCallEvent } from '../gateway-client.js';
-import { evolutionFetch } from './evolution-fetch.js';
+import { evolutionFetch } from './error-answers.js';
 import { measuredCall } from '../measured-call.js';
 import type { GatewayHttpOptions } from '../http-client-options.js';
 

@@ -10,9 +10,9 @@
 // the text the lead received (the template's rendered body), for memory. A reply split into several
 // texts should stop after a template went out: the remaining texts would be refused the same way.
 import type { GatewayCallOptions, SendTextResult } from '../gateway-client.js';
-import { OutsideWindowError } from '../errors/outside-window-error.js';
-import type { CloudClient, CloudSendTextRequest } from './cloud-client.js';
-import { type CloudTemplate, renderTemplateText } from './cloud-templates.js';
+import { OutsideWindowError } from './errors.js';
+import type { CloudClient, CloudSendTextRequest } from './client.js';
+import { type CloudTemplate, renderTemplateText } from './templates.js';
 import type { CustomerWindow } from './customer-window.js';
 
 export interface WindowedSender {

@@ -38,11 +38,11 @@
 //   - Fields other than `messages` and `smb_message_echoes` are listed in `ignored`; `value.errors[]`
 //     too, with their codes.
 // A body without this shape throws CloudEventError listing each problem's path (answer 422).
-import { CloudEventError } from '../errors/cloud-event-error.js';
-import type { MessageKind, NormalizedMessage } from '../inbound.js';
+import { CloudEventError } from './errors.js';
+import type { GatewayMessage, MessageKind } from '../gateway-message.js';
 
-/** A normalised Cloud API message: NormalizedMessage's fields (no instance token), and the Cloud ones. */
-export interface CloudMessage extends Omit<NormalizedMessage, 'instance_token'> {
+/** A normalised Cloud API message: GatewayMessage's fields (`media_ref` present only for media), and the Cloud ones. */
+export interface CloudMessage extends Omit<GatewayMessage, 'provider' | 'media_ref'> {
   provider: 'cloud';
   /** The business phone number id that received (or, for an echo, sent) the message. */
   phone_number_id: string;

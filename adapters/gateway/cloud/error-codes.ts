@@ -14,7 +14,7 @@
 //   1, 2, 131000, 131016,       unknown / service unavailable /  retried with backoff
 //   131057                      temporary / account maintenance
 //   anything else               HTTP 429 or 5xx: retried; any other 4xx: not retried
-import type { GraphErrorInfo } from '../errors/graph-api-error.js';
+import type { GraphErrorInfo } from './errors.js';
 
 export const OUTSIDE_WINDOW_CODE = 131047;
 export const PAIR_RATE_LIMIT_CODE = 131056;

@@ -4,7 +4,7 @@
 // §1.3). Usable as a flow's `trigger.input`. Only what parseEvolutionEvent reads is constrained;
 // other fields pass. `apikey` is not required: it is null unless the server exposes instance tokens
 // (AUTHENTICATION_EXPOSE_IN_FETCH_INSTANCES), and a missing or wrong one is an authentication failure
-// (401, evolution-auth.ts), not a shape problem (422).
+// (401, auth.ts), not a shape problem (422).
 // Events other than `messages.upsert` need only `event` and `instance`.
 
 const optStr = { anyOf: [{ type: 'string' }, { type: 'null' }] };

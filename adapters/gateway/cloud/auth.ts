@@ -20,8 +20,8 @@
 // reads up to CLOUD_MAX_BODY_BYTES (4 MiB; the other webhooks 1 MiB) and answers 413 above it.
 import type { JsonObject, JsonValue } from '../../../engine/types.js';
 import type { InboundEvent, InboundInstance, InboundProvider } from '../provider-inbound.js';
-import { authenticateCloudWebhook } from './cloud-signature.js';
-import { verifyCloudSubscription } from './cloud-verification.js';
+import { authenticateCloudWebhook } from './signature.js';
+import { verifyCloudSubscription } from './verification.js';
 
 /** The route of both the verification GET and the events. */
 export const CLOUD_PATH = '/leadagent/cloud';

@@ -16,11 +16,11 @@ import type {
   GatewayRequestRecord,
   SendTextRequest,
   SendTextResult,
-} from './gateway-client.js';
-import { GatewayResponseError } from './errors/gateway-response-error.js';
-import { displayUrl, postJson, type RetryPolicy } from './post-json.js';
-import { measuredCall } from './measured-call.js';
-import type { GatewayHttpOptions } from './http-client-options.js';
+} from '../gateway-client.js';
+import { GatewayResponseError } from '../errors/gateway-response-error.js';
+import { displayUrl, postJson, type RetryPolicy } from '../post-json.js';
+import { measuredCall } from '../measured-call.js';
+import type { GatewayHttpOptions } from '../http-client-options.js';
 
 /** A uazapi instance's address and token, and the common client options (http-client-options.ts). */
 export interface UazapiClientOptions extends GatewayHttpOptions {
@@ -32,7 +32,7 @@ export interface UazapiClientOptions extends GatewayHttpOptions {
   maxDownloadBytes?: number;
 }
 
-export type { GatewayCallEvent } from './gateway-client.js';
+export type { GatewayCallEvent } from '../gateway-client.js';
 
 export type UazapiClientDefaults = Omit<UazapiClientOptions, 'serverUrl' | 'token'>;
 

@@ -1,5 +1,5 @@
-// Turns an Evolution API v2 webhook event into the normalised message of adapters/gateway/inbound.ts
-// (without `instance_token`; with `provider: 'evolution'` and `media_ref`).
+// Turns an Evolution API v2 webhook event into the normalised message (gateway-message.ts), with
+// `provider: 'evolution'` and `media_ref` present only for media.
 // Sources: evolution-foundation/evolution-api tag 2.3.7 (`messages.upsert` handler and
 // `prepareMessage` in src/api/integrations/channel/whatsapp/whatsapp.baileys.service.ts; the envelope
 // in src/api/integrations/event/webhook/webhook.controller.ts); reference whatsapp-providers.md §1.3,
@@ -50,13 +50,13 @@
 //   `status` (`SERVER_ACK` for another device, `PENDING` for API sends) is not used: it only differs
 //   between the two events, which the event name already separates.
 import { schemaValidator } from '../../../engine/run/param-validator.js';
-import type { IgnoredEvent, MessageKind, NormalizedMessage } from '../inbound.js';
+import type { GatewayMessage, IgnoredEvent, MessageKind } from '../gateway-message.js';
 import { jidKind, phoneFromJid } from '../jid.js';
-import { EvolutionEventError } from './evolution-event-error.js';
-import { evolutionEventSchema } from './evolution-event-schema.js';
+import { EvolutionEventError } from './errors.js';
+import { evolutionEventSchema } from './event-schema.js';
 
-/** A message of an Evolution instance, normalised like a uazapi one (NormalizedMessage without the token). */
-export interface EvolutionMessage extends Omit<NormalizedMessage, 'instance_token'> {
+/** A message of an Evolution instance, normalised (GatewayMessage, `media_ref` present only for media). */
+export interface EvolutionMessage extends Omit<GatewayMessage, 'provider' | 'media_ref'> {
   provider: 'evolution';
   /** The message id for EvolutionClient.downloadMedia; present for audio, image, video, document and sticker. */
   media_ref?: string;

@@ -153,7 +153,7 @@ export class CloudClient implements GatewayClient {
 
   /**
    * Sends one free-form text. Outside the lead's 24-hour window Meta refuses it with
-   * OutsideWindowError (131047); see cloud-send.ts for the template fallback.
+   * OutsideWindowError (131047); see windowed-send.ts for the template fallback.
    */
   async sendText(request: CloudSendTextRequest, options: GatewayCallOptions = {}): Promise<SendTextResult> {
     checkNumber(request.number, 'sendText');

@@ -2,7 +2,7 @@
 // 24-hour rule (CONTRACT §11) applied to a text that names a `template` (SendTextRequest.template):
 //   - the purpose's template is the instance's (`templates` column: name, language, optional body and
 //     parameter_names); the instance has none for it -> the text is sent as is (Meta is the judge);
-//   - otherwise sendTextOrTemplate (cloud-send.ts): the lead's window closed (CustomerWindow on the
+//   - otherwise sendTextOrTemplate (windowed-send.ts): the lead's window closed (CustomerWindow on the
 //     key-value store, under the instance id) -> the template, without trying the text; open, or
 //     unknown (no key-value store or no instance id: the window is taken as open) -> the text, and on
 //     Meta's OutsideWindowError (131047) the template instead, once.
@@ -21,8 +21,8 @@ import type {
   SendTextResult,
   TemplateSet,
 } from '../gateway-client.js';
-import type { CloudClient } from './cloud-client.js';
-import { sendTextOrTemplate, type TemplateFallback } from './cloud-send.js';
+import type { CloudClient } from './client.js';
+import { sendTextOrTemplate, type TemplateFallback } from './windowed-send.js';
 import { CustomerWindow } from './customer-window.js';
 
 export interface CloudGatewayClientOptions {
