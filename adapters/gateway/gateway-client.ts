@@ -3,17 +3,8 @@
 // `ctx.services.gateway` is a factory that builds it from the instance's row (see
 // instance-directory.ts), dispatching on the row's `provider` (provider-registry.ts), so the token is
 // read at run time and never sits in a step's params, outputs or recorded calls.
-
-/** The providers an instance may name (`instancias_whatsapp.provider`). */
-export type GatewayProvider = 'uazapi' | 'evolution' | 'cloud';
-
-/** Every provider name, in the order the docs list them. */
-export const GATEWAY_PROVIDERS: readonly GatewayProvider[] = ['uazapi', 'evolution', 'cloud'];
-
-/** True when `value` names a provider (not necessarily a registered one). */
-export function isGatewayProvider(value: unknown): value is GatewayProvider {
-  return typeof value === 'string' && (GATEWAY_PROVIDERS as readonly string[]).includes(value);
-}
+import type { JsonValue } from '../../engine/types.js';
+import type { GatewayProvider } from './providers.js';
 
 /** One approved message template (Cloud API), as `instancias_whatsapp.templates` names it. */
 export interface TemplateRef {
@@ -122,7 +113,7 @@ export interface GatewayRequestRecord {
   /** Holds no credential (an access token never travels in the URL). */
   url: string;
   headers: Record<string, string>;
-  body?: import('../../engine/types.js').JsonValue;
+  body?: JsonValue;
 }
 
 export interface GatewayClient {

@@ -2,7 +2,7 @@
 // events become the same normalised message"), what `gateway.parse` hands the flows. One event body
 // (as the provider's inbound check recorded it: one message, credentials masked) in, one message or
 // an ignored event out. A parser never performs I/O and never returns a credential.
-import type { GatewayProvider } from './gateway-client.js';
+import type { GatewayProvider } from './providers.js';
 
 export type MessageKind = 'text' | 'audio' | 'image' | 'video' | 'document' | 'sticker' | 'other';
 

@@ -12,7 +12,7 @@
 // scan's query names no credential.
 import { constantTimeMatcher } from '../../engine/constant-time.js';
 import type { FindOptions, Row } from '../db/table-ops.js';
-import type { GatewayProvider } from './gateway-client.js';
+import type { GatewayProvider } from './providers.js';
 import type { InboundInstance, InboundInstanceLookup } from './provider-inbound.js';
 
 /** What the lookup reads rows through (a Database, or a transaction's). */

@@ -1,7 +1,8 @@
 // `ctx.services.instances`: looks up a WhatsApp instance (a row of `instancias_whatsapp`) by id, so
 // flows pass only `instance_id` and the credentials are fetched when a gateway call is made. The
 // database implementation is `Database.instanceById` (adapters/db/database.ts).
-import type { GatewayProvider, TemplateSet } from './gateway-client.js';
+import type { TemplateSet } from './gateway-client.js';
+import type { GatewayProvider } from './providers.js';
 import { readTemplateSet } from './templates.js';
 
 export interface GatewayInstance {

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import type { GatewayProvider } from '../../adapters/gateway/gateway-client.js';
+import type { GatewayProvider } from '../../adapters/gateway/providers.js';
 import { evolutionEvent, type FakeEvolution, signEvolutionJwt, startFakeEvolution } from '../fakes/evolution-server.js';
 import { renderTemplateText } from '../../adapters/gateway/cloud/templates.js';
 import { FakeCloudApi } from '../fakes/cloud-api-server.js';
