@@ -18,7 +18,9 @@ const FIXTURES = readdirSync(join(import.meta.dirname, '../fixtures/uazapi'))
   .filter((f) => f.endsWith('.json'))
   .map((f) => f.replace(/\.json$/, ''));
 const MEDIA = new Set(['audio', 'image', 'video', 'document', 'sticker']);
-const ctx = {} as NodeContext;
+const ctx = { services: { gatewayProviders } } as unknown as NodeContext;
+/** What the engine of a flow running gateway.parse is handed (`ctx.services`). */
+const engine = { services: { gatewayProviders } };
 
 afterEach(shutdownEngines);
 
@@ -42,7 +44,7 @@ steps:
     type: gateway.parse
     params: { event: "{{ trigger.body }}", provider: "{{ trigger.auth.provider }}" }
 `;
-    const { record } = await runFlow(flow, { body: uazapiFixture('audio-ptt') });
+    const { record } = await runFlow(flow, { body: uazapiFixture('audio-ptt'), engine });
     expect(record.status).toBe('success');
     expect(stepOutput(record, 'msg')).toMatchObject({
       ignored: false,
@@ -68,7 +70,7 @@ steps:
     type: gateway.parse
     params: { event: "{{ trigger.body }}", provider: waha }
 `;
-    const { record } = await runFlow(flow, { body: {} });
+    const { record } = await runFlow(flow, { body: {}, engine });
     expect(record.status).toBe('failed');
     expect(stepRecord(record, 'msg').error).toMatchObject({
       name: 'UnknownGatewayProviderError',

@@ -81,6 +81,7 @@ describe('node services', () => {
       kv: {},
       ai: {},
       gateway: () => ({}),
+      gatewayProviders: {},
       instances: {},
       media: {},
       executions: {},
