@@ -14,7 +14,8 @@
 //   1, 2, 131000, 131016,       unknown / service unavailable /  retried with backoff
 //   131057                      temporary / account maintenance
 //   anything else               HTTP 429 or 5xx: retried; any other 4xx: not retried
-import type { GraphErrorInfo } from './errors.js';
+import type { ErrorAnswerJudge } from '../http-call.js';
+import { GraphApiError, type GraphErrorInfo, OutsideWindowError } from './errors.js';
 
 export const OUTSIDE_WINDOW_CODE = 131047;
 export const PAIR_RATE_LIMIT_CODE = 131056;
@@ -69,4 +70,20 @@ export function classifyGraphError(status: number, info: GraphErrorInfo | undefi
   if (status === 429) return { class: 'rate-limit', retryable: true, rateLimited: true };
   if (status >= 500) return { class: 'transient', retryable: true, rateLimited: false };
   return { class: 'other', retryable: false, rateLimited: false };
+}
+
+/**
+ * The Cloud API's judge of a non-2xx answer (http-call.ts): a GraphApiError with Meta's fields, or
+ * OutsideWindowError for 131047; retried as classifyGraphError says; Meta's pair rate limit (131056)
+ * waits at least `pairRateDelayMs` before its retry.
+ */
+export function graphErrorJudge(pairRateDelayMs: number): ErrorAnswerJudge {
+  return ({ status, body, url, method, retryAfterMs }) => {
+    const info = graphErrorOf(body);
+    const verdict = classifyGraphError(status, info);
+    const init = { status, body, url, method, info, retryAfterMs };
+    const error =
+      verdict.class === 'outside-window' ? new OutsideWindowError(init) : new GraphApiError({ ...init, rateLimited: verdict.rateLimited });
+    return { error, retryable: verdict.retryable, ...(info?.code === PAIR_RATE_LIMIT_CODE ? { minDelayMs: pairRateDelayMs } : {}) };
+  };
 }

@@ -1,6 +1,6 @@
 // What an Evolution API v2 error answer means, as the HTTP status the shared retry policy
-// (post-json.ts: 429 / 5xx retried, other 4xx not) understands. A fetch wrapper: the Evolution
-// client hands it to postJson instead of the bare fetch.
+// (http-call.ts: 429 / 5xx retried, other 4xx not) understands. A fetch wrapper: the Evolution
+// client hands it to its HTTP base (http-client.ts `wrapFetch`) instead of the bare fetch.
 //
 // Why: Evolution wraps every failure inside a send in `BadRequestException(error.toString())`
 // (`sendMessageWithTyping`'s catch, evolution-foundation/evolution-api tag 2.3.7,
