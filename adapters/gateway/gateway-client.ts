@@ -93,6 +93,7 @@ export interface GatewayCallEvent {
   outcome: 'ok' | 'error' | 'retried';
 }
 
+/** Per-call options of a GatewayClient call. */
 export interface GatewayCallOptions {
   /** Aborts the call (and any retry wait): the abort reason is thrown as is, never retried. */
   signal?: AbortSignal;
@@ -116,6 +117,18 @@ export interface GatewayRequestRecord {
   body?: JsonValue;
 }
 
+/**
+ * The client of one instance, whatever its provider (`ctx.services.gateway(instance)`): a text sent,
+ * a received message's media downloaded, and, where the provider has them, templates. Calls retry
+ * 429, 5xx and network failures (a send never after a timeout: it may have been delivered) and throw
+ * the typed gateway errors (errors/); credentials never appear in an error, a log line or the record.
+ *
+ * @example
+ * const client: GatewayClient = ctx.services.gateway(instance);
+ * const sent = await client.sendText({ number: '5511987654321', text: 'Oi!', delay: 1200 }, { signal: ctx.signal });
+ * sent.messageid; // the provider's id of the message, or null
+ * const media = await client.downloadMedia(message.media_ref); // {mimetype, bytes}
+ */
 export interface GatewayClient {
   /** The provider this client speaks to. */
   readonly provider: GatewayProvider;

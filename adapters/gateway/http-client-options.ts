@@ -4,6 +4,7 @@
 import type { GatewayCallEvent } from './gateway-client.js';
 import type { GatewayLogger } from './http-call.js';
 
+/** The shared options of every provider's client (see the file's head); each field optional, defaulted by http-client.ts. */
 export interface GatewayHttpOptions {
   /** Time limit of one attempt, ms. Default 15000. */
   timeoutMs?: number;

@@ -36,6 +36,7 @@ function inboundInstance(row: Row): InboundInstance {
   };
 }
 
+/** The InboundInstanceLookup over `instancias_whatsapp` (see the file's head: constant-time scans, pages of 1000, the provider index). */
 export class DbInboundInstances implements InboundInstanceLookup {
   constructor(private readonly db: InstanceRowSource) {}
 

@@ -5,6 +5,7 @@ import type { TemplateSet } from './gateway-client.js';
 import type { GatewayProvider } from './providers.js';
 import { readTemplateSet } from './templates.js';
 
+/** One row of `instancias_whatsapp` as nodes and gateway clients read it. Holds credentials: never log, record or return it. */
 export interface GatewayInstance {
   id: number;
   clinica_id: number;
@@ -24,6 +25,7 @@ export interface GatewayInstance {
   templates: TemplateSet | null;
 }
 
+/** `ctx.services.instances`: the WhatsApp instances by id. */
 export interface InstanceDirectory {
   /** The instance with this id, or undefined when there is none. */
   get(id: number): Promise<GatewayInstance | undefined>;

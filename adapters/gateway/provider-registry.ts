@@ -28,8 +28,21 @@ export interface GatewayClientDefaults extends GatewayHttpOptions {
 /** Builds the client of one instance of a provider (throws TypeError for an unusable row, e.g. a bad server_url). */
 export type GatewayClientBuilder = (instance: GatewayInstanceAccess, defaults: GatewayClientDefaults) => GatewayClient;
 
-/** One provider as the registry holds it. */
+/**
+ * What a provider is to the service (its `adapters/gateway/<provider>/provider.ts`): how to build the
+ * client of one of its instances, how to parse one of its inbound events, its inbound route, and
+ * optionally what it keeps per lead. Registered under its name in providers.ts.
+ *
+ * @example
+ * export const acmeProvider: GatewayProviderModule = {
+ *   client: (instance, defaults) => new AcmeClient({ ...defaults, serverUrl: instance.server_url, token: instance.token }),
+ *   parse: parseAcmeMessage, // (event, now?) => GatewayMessage | {ignored}
+ *   inbound: acmeInbound, // {provider: 'acme', authMode: 'acme-signature', path: '/leadagent/acme', accept}
+ * };
+ * // providers.ts: new GatewayProviderRegistry()….register('acme', acmeProvider)
+ */
 export interface GatewayProviderModule {
+  /** Builds the client of one of its instances (`ctx.services.gateway` calls it with the host's defaults). */
   client: GatewayClientBuilder;
   /** `gateway.parse` for this provider's events (gateway-message.ts). */
   parse: GatewayEventParser;

@@ -79,6 +79,7 @@ export function splitCloudWebhook(body: unknown): CloudEventPart[] {
 /** Largest Cloud webhook body read, bytes: Meta's documented 3 MB with room to spare. */
 export const CLOUD_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
+/** The Cloud API's inbound side: `POST /leadagent/cloud` (`cloud-signature`, bodies up to 4 MiB, one event per message) and its verification GET (see the file's head). */
 export const cloudInbound: InboundProvider = {
   provider: 'cloud',
   authMode: 'cloud-signature',

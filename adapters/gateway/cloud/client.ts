@@ -62,6 +62,7 @@ export interface CloudClientOptions extends GatewayHttpOptions {
   maxDownloadBytes?: number;
 }
 
+/** The options every Cloud API client of a host shares (all but the instance's Graph base, access token and phone number id). */
 export type CloudClientDefaults = Omit<CloudClientOptions, 'serverUrl' | 'token' | 'phoneNumberId'>;
 
 /** What the client needs of an instance row (a full GatewayInstanceAccess fits): its server, token and external id. */
@@ -82,6 +83,7 @@ export interface CloudTemplateRef {
   parameter_names?: string[];
 }
 
+/** One approved template to one number (CloudClient.sendTemplate): the template as named in the instance's `templates`, its body parameters in order. */
 export interface SendTemplateRequest {
   /** Digits with country code. */
   number: string;
@@ -98,6 +100,7 @@ const PHONE = /^\d{8,15}$/;
 const PHONE_NUMBER_ID = /^\d{1,32}$/;
 const MEDIA_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
+/** The Graph API client of one Cloud API business number (see the file's head). Throws TypeError for an unusable server URL, an empty access token or a phone number id that is not digits. */
 export class CloudClient implements GatewayClient {
   readonly provider = 'cloud' as const;
   /** The Graph API base, without a trailing slash (holds no secret). */

@@ -17,16 +17,21 @@
 import type { ErrorAnswerJudge } from '../http-call.js';
 import { GraphApiError, type GraphErrorInfo, OutsideWindowError } from './errors.js';
 
+/** Meta's code for a free-form message outside the lead's 24-hour window (OutsideWindowError, never retried). */
 export const OUTSIDE_WINDOW_CODE = 131047;
+/** Meta's pair rate limit: one message every 6 s to the same user (retried, the first wait at least `pairRateDelayMs`). */
 export const PAIR_RATE_LIMIT_CODE = 131056;
+/** Meta's spam-rate restriction on the number: a rate limit that lasts, never retried. */
 export const SPAM_RATE_LIMIT_CODE = 131048;
 /** Rate limits worth retrying after a wait. */
 export const RETRIED_RATE_LIMIT_CODES: ReadonlySet<number> = new Set([4, 80007, 130429, PAIR_RATE_LIMIT_CODE]);
 /** Temporary failures on Meta's side. */
 export const TRANSIENT_CODES: ReadonlySet<number> = new Set([1, 2, 131000, 131016, 131057]);
 
+/** What kind of failure a Graph error answer is (see the table above). */
 export type GraphErrorClass = 'outside-window' | 'rate-limit' | 'transient' | 'other';
 
+/** classifyGraphError's answer: the kind, whether a retry may help, and whether Meta counts it as a rate limit. */
 export interface GraphErrorVerdict {
   class: GraphErrorClass;
   retryable: boolean;

@@ -17,6 +17,7 @@ export interface GraphErrorInfo {
   fbtrace_id?: string;
 }
 
+/** What a GraphApiError is built from: the answer's status, body (token removed) and call, and Meta's error object when it sent one. */
 export interface GraphApiErrorInit {
   status: number;
   /** The answer's JSON (else its text cut to 4 KiB), the access token removed. */

@@ -66,6 +66,7 @@ export interface CloudStatusFailure {
   title?: string;
 }
 
+/** One webhook body parsed: the phone number ids it names, its messages in body order, its statuses and what was left out (see the file's head). */
 export interface CloudWebhook {
   /** The first phone number id the body names; null when it names none. */
   phone_number_id: string | null;

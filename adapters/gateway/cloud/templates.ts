@@ -9,6 +9,7 @@
 // does not return the rendered text.
 import type { CloudTemplateRef } from './client.js';
 
+/** An approved template with, optionally, its approved body text (what memory records as sent). */
 export interface CloudTemplate extends CloudTemplateRef {
   /** The approved body text with `{{1}}` / `{{name}}` placeholders. */
   body?: string;

@@ -25,6 +25,7 @@ import type { CloudClient } from './client.js';
 import { sendTextOrTemplate, type TemplateFallback } from './windowed-send.js';
 import { CustomerWindow } from './customer-window.js';
 
+/** What the windowed client reads besides its CloudClient: the instance's templates, and where the 24-hour window is kept (instance id, key-value store). */
 export interface CloudGatewayClientOptions {
   /** The instance's id: the window's key. Absent: the window is unknown (taken as open). */
   instanceId?: number;
@@ -42,6 +43,7 @@ export function templateParameter(value: string): string {
   return flat === '' ? '-' : flat;
 }
 
+/** The GatewayClient of one Cloud API instance: CloudClient's calls with the 24-hour rule applied to a text that names a template (see the file's head). */
 export class CloudGatewayClient implements GatewayClient {
   readonly provider = 'cloud' as const;
   readonly serverUrl: string;

@@ -52,12 +52,14 @@ export interface EvolutionAuth {
   provider: 'evolution';
 }
 
+/** An authenticated Evolution request: its body (`apikey` masked) and what the flow reads as `trigger.auth`. */
 export interface EvolutionGrant {
   /** The body as received, with `apikey` as "***" when it carried one. */
   body: JsonObject;
   auth: EvolutionAuth;
 }
 
+/** The clock and the tolerated skew of the JWT check (tests set both). */
 export interface EvolutionAuthOptions {
   /** The current time, ms. Default Date.now(). */
   nowMs?: number;

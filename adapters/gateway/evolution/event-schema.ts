@@ -21,6 +21,7 @@ const timestamp = {
   description: 'Seconds since epoch.',
 };
 
+/** JSON Schema (draft-07) of an Evolution API v2 webhook body (see the file's head); the route's `eventSchema`. */
 export const evolutionEventSchema: Record<string, unknown> = {
   $schema: 'http://json-schema.org/draft-07/schema#',
   title: 'Evolution API v2 webhook event',

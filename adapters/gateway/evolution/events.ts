@@ -73,6 +73,7 @@ export interface EvolutionIgnoredEvent extends IgnoredEvent {
   };
 }
 
+/** What parseEvolutionEvent may be told besides the event. */
 export interface ParseEvolutionOptions {
   /** Ids of the messages LeadFlow sent through this instance (sendText's `messageid`); see the file's head. */
   sentIds?: { has(id: string): boolean };
