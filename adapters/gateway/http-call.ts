@@ -213,8 +213,8 @@ function named<E extends Error>(error: E, method: 'GET' | 'POST'): E {
   return error;
 }
 
-/** The body's bytes, or null when they are more than `limit` (the rest is not read). */
-async function readLimited(response: Response, limit: number): Promise<Buffer | null> {
+/** The body's bytes, or null when they are more than `limit` bytes (declared or read; the rest is not read, the body cancelled). */
+export async function readLimited(response: Response, limit: number): Promise<Buffer | null> {
   const declared = Number(response.headers.get('content-length') ?? Number.NaN);
   if (Number.isFinite(declared) && declared > limit) {
     await response.body?.cancel().catch(() => undefined);

@@ -7,7 +7,15 @@
 // maxRetryAfterMs 30000, maxDownloadBytes 64 MiB, the global fetch, Math.random.
 import type { GatewayCallEvent } from './gateway-client.js';
 import type { GatewayHttpOptions } from './http-client-options.js';
-import { type ErrorAnswerJudge, type HttpAnswer, type HttpCall, httpCall, type RetryPolicy } from './http-call.js';
+import {
+  displayUrl,
+  type ErrorAnswerJudge,
+  type HttpAnswer,
+  type HttpCall,
+  httpCall,
+  type RetryPolicy,
+  unusableAnswer,
+} from './http-call.js';
 import { measuredCall } from './measured-call.js';
 
 /** An instance's server and credential, and the shared client options. */
@@ -91,5 +99,17 @@ export class GatewayHttp {
   /** One call with the credential's headers, retried under `policy` (default: this client's, unmeasured). */
   call(request: GatewayRequest, policy: RetryPolicy = this.policy): Promise<HttpAnswer> {
     return httpCall({ ...request, headers: this.#headers, secret: this.#token, timeoutMs: request.timeoutMs ?? this.timeoutMs }, policy);
+  }
+
+  /** One call whose 2xx answer must be a JSON object: that object and the status; otherwise a GatewayResponseError `not a JSON object`. */
+  async callForObject(
+    request: Omit<GatewayRequest, 'expect'>,
+    policy: RetryPolicy = this.policy,
+  ): Promise<{ status: number; object: Record<string, unknown> }> {
+    const answer = await this.call({ ...request, expect: 'json' }, policy);
+    const json = answer.json;
+    if (!json || typeof json !== 'object' || Array.isArray(json))
+      throw unusableAnswer(request.method, displayUrl(request.url), answer.status, 'not a JSON object');
+    return { status: answer.status, object: json as Record<string, unknown> };
   }
 }

@@ -192,24 +192,18 @@ export class CloudClient implements GatewayClient {
   }
 
   async #postMessage(body: JsonObject, options: GatewayCallOptions, policy: RetryPolicy): Promise<SendTextResult> {
-    const url = this.#messagesUrl;
-    const answer = await this.#http.call(
+    const { object } = await this.#http.callForObject(
       {
         method: 'POST',
-        url,
+        url: this.#messagesUrl,
         body,
         retryTimeouts: false,
         maxResponseBytes: MAX_SEND_ANSWER_BYTES,
-        expect: 'json',
         ...(options.signal ? { signal: options.signal } : {}),
       },
       policy,
     );
-    const json = answer.json;
-    if (!json || typeof json !== 'object' || Array.isArray(json))
-      throw unusableAnswer('POST', displayUrl(url), answer.status, 'not a JSON object');
-    const record = json as Record<string, unknown>;
-    return { messageid: messageIdOf(record), answer: record };
+    return { messageid: messageIdOf(object), answer: object };
   }
 
   /** Downloads a received media by its media id (the webhook's `image.id`, `audio.id`, …). */
@@ -222,19 +216,11 @@ export class CloudClient implements GatewayClient {
     const infoUrl = `${this.serverUrl}/${encodeURIComponent(mediaId)}?phone_number_id=${this.phoneNumberId}`;
     const target = displayUrl(infoUrl);
     const signal = options.signal ? { signal: options.signal } : {};
-    const info = await this.#http.call(
-      {
-        method: 'GET',
-        url: infoUrl,
-        retryTimeouts: true,
-        maxResponseBytes: MAX_MEDIA_INFO_BYTES,
-        expect: 'json',
-        ...signal,
-      },
+    const info = await this.#http.callForObject(
+      { method: 'GET', url: infoUrl, retryTimeouts: true, maxResponseBytes: MAX_MEDIA_INFO_BYTES, ...signal },
       policy,
     );
-    const meta = info.json as Record<string, unknown> | null;
-    if (!meta || typeof meta !== 'object' || Array.isArray(meta)) throw unusableAnswer('GET', target, info.status, 'not a JSON object');
+    const meta = info.object;
     if (typeof meta.url !== 'string' || meta.url === '') throw unusableAnswer('GET', target, info.status, 'no url in the answer');
     const mediaUrl = this.#checkedMediaUrl(meta.url, target, info.status);
     const size = Number(meta.file_size);

@@ -34,7 +34,8 @@ import type {
   SendTextResult,
 } from '../gateway-client.js';
 import { displayUrl, type RetryPolicy } from '../http-call.js';
-import { GatewayHttp, MAX_SEND_ANSWER_BYTES } from '../http-client.js';
+import { GatewayHttp } from '../http-client.js';
+import { postPlainText } from '../plain-text-send.js';
 import type { GatewayHttpOptions } from '../http-client-options.js';
 import { decodeBase64Media } from '../base64-media.js';
 import { evolutionFetch } from './error-answers.js';
@@ -89,27 +90,8 @@ export class EvolutionClient implements GatewayClient {
   }
 
   async #sendText(request: SendTextRequest, options: GatewayCallOptions, policy: RetryPolicy): Promise<SendTextResult> {
-    if (!/^\d+$/.test(request.number)) throw new TypeError('sendText: number must be digits only (country code first, no JID suffix)');
-    const delay = Math.max(0, Math.round(request.delay ?? 0));
-    const url = this.#url('message/sendText');
-    const answer = await this.#http.call(
-      {
-        method: 'POST',
-        url,
-        body: { number: request.number, text: request.text, delay },
-        timeoutMs: this.#http.timeoutMs + delay,
-        retryTimeouts: false,
-        maxResponseBytes: MAX_SEND_ANSWER_BYTES,
-        expect: 'json',
-        ...(options.signal ? { signal: options.signal } : {}),
-      },
-      policy,
-    );
-    const body = answer.json;
-    if (!body || typeof body !== 'object' || Array.isArray(body))
-      throw new GatewayResponseError(displayUrl(url), answer.status, 'not a JSON object');
-    const record = body as Record<string, unknown>;
-    return { messageid: messageIdOf(record), answer: record };
+    const answer = await postPlainText(this.#http, this.#url('message/sendText'), request, options.signal, policy);
+    return { messageid: messageIdOf(answer), answer };
   }
 
   /**
@@ -124,25 +106,21 @@ export class EvolutionClient implements GatewayClient {
     if (typeof messageId !== 'string' || messageId.trim() === '') throw new TypeError('downloadMedia: message id is empty');
     const url = this.#url('chat/getBase64FromMediaMessage');
     const target = displayUrl(url);
-    const answer = await this.#http.call(
+    const { status, object: body } = await this.#http.callForObject(
       {
         method: 'POST',
         url,
         body: { message: { key: { id: messageId } }, convertToMp4: false },
         retryTimeouts: true,
         maxResponseBytes: this.#http.maxDownloadBytes,
-        expect: 'json',
         ...(options.signal ? { signal: options.signal } : {}),
       },
       policy,
     );
-    const body = answer.json as Record<string, unknown> | null;
-    // Evolution answers `null` for a message holding only messageContextInfo (getBase64FromMediaMessage).
-    if (!body || typeof body !== 'object' || Array.isArray(body))
-      throw new GatewayResponseError(target, answer.status, 'not a JSON object');
-    if (typeof body.base64 !== 'string' || body.base64 === '')
-      throw new GatewayResponseError(target, answer.status, 'no base64 in the answer');
-    const bytes = decodeBase64Media(body.base64, () => new GatewayResponseError(target, answer.status, 'base64 is not base64'));
+    // Evolution answers `null` for a message holding only messageContextInfo (getBase64FromMediaMessage):
+    // callForObject refuses it as `not a JSON object`.
+    if (typeof body.base64 !== 'string' || body.base64 === '') throw new GatewayResponseError(target, status, 'no base64 in the answer');
+    const bytes = decodeBase64Media(body.base64, () => new GatewayResponseError(target, status, 'base64 is not base64'));
     const mimetype = typeof body.mimetype === 'string' && body.mimetype !== '' ? body.mimetype : 'application/octet-stream';
     return { mimetype, bytes };
   }

@@ -49,7 +49,7 @@
 //     an API send, so LeadFlow gets no `messages.upsert` for it and sees no takeover.
 //   `status` (`SERVER_ACK` for another device, `PENDING` for API sends) is not used: it only differs
 //   between the two events, which the event name already separates.
-import { schemaValidator } from '../../../engine/run/param-validator.js';
+import { eventProblems } from '../event-problems.js';
 import type { GatewayMessage, IgnoredEvent, MessageKind } from '../gateway-message.js';
 import { jidKind, phoneFromJid } from '../jid.js';
 import { EvolutionEventError } from './errors.js';
@@ -80,25 +80,8 @@ export interface ParseEvolutionOptions {
 }
 
 function validate(body: unknown): void {
-  const validator = schemaValidator(evolutionEventSchema);
-  if (validator(body)) return;
-  const seen = new Set<string>();
-  const details: Array<{ path: string; message: string }> = [];
-  for (const e of validator.errors ?? []) {
-    if (e.keyword === 'if') continue;
-    const base = e.instancePath.replace(/^\//, '').replace(/\//g, '.');
-    const missing = e.keyword === 'required' ? (e.params as { missingProperty: string }).missingProperty : '';
-    const detail = {
-      path: [base, missing].filter(Boolean).join('.') || '(body)',
-      message: e.keyword === 'required' ? 'is required' : (e.message ?? 'is invalid'),
-    };
-    const id = `${detail.path} ${detail.message}`;
-    if (!seen.has(id)) {
-      seen.add(id);
-      details.push(detail);
-    }
-  }
-  throw new EvolutionEventError(details);
+  const details = eventProblems(evolutionEventSchema, body, true);
+  if (details) throw new EvolutionEventError(details);
 }
 
 type Obj = Record<string, unknown>;

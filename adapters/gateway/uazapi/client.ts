@@ -18,7 +18,8 @@ import type {
 } from '../gateway-client.js';
 import { GatewayResponseError } from '../errors/gateway-response-error.js';
 import { displayUrl, type RetryPolicy } from '../http-call.js';
-import { GatewayHttp, MAX_SEND_ANSWER_BYTES } from '../http-client.js';
+import { GatewayHttp } from '../http-client.js';
+import { postPlainText } from '../plain-text-send.js';
 import type { GatewayHttpOptions } from '../http-client-options.js';
 import { decodeBase64Media } from '../base64-media.js';
 
@@ -54,27 +55,8 @@ export class UazapiClient implements GatewayClient {
   }
 
   async #sendText(request: SendTextRequest, options: GatewayCallOptions, policy: RetryPolicy): Promise<SendTextResult> {
-    if (!/^\d+$/.test(request.number)) throw new TypeError('sendText: number must be digits only (country code first, no JID suffix)');
-    const delay = Math.max(0, Math.round(request.delay ?? 0));
-    const url = `${this.serverUrl}/send/text`;
-    const answer = await this.#http.call(
-      {
-        method: 'POST',
-        url,
-        body: { number: request.number, text: request.text, delay },
-        timeoutMs: this.#http.timeoutMs + delay,
-        retryTimeouts: false,
-        maxResponseBytes: MAX_SEND_ANSWER_BYTES,
-        expect: 'json',
-        ...(options.signal ? { signal: options.signal } : {}),
-      },
-      policy,
-    );
-    const body = answer.json;
-    if (!body || typeof body !== 'object' || Array.isArray(body))
-      throw new GatewayResponseError(displayUrl(url), answer.status, 'not a JSON object');
-    const record = body as Record<string, unknown>;
-    return { messageid: messageIdOf(record), answer: record };
+    const answer = await postPlainText(this.#http, `${this.serverUrl}/send/text`, request, options.signal, policy);
+    return { messageid: messageIdOf(answer), answer };
   }
 
   /** Downloads the media of a received message as bytes (base64 decoded); `mediaRef` is the message's bare id. */
@@ -106,25 +88,21 @@ export class UazapiClient implements GatewayClient {
     if (typeof messageId !== 'string' || messageId.trim() === '') throw new TypeError('downloadMedia: message id is empty');
     const url = `${this.serverUrl}/message/download`;
     const target = displayUrl(url);
-    const answer = await this.#http.call(
+    const { status, object: body } = await this.#http.callForObject(
       {
         method: 'POST',
         url,
         body: { id: messageId, return_base64: true, return_link: false },
         retryTimeouts: true,
         maxResponseBytes: this.#http.maxDownloadBytes,
-        expect: 'json',
         ...(options.signal ? { signal: options.signal } : {}),
       },
       policy,
     );
-    const body = answer.json as Record<string, unknown> | null;
-    if (!body || typeof body !== 'object' || Array.isArray(body))
-      throw new GatewayResponseError(target, answer.status, 'not a JSON object');
     if (typeof body.base64Data !== 'string' || body.base64Data === '')
-      throw new GatewayResponseError(target, answer.status, 'no base64Data in the answer');
+      throw new GatewayResponseError(target, status, 'no base64Data in the answer');
     const { data, mimetype: urlMime } = splitDataUrl(body.base64Data);
-    const bytes = decodeBase64Media(data, () => new GatewayResponseError(target, answer.status, 'base64Data is not base64'));
+    const bytes = decodeBase64Media(data, () => new GatewayResponseError(target, status, 'base64Data is not base64'));
     const mimetype = typeof body.mimetype === 'string' && body.mimetype !== '' ? body.mimetype : (urlMime ?? 'application/octet-stream');
     return {
       mimetype,

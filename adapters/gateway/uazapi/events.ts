@@ -14,54 +14,23 @@
 //   - timestamp_ms: `messageTimestamp` is milliseconds; a value below 1e11 can only be seconds and is
 //     scaled; absent: the time of parsing.
 // `instance_token` is a credential (for the instance-token check): never record or log it.
-import { schemaValidator } from '../../../engine/run/param-validator.js';
 import { UazapiEventError } from './errors.js';
 import { jidKind, phoneFromJid } from '../jid.js';
-import type { IgnoredEvent, MessageKind } from '../gateway-message.js';
+import type { GatewayMessage, IgnoredEvent, MessageKind } from '../gateway-message.js';
+import { eventProblems } from '../event-problems.js';
 import { uazapiEventSchema } from './event-schema.js';
 
 export type { IgnoredEvent, MessageKind } from '../gateway-message.js';
 
-/** A uazapi event parsed: the provider-free fields of GatewayMessage but `provider` and `media_ref`, and the event's token. */
-export interface NormalizedMessage {
+/** A uazapi event parsed: GatewayMessage's fields but `provider` and `media_ref`, and the event's token. */
+export interface NormalizedMessage extends Omit<GatewayMessage, 'provider' | 'media_ref'> {
+  /** The event's `token`: a credential (for the instance-token check), never recorded or logged. */
   instance_token: string;
-  instance_name: string;
-  base_url: string;
-  /** The lead's phone, digits with country code (the participant's in a group). */
-  phone: string;
-  /** `message.chatid` as sent (phone JID, group JID or LID). */
-  chat_id: string;
-  /** Bare WhatsApp id (`messageid`): the dedupe key and the id for /message/download. */
-  message_id: string;
-  from_me: boolean;
-  sent_by_api: boolean;
-  is_group: boolean;
-  kind: MessageKind;
-  /** Text, or the media caption; '' when none. */
-  text: string;
-  mimetype?: string;
-  file_name?: string;
-  /** Sender's WhatsApp display name, when given. */
-  sender_name?: string;
-  /** The sender's LID, kept as an alias of the phone. */
-  lid?: string;
-  timestamp_ms: number;
 }
 
 function validate(body: unknown): void {
-  const validator = schemaValidator(uazapiEventSchema);
-  if (validator(body)) return;
-  const details = (validator.errors ?? [])
-    .filter((e) => e.keyword !== 'if')
-    .map((e) => {
-      const base = e.instancePath.replace(/^\//, '').replace(/\//g, '.');
-      const missing = e.keyword === 'required' ? (e.params as { missingProperty: string }).missingProperty : '';
-      return {
-        path: [base, missing].filter(Boolean).join('.') || '(body)',
-        message: e.keyword === 'required' ? 'is required' : (e.message ?? 'is invalid'),
-      };
-    });
-  throw new UazapiEventError(details);
+  const details = eventProblems(uazapiEventSchema, body);
+  if (details) throw new UazapiEventError(details);
 }
 
 type Obj = Record<string, unknown>;
