@@ -54,6 +54,7 @@ import type { GatewayMessage, IgnoredEvent, MessageKind } from '../gateway-messa
 import { jidKind, phoneFromJid } from '../jid.js';
 import { EvolutionEventError } from './errors.js';
 import { evolutionEventSchema } from './event-schema.js';
+import { asObj, asStr, type Fields } from '../event-fields.js';
 
 /** A message of an Evolution instance, normalised (GatewayMessage, `media_ref` present only for media). */
 export interface EvolutionMessage extends Omit<GatewayMessage, 'provider' | 'media_ref'> {
@@ -84,11 +85,6 @@ function validate(body: unknown): void {
   if (details) throw new EvolutionEventError(details);
 }
 
-type Obj = Record<string, unknown>;
-
-const asObj = (v: unknown): Obj | undefined => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : undefined);
-const asStr = (v: unknown): string => (typeof v === 'string' ? v : '');
-
 /** Message content types by Baileys proto field name (`messageType` and the keys of `message`). */
 const KIND_BY_TYPE: Record<string, MessageKind> = {
   conversation: 'text',
@@ -111,7 +107,7 @@ const WRAPPERS = [
 ] as const;
 
 /** `message` with known wrappers removed (at most a few levels). */
-function unwrap(message: Obj): Obj {
+function unwrap(message: Fields): Fields {
   let current = message;
   for (let depth = 0; depth < 4; depth++) {
     const wrapper = WRAPPERS.map((name) => asObj(asObj(current[name])?.message)).find(Boolean);
@@ -122,12 +118,12 @@ function unwrap(message: Obj): Obj {
 }
 
 /** The content type: `messageType` when it names a known kind and its content is there, else the first known key of `message`. */
-function contentType(messageType: string, message: Obj): string | undefined {
+function contentType(messageType: string, message: Fields): string | undefined {
   if (Object.hasOwn(KIND_BY_TYPE, messageType) && (messageType === 'conversation' || asObj(message[messageType]))) return messageType;
   return Object.keys(KIND_BY_TYPE).find((type) => (type === 'conversation' ? typeof message[type] === 'string' : asObj(message[type])));
 }
 
-function textOf(message: Obj, type: string | undefined): string {
+function textOf(message: Fields, type: string | undefined): string {
   if (typeof message.conversation === 'string' && message.conversation !== '') return message.conversation;
   const extended = asObj(message.extendedTextMessage);
   if (extended && typeof extended.text === 'string') return extended.text;
@@ -159,11 +155,11 @@ export function parseEvolutionEvent(
   options: ParseEvolutionOptions = {},
 ): EvolutionMessage | EvolutionIgnoredEvent {
   validate(body);
-  const event = body as Obj;
+  const event = body as Fields;
   const name = asStr(event.event);
   if (name !== 'messages.upsert') return { ignored: `event "${name}" is not a new message` };
-  const data = event.data as Obj;
-  const key = data.key as Obj;
+  const data = event.data as Fields;
+  const key = data.key as Fields;
   const chatId = asStr(key.remoteJid);
   const instanceName = asStr(event.instance);
   const messageId = asStr(key.id);

@@ -19,6 +19,7 @@ import { jidKind, phoneFromJid } from '../jid.js';
 import type { GatewayMessage, IgnoredEvent, MessageKind } from '../gateway-message.js';
 import { eventProblems } from '../event-problems.js';
 import { uazapiEventSchema } from './event-schema.js';
+import { asObj, asStr, type Fields } from '../event-fields.js';
 
 export type { IgnoredEvent, MessageKind } from '../gateway-message.js';
 
@@ -32,11 +33,6 @@ function validate(body: unknown): void {
   const details = eventProblems(uazapiEventSchema, body);
   if (details) throw new UazapiEventError(details);
 }
-
-type Obj = Record<string, unknown>;
-
-const asObj = (v: unknown): Obj | undefined => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : undefined);
-const asStr = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 const KIND_BY_MESSAGE_TYPE: Record<string, MessageKind> = {
   conversation: 'text',
@@ -68,7 +64,7 @@ const KIND_BY_MEDIA_TYPE: Record<string, MessageKind> = {
   sticker: 'sticker',
 };
 
-function kindOf(message: Obj): MessageKind {
+function kindOf(message: Fields): MessageKind {
   const byType = KIND_BY_MESSAGE_TYPE[asStr(message.messageType).toLowerCase()];
   if (byType) return byType;
   const byMedia = KIND_BY_MEDIA_TYPE[asStr(message.mediaType).toLowerCase()];
@@ -76,7 +72,7 @@ function kindOf(message: Obj): MessageKind {
   return asStr(message.type).toLowerCase() === 'text' ? 'text' : 'other';
 }
 
-function textOf(message: Obj): string {
+function textOf(message: Fields): string {
   if (asStr(message.text).trim() !== '') return asStr(message.text);
   if (typeof message.content === 'string') return message.content;
   const content = asObj(message.content);
@@ -87,7 +83,7 @@ function textOf(message: Obj): string {
   return '';
 }
 
-function phoneOf(message: Obj, chat: Obj | undefined, isGroup: boolean, fromMe: boolean): string | null {
+function phoneOf(message: Fields, chat: Fields | undefined, isGroup: boolean, fromMe: boolean): string | null {
   const senderPhone = fromMe ? null : (phoneFromJid(asStr(message.sender_pn)) ?? phoneFromJid(asStr(message.sender)));
   if (isGroup) return senderPhone;
   return phoneFromJid(asStr(message.chatid)) ?? phoneFromJid(asStr(chat?.wa_chatid)) ?? senderPhone;
@@ -101,10 +97,10 @@ function timestampOf(value: unknown, now: number): number {
 /** Parses a uazapi webhook body; throws UazapiEventError when the body is not an event's shape. */
 export function parseUazapiEvent(body: unknown, now: number = Date.now()): NormalizedMessage | IgnoredEvent {
   validate(body);
-  const event = body as Obj;
+  const event = body as Fields;
   const eventType = asStr(event.EventType);
   if (eventType !== 'messages') return { ignored: `event "${eventType}" is not a message` };
-  const message = event.message as Obj;
+  const message = event.message as Fields;
   const chat = asObj(event.chat);
   const chatId = asStr(message.chatid);
   if (jidKind(chatId) === 'broadcast') return { ignored: 'status or broadcast message' };
