@@ -27,9 +27,9 @@
 // GatewayResponseError. A send is never retried after a timeout (it may have been delivered).
 // API-sent messages never come back as inbound `messages` on the webhook: only as `statuses`.
 //
-// The token lives in the HTTP base's private field: it is sent as a header only, never appears in an error, a log
-// line or `JSON.stringify(client)`, and is only ever sent to `server_url`'s origin or to an https
-// media URL the Graph API handed out.
+// The token lives in the HTTP base's private field (http-client.ts): it is sent as a header only,
+// never appears in an error, a log line or `JSON.stringify(client)`, and is only ever sent to
+// `server_url`'s origin or to an https media URL the Graph API handed out.
 import type {
   DownloadedMedia,
   GatewayCallOptions,
@@ -41,7 +41,7 @@ import type {
 import type { JsonObject } from '../../../engine/types.js';
 import { sleep } from '../backoff.js';
 import { displayUrl, type RetryPolicy, unusableAnswer } from '../http-call.js';
-import { GatewayHttp, MAX_SEND_ANSWER_BYTES } from '../http-client.js';
+import { type GatewayEndpointProfile, GatewayHttp, MAX_SEND_ANSWER_BYTES } from '../http-client.js';
 import type { GatewayHttpOptions } from '../http-client-options.js';
 import { graphErrorJudge } from './error-codes.js';
 
@@ -100,6 +100,16 @@ const PHONE = /^\d{8,15}$/;
 const PHONE_NUMBER_ID = /^\d{1,32}$/;
 const MEDIA_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
+/** How the Cloud API names its base and token, sends the token (bearer) and reads Meta's error answers (`pairRateDelayMs`, ms: error-codes.ts). */
+function cloudEndpoint(pairRateDelayMs: number): GatewayEndpointProfile {
+  return {
+    server: 'Cloud API',
+    credential: 'Cloud API access token',
+    headers: (token) => ({ authorization: `Bearer ${token}` }),
+    judge: graphErrorJudge(pairRateDelayMs),
+  };
+}
+
 /** The Graph API client of one Cloud API business number (see the file's head). Throws TypeError for an unusable server URL, an empty access token or a phone number id that is not digits. */
 export class CloudClient implements GatewayClient {
   readonly provider = 'cloud' as const;
@@ -109,12 +119,7 @@ export class CloudClient implements GatewayClient {
   readonly #http: GatewayHttp;
 
   constructor(options: CloudClientOptions) {
-    this.#http = new GatewayHttp(options, {
-      server: 'Cloud API',
-      credential: 'Cloud API access token',
-      headers: (token) => ({ authorization: `Bearer ${token}` }),
-      judge: graphErrorJudge(options.pairRateDelayMs ?? 6_000),
-    });
+    this.#http = new GatewayHttp(options, cloudEndpoint(options.pairRateDelayMs ?? 6_000));
     if (typeof options.phoneNumberId !== 'string' || !PHONE_NUMBER_ID.test(options.phoneNumberId))
       throw new TypeError('Cloud API phone number id (external_id) must be digits');
     this.serverUrl = this.#http.serverUrl;

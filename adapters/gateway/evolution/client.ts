@@ -22,7 +22,7 @@
 // Time limits are per attempt. A send's limit is `timeoutMs + delay`: Evolution shows "typing…" for
 // `delay` ms inside the request before it sends (`sendMessageWithTyping`). Retries (http-call.ts):
 // 429 / 5xx / network failures, with Evolution's 400-wrapped rate limit and dropped connection
-// counted as 429 / 503 (evolution-fetch.ts); timeouts only for downloads (a timed-out send may have
+// counted as 429 / 503 (error-answers.ts); timeouts only for downloads (a timed-out send may have
 // been delivered, and resending would duplicate it). Other 4xx are never retried.
 import { GatewayResponseError } from '../errors/gateway-response-error.js';
 import type {
@@ -34,7 +34,7 @@ import type {
   SendTextResult,
 } from '../gateway-client.js';
 import { displayUrl, type RetryPolicy } from '../http-call.js';
-import { GatewayHttp } from '../http-client.js';
+import { type GatewayEndpointProfile, GatewayHttp } from '../http-client.js';
 import { postPlainText } from '../plain-text-send.js';
 import type { GatewayHttpOptions } from '../http-client-options.js';
 import { decodeBase64Media } from '../base64-media.js';
@@ -58,6 +58,14 @@ export type EvolutionClientDefaults = Omit<EvolutionClientOptions, 'serverUrl' |
 /** What the client needs of an instance row (a full GatewayInstanceAccess fits): its server, token and external id. */
 export type EvolutionInstanceAccess = Pick<GatewayInstanceAccess, 'server_url' | 'token'> & { external_id: string };
 
+/** How Evolution names its server and API key, sends the key (header `apikey`) and reads its error answers. */
+const EVOLUTION_ENDPOINT: GatewayEndpointProfile = {
+  server: 'evolution',
+  credential: 'evolution token (instance API key)',
+  headers: (apikey) => ({ apikey }),
+  wrapFetch: evolutionFetch,
+};
+
 /** The Evolution instance's client (see the file's head). Throws TypeError for an unusable server URL, an empty API key or instance name. */
 export class EvolutionClient implements GatewayClient {
   readonly provider = 'evolution' as const;
@@ -67,12 +75,7 @@ export class EvolutionClient implements GatewayClient {
   readonly #http: GatewayHttp;
 
   constructor(options: EvolutionClientOptions) {
-    this.#http = new GatewayHttp(options, {
-      server: 'evolution',
-      credential: 'evolution token (instance API key)',
-      headers: (apikey) => ({ apikey }),
-      wrapFetch: evolutionFetch,
-    });
+    this.#http = new GatewayHttp(options, EVOLUTION_ENDPOINT);
     if (typeof options.instanceName !== 'string' || options.instanceName.trim() === '')
       throw new TypeError('evolution external_id (instance name) is empty');
     this.serverUrl = this.#http.serverUrl;

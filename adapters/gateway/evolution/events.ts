@@ -80,11 +80,6 @@ export interface ParseEvolutionOptions {
   sentIds?: { has(id: string): boolean };
 }
 
-function validate(body: unknown): void {
-  const details = eventProblems(evolutionEventSchema, body, true);
-  if (details) throw new EvolutionEventError(details);
-}
-
 /** Message content types by Baileys proto field name (`messageType` and the keys of `message`). */
 const KIND_BY_TYPE: Record<string, MessageKind> = {
   conversation: 'text',
@@ -154,7 +149,8 @@ export function parseEvolutionEvent(
   now: number = Date.now(),
   options: ParseEvolutionOptions = {},
 ): EvolutionMessage | EvolutionIgnoredEvent {
-  validate(body);
+  const problems = eventProblems(evolutionEventSchema, body, true);
+  if (problems) throw new EvolutionEventError(problems);
   const event = body as Fields;
   const name = asStr(event.event);
   if (name !== 'messages.upsert') return { ignored: `event "${name}" is not a new message` };

@@ -18,7 +18,7 @@ import type {
 } from '../gateway-client.js';
 import { GatewayResponseError } from '../errors/gateway-response-error.js';
 import { displayUrl, type RetryPolicy } from '../http-call.js';
-import { GatewayHttp } from '../http-client.js';
+import { type GatewayEndpointProfile, GatewayHttp } from '../http-client.js';
 import { postPlainText } from '../plain-text-send.js';
 import type { GatewayHttpOptions } from '../http-client-options.js';
 import { decodeBase64Media } from '../base64-media.js';
@@ -38,6 +38,9 @@ export type { GatewayCallEvent } from '../gateway-client.js';
 /** The options every uazapi client of a host shares (all but the instance's server and token). */
 export type UazapiClientDefaults = Omit<UazapiClientOptions, 'serverUrl' | 'token'>;
 
+/** How uazapi names its server and token, and sends the token: header `token`. */
+const UAZAPI_ENDPOINT: GatewayEndpointProfile = { server: 'uazapi', credential: 'uazapi token', headers: (token) => ({ token }) };
+
 /** The uazapi instance's client (see the file's head). Throws TypeError for an unusable server URL or an empty token. */
 export class UazapiClient implements GatewayClient {
   readonly provider = 'uazapi' as const;
@@ -45,7 +48,7 @@ export class UazapiClient implements GatewayClient {
   readonly #http: GatewayHttp;
 
   constructor(options: UazapiClientOptions) {
-    this.#http = new GatewayHttp(options, { server: 'uazapi', credential: 'uazapi token', headers: (token) => ({ token }) });
+    this.#http = new GatewayHttp(options, UAZAPI_ENDPOINT);
     this.serverUrl = this.#http.serverUrl;
   }
 

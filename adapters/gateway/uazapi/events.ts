@@ -29,11 +29,6 @@ export interface NormalizedMessage extends Omit<GatewayMessage, 'provider' | 'me
   instance_token: string;
 }
 
-function validate(body: unknown): void {
-  const details = eventProblems(uazapiEventSchema, body);
-  if (details) throw new UazapiEventError(details);
-}
-
 const KIND_BY_MESSAGE_TYPE: Record<string, MessageKind> = {
   conversation: 'text',
   extendedtextmessage: 'text',
@@ -96,7 +91,8 @@ function timestampOf(value: unknown, now: number): number {
 
 /** Parses a uazapi webhook body; throws UazapiEventError when the body is not an event's shape. */
 export function parseUazapiEvent(body: unknown, now: number = Date.now()): NormalizedMessage | IgnoredEvent {
-  validate(body);
+  const problems = eventProblems(uazapiEventSchema, body);
+  if (problems) throw new UazapiEventError(problems);
   const event = body as Fields;
   const eventType = asStr(event.EventType);
   if (eventType !== 'messages') return { ignored: `event "${eventType}" is not a message` };
