@@ -129,6 +129,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
       kv,
       ...(options.metrics ? { onCall: options.metrics.gatewayCall } : {}),
     }),
+    gatewayProviders,
     media: new MediaCache(),
     // Built at start so a malformed LEADFLOW_MODEL_* fails before the first lead, not during it.
     ai,

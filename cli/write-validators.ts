@@ -9,8 +9,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { evolutionEventSchema } from '../adapters/gateway/evolution/evolution-event-schema.js';
-import { uazapiEventSchema } from '../adapters/gateway/uazapi-event-schema.js';
+import { evolutionEventSchema } from '../adapters/gateway/evolution/event-schema.js';
+import { uazapiEventSchema } from '../adapters/gateway/uazapi/event-schema.js';
 import { buildFlowSchema } from '../engine/flow-schema.js';
 import { GENERATED_FLOW_VALIDATOR } from '../engine/load/flow-validator.js';
 import { flowValidatorSource } from '../engine/load/flow-validator-source.js';

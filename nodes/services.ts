@@ -21,6 +21,7 @@ import type { Clock } from '../adapters/clock.js';
 import type { TableOperations } from '../adapters/db/table-ops.js';
 import type { GatewayClientFactory } from '../adapters/gateway/gateway-client.js';
 import type { InstanceDirectory } from '../adapters/gateway/instance-directory.js';
+import type { GatewayProviderRegistry } from '../adapters/gateway/provider-registry.js';
 import type { MediaStore } from '../adapters/gateway/media-cache.js';
 import type { KeyValue } from '../adapters/kv/key-value.js';
 import type { MediaConverterOptions } from '../adapters/media/media-to-text.js';
@@ -43,6 +44,8 @@ export type NodeServices = {
   ai: AiService;
   /** Builds the WhatsApp gateway client of one instance. */
   gateway: GatewayClientFactory;
+  /** The gateway providers by name: each one's event parser and what it keeps per lead (adapters/gateway/providers.ts). */
+  gatewayProviders: GatewayProviderRegistry<string>;
   /** Looks a WhatsApp instance up by id (its token included). */
   instances: InstanceDirectory;
   /** Media bytes held between a download step and the step that converts them. */
@@ -64,6 +67,7 @@ const SERVICE_DESCRIPTIONS: Record<ServiceName, string> = {
   kv: 'a key-value store',
   ai: 'the AI service',
   gateway: 'a WhatsApp gateway client factory',
+  gatewayProviders: 'the gateway provider registry',
   instances: 'the WhatsApp instance directory',
   media: 'a media cache',
   executions: 'an execution store that can erase',

@@ -7,8 +7,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { evolutionEventSchema } from '../adapters/gateway/evolution/evolution-event-schema.js';
-import { uazapiEventSchema } from '../adapters/gateway/uazapi-event-schema.js';
+import { evolutionEventSchema } from '../adapters/gateway/evolution/event-schema.js';
+import { uazapiEventSchema } from '../adapters/gateway/uazapi/event-schema.js';
 import { listFlowFiles, loadFlowDirectory } from '../engine/load/loader.js';
 import { YamlSource } from '../engine/load/yaml-source.js';
 import { compileInputSchema, compileParamSchema, schemaCompilations } from '../engine/run/param-validator.js';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DbInboundInstances } from '../adapters/gateway/inbound-instances.js';
 import { providerAuthMode } from '../adapters/gateway/provider-inbound.js';
-import { uazapiInbound } from '../adapters/gateway/uazapi-provider.js';
+import { uazapiInbound } from '../adapters/gateway/uazapi/auth.js';
 import { Engine } from '../engine/engine.js';
 import { loadFlowFile, loadFlowText } from '../engine/load/loader.js';
 import { compileParamSchema, schemaCompilations, schemaProblems } from '../engine/run/param-validator.js';

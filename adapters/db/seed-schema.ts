@@ -3,7 +3,8 @@
 // adapters/hours/business-hours.ts, each instance's provider rules of CONTRACT.md §11 and its
 // templates' shape, adapters/gateway/templates.ts), and its normal form.
 import AjvModule from 'ajv';
-import { GATEWAY_PROVIDERS, isGatewayProvider, type GatewayProvider, type TemplateSet } from '../gateway/gateway-client.js';
+import type { TemplateSet } from '../gateway/gateway-client.js';
+import { GATEWAY_PROVIDERS, isGatewayProvider, type GatewayProvider } from '../gateway/providers.js';
 import { formatTemplateSet, templateSetProblems } from '../gateway/templates.js';
 import { BusinessHoursError, formatBusinessHours, parseBusinessHours } from '../hours/business-hours.js';
 import type { SeedProblem } from './seed-validation-error.js';

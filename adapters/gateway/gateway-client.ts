@@ -3,17 +3,8 @@
 // `ctx.services.gateway` is a factory that builds it from the instance's row (see
 // instance-directory.ts), dispatching on the row's `provider` (provider-registry.ts), so the token is
 // read at run time and never sits in a step's params, outputs or recorded calls.
-
-/** The providers an instance may name (`instancias_whatsapp.provider`). */
-export type GatewayProvider = 'uazapi' | 'evolution' | 'cloud';
-
-/** Every provider name, in the order the docs list them. */
-export const GATEWAY_PROVIDERS: readonly GatewayProvider[] = ['uazapi', 'evolution', 'cloud'];
-
-/** True when `value` names a provider (not necessarily a registered one). */
-export function isGatewayProvider(value: unknown): value is GatewayProvider {
-  return typeof value === 'string' && (GATEWAY_PROVIDERS as readonly string[]).includes(value);
-}
+import type { JsonValue } from '../../engine/types.js';
+import type { GatewayProvider } from './providers.js';
 
 /** One approved message template (Cloud API), as `instancias_whatsapp.templates` names it. */
 export interface TemplateRef {
@@ -102,6 +93,7 @@ export interface GatewayCallEvent {
   outcome: 'ok' | 'error' | 'retried';
 }
 
+/** Per-call options of a GatewayClient call. */
 export interface GatewayCallOptions {
   /** Aborts the call (and any retry wait): the abort reason is thrown as is, never retried. */
   signal?: AbortSignal;
@@ -122,9 +114,21 @@ export interface GatewayRequestRecord {
   /** Holds no credential (an access token never travels in the URL). */
   url: string;
   headers: Record<string, string>;
-  body?: import('../../engine/types.js').JsonValue;
+  body?: JsonValue;
 }
 
+/**
+ * The client of one instance, whatever its provider (`ctx.services.gateway(instance)`): a text sent,
+ * a received message's media downloaded, and, where the provider has them, templates. Calls retry
+ * 429, 5xx and network failures (a send never after a timeout: it may have been delivered) and throw
+ * the typed gateway errors (errors/); credentials never appear in an error, a log line or the record.
+ *
+ * @example
+ * const client: GatewayClient = ctx.services.gateway(instance);
+ * const sent = await client.sendText({ number: '5511987654321', text: 'Oi!', delay: 1200 }, { signal: ctx.signal });
+ * sent.messageid; // the provider's id of the message, or null
+ * const media = await client.downloadMedia(message.media_ref); // {mimetype, bytes}
+ */
 export interface GatewayClient {
   /** The provider this client speaks to. */
   readonly provider: GatewayProvider;

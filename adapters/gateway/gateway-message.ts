@@ -2,13 +2,15 @@
 // events become the same normalised message"), what `gateway.parse` hands the flows. One event body
 // (as the provider's inbound check recorded it: one message, credentials masked) in, one message or
 // an ignored event out. A parser never performs I/O and never returns a credential.
-import type { GatewayProvider } from './gateway-client.js';
+import type { GatewayProvider } from './providers.js';
 
+/** What a message holds; media kinds carry a `media_ref`. */
 export type MessageKind = 'text' | 'audio' | 'image' | 'video' | 'document' | 'sticker' | 'other';
 
 /** The kinds whose media `gateway.download` fetches by `media_ref`. */
 export const MEDIA_KINDS: readonly MessageKind[] = ['audio', 'image', 'video', 'document', 'sticker'];
 
+/** One lead's (or the clinic's) message, the same for every provider: what `gateway.parse` outputs. Holds no credential. */
 export interface GatewayMessage {
   /** The provider whose event this was. */
   provider: GatewayProvider;
@@ -51,6 +53,7 @@ export interface IgnoredEvent {
   ignored: string;
 }
 
+/** A parser's answer: the normalised message, or why the event is not one. */
 export type ParsedEvent = GatewayMessage | IgnoredEvent;
 
 /**

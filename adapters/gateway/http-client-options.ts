@@ -2,8 +2,9 @@
 // limits, retries, the injected fetch and random source, the logger and the metrics hook. Units: ms,
 // bytes. The defaults are the clients' own (each applies them the same way).
 import type { GatewayCallEvent } from './gateway-client.js';
-import type { GatewayLogger } from './post-json.js';
+import type { GatewayLogger } from './http-call.js';
 
+/** The shared options of every provider's client (see the file's head); each field optional, defaulted by http-client.ts. */
 export interface GatewayHttpOptions {
   /** Time limit of one attempt, ms. Default 15000. */
   timeoutMs?: number;

@@ -12,7 +12,7 @@
 // scan's query names no credential.
 import { constantTimeMatcher } from '../../engine/constant-time.js';
 import type { FindOptions, Row } from '../db/table-ops.js';
-import type { GatewayProvider } from './gateway-client.js';
+import type { GatewayProvider } from './providers.js';
 import type { InboundInstance, InboundInstanceLookup } from './provider-inbound.js';
 
 /** What the lookup reads rows through (a Database, or a transaction's). */
@@ -36,6 +36,7 @@ function inboundInstance(row: Row): InboundInstance {
   };
 }
 
+/** The InboundInstanceLookup over `instancias_whatsapp` (see the file's head: constant-time scans, pages of 1000, the provider index). */
 export class DbInboundInstances implements InboundInstanceLookup {
   constructor(private readonly db: InstanceRowSource) {}
 

@@ -1,9 +1,11 @@
 // `ctx.services.instances`: looks up a WhatsApp instance (a row of `instancias_whatsapp`) by id, so
 // flows pass only `instance_id` and the credentials are fetched when a gateway call is made. The
 // database implementation is `Database.instanceById` (adapters/db/database.ts).
-import type { GatewayProvider, TemplateSet } from './gateway-client.js';
+import type { TemplateSet } from './gateway-client.js';
+import type { GatewayProvider } from './providers.js';
 import { readTemplateSet } from './templates.js';
 
+/** One row of `instancias_whatsapp` as nodes and gateway clients read it. Holds credentials: never log, record or return it. */
 export interface GatewayInstance {
   id: number;
   clinica_id: number;
@@ -23,6 +25,7 @@ export interface GatewayInstance {
   templates: TemplateSet | null;
 }
 
+/** `ctx.services.instances`: the WhatsApp instances by id. */
 export interface InstanceDirectory {
   /** The instance with this id, or undefined when there is none. */
   get(id: number): Promise<GatewayInstance | undefined>;

@@ -2,8 +2,10 @@
 // `<id>@lid` an opaque per-user id (never a phone), `<id>@g.us` a group, `status@broadcast` status.
 // A device suffix (`5511…:12@s.whatsapp.net`) may follow the user part.
 
+/** What a JID names: a phone, a LID (never a phone), a group, the status broadcast, or something else. */
 export type JidKind = 'phone' | 'lid' | 'group' | 'broadcast' | 'unknown';
 
+/** The kind of `jid` by its server part (bare digits, with or without `+`: a phone). */
 export function jidKind(jid: string): JidKind {
   const at = jid.lastIndexOf('@');
   if (at < 0) return /^\+?\d+$/.test(jid) ? 'phone' : 'unknown';

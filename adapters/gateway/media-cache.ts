@@ -12,6 +12,7 @@
 // No timer is kept: expired entries are dropped on every call.
 import { randomUUID } from 'node:crypto';
 
+/** One cached medium: its bytes (never logged, recorded or stored), type and file name. */
 export interface CachedMedia {
   bytes: Buffer;
   /** As reported by the gateway, e.g. `audio/ogg; codecs=opus`. */
@@ -20,6 +21,7 @@ export interface CachedMedia {
   filename?: string;
 }
 
+/** `ctx.services.media`: media bytes by handle, between the download step and the step that reads them (see the file's head). */
 export interface MediaStore {
   /** Stores the bytes; returns the handle. */
   put(bytes: Buffer, mimetype: string, filename?: string): string;
@@ -29,6 +31,7 @@ export interface MediaStore {
   take(ref: string): CachedMedia | undefined;
 }
 
+/** Limits and clock of a MediaCache; units ms and bytes. */
 export interface MediaCacheOptions {
   /** Life of an entry, ms. Default 600000 (10 min). */
   ttlMs?: number;
@@ -42,6 +45,7 @@ interface Entry extends CachedMedia {
   expiresAt: number;
 }
 
+/** The in-process MediaStore: entries live `ttlMs`, at most `maxBytes` in all, the oldest evicted first (see the file's head). */
 export class MediaCache implements MediaStore {
   private readonly entries = new Map<string, Entry>();
   private readonly ttlMs: number;

@@ -18,7 +18,7 @@ import type { AuthRequest, WebhookAuthMode } from '../../engine/triggers/webhook
 import { compileInputSchema } from '../../engine/run/param-validator.js';
 import { sharedSecretDecision } from '../../engine/triggers/webhook-auth.js';
 import type { JsonValue } from '../../engine/types.js';
-import type { GatewayProvider } from './gateway-client.js';
+import type { GatewayProvider } from './providers.js';
 
 /** One registered instance, as an inbound check needs it. Holds credentials: never log, record or return it. */
 export interface InboundInstance {

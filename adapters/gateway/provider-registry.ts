@@ -4,9 +4,10 @@
 // `gateway.parse` dispatches with `parse`. A provider nobody registered is UnknownGatewayProviderError
 // (an instance's client, or an event to parse), never another provider's client.
 //
-// The service's registry is built once in providers.ts; tests build their own.
+// The service's registry is built once in providers.ts, and the provider names are its names
+// (GatewayProvider, GATEWAY_PROVIDERS); tests build their own.
 import { UnknownGatewayProviderError } from './errors/unknown-gateway-provider-error.js';
-import type { GatewayClient, GatewayClientFactory, GatewayInstanceAccess, GatewayProvider } from './gateway-client.js';
+import type { GatewayClient, GatewayClientFactory, GatewayInstanceAccess } from './gateway-client.js';
 import type { GatewayEventParser, GatewayMessage, ParsedEvent } from './gateway-message.js';
 import type { KeyValue } from '../kv/key-value.js';
 import type { InboundProvider } from './provider-inbound.js';
@@ -27,8 +28,21 @@ export interface GatewayClientDefaults extends GatewayHttpOptions {
 /** Builds the client of one instance of a provider (throws TypeError for an unusable row, e.g. a bad server_url). */
 export type GatewayClientBuilder = (instance: GatewayInstanceAccess, defaults: GatewayClientDefaults) => GatewayClient;
 
-/** One provider as the registry holds it. */
+/**
+ * What a provider is to the service (its `adapters/gateway/<provider>/provider.ts`): how to build the
+ * client of one of its instances, how to parse one of its inbound events, its inbound route, and
+ * optionally what it keeps per lead. Registered under its name in providers.ts.
+ *
+ * @example
+ * export const acmeProvider: GatewayProviderModule = {
+ *   client: (instance, defaults) => new AcmeClient({ ...defaults, serverUrl: instance.server_url, token: instance.token }),
+ *   parse: parseAcmeMessage, // (event, now?) => GatewayMessage | {ignored}
+ *   inbound: acmeInbound, // {provider: 'acme', authMode: 'acme-signature', path: '/leadagent/acme', accept}
+ * };
+ * // providers.ts: new GatewayProviderRegistry()….register('acme', acmeProvider)
+ */
 export interface GatewayProviderModule {
+  /** Builds the client of one of its instances (`ctx.services.gateway` calls it with the host's defaults). */
   client: GatewayClientBuilder;
   /** `gateway.parse` for this provider's events (gateway-message.ts). */
   parse: GatewayEventParser;
@@ -48,18 +62,22 @@ export interface GatewayProviderModule {
 }
 
 /**
- * Providers by name.
+ * Providers by name; `N` is the union of the names registered so far (the service's registry in
+ * providers.ts is where GatewayProvider comes from).
  *
  * @example
  * const providers = new GatewayProviderRegistry().register('uazapi', uazapiProvider);
  * const gateway = providers.clientFactory({ logger }); // ctx.services.gateway
  * gateway(instance).sendText({ number: '5511987654321', text: 'Oi' });
  */
-export class GatewayProviderRegistry {
-  private readonly byName = new Map<GatewayProvider, GatewayProviderModule>();
+export class GatewayProviderRegistry<N extends string = never> {
+  private readonly byName = new Map<string, GatewayProviderModule>();
 
-  /** Adds a provider; throws when it is registered twice or its inbound module names another provider. */
-  register(name: GatewayProvider, module: GatewayProviderModule): this {
+  /**
+   * Adds a provider; throws when it is registered twice or its inbound module names another provider.
+   * Returns this registry, typed with `name` among its names.
+   */
+  register<M extends string>(name: M, module: GatewayProviderModule): GatewayProviderRegistry<N | M> {
     if (this.byName.has(name)) throw new Error(`gateway provider "${name}" is registered twice`);
     if (module.inbound.provider !== name)
       throw new Error(`gateway provider "${name}": its inbound module is "${module.inbound.provider}"'s`);
@@ -68,13 +86,18 @@ export class GatewayProviderRegistry {
   }
 
   /** Registered names, in registration order. */
-  names(): GatewayProvider[] {
-    return [...this.byName.keys()];
+  names(): N[] {
+    return [...this.byName.keys()] as N[];
+  }
+
+  /** True when `name` is registered here. */
+  has(name: unknown): name is N {
+    return typeof name === 'string' && this.byName.has(name);
   }
 
   /** The provider named `name`; throws UnknownGatewayProviderError when none is registered under it. */
   get(name: string): GatewayProviderModule {
-    const module = this.byName.get(name as GatewayProvider);
+    const module = this.byName.get(name);
     if (!module) throw new UnknownGatewayProviderError(name, this.names());
     return module;
   }

@@ -1,5 +1,6 @@
 // Keeps a credential out of texts and values that may end up in errors, logs or records.
 
+/** What stands for a removed credential. */
 export const REDACTED = '***';
 
 /** `text` with every occurrence of `secret` replaced by "***" (no-op for an empty secret). */

@@ -10,14 +10,21 @@ export function registerTest(program: Command): void {
     .option('--flows <dir>', 'flows directory (default: $LEADFLOW_FLOWS_DIR or ./flows)')
     .option('--filter <text>', 'only cases whose name contains this text')
     .action(async (dir: string | undefined, opts: { flows?: string; filter?: string }) => {
-      const [{ formatProblem }, { runFlowTests }, { defaultRegistry }] = await Promise.all([
+      const [{ formatProblem }, { runFlowTests }, { defaultRegistry }, { gatewayProviders }] = await Promise.all([
         import('../../engine/load/yaml-source.js'),
         import('../../engine/testing/flow-tests.js'),
         import('../../nodes/index.js'),
+        import('../../adapters/gateway/providers.js'),
       ]);
       const flowsDir = flowsDirectory(opts.flows);
       const testsDir = dir ?? join(flowsDir, 'tests');
-      const run = await runFlowTests({ testsDir, flowsDir, registry: defaultRegistry(), filter: opts.filter });
+      const run = await runFlowTests({
+        testsDir,
+        flowsDir,
+        registry: defaultRegistry(),
+        filter: opts.filter,
+        services: { gatewayProviders },
+      });
       for (const problem of run.problems) process.stdout.write(`${formatProblem(problem)}\n`);
       for (const r of run.results) {
         process.stdout.write(

@@ -5,11 +5,12 @@ import { phoneParam } from './lib/params.js';
 /**
  * `gateway.forget`: erases what the instance's gateway provider keeps of a number in the key-value
  * store (`excluir`: nothing of the lead may remain). Cloud API: the lead's 24-hour window; uazapi and
- * Evolution keep nothing (0). An unknown or absent instance forgets nothing (0).
+ * Evolution keep nothing (0). An unknown or absent instance forgets nothing (0). The provider comes
+ * from the host's registry (`ctx.services.gatewayProviders`); one it does not know fails the step.
  */
 export default defineServiceNode({
   type: 'gateway.forget',
-  services: ['kv', 'instances'],
+  services: ['kv', 'instances', 'gatewayProviders'],
   description:
     "Erases what the instance's gateway provider keeps of a number in the key-value store (the Cloud API's 24-hour window of that lead); nothing for providers that keep nothing. Used by `excluir`.",
   params: Type.Object(
@@ -34,12 +35,10 @@ export default defineServiceNode({
     },
   ],
   async run(params, ctx) {
-    // The gateway adapters load on the first run: describing or validating flows never needs them.
-    const { gatewayProviders } = await import('../../adapters/gateway/providers.js');
     if (params.instance_id === null) return { forgotten: 0 };
     const instance = await ctx.services.instances.get(params.instance_id);
-    const forget = instance ? gatewayProviders.get(instance.provider).forget : undefined;
-    if (!instance || !forget) return { forgotten: 0 };
-    return { forgotten: await forget(instance.id, params.number, ctx.services.kv) };
+    const module = instance ? ctx.services.gatewayProviders.get(instance.provider) : undefined;
+    if (!instance || !module?.forget) return { forgotten: 0 };
+    return { forgotten: await module.forget(instance.id, params.number, ctx.services.kv) };
   },
 });

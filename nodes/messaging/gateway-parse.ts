@@ -1,10 +1,11 @@
 import { Type } from '../../engine/typebox.js';
-import type { KeyValue } from '../../adapters/kv/key-value.js';
-import { defineNode } from '../../engine/types.js';
+import { isIgnoredEvent } from '../../adapters/gateway/gateway-message.js';
+import { defineServiceNode } from '../services.js';
 
 /**
  * `gateway.parse`: the "organise" step of the agent flow, whatever the gateway. Dispatches to the
- * parser of `provider` (adapters/gateway/providers.ts; `trigger.auth.provider`, as the route's
+ * parser of `provider` in the host's provider registry (`ctx.services.gatewayProviders`,
+ * adapters/gateway/providers.ts; `trigger.auth.provider`, as the route's
  * inbound check established it; absent or null: `uazapi`, as executions recorded before providers
  * had none). Contract of the output, the same for every provider:
  *   - a message: `{ignored: false, provider, phone, chat_id, message_id, from_me, sent_by_api,
@@ -17,8 +18,9 @@ import { defineNode } from '../../engine/types.js';
  * also noted by its provider when it keeps such state (GatewayProviderModule.noteInbound; Cloud: the
  * lead's 24-hour window opens). Noting is idempotent, so the step stays safe to run again.
  */
-export default defineNode({
+export default defineServiceNode({
   type: 'gateway.parse',
+  services: ['gatewayProviders'],
   readOnly: true,
   description:
     "Organises an inbound WhatsApp event of any gateway provider into one normalised message: the lead's phone (digits, never a LID), the message id, who sent it (from_me, sent_by_api), whether it is a group, the kind (text, audio, image, video, document, sticker, other), its text or caption, and `media_ref` (what gateway.download takes). Events that are not messages come out as `{ignored: true, reason}`. Never outputs a credential.",
@@ -52,23 +54,19 @@ export default defineNode({
     },
   ],
   async run(params, ctx) {
-    // The gateway adapters load on the first run: describing or validating flows never needs them.
-    const [{ isIgnoredEvent }, { gatewayProviders }] = await Promise.all([
-      import('../../adapters/gateway/gateway-message.js'),
-      import('../../adapters/gateway/providers.js'),
-    ]);
+    const providers = ctx.services.gatewayProviders;
     const provider = params.provider ?? 'uazapi';
-    const parsed = gatewayProviders.parse(provider, params.event);
+    const parsed = providers.parse(provider, params.event);
     if (isIgnoredEvent(parsed)) {
       // A sender the provider named without a phone (a LID, a user id): kept in the record, and said.
       if (parsed.ignored.startsWith('unmatched'))
         ctx.log('warn', 'inbound message from a sender without a phone: not matched to a lead', { provider });
       return { ignored: true, reason: parsed.ignored, provider };
     }
-    const note = gatewayProviders.get(provider).noteInbound;
-    const kv = ctx.services?.kv as KeyValue | undefined;
-    if (note && kv && typeof params.instance_id === 'number' && !parsed.from_me)
-      await note.call(gatewayProviders.get(provider), parsed, params.instance_id, kv);
+    const module = providers.get(provider);
+    const kv = ctx.services.kv;
+    if (module.noteInbound && kv && typeof params.instance_id === 'number' && !parsed.from_me)
+      await module.noteInbound(parsed, params.instance_id, kv);
     return {
       ignored: false,
       ...parsed,

@@ -6,9 +6,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import type { GatewayProvider } from '../../adapters/gateway/gateway-client.js';
+import type { GatewayProvider } from '../../adapters/gateway/providers.js';
 import { evolutionEvent, type FakeEvolution, signEvolutionJwt, startFakeEvolution } from '../fakes/evolution-server.js';
-import { renderTemplateText } from '../../adapters/gateway/cloud/cloud-templates.js';
+import { renderTemplateText } from '../../adapters/gateway/cloud/templates.js';
 import { FakeCloudApi } from '../fakes/cloud-api-server.js';
 import {
   cloudAudioWebhook,
@@ -336,7 +336,7 @@ const evolutionBearer = (jwtKey: string) => ({ authorization: `Bearer ${signEvol
 /**
  * Evolution API v2: events built by test/fakes/evolution-fixtures/events.ts with the story's fields,
  * each signed with the JWT of the instance's app_secret (its webhook's jwt_key). What it can tell
- * (adapters/gateway/evolution/evolution-events.ts): a `messages.upsert` with fromMe is a person on
+ * (adapters/gateway/evolution/events.ts): a `messages.upsert` with fromMe is a person on
  * another device of the clinic's account, so the operator's stories hold; its own API sends are
  * never echoed as messages (they fire `send.message`, which starts nothing), so the echo story
  * cannot be told on it.

@@ -3,6 +3,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { formatProblem } from '../../engine/load/yaml-source.js';
+import { gatewayProviders } from '../../adapters/gateway/providers.js';
 import { runFlowTests } from '../../engine/testing/flow-tests.js';
 import { defaultRegistry } from '../../nodes/index.js';
 
@@ -17,7 +18,7 @@ describe('flow test cases in flows/tests', () => {
     it.skip('no flow test cases under flows/tests', () => undefined);
     return;
   }
-  const run = runFlowTests({ testsDir: TESTS, flowsDir: FLOWS, registry: defaultRegistry() });
+  const run = runFlowTests({ testsDir: TESTS, flowsDir: FLOWS, registry: defaultRegistry(), services: { gatewayProviders } });
 
   it('test files and flows load without problems', async () => {
     const { problems } = await run;

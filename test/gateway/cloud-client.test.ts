@@ -3,13 +3,13 @@
 // never retried; rate-limit and temporary codes retried with backoff whatever the HTTP status; 131048
 // and other 4xx not retried), timeouts, limits, and the token kept out of every error.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CloudClient, cloudClientFactory, type CloudClientOptions } from '../../adapters/gateway/cloud/cloud-client.js';
+import { CloudClient, cloudClientFactory, type CloudClientOptions } from '../../adapters/gateway/cloud/client.js';
 import { GatewayHttpError } from '../../adapters/gateway/errors/gateway-http-error.js';
 import { GatewayNetworkError } from '../../adapters/gateway/errors/gateway-network-error.js';
 import { GatewayResponseError } from '../../adapters/gateway/errors/gateway-response-error.js';
 import { GatewayTimeoutError } from '../../adapters/gateway/errors/gateway-timeout-error.js';
-import { GraphApiError } from '../../adapters/gateway/errors/graph-api-error.js';
-import { OutsideWindowError } from '../../adapters/gateway/errors/outside-window-error.js';
+import { GraphApiError } from '../../adapters/gateway/cloud/errors.js';
+import { OutsideWindowError } from '../../adapters/gateway/cloud/errors.js';
 import { type FakeCloudApi, GRAPH_ERRORS, startFakeCloudApi } from '../fakes/cloud-api-server.js';
 import { closeServers, startServer } from '../helpers/http-echo-server.js';
 import { errorText, rejection } from './helpers/errors.js';

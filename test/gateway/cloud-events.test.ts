@@ -2,8 +2,8 @@
 // each message kind, several messages per body, statuses, Coexistence echoes, BSUID-only users and
 // malformed bodies (CloudEventError listing paths).
 import { describe, expect, it } from 'vitest';
-import { parseCloudWebhook } from '../../adapters/gateway/cloud/cloud-events.js';
-import { CloudEventError } from '../../adapters/gateway/errors/cloud-event-error.js';
+import { parseCloudWebhook } from '../../adapters/gateway/cloud/events.js';
+import { CloudEventError } from '../../adapters/gateway/cloud/errors.js';
 import {
   CLOUD_DISPLAY_NUMBER,
   CLOUD_PHONE_NUMBER_ID,

@@ -3,9 +3,9 @@
 // the template once when Meta answers "outside the window" (131047); without a template, or with no
 // template for the purpose, the text goes as is.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { cloudProvider } from '../../adapters/gateway/cloud/cloud-provider.js';
+import { cloudProvider } from '../../adapters/gateway/cloud/provider.js';
 import { CustomerWindow } from '../../adapters/gateway/cloud/customer-window.js';
-import { OutsideWindowError } from '../../adapters/gateway/errors/outside-window-error.js';
+import { OutsideWindowError } from '../../adapters/gateway/cloud/errors.js';
 import type { GatewayClient } from '../../adapters/gateway/gateway-client.js';
 import { MemoryKeyValue } from '../../adapters/kv/memory-key-value.js';
 import { type FakeCloudApi, startFakeCloudApi } from '../fakes/cloud-api-server.js';

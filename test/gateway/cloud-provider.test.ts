@@ -1,8 +1,8 @@
 // The Cloud API provider module: one event body (the envelope reduced to one message) parsed into the
 // normalised message, a request split into one body per message, and the window noted per lead.
 import { describe, expect, it } from 'vitest';
-import { splitCloudWebhook } from '../../adapters/gateway/cloud/cloud-inbound.js';
-import { cloudProvider, parseCloudMessage } from '../../adapters/gateway/cloud/cloud-provider.js';
+import { splitCloudWebhook } from '../../adapters/gateway/cloud/auth.js';
+import { cloudProvider, parseCloudMessage } from '../../adapters/gateway/cloud/provider.js';
 import { CustomerWindow } from '../../adapters/gateway/cloud/customer-window.js';
 import { GatewayEventError } from '../../adapters/gateway/errors/gateway-event-error.js';
 import type { GatewayMessage } from '../../adapters/gateway/gateway-message.js';

@@ -2,11 +2,11 @@
 // outside it (no free-text attempt), the template once when Meta answers 131047 although the window
 // looked open, and the templates column with the text a template renders.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CloudClient } from '../../adapters/gateway/cloud/cloud-client.js';
-import { sendTextOrTemplate, type TemplateFallback } from '../../adapters/gateway/cloud/cloud-send.js';
-import { parseCloudTemplates, renderTemplateText } from '../../adapters/gateway/cloud/cloud-templates.js';
+import { CloudClient } from '../../adapters/gateway/cloud/client.js';
+import { sendTextOrTemplate, type TemplateFallback } from '../../adapters/gateway/cloud/windowed-send.js';
+import { parseCloudTemplates, renderTemplateText } from '../../adapters/gateway/cloud/templates.js';
 import { CustomerWindow } from '../../adapters/gateway/cloud/customer-window.js';
-import { OutsideWindowError } from '../../adapters/gateway/errors/outside-window-error.js';
+import { OutsideWindowError } from '../../adapters/gateway/cloud/errors.js';
 import { MemoryKeyValue } from '../../adapters/kv/memory-key-value.js';
 import { type FakeCloudApi, startFakeCloudApi } from '../fakes/cloud-api-server.js';
 import { rejection } from './helpers/errors.js';

@@ -8,7 +8,7 @@ import {
   MAX_PHONE_NUMBER_IDS,
   verifyCloudSignature,
   verifyCloudWebhook,
-} from '../../adapters/gateway/cloud/cloud-signature.js';
+} from '../../adapters/gateway/cloud/signature.js';
 import { CLOUD_PHONE_NUMBER_ID, cloudBatchWebhook, cloudEnvelope, cloudTextWebhook, signCloudBody } from '../fakes/cloud-webhooks.js';
 
 const SECRET = 'app-secret-3f1c9a';

@@ -1,7 +1,7 @@
 // Meta's webhook verification GET: 200 with the challenge as text/plain for an instance's verify
 // token and hub.mode=subscribe; 403 for anything else, reflected text included.
 import { describe, expect, it } from 'vitest';
-import { verifyCloudSubscription, verifyTokenLookup, verifyTokenMatches } from '../../adapters/gateway/cloud/cloud-verification.js';
+import { verifyCloudSubscription, verifyTokenLookup, verifyTokenMatches } from '../../adapters/gateway/cloud/verification.js';
 
 const tokens = verifyTokenLookup(async () => ['verify-clinic-a', null, '', 'verify-clinic-b']);
 

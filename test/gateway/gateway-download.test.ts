@@ -1,6 +1,6 @@
 // gateway.download in real flows: bytes go to the media cache, only a handle to the execution.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { uazapiEventSchema } from '../../adapters/gateway/uazapi-event-schema.js';
+import { uazapiEventSchema } from '../../adapters/gateway/uazapi/event-schema.js';
 import { InputValidationError } from '../../engine/errors/input-validation-error.js';
 import { type FakeGateway, startFakeGateway } from '../fakes/fake-gateway.js';
 import { makeEngine, runFlow, shutdownEngines, stepRecord, waitForEnd } from '../helpers/run-flow.js';

@@ -10,7 +10,9 @@ import gatewayParse from '../../nodes/messaging/gateway-parse.js';
 import { runFlow, shutdownEngines, stepOutput, stepRecord } from '../helpers/run-flow.js';
 import { uazapiFixture } from './helpers/fixtures.js';
 
-const ctx = {} as NodeContext;
+const ctx = { services: { gatewayProviders } } as unknown as NodeContext;
+/** What the engine of a flow running gateway.parse is handed (`ctx.services`). */
+const engine = { services: { gatewayProviders } };
 
 afterEach(shutdownEngines);
 
@@ -22,7 +24,7 @@ steps:
     type: gateway.parse
     params: { event: "{{ trigger.body }}", provider: "{{ trigger.auth.provider }}" }
 `;
-    const { record } = await runFlow(flow, { body: uazapiFixture('audio-ptt') });
+    const { record } = await runFlow(flow, { body: uazapiFixture('audio-ptt'), engine });
     expect(record.status).toBe('success');
     expect(stepOutput(record, 'msg')).toMatchObject({
       ignored: false,
@@ -48,7 +50,7 @@ steps:
     type: gateway.parse
     params: { event: "{{ trigger.body }}", provider: waha }
 `;
-    const { record } = await runFlow(flow, { body: {} });
+    const { record } = await runFlow(flow, { body: {}, engine });
     expect(record.status).toBe('failed');
     expect(stepRecord(record, 'msg').error).toMatchObject({
       name: 'UnknownGatewayProviderError',

@@ -1,9 +1,9 @@
 // parseUazapiEvent over the real-shaped fixtures (reference §1.2, §5 checklist).
 import AjvModule from 'ajv';
 import { describe, expect, it } from 'vitest';
-import { UazapiEventError } from '../../adapters/gateway/errors/uazapi-event-error.js';
-import { isIgnored, parseUazapiEvent, type NormalizedMessage } from '../../adapters/gateway/inbound.js';
-import { uazapiEventSchema } from '../../adapters/gateway/uazapi-event-schema.js';
+import { UazapiEventError } from '../../adapters/gateway/uazapi/errors.js';
+import { isIgnored, parseUazapiEvent, type NormalizedMessage } from '../../adapters/gateway/uazapi/events.js';
+import { uazapiEventSchema } from '../../adapters/gateway/uazapi/event-schema.js';
 import { schemaProblems } from '../../engine/run/param-validator.js';
 import { uazapiFixture } from './helpers/fixtures.js';
 

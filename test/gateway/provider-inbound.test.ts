@@ -9,9 +9,8 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, expect, it } from 'vitest';
 import { DbInboundInstances } from '../../adapters/gateway/inbound-instances.js';
-import { findInstanceByToken } from '../../adapters/gateway/instance-token-lookup.js';
 import { type InboundProvider, providerAuthMode } from '../../adapters/gateway/provider-inbound.js';
-import { uazapiInbound } from '../../adapters/gateway/uazapi-provider.js';
+import { uazapiInbound } from '../../adapters/gateway/uazapi/auth.js';
 import { gatewayVerificationRoutes } from '../../cli/gateway-routes.js';
 import { loadFlowText } from '../../engine/load/loader.js';
 import { Engine } from '../../engine/engine.js';
@@ -157,12 +156,6 @@ forEachDatabase('gateway inbound', (open) => {
     expect(await lookup.byVerifyToken('cloud', VERIFY)).toMatchObject({ id: ids.cloud });
     expect(await lookup.byVerifyToken('evolution', VERIFY)).toBeUndefined();
     expect(await lookup.byVerifyToken('cloud', '')).toBeUndefined();
-    expect(await findInstanceByToken(t.current.db, UAZAPI_TOKEN)).toEqual({
-      instance_id: ids.uazapi,
-      clinica_id: ids.clinicaId,
-      provider: 'uazapi',
-    });
-    expect(await findInstanceByToken(t.current.db, 'evo-key')).toBeUndefined();
   });
 
   it('the uazapi route: trigger.auth names the instance and its provider; the token is recorded as "***"; 401 / 422 as before', async () => {

@@ -1,8 +1,9 @@
 // The gateway provider registry (adapters/gateway/provider-registry.ts): `ctx.services.gateway`
 // builds each instance's client from the builder of the instance's provider; parsing dispatches the
 // same way; an unregistered provider is a typed error, never another provider's client. The
-// service's registry (providers.ts) holds uazapi and evolution (evolution-provider.test.ts). The stand-in provider here is a test double of
-// the registry's interface, not an implementation of any vendor.
+// service's registry (providers.ts) holds uazapi and evolution (evolution/evolution-provider.test.ts).
+// The stand-in provider here is a test double of the registry's interface, not an implementation of
+// any vendor.
 import { describe, expect, it } from 'vitest';
 import { UnknownGatewayProviderError } from '../../adapters/gateway/errors/unknown-gateway-provider-error.js';
 import type { GatewayClient, GatewayInstanceAccess } from '../../adapters/gateway/gateway-client.js';
@@ -13,8 +14,9 @@ import {
   GatewayProviderRegistry,
 } from '../../adapters/gateway/provider-registry.js';
 import { gatewayProviders } from '../../adapters/gateway/providers.js';
-import { UazapiClient } from '../../adapters/gateway/uazapi-client.js';
-import { uazapiInbound, uazapiProvider } from '../../adapters/gateway/uazapi-provider.js';
+import { UazapiClient } from '../../adapters/gateway/uazapi/client.js';
+import { uazapiInbound } from '../../adapters/gateway/uazapi/auth.js';
+import { uazapiProvider } from '../../adapters/gateway/uazapi/provider.js';
 import { uazapiFixture } from './helpers/fixtures.js';
 
 const access = (provider: GatewayInstanceAccess['provider'], extra: Partial<GatewayInstanceAccess> = {}): GatewayInstanceAccess => ({

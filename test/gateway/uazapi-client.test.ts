@@ -6,7 +6,7 @@ import { GatewayHttpError } from '../../adapters/gateway/errors/gateway-http-err
 import { GatewayNetworkError } from '../../adapters/gateway/errors/gateway-network-error.js';
 import { GatewayResponseError } from '../../adapters/gateway/errors/gateway-response-error.js';
 import { GatewayTimeoutError } from '../../adapters/gateway/errors/gateway-timeout-error.js';
-import { UazapiClient, uazapiClientFactory, type UazapiClientOptions } from '../../adapters/gateway/uazapi-client.js';
+import { UazapiClient, uazapiClientFactory, type UazapiClientOptions } from '../../adapters/gateway/uazapi/client.js';
 import { type FakeGateway, startFakeGateway } from '../fakes/fake-gateway.js';
 import { closeServers, startServer } from '../helpers/http-echo-server.js';
 import { errorText, rejection } from './helpers/errors.js';

@@ -6,7 +6,8 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { instanceTokenAuth, type InstanceTokenLookup } from '../../adapters/gateway/instance-token-auth.js';
+import { type InboundInstanceLookup, providerAuthMode } from '../../adapters/gateway/provider-inbound.js';
+import { uazapiInbound } from '../../adapters/gateway/uazapi/auth.js';
 import { Engine } from '../../engine/engine.js';
 import { loadFlowDirectory } from '../../engine/load/loader.js';
 import type { Logger } from '../../engine/run/execution-run.js';
@@ -50,11 +51,30 @@ let running: Running | undefined;
 
 interface ServeOptions {
   secret?: string;
-  lookup?: InstanceTokenLookup | null;
+  lookup?: TokenTable | null;
   admin?: Partial<AdminOptions> | null;
 }
 
-const tableLookup: InstanceTokenLookup = async (token) => (token === TOKEN ? { instance_id: 7, clinica_id: 3 } : undefined);
+/** The instance a registered token names (`{instance_id, clinica_id}`), or undefined; rejects when the table is down. */
+type TokenTable = (token: string) => Promise<{ instance_id: number; clinica_id: number } | undefined>;
+
+/** uazapi's `instance-token` check over `table`, without uazapi's event schema (the fixture flow declares its own input). */
+function instanceTokenMode(table: TokenTable) {
+  const lookup: InboundInstanceLookup = {
+    async byToken(provider, token) {
+      const found = provider === 'uazapi' ? await table(token) : undefined;
+      if (!found) return undefined;
+      const { instance_id: id, clinica_id } = found;
+      return { id, clinica_id, provider, nome: 'test', external_id: null, token, app_secret: null, verify_token: null };
+    },
+    byExternalId: async () => undefined,
+    byVerifyToken: async () => undefined,
+  };
+  const { eventSchema: _schema, ...inbound } = uazapiInbound;
+  return providerAuthMode(inbound, lookup);
+}
+
+const tableLookup: TokenTable = async (token) => (token === TOKEN ? { instance_id: 7, clinica_id: 3 } : undefined);
 
 async function serve(options: ServeOptions = {}): Promise<Running> {
   const registry = defaultRegistry();
@@ -71,7 +91,7 @@ async function serve(options: ServeOptions = {}): Promise<Running> {
     engine,
     logger,
     secret: options.secret,
-    authModes: new WebhookAuthModes(lookup ? [instanceTokenAuth(lookup)] : []),
+    authModes: new WebhookAuthModes(lookup ? [instanceTokenMode(lookup)] : []),
     ...(admin ? { admin } : {}),
   });
   const server = await new Promise<Server>((resolve) => {

@@ -8,7 +8,7 @@ import { runAgent } from '../../adapters/ai/agent-runner.js';
 import type { AgentAttemptEvent } from '../../adapters/ai/ai-service.js';
 import type { ChatResult } from '../../adapters/ai/chat-model.js';
 import { RateLimitError } from '../../adapters/ai/rate-limit-error.js';
-import { UazapiClient, type GatewayCallEvent } from '../../adapters/gateway/uazapi-client.js';
+import { UazapiClient, type GatewayCallEvent } from '../../adapters/gateway/uazapi/client.js';
 import { createMetrics, embeddedQueueDepth } from '../../adapters/metrics/metrics.js';
 import { openRuntime } from '../../cli/runtime.js';
 import { silentLogger, type Engine } from '../../engine/engine.js';

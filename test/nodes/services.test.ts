@@ -110,6 +110,7 @@ describe('node services', () => {
       kv: {},
       ai: {},
       gateway: () => ({}),
+      gatewayProviders: {},
       instances: {},
       media: {},
       executions: {},

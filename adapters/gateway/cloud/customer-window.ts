@@ -29,6 +29,7 @@ const SLOTS = ['a', 'b'] as const;
 /** Compare-and-set rounds before giving up (each failed round means another writer succeeded). */
 const MAX_ROUNDS = 16;
 
+/** How a CustomerWindow keeps time and names its keys. */
 export interface CustomerWindowOptions {
   /** This process's clock, ms: the TTL of a noted message is `at + 24 h - now()`. Default Date.now. */
   now?: () => number;
@@ -43,6 +44,7 @@ export function windowPhone(phone: string): string {
   return brazilianVariants(digits).find((v) => /^55\d{11}$/.test(v)) ?? digits;
 }
 
+/** The 24-hour customer-service windows of leads, kept on the key-value store (see the file's head: keys, TTLs, concurrent writers). */
 export class CustomerWindow {
   readonly #kv: KeyValue;
   readonly #now: () => number;

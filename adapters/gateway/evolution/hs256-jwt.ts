@@ -16,6 +16,7 @@ import { createHmac } from 'node:crypto';
 import { constantTimeEqual } from '../../../engine/constant-time.js';
 import type { JsonObject } from '../../../engine/types.js';
 
+/** The clock and the tolerated skew of verifyHs256Jwt. */
 export interface Hs256VerifyOptions {
   /** The current time, ms. Default Date.now(). */
   nowMs?: number;
@@ -23,6 +24,7 @@ export interface Hs256VerifyOptions {
   clockSkewSeconds?: number;
 }
 
+/** verifyHs256Jwt's answer: the token's header and payload, or why it is refused (never quoting the token or the secret). */
 export type Hs256Verdict = { ok: true; header: JsonObject; payload: JsonObject } | { ok: false; reason: string };
 
 const SEGMENT = /^[A-Za-z0-9_-]*$/;

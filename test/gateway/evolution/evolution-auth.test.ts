@@ -3,14 +3,9 @@
 // app_secret, else the body's `apikey` equal to its token; the grant masks `apikey`. Also the
 // HS256 verifier on its own, against an independently published token (jwt.io's example).
 import { describe, expect, it } from 'vitest';
-import {
-  authorizeEvolutionWebhook,
-  type EvolutionInstanceCredentials,
-  evolutionWebhookAuth,
-} from '../../../adapters/gateway/evolution/evolution-auth.js';
-import { parseEvolutionEvent } from '../../../adapters/gateway/evolution/evolution-events.js';
+import { authorizeEvolutionWebhook, type EvolutionInstanceCredentials } from '../../../adapters/gateway/evolution/auth.js';
+import { parseEvolutionEvent } from '../../../adapters/gateway/evolution/events.js';
 import { verifyHs256Jwt } from '../../../adapters/gateway/evolution/hs256-jwt.js';
-import type { AuthRequest } from '../../../engine/triggers/webhook-auth-mode.js';
 import { evolutionEvent } from '../../fakes/evolution-fixtures/events.js';
 import { signEvolutionJwt } from '../../fakes/evolution-fixtures/jwt.js';
 
@@ -165,27 +160,6 @@ describe('authorizeEvolutionWebhook: which instance', () => {
       throw new Error('database unreachable');
     };
     await expect(authorizeEvolutionWebhook(evolutionEvent('text'), undefined, down)).rejects.toThrow('database unreachable');
-  });
-});
-
-describe('evolutionWebhookAuth (webhook auth mode)', () => {
-  const request = (headers: Record<string, string>, query: Record<string, unknown> = {}): AuthRequest => ({
-    header: (name) => headers[name.toLowerCase()],
-    query,
-  });
-  const mode = evolutionWebhookAuth(lookup, { nowMs: NOW });
-
-  it('needs the shared webhook secret when one is set, then checks the body with the Authorization header', async () => {
-    expect(mode.name).toBe('evolution');
-    const ctx = { flow: 'agent', secret: 'shared-s3cret' };
-    expect(mode.beforeBody!(request({}), ctx)).toBe('denied');
-    expect(mode.beforeBody!(request({ 'x-webhook-secret': 'shared-s3cret' }), ctx)).toBe('ok');
-    expect(mode.beforeBody!(request({}), { flow: 'agent', secret: undefined })).toBe('ok');
-    const grant = await mode.withBody!(request({ authorization: bearer(jwt()) }), evolutionEvent('audio'), ctx, Buffer.alloc(0));
-    expect(grant).toMatchObject({ auth: { instance_id: 7, clinica_id: 3, provider: 'evolution' }, body: { apikey: '***' } });
-    expect(await mode.withBody!(request({}), evolutionEvent('audio'), ctx, Buffer.alloc(0))).toEqual({
-      denied: 'missing bearer token (the instance has a jwt_key)',
-    });
   });
 });
 

@@ -7,14 +7,10 @@ import { GatewayHttpError } from '../../../adapters/gateway/errors/gateway-http-
 import { GatewayNetworkError } from '../../../adapters/gateway/errors/gateway-network-error.js';
 import { GatewayResponseError } from '../../../adapters/gateway/errors/gateway-response-error.js';
 import { GatewayTimeoutError } from '../../../adapters/gateway/errors/gateway-timeout-error.js';
-import {
-  EvolutionClient,
-  evolutionClientFactory,
-  type EvolutionClientOptions,
-} from '../../../adapters/gateway/evolution/evolution-client.js';
-import { isIgnoredEvolutionEvent, parseEvolutionEvent } from '../../../adapters/gateway/evolution/evolution-events.js';
-import { evolutionErrorStatus } from '../../../adapters/gateway/evolution/evolution-fetch.js';
-import type { GatewayCallEvent } from '../../../adapters/gateway/uazapi-client.js';
+import { EvolutionClient, evolutionClientFactory, type EvolutionClientOptions } from '../../../adapters/gateway/evolution/client.js';
+import { isIgnoredEvolutionEvent, parseEvolutionEvent } from '../../../adapters/gateway/evolution/events.js';
+import { evolutionErrorStatus } from '../../../adapters/gateway/evolution/error-answers.js';
+import type { GatewayCallEvent } from '../../../adapters/gateway/uazapi/client.js';
 import { evolutionEvent, type FakeEvolution, startFakeEvolution } from '../../fakes/evolution-server.js';
 import { closeServers, startServer } from '../../helpers/http-echo-server.js';
 import { errorText, rejection } from '../helpers/errors.js';

@@ -2,13 +2,9 @@
 // message kind, every key layout of 2.3.x / 2.4.0 (phone never taken from a @lid), groups, the
 // clinic's phone vs API sends, events that are not messages, and malformed bodies (422 details).
 import { describe, expect, it } from 'vitest';
-import { EvolutionEventError } from '../../../adapters/gateway/evolution/evolution-event-error.js';
-import { evolutionEventSchema } from '../../../adapters/gateway/evolution/evolution-event-schema.js';
-import {
-  type EvolutionMessage,
-  isIgnoredEvolutionEvent,
-  parseEvolutionEvent,
-} from '../../../adapters/gateway/evolution/evolution-events.js';
+import { EvolutionEventError } from '../../../adapters/gateway/evolution/errors.js';
+import { evolutionEventSchema } from '../../../adapters/gateway/evolution/event-schema.js';
+import { type EvolutionMessage, isIgnoredEvolutionEvent, parseEvolutionEvent } from '../../../adapters/gateway/evolution/events.js';
 import { schemaProblems } from '../../../engine/run/param-validator.js';
 import { type EvolutionFixtureKind, evolutionEvent } from '../../fakes/evolution-fixtures/events.js';
 

@@ -1,4 +1,4 @@
-// Evolution API as a registered gateway provider (adapters/gateway/evolution/evolution-provider.ts):
+// Evolution API as a registered gateway provider (adapters/gateway/evolution/provider.ts):
 // the service's registry builds an EvolutionClient from an evolution instance row (API key never
 // shown) and parses Evolution events into the normalised message (media_ref null for a text, the
 // message id for a medium; every event but messages.upsert ignored; a malformed body a
@@ -6,8 +6,8 @@
 // test/e2e/evolution-webhook.test.ts.
 import { describe, expect, it } from 'vitest';
 import { GatewayEventError } from '../../../adapters/gateway/errors/gateway-event-error.js';
-import { EvolutionClient } from '../../../adapters/gateway/evolution/evolution-client.js';
-import { evolutionInbound } from '../../../adapters/gateway/evolution/evolution-provider.js';
+import { EvolutionClient } from '../../../adapters/gateway/evolution/client.js';
+import { evolutionInbound } from '../../../adapters/gateway/evolution/auth.js';
 import type { GatewayInstanceAccess } from '../../../adapters/gateway/gateway-client.js';
 import type { GatewayMessage } from '../../../adapters/gateway/gateway-message.js';
 import { gatewayProviders } from '../../../adapters/gateway/providers.js';

@@ -1,7 +1,7 @@
 // A registry with the core and messaging node types, and the services the messaging nodes need,
 // wired to a fake gateway.
 import { MediaCache } from '../../../adapters/gateway/media-cache.js';
-import { uazapiClientFactory, type UazapiClientDefaults } from '../../../adapters/gateway/uazapi-client.js';
+import { uazapiClientFactory, type UazapiClientDefaults } from '../../../adapters/gateway/uazapi/client.js';
 import { NodeRegistry } from '../../../engine/registry.js';
 import { coreNodes } from '../../../nodes/index.js';
 import { messagingNodes } from '../../../nodes/messaging/index.js';

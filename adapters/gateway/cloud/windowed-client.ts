@@ -2,7 +2,7 @@
 // 24-hour rule (CONTRACT §11) applied to a text that names a `template` (SendTextRequest.template):
 //   - the purpose's template is the instance's (`templates` column: name, language, optional body and
 //     parameter_names); the instance has none for it -> the text is sent as is (Meta is the judge);
-//   - otherwise sendTextOrTemplate (cloud-send.ts): the lead's window closed (CustomerWindow on the
+//   - otherwise sendTextOrTemplate (windowed-send.ts): the lead's window closed (CustomerWindow on the
 //     key-value store, under the instance id) -> the template, without trying the text; open, or
 //     unknown (no key-value store or no instance id: the window is taken as open) -> the text, and on
 //     Meta's OutsideWindowError (131047) the template instead, once.
@@ -21,10 +21,11 @@ import type {
   SendTextResult,
   TemplateSet,
 } from '../gateway-client.js';
-import type { CloudClient } from './cloud-client.js';
-import { sendTextOrTemplate, type TemplateFallback } from './cloud-send.js';
+import type { CloudClient } from './client.js';
+import { sendTextOrTemplate, type TemplateFallback } from './windowed-send.js';
 import { CustomerWindow } from './customer-window.js';
 
+/** What the windowed client reads besides its CloudClient: the instance's templates, and where the 24-hour window is kept (instance id, key-value store). */
 export interface CloudGatewayClientOptions {
   /** The instance's id: the window's key. Absent: the window is unknown (taken as open). */
   instanceId?: number;
@@ -42,6 +43,7 @@ export function templateParameter(value: string): string {
   return flat === '' ? '-' : flat;
 }
 
+/** The GatewayClient of one Cloud API instance: CloudClient's calls with the 24-hour rule applied to a text that names a template (see the file's head). */
 export class CloudGatewayClient implements GatewayClient {
   readonly provider = 'cloud' as const;
   readonly serverUrl: string;

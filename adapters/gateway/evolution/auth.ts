@@ -25,9 +25,10 @@
 // webhooks at LeadFlow.
 import { constantTimeEqual } from '../../../engine/constant-time.js';
 import { MASK } from '../../../engine/run/mask-secrets.js';
-import { sharedSecretDecision } from '../../../engine/triggers/webhook-auth.js';
-import type { AuthDenial, WebhookAuthMode } from '../../../engine/triggers/webhook-auth-mode.js';
+import type { AuthDenial } from '../../../engine/triggers/webhook-auth-mode.js';
 import type { JsonObject, JsonValue } from '../../../engine/types.js';
+import type { InboundInstance, InboundProvider } from '../provider-inbound.js';
+import { evolutionEventSchema } from './event-schema.js';
 import { verifyHs256Jwt } from './hs256-jwt.js';
 
 /** What the check needs of an Evolution instance row. `token` and `app_secret` are credentials: never log them. */
@@ -51,12 +52,14 @@ export interface EvolutionAuth {
   provider: 'evolution';
 }
 
+/** An authenticated Evolution request: its body (`apikey` masked) and what the flow reads as `trigger.auth`. */
 export interface EvolutionGrant {
   /** The body as received, with `apikey` as "***" when it carried one. */
   body: JsonObject;
   auth: EvolutionAuth;
 }
 
+/** The clock and the tolerated skew of the JWT check (tests set both). */
 export interface EvolutionAuthOptions {
   /** The current time, ms. Default Date.now(). */
   nowMs?: number;
@@ -103,15 +106,27 @@ export async function authorizeEvolutionWebhook(
 }
 
 /**
- * A webhook auth mode for the Evolution route: the shared webhook secret when one is set (CONTRACT
- * §11), then authorizeEvolutionWebhook with `lookup`. Named `evolution`.
+ * `POST /leadagent/evolution`, auth mode `evolution-instance`: authorizeEvolutionWebhook with its
+ * lookup served by the InboundInstanceLookup's `byExternalId('evolution', body.instance)`. One event
+ * per request, its body recorded with `apikey` as "***". A malformed body answers 422
+ * (evolutionEventSchema) after the check.
  */
-export function evolutionWebhookAuth(lookup: EvolutionInstanceLookup, options: EvolutionAuthOptions = {}): WebhookAuthMode {
-  return {
-    name: 'evolution',
-    description:
-      "the webhook secret when it is set, and the instance named by the body's `instance`: Evolution's HS256 JWT (Authorization: Bearer) signed with its app_secret, or, without app_secret, the body's `apikey` equal to its token",
-    beforeBody: sharedSecretDecision,
-    withBody: (req, body) => authorizeEvolutionWebhook(body, req.header('authorization'), lookup, options),
-  };
-}
+export const evolutionInbound: InboundProvider = {
+  provider: 'evolution',
+  authMode: 'evolution-instance',
+  description:
+    "the webhook secret when it is set, and the Evolution instance named by the body's `instance`: the HS256 JWT Evolution signs with its app_secret as jwt_key (Authorization: Bearer), or, without app_secret, the body's `apikey` equal to its token",
+  path: '/leadagent/evolution',
+  eventSchema: evolutionEventSchema,
+  async accept(request, instances) {
+    let found: InboundInstance | undefined;
+    const grant = await authorizeEvolutionWebhook(request.body, request.header('authorization'), async (name) => {
+      found = await instances.byExternalId('evolution', name);
+      if (!found) return undefined;
+      return { instance_id: found.id, clinica_id: found.clinica_id, token: found.token, app_secret: found.app_secret };
+    });
+    if ('denied' in grant) return grant;
+    if (!found) return { denied: 'unknown Evolution instance' };
+    return { events: [{ body: grant.body, instance: found }] };
+  },
+};

@@ -1,6 +1,6 @@
 // What an Evolution API v2 error answer means, as the HTTP status the shared retry policy
-// (post-json.ts: 429 / 5xx retried, other 4xx not) understands. A fetch wrapper: the Evolution
-// client hands it to postJson instead of the bare fetch.
+// (http-call.ts: 429 / 5xx retried, other 4xx not) understands. A fetch wrapper: the Evolution
+// client hands it to its HTTP base (http-client.ts `wrapFetch`) instead of the bare fetch.
 //
 // Why: Evolution wraps every failure inside a send in `BadRequestException(error.toString())`
 // (`sendMessageWithTyping`'s catch, evolution-foundation/evolution-api tag 2.3.7,
@@ -21,6 +21,8 @@
 // The rewritten answer keeps Evolution's body as sent (its `status` field still says 400) and the
 // Retry-After and Content-Type headers; only the HTTP status changes. At most 16 KiB of an error
 // body is read to decide; a longer one passes unchanged.
+
+import { readLimited } from '../http-call.js';
 
 /** Largest error body inspected, bytes. */
 const MAX_INSPECTED_BYTES = 16 * 1024;
@@ -69,29 +71,12 @@ export function evolutionFetch(inner: typeof fetch): typeof fetch {
   };
 }
 
-/** The body of `copy` as text when it is at most MAX_INSPECTED_BYTES, else null (the copy is cancelled). */
+/** The body of `copy` as text when it is at most MAX_INSPECTED_BYTES, else null (the copy is cancelled); null too when reading fails. */
 async function peek(copy: Response): Promise<string | null> {
-  const declared = Number(copy.headers.get('content-length') ?? Number.NaN);
-  if (!copy.body || (Number.isFinite(declared) && declared > MAX_INSPECTED_BYTES)) {
-    await copy.body?.cancel().catch(() => undefined);
-    return null;
-  }
-  const reader = copy.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
   try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      total += value.byteLength;
-      if (total > MAX_INSPECTED_BYTES) {
-        await reader.cancel().catch(() => undefined);
-        return null;
-      }
-      chunks.push(value);
-    }
+    const bytes = await readLimited(copy, MAX_INSPECTED_BYTES);
+    return bytes === null ? null : bytes.toString('utf8');
   } catch {
     return null;
   }
-  return Buffer.concat(chunks).toString('utf8');
 }

@@ -20,15 +20,16 @@
 // arrives or after 25 s. Without it no indicator exists: Meta's indicator needs an inbound message id.
 // The indicator is best effort: its failure is logged and the send goes on.
 //
-// Errors: graph-http.ts maps Meta's codes (graph-errors.ts) onto the typed gateway errors:
+// Errors: the HTTP base (http-client.ts, http-call.ts) with the Cloud API's judge (error-codes.ts)
+// maps Meta's codes onto the typed gateway errors:
 // GraphApiError (a GatewayHttpError with graphCode / rateLimited), OutsideWindowError for 131047
 // (never retried: send a template instead), GatewayNetworkError, GatewayTimeoutError,
 // GatewayResponseError. A send is never retried after a timeout (it may have been delivered).
 // API-sent messages never come back as inbound `messages` on the webhook: only as `statuses`.
 //
-// The token lives in a private field: it is sent as a header only, never appears in an error, a log
-// line or `JSON.stringify(client)`, and is only ever sent to `server_url`'s origin or to an https
-// media URL the Graph API handed out.
+// The token lives in the HTTP base's private field (http-client.ts): it is sent as a header only,
+// never appears in an error, a log line or `JSON.stringify(client)`, and is only ever sent to
+// `server_url`'s origin or to an https media URL the Graph API handed out.
 import type {
   DownloadedMedia,
   GatewayCallOptions,
@@ -38,12 +39,11 @@ import type {
   SendTextResult,
 } from '../gateway-client.js';
 import type { JsonObject } from '../../../engine/types.js';
-import { displayUrl } from '../post-json.js';
 import { sleep } from '../backoff.js';
-import type { GatewayCallEvent } from '../gateway-client.js';
-import { graphCall, unusableAnswer, type GraphPolicy } from './graph-http.js';
-import { measuredCall } from '../measured-call.js';
+import { displayUrl, type RetryPolicy, unusableAnswer } from '../http-call.js';
+import { type GatewayEndpointProfile, GatewayHttp, MAX_SEND_ANSWER_BYTES } from '../http-client.js';
 import type { GatewayHttpOptions } from '../http-client-options.js';
+import { graphErrorJudge } from './error-codes.js';
 
 /**
  * A Cloud API number's Graph base, access token and phone number id, and the common client options
@@ -62,6 +62,7 @@ export interface CloudClientOptions extends GatewayHttpOptions {
   maxDownloadBytes?: number;
 }
 
+/** The options every Cloud API client of a host shares (all but the instance's Graph base, access token and phone number id). */
 export type CloudClientDefaults = Omit<CloudClientOptions, 'serverUrl' | 'token' | 'phoneNumberId'>;
 
 /** What the client needs of an instance row (a full GatewayInstanceAccess fits): its server, token and external id. */
@@ -82,6 +83,7 @@ export interface CloudTemplateRef {
   parameter_names?: string[];
 }
 
+/** One approved template to one number (CloudClient.sendTemplate): the template as named in the instance's `templates`, its body parameters in order. */
 export interface SendTemplateRequest {
   /** Digits with country code. */
   number: string;
@@ -92,75 +94,52 @@ export interface SendTemplateRequest {
 
 /** Meta's longest text body, characters. */
 export const MAX_TEXT_CHARS = 4096;
-/** Largest send answer read, bytes. */
-const MAX_SEND_ANSWER_BYTES = 1024 * 1024;
 /** Largest media-URL answer read, bytes. */
 const MAX_MEDIA_INFO_BYTES = 64 * 1024;
 const PHONE = /^\d{8,15}$/;
 const PHONE_NUMBER_ID = /^\d{1,32}$/;
 const MEDIA_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
+/** How the Cloud API names its base and token, sends the token (bearer) and reads Meta's error answers (`pairRateDelayMs`, ms: error-codes.ts). */
+function cloudEndpoint(pairRateDelayMs: number): GatewayEndpointProfile {
+  return {
+    server: 'Cloud API',
+    credential: 'Cloud API access token',
+    headers: (token) => ({ authorization: `Bearer ${token}` }),
+    judge: graphErrorJudge(pairRateDelayMs),
+  };
+}
+
+/** The Graph API client of one Cloud API business number (see the file's head). Throws TypeError for an unusable server URL, an empty access token or a phone number id that is not digits. */
 export class CloudClient implements GatewayClient {
   readonly provider = 'cloud' as const;
   /** The Graph API base, without a trailing slash (holds no secret). */
   readonly serverUrl: string;
   readonly phoneNumberId: string;
-  readonly #origin: string;
-  readonly #token: string;
-  readonly #timeoutMs: number;
-  readonly #maxDownloadBytes: number;
-  readonly #policy: GraphPolicy;
-  readonly #onCall: ((event: GatewayCallEvent) => void) | undefined;
+  readonly #http: GatewayHttp;
 
   constructor(options: CloudClientOptions) {
-    let url: URL;
-    try {
-      url = new URL(options.serverUrl);
-    } catch {
-      throw new TypeError('Cloud API server_url is not a valid URL');
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError('Cloud API server_url must be http(s)');
-    if (typeof options.token !== 'string' || options.token === '') throw new TypeError('Cloud API access token is empty');
+    this.#http = new GatewayHttp(options, cloudEndpoint(options.pairRateDelayMs ?? 6_000));
     if (typeof options.phoneNumberId !== 'string' || !PHONE_NUMBER_ID.test(options.phoneNumberId))
       throw new TypeError('Cloud API phone number id (external_id) must be digits');
-    this.serverUrl = `${url.origin}${url.pathname}`.replace(/\/+$/, '');
-    this.#origin = url.origin;
+    this.serverUrl = this.#http.serverUrl;
     this.phoneNumberId = options.phoneNumberId;
-    this.#token = options.token;
-    this.#timeoutMs = options.timeoutMs ?? 15_000;
-    this.#maxDownloadBytes = options.maxDownloadBytes ?? 64 * 1024 * 1024;
-    this.#policy = {
-      retries: options.retries ?? 3,
-      baseDelayMs: options.baseDelayMs ?? 500,
-      maxDelayMs: options.maxDelayMs ?? 8_000,
-      maxRetryAfterMs: options.maxRetryAfterMs ?? 30_000,
-      pairRateDelayMs: options.pairRateDelayMs ?? 6_000,
-      random: options.random ?? Math.random,
-      fetch: options.fetch ?? globalThis.fetch,
-      ...(options.logger ? { logger: options.logger } : {}),
-    };
-    this.#onCall = options.onCall;
   }
 
   get #messagesUrl(): string {
     return `${this.serverUrl}/${this.phoneNumberId}/messages`;
   }
 
-  /** `policy` with this call's retries reported, and the call's end reported (never throws into the call). */
-  async #measured<T>(op: GatewayCallEvent['op'], call: (policy: GraphPolicy) => Promise<T>): Promise<T> {
-    return measuredCall(this.#onCall, this.#policy, op, call);
-  }
-
   /**
    * Sends one free-form text. Outside the lead's 24-hour window Meta refuses it with
-   * OutsideWindowError (131047); see cloud-send.ts for the template fallback.
+   * OutsideWindowError (131047); see windowed-send.ts for the template fallback.
    */
   async sendText(request: CloudSendTextRequest, options: GatewayCallOptions = {}): Promise<SendTextResult> {
     checkNumber(request.number, 'sendText');
     if (typeof request.text !== 'string' || request.text.trim() === '') throw new TypeError('sendText: text is empty');
     if (request.text.length > MAX_TEXT_CHARS) throw new RangeError(`sendText: text longer than ${MAX_TEXT_CHARS} characters`);
     await this.#typing(request, options);
-    return this.#measured('send', (policy) =>
+    return this.#http.measured('send', (policy) =>
       this.#postMessage(
         {
           messaging_product: 'whatsapp',
@@ -179,7 +158,7 @@ export class CloudClient implements GatewayClient {
   async sendTemplate(request: SendTemplateRequest, options: GatewayCallOptions = {}): Promise<SendTextResult> {
     checkNumber(request.number, 'sendTemplate');
     const template = templateBody(request.template, request.parameters);
-    return this.#measured('send', (policy) =>
+    return this.#http.measured('send', (policy) =>
       this.#postMessage(
         { messaging_product: 'whatsapp', recipient_type: 'individual', to: request.number, type: 'template', template },
         options,
@@ -194,89 +173,70 @@ export class CloudClient implements GatewayClient {
     const inbound = request.typing_message_id;
     if (typeof inbound === 'string' && inbound !== '') {
       try {
-        await graphCall(
+        await this.#http.call(
           {
             method: 'POST',
             url: this.#messagesUrl,
-            token: this.#token,
             body: { messaging_product: 'whatsapp', status: 'read', message_id: inbound, typing_indicator: { type: 'text' } },
-            timeoutMs: this.#timeoutMs,
             retryTimeouts: true,
             maxResponseBytes: MAX_SEND_ANSWER_BYTES,
             expect: 'json',
             ...(options.signal ? { signal: options.signal } : {}),
           },
-          { ...this.#policy, retries: 0 },
+          { ...this.#http.policy, retries: 0 },
         );
       } catch (err) {
         if (options.signal?.aborted) throw options.signal.reason;
-        this.#policy.logger?.warn({ gateway: displayUrl(this.#messagesUrl), error: (err as Error).message }, 'typing indicator failed');
+        this.#http.policy.logger?.warn(
+          { gateway: displayUrl(this.#messagesUrl), error: (err as Error).message },
+          'typing indicator failed',
+        );
       }
     }
     if (delay > 0) await sleep(delay, options.signal);
   }
 
-  async #postMessage(body: JsonObject, options: GatewayCallOptions, policy: GraphPolicy): Promise<SendTextResult> {
-    const url = this.#messagesUrl;
-    const answer = await graphCall(
+  async #postMessage(body: JsonObject, options: GatewayCallOptions, policy: RetryPolicy): Promise<SendTextResult> {
+    const { object } = await this.#http.callForObject(
       {
         method: 'POST',
-        url,
-        token: this.#token,
+        url: this.#messagesUrl,
         body,
-        timeoutMs: this.#timeoutMs,
         retryTimeouts: false,
         maxResponseBytes: MAX_SEND_ANSWER_BYTES,
-        expect: 'json',
         ...(options.signal ? { signal: options.signal } : {}),
       },
       policy,
     );
-    const json = answer.json;
-    if (!json || typeof json !== 'object' || Array.isArray(json))
-      throw unusableAnswer('POST', displayUrl(url), answer.status, 'not a JSON object');
-    const record = json as Record<string, unknown>;
-    return { messageid: messageIdOf(record), answer: record };
+    return { messageid: messageIdOf(object), answer: object };
   }
 
   /** Downloads a received media by its media id (the webhook's `image.id`, `audio.id`, …). */
   async downloadMedia(mediaId: string, options: GatewayCallOptions = {}): Promise<DownloadedMedia> {
     if (typeof mediaId !== 'string' || !MEDIA_ID.test(mediaId)) throw new TypeError('downloadMedia: not a media id');
-    return this.#measured('download', (policy) => this.#downloadMedia(mediaId, options, policy));
+    return this.#http.measured('download', (policy) => this.#downloadMedia(mediaId, options, policy));
   }
 
-  async #downloadMedia(mediaId: string, options: GatewayCallOptions, policy: GraphPolicy): Promise<DownloadedMedia> {
+  async #downloadMedia(mediaId: string, options: GatewayCallOptions, policy: RetryPolicy): Promise<DownloadedMedia> {
     const infoUrl = `${this.serverUrl}/${encodeURIComponent(mediaId)}?phone_number_id=${this.phoneNumberId}`;
     const target = displayUrl(infoUrl);
     const signal = options.signal ? { signal: options.signal } : {};
-    const info = await graphCall(
-      {
-        method: 'GET',
-        url: infoUrl,
-        token: this.#token,
-        timeoutMs: this.#timeoutMs,
-        retryTimeouts: true,
-        maxResponseBytes: MAX_MEDIA_INFO_BYTES,
-        expect: 'json',
-        ...signal,
-      },
+    const info = await this.#http.callForObject(
+      { method: 'GET', url: infoUrl, retryTimeouts: true, maxResponseBytes: MAX_MEDIA_INFO_BYTES, ...signal },
       policy,
     );
-    const meta = info.json as Record<string, unknown> | null;
-    if (!meta || typeof meta !== 'object' || Array.isArray(meta)) throw unusableAnswer('GET', target, info.status, 'not a JSON object');
+    const meta = info.object;
     if (typeof meta.url !== 'string' || meta.url === '') throw unusableAnswer('GET', target, info.status, 'no url in the answer');
     const mediaUrl = this.#checkedMediaUrl(meta.url, target, info.status);
     const size = Number(meta.file_size);
-    if (Number.isFinite(size) && size > this.#maxDownloadBytes)
-      throw unusableAnswer('GET', target, info.status, `media of ${size} bytes is larger than ${this.#maxDownloadBytes} bytes`);
-    const file = await graphCall(
+    if (Number.isFinite(size) && size > this.#http.maxDownloadBytes)
+      throw unusableAnswer('GET', target, info.status, `media of ${size} bytes is larger than ${this.#http.maxDownloadBytes} bytes`);
+    const file = await this.#http.call(
       {
         method: 'GET',
         url: mediaUrl,
-        token: this.#token,
-        timeoutMs: this.#timeoutMs,
         retryTimeouts: true,
-        maxResponseBytes: this.#maxDownloadBytes,
+        maxResponseBytes: this.#http.maxDownloadBytes,
         expect: 'bytes',
         ...signal,
       },
@@ -299,7 +259,7 @@ export class CloudClient implements GatewayClient {
     } catch {
       throw unusableAnswer('GET', target, status, 'the media url is not a URL');
     }
-    if (url.protocol !== 'https:' && url.origin !== this.#origin)
+    if (url.protocol !== 'https:' && url.origin !== this.#http.origin)
       throw unusableAnswer('GET', target, status, 'the media url is neither https nor on the Graph API origin');
     return url.toString();
   }

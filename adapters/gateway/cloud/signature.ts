@@ -60,6 +60,7 @@ export function cloudPhoneNumberIds(rawBody: Buffer | string): string[] {
   return ids;
 }
 
+/** The signature decision: the phone number ids the body names (each a known instance whose app secret verifies it), or why it is refused. */
 export type CloudAuthResult = { ok: true; phone_number_ids: string[] } | { ok: false; reason: string };
 
 /** The app secret of the instance whose `external_id` is this phone number id; undefined/null/'' when none. */

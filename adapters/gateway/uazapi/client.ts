@@ -2,13 +2,12 @@
 //   sendText      POST {server_url}/send/text         header `token`, body {number, text, delay}
 //   downloadMedia POST {server_url}/message/download  header `token`, body {id, return_base64: true, return_link: false}
 // Time limits are per attempt. A send's limit is `timeoutMs + delay`, because uazapi may hold the
-// answer while it shows "typing…" for `delay` ms. Retries (post-json.ts): 429 / 5xx / network
+// answer while it shows "typing…" for `delay` ms. Retries (http-call.ts): 429 / 5xx / network
 // failures; timeouts only for downloads (a timed-out send may have been delivered, and resending
-// would duplicate it). The token lives in a private field: it is sent as a header and never appears
-// in an error, a log line or `JSON.stringify(client)`.
+// would duplicate it). The token lives in the HTTP base's private field (http-client.ts): it is sent
+// as a header and never appears in an error, a log line or `JSON.stringify(client)`.
 import type {
   DownloadedMedia,
-  GatewayCallEvent,
   GatewayCallOptions,
   GatewayClient,
   GatewayClientFactory,
@@ -16,11 +15,13 @@ import type {
   GatewayRequestRecord,
   SendTextRequest,
   SendTextResult,
-} from './gateway-client.js';
-import { GatewayResponseError } from './errors/gateway-response-error.js';
-import { displayUrl, postJson, type RetryPolicy } from './post-json.js';
-import { measuredCall } from './measured-call.js';
-import type { GatewayHttpOptions } from './http-client-options.js';
+} from '../gateway-client.js';
+import { GatewayResponseError } from '../errors/gateway-response-error.js';
+import { displayUrl, type RetryPolicy } from '../http-call.js';
+import { type GatewayEndpointProfile, GatewayHttp } from '../http-client.js';
+import { postPlainText } from '../plain-text-send.js';
+import type { GatewayHttpOptions } from '../http-client-options.js';
+import { decodeBase64Media } from '../base64-media.js';
 
 /** A uazapi instance's address and token, and the common client options (http-client-options.ts). */
 export interface UazapiClientOptions extends GatewayHttpOptions {
@@ -32,85 +33,38 @@ export interface UazapiClientOptions extends GatewayHttpOptions {
   maxDownloadBytes?: number;
 }
 
-export type { GatewayCallEvent } from './gateway-client.js';
+export type { GatewayCallEvent } from '../gateway-client.js';
 
+/** The options every uazapi client of a host shares (all but the instance's server and token). */
 export type UazapiClientDefaults = Omit<UazapiClientOptions, 'serverUrl' | 'token'>;
 
-/** Largest send answer read, bytes. */
-const MAX_SEND_ANSWER_BYTES = 1024 * 1024;
-const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
+/** How uazapi names its server and token, and sends the token: header `token`. */
+const UAZAPI_ENDPOINT: GatewayEndpointProfile = { server: 'uazapi', credential: 'uazapi token', headers: (token) => ({ token }) };
 
+/** The uazapi instance's client (see the file's head). Throws TypeError for an unusable server URL or an empty token. */
 export class UazapiClient implements GatewayClient {
   readonly provider = 'uazapi' as const;
   readonly serverUrl: string;
-  readonly #token: string;
-  readonly #timeoutMs: number;
-  readonly #maxDownloadBytes: number;
-  readonly #policy: RetryPolicy;
-  readonly #onCall: ((event: GatewayCallEvent) => void) | undefined;
+  readonly #http: GatewayHttp;
 
   constructor(options: UazapiClientOptions) {
-    let url: URL;
-    try {
-      url = new URL(options.serverUrl);
-    } catch {
-      throw new TypeError('uazapi server_url is not a valid URL');
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError('uazapi server_url must be http(s)');
-    if (typeof options.token !== 'string' || options.token === '') throw new TypeError('uazapi token is empty');
-    this.serverUrl = `${url.origin}${url.pathname}`.replace(/\/+$/, '');
-    this.#token = options.token;
-    this.#timeoutMs = options.timeoutMs ?? 15_000;
-    this.#maxDownloadBytes = options.maxDownloadBytes ?? 64 * 1024 * 1024;
-    this.#policy = {
-      retries: options.retries ?? 3,
-      baseDelayMs: options.baseDelayMs ?? 500,
-      maxDelayMs: options.maxDelayMs ?? 8_000,
-      maxRetryAfterMs: options.maxRetryAfterMs ?? 30_000,
-      random: options.random ?? Math.random,
-      fetch: options.fetch ?? globalThis.fetch,
-      ...(options.logger ? { logger: options.logger } : {}),
-    };
-    this.#onCall = options.onCall;
-  }
-
-  /** `policy` with this call's retries reported, and the call's end reported (never throws into the call). */
-  async #measured<T>(op: GatewayCallEvent['op'], call: (policy: RetryPolicy) => Promise<T>): Promise<T> {
-    return measuredCall(this.#onCall, this.#policy, op, call);
+    this.#http = new GatewayHttp(options, UAZAPI_ENDPOINT);
+    this.serverUrl = this.#http.serverUrl;
   }
 
   /** Sends one text. `number` must be digits; `delay` (ms, default 0) is sent as is. */
   async sendText(request: SendTextRequest, options: GatewayCallOptions = {}): Promise<SendTextResult> {
-    return this.#measured('send', (policy) => this.#sendText(request, options, policy));
+    return this.#http.measured('send', (policy) => this.#sendText(request, options, policy));
   }
 
   async #sendText(request: SendTextRequest, options: GatewayCallOptions, policy: RetryPolicy): Promise<SendTextResult> {
-    if (!/^\d+$/.test(request.number)) throw new TypeError('sendText: number must be digits only (country code first, no JID suffix)');
-    const delay = Math.max(0, Math.round(request.delay ?? 0));
-    const url = `${this.serverUrl}/send/text`;
-    const answer = await postJson(
-      {
-        url,
-        headers: { token: this.#token },
-        body: { number: request.number, text: request.text, delay },
-        secret: this.#token,
-        timeoutMs: this.#timeoutMs + delay,
-        retryTimeouts: false,
-        maxResponseBytes: MAX_SEND_ANSWER_BYTES,
-        ...(options.signal ? { signal: options.signal } : {}),
-      },
-      policy,
-    );
-    const body = answer.body;
-    if (!body || typeof body !== 'object' || Array.isArray(body))
-      throw new GatewayResponseError(displayUrl(url), answer.status, 'not a JSON object');
-    const record = body as Record<string, unknown>;
-    return { messageid: messageIdOf(record), answer: record };
+    const answer = await postPlainText(this.#http, `${this.serverUrl}/send/text`, request, options.signal, policy);
+    return { messageid: messageIdOf(answer), answer };
   }
 
   /** Downloads the media of a received message as bytes (base64 decoded); `mediaRef` is the message's bare id. */
   async downloadMedia(mediaRef: string, options: GatewayCallOptions = {}): Promise<DownloadedMedia> {
-    return this.#measured('download', (policy) => this.#downloadMedia(mediaRef, options, policy));
+    return this.#http.measured('download', (policy) => this.#downloadMedia(mediaRef, options, policy));
   }
 
   /** The request of `operation` as recorded (token as "***"); throws for `send-template` (uazapi has none). */
@@ -137,28 +91,21 @@ export class UazapiClient implements GatewayClient {
     if (typeof messageId !== 'string' || messageId.trim() === '') throw new TypeError('downloadMedia: message id is empty');
     const url = `${this.serverUrl}/message/download`;
     const target = displayUrl(url);
-    const answer = await postJson(
+    const { status, object: body } = await this.#http.callForObject(
       {
+        method: 'POST',
         url,
-        headers: { token: this.#token },
         body: { id: messageId, return_base64: true, return_link: false },
-        secret: this.#token,
-        timeoutMs: this.#timeoutMs,
         retryTimeouts: true,
-        maxResponseBytes: this.#maxDownloadBytes,
+        maxResponseBytes: this.#http.maxDownloadBytes,
         ...(options.signal ? { signal: options.signal } : {}),
       },
       policy,
     );
-    const body = answer.body as Record<string, unknown> | null;
-    if (!body || typeof body !== 'object' || Array.isArray(body))
-      throw new GatewayResponseError(target, answer.status, 'not a JSON object');
     if (typeof body.base64Data !== 'string' || body.base64Data === '')
-      throw new GatewayResponseError(target, answer.status, 'no base64Data in the answer');
+      throw new GatewayResponseError(target, status, 'no base64Data in the answer');
     const { data, mimetype: urlMime } = splitDataUrl(body.base64Data);
-    const compact = data.replace(/\s+/g, '');
-    if (!BASE64.test(compact)) throw new GatewayResponseError(target, answer.status, 'base64Data is not base64');
-    const bytes = Buffer.from(compact, compact.includes('-') || compact.includes('_') ? 'base64url' : 'base64');
+    const bytes = decodeBase64Media(data, () => new GatewayResponseError(target, status, 'base64Data is not base64'));
     const mimetype = typeof body.mimetype === 'string' && body.mimetype !== '' ? body.mimetype : (urlMime ?? 'application/octet-stream');
     return {
       mimetype,
@@ -167,6 +114,7 @@ export class UazapiClient implements GatewayClient {
     };
   }
 
+  /** What `JSON.stringify` shows of the client: its server only. */
   toJSON(): object {
     return { serverUrl: this.serverUrl };
   }

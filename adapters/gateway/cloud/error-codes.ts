@@ -14,18 +14,24 @@
 //   1, 2, 131000, 131016,       unknown / service unavailable /  retried with backoff
 //   131057                      temporary / account maintenance
 //   anything else               HTTP 429 or 5xx: retried; any other 4xx: not retried
-import type { GraphErrorInfo } from '../errors/graph-api-error.js';
+import type { ErrorAnswerJudge } from '../http-call.js';
+import { GraphApiError, type GraphErrorInfo, OutsideWindowError } from './errors.js';
 
+/** Meta's code for a free-form message outside the lead's 24-hour window (OutsideWindowError, never retried). */
 export const OUTSIDE_WINDOW_CODE = 131047;
+/** Meta's pair rate limit: one message every 6 s to the same user (retried, the first wait at least `pairRateDelayMs`). */
 export const PAIR_RATE_LIMIT_CODE = 131056;
+/** Meta's spam-rate restriction on the number: a rate limit that lasts, never retried. */
 export const SPAM_RATE_LIMIT_CODE = 131048;
 /** Rate limits worth retrying after a wait. */
 export const RETRIED_RATE_LIMIT_CODES: ReadonlySet<number> = new Set([4, 80007, 130429, PAIR_RATE_LIMIT_CODE]);
 /** Temporary failures on Meta's side. */
 export const TRANSIENT_CODES: ReadonlySet<number> = new Set([1, 2, 131000, 131016, 131057]);
 
+/** What kind of failure a Graph error answer is (see the table above). */
 export type GraphErrorClass = 'outside-window' | 'rate-limit' | 'transient' | 'other';
 
+/** classifyGraphError's answer: the kind, whether a retry may help, and whether Meta counts it as a rate limit. */
 export interface GraphErrorVerdict {
   class: GraphErrorClass;
   retryable: boolean;
@@ -69,4 +75,20 @@ export function classifyGraphError(status: number, info: GraphErrorInfo | undefi
   if (status === 429) return { class: 'rate-limit', retryable: true, rateLimited: true };
   if (status >= 500) return { class: 'transient', retryable: true, rateLimited: false };
   return { class: 'other', retryable: false, rateLimited: false };
+}
+
+/**
+ * The Cloud API's judge of a non-2xx answer (http-call.ts): a GraphApiError with Meta's fields, or
+ * OutsideWindowError for 131047; retried as classifyGraphError says; Meta's pair rate limit (131056)
+ * waits at least `pairRateDelayMs` before its retry.
+ */
+export function graphErrorJudge(pairRateDelayMs: number): ErrorAnswerJudge {
+  return ({ status, body, url, method, retryAfterMs }) => {
+    const info = graphErrorOf(body);
+    const verdict = classifyGraphError(status, info);
+    const init = { status, body, url, method, info, retryAfterMs };
+    const error =
+      verdict.class === 'outside-window' ? new OutsideWindowError(init) : new GraphApiError({ ...init, rateLimited: verdict.rateLimited });
+    return { error, retryable: verdict.retryable, ...(info?.code === PAIR_RATE_LIMIT_CODE ? { minDelayMs: pairRateDelayMs } : {}) };
+  };
 }

@@ -10,6 +10,7 @@ const str = { type: 'string' };
 const optStr = { anyOf: [{ type: 'string' }, { type: 'null' }] };
 const optBool = { anyOf: [{ type: 'boolean' }, { type: 'null' }] };
 
+/** JSON Schema (draft-07) of a uazapi webhook body (see the file's head); the route's `eventSchema`. */
 export const uazapiEventSchema: Record<string, unknown> = {
   $schema: 'http://json-schema.org/draft-07/schema#',
   title: 'uazapi webhook event',

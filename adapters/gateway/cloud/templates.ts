@@ -7,8 +7,9 @@
 // `body`, the template's body text as approved in WhatsApp Manager, so the text the lead received
 // can be recorded in memory (`{{1}}`… or `{{name}}` replaced by the parameters). Meta's send answer
 // does not return the rendered text.
-import type { CloudTemplateRef } from './cloud-client.js';
+import type { CloudTemplateRef } from './client.js';
 
+/** An approved template with, optionally, its approved body text (what memory records as sent). */
 export interface CloudTemplate extends CloudTemplateRef {
   /** The approved body text with `{{1}}` / `{{name}}` placeholders. */
   body?: string;

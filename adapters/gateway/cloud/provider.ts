@@ -1,12 +1,12 @@
 // The WhatsApp Cloud API as a gateway provider (CONTRACT §11; reference whatsapp-providers.md §2):
-//   client        CloudClient (cloud-client.ts) with the core's defaults, behind CloudGatewayClient
+//   client        CloudClient (client.ts) with the core's defaults, behind CloudGatewayClient
 //                 (the 24-hour rule for a text that names a template; the window read on `defaults.kv`)
-//   parse         one event body (the envelope reduced to one message, as cloud-inbound.ts splits a
+//   parse         one event body (the envelope reduced to one message, as auth.ts splits a
 //                 request) -> the normalised message: parseCloudWebhook's first message, `media_ref`
 //                 the media id, the lead's business-scoped user id (BSUID) as `lid`; a body holding
 //                 no message (statuses only, a system message, a user without a phone) ->
 //                 {ignored: why}; a body that is not a Cloud webhook -> GatewayEventError (with paths)
-//   inbound       POST /leadagent/cloud (`cloud-signature`) and its verification GET (cloud-inbound.ts)
+//   inbound       POST /leadagent/cloud (`cloud-signature`) and its verification GET (auth.ts)
 //   noteInbound   each message a lead sent opens (or extends) that lead's 24-hour window on the
 //                 instance (CustomerWindow, keyed by instance id and phone, at the message's time)
 // What the Cloud API can tell: API sends never come back as messages (only as statuses), so nothing
@@ -14,14 +14,14 @@
 // number (a WhatsApp Business app number also on the Cloud API), as an `smb_message_echoes` echo:
 // `from_me` true, the takeover and the operator's commands. Without Coexistence a message typed on the
 // clinic's phone cannot reach LeadFlow at all.
-import { CloudEventError } from '../errors/cloud-event-error.js';
+import { CloudEventError } from './errors.js';
 import { GatewayEventError } from '../errors/gateway-event-error.js';
 import type { GatewayMessage, ParsedEvent } from '../gateway-message.js';
 import type { GatewayProviderModule } from '../provider-registry.js';
-import { cloudClientFactory } from './cloud-client.js';
-import { type CloudWebhook, parseCloudWebhook } from './cloud-events.js';
-import { CloudGatewayClient } from './cloud-gateway-client.js';
-import { cloudInbound } from './cloud-inbound.js';
+import { cloudClientFactory } from './client.js';
+import { type CloudWebhook, parseCloudWebhook } from './events.js';
+import { CloudGatewayClient } from './windowed-client.js';
+import { cloudInbound } from './auth.js';
 import { CustomerWindow } from './customer-window.js';
 
 /** One Cloud API event body as the normalised message (see the head comment). */

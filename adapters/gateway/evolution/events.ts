@@ -1,5 +1,5 @@
-// Turns an Evolution API v2 webhook event into the normalised message of adapters/gateway/inbound.ts
-// (without `instance_token`; with `provider: 'evolution'` and `media_ref`).
+// Turns an Evolution API v2 webhook event into the normalised message (gateway-message.ts), with
+// `provider: 'evolution'` and `media_ref` present only for media.
 // Sources: evolution-foundation/evolution-api tag 2.3.7 (`messages.upsert` handler and
 // `prepareMessage` in src/api/integrations/channel/whatsapp/whatsapp.baileys.service.ts; the envelope
 // in src/api/integrations/event/webhook/webhook.controller.ts); reference whatsapp-providers.md §1.3,
@@ -49,14 +49,15 @@
 //     an API send, so LeadFlow gets no `messages.upsert` for it and sees no takeover.
 //   `status` (`SERVER_ACK` for another device, `PENDING` for API sends) is not used: it only differs
 //   between the two events, which the event name already separates.
-import { schemaValidator } from '../../../engine/run/param-validator.js';
-import type { IgnoredEvent, MessageKind, NormalizedMessage } from '../inbound.js';
+import { eventProblems } from '../event-problems.js';
+import type { GatewayMessage, IgnoredEvent, MessageKind } from '../gateway-message.js';
 import { jidKind, phoneFromJid } from '../jid.js';
-import { EvolutionEventError } from './evolution-event-error.js';
-import { evolutionEventSchema } from './evolution-event-schema.js';
+import { EvolutionEventError } from './errors.js';
+import { evolutionEventSchema } from './event-schema.js';
+import { asObj, asStr, type Fields } from '../event-fields.js';
 
-/** A message of an Evolution instance, normalised like a uazapi one (NormalizedMessage without the token). */
-export interface EvolutionMessage extends Omit<NormalizedMessage, 'instance_token'> {
+/** A message of an Evolution instance, normalised (GatewayMessage, `media_ref` present only for media). */
+export interface EvolutionMessage extends Omit<GatewayMessage, 'provider' | 'media_ref'> {
   provider: 'evolution';
   /** The message id for EvolutionClient.downloadMedia; present for audio, image, video, document and sticker. */
   media_ref?: string;
@@ -73,37 +74,11 @@ export interface EvolutionIgnoredEvent extends IgnoredEvent {
   };
 }
 
+/** What parseEvolutionEvent may be told besides the event. */
 export interface ParseEvolutionOptions {
   /** Ids of the messages LeadFlow sent through this instance (sendText's `messageid`); see the file's head. */
   sentIds?: { has(id: string): boolean };
 }
-
-function validate(body: unknown): void {
-  const validator = schemaValidator(evolutionEventSchema);
-  if (validator(body)) return;
-  const seen = new Set<string>();
-  const details: Array<{ path: string; message: string }> = [];
-  for (const e of validator.errors ?? []) {
-    if (e.keyword === 'if') continue;
-    const base = e.instancePath.replace(/^\//, '').replace(/\//g, '.');
-    const missing = e.keyword === 'required' ? (e.params as { missingProperty: string }).missingProperty : '';
-    const detail = {
-      path: [base, missing].filter(Boolean).join('.') || '(body)',
-      message: e.keyword === 'required' ? 'is required' : (e.message ?? 'is invalid'),
-    };
-    const id = `${detail.path} ${detail.message}`;
-    if (!seen.has(id)) {
-      seen.add(id);
-      details.push(detail);
-    }
-  }
-  throw new EvolutionEventError(details);
-}
-
-type Obj = Record<string, unknown>;
-
-const asObj = (v: unknown): Obj | undefined => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : undefined);
-const asStr = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 /** Message content types by Baileys proto field name (`messageType` and the keys of `message`). */
 const KIND_BY_TYPE: Record<string, MessageKind> = {
@@ -127,7 +102,7 @@ const WRAPPERS = [
 ] as const;
 
 /** `message` with known wrappers removed (at most a few levels). */
-function unwrap(message: Obj): Obj {
+function unwrap(message: Fields): Fields {
   let current = message;
   for (let depth = 0; depth < 4; depth++) {
     const wrapper = WRAPPERS.map((name) => asObj(asObj(current[name])?.message)).find(Boolean);
@@ -138,12 +113,12 @@ function unwrap(message: Obj): Obj {
 }
 
 /** The content type: `messageType` when it names a known kind and its content is there, else the first known key of `message`. */
-function contentType(messageType: string, message: Obj): string | undefined {
+function contentType(messageType: string, message: Fields): string | undefined {
   if (Object.hasOwn(KIND_BY_TYPE, messageType) && (messageType === 'conversation' || asObj(message[messageType]))) return messageType;
   return Object.keys(KIND_BY_TYPE).find((type) => (type === 'conversation' ? typeof message[type] === 'string' : asObj(message[type])));
 }
 
-function textOf(message: Obj, type: string | undefined): string {
+function textOf(message: Fields, type: string | undefined): string {
   if (typeof message.conversation === 'string' && message.conversation !== '') return message.conversation;
   const extended = asObj(message.extendedTextMessage);
   if (extended && typeof extended.text === 'string') return extended.text;
@@ -174,12 +149,13 @@ export function parseEvolutionEvent(
   now: number = Date.now(),
   options: ParseEvolutionOptions = {},
 ): EvolutionMessage | EvolutionIgnoredEvent {
-  validate(body);
-  const event = body as Obj;
+  const problems = eventProblems(evolutionEventSchema, body, true);
+  if (problems) throw new EvolutionEventError(problems);
+  const event = body as Fields;
   const name = asStr(event.event);
   if (name !== 'messages.upsert') return { ignored: `event "${name}" is not a new message` };
-  const data = event.data as Obj;
-  const key = data.key as Obj;
+  const data = event.data as Fields;
+  const key = data.key as Fields;
   const chatId = asStr(key.remoteJid);
   const instanceName = asStr(event.instance);
   const messageId = asStr(key.id);

@@ -38,11 +38,12 @@
 //   - Fields other than `messages` and `smb_message_echoes` are listed in `ignored`; `value.errors[]`
 //     too, with their codes.
 // A body without this shape throws CloudEventError listing each problem's path (answer 422).
-import { CloudEventError } from '../errors/cloud-event-error.js';
-import type { MessageKind, NormalizedMessage } from '../inbound.js';
+import { CloudEventError } from './errors.js';
+import type { GatewayMessage, MessageKind } from '../gateway-message.js';
+import { asObj, asStr, type Fields } from '../event-fields.js';
 
-/** A normalised Cloud API message: NormalizedMessage's fields (no instance token), and the Cloud ones. */
-export interface CloudMessage extends Omit<NormalizedMessage, 'instance_token'> {
+/** A normalised Cloud API message: GatewayMessage's fields (`media_ref` present only for media), and the Cloud ones. */
+export interface CloudMessage extends Omit<GatewayMessage, 'provider' | 'media_ref'> {
   provider: 'cloud';
   /** The business phone number id that received (or, for an echo, sent) the message. */
   phone_number_id: string;
@@ -66,6 +67,7 @@ export interface CloudStatusFailure {
   title?: string;
 }
 
+/** One webhook body parsed: the phone number ids it names, its messages in body order, its statuses and what was left out (see the file's head). */
 export interface CloudWebhook {
   /** The first phone number id the body names; null when it names none. */
   phone_number_id: string | null;
@@ -79,11 +81,8 @@ export interface CloudWebhook {
   ignored: string[];
 }
 
-type Obj = Record<string, unknown>;
 type Problem = { path: string; message: string };
 
-const asObj = (v: unknown): Obj | undefined => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : undefined);
-const asStr = (v: unknown): string => (typeof v === 'string' ? v : '');
 const asArr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
 const MEDIA_KINDS: Record<string, MessageKind> = {
@@ -158,12 +157,12 @@ function digitsOf(value: unknown): string | null {
 interface ChangeContext {
   phoneNumberId: string;
   display: string;
-  contacts: Obj[];
+  contacts: Fields[];
   now: number;
 }
 
 /** Kind, text and media fields of one message (inbound or echo). null: ignore it (with the reason). */
-function contentOf(m: Obj): { kind: MessageKind; text: string; media?: Obj } | { ignore: string } {
+function contentOf(m: Fields): { kind: MessageKind; text: string; media?: Fields } | { ignore: string } {
   const type = asStr(m.type);
   const part = asObj(m[type]);
   if (type === 'text') return { kind: 'text', text: asStr(part?.body) };
@@ -175,7 +174,7 @@ function contentOf(m: Obj): { kind: MessageKind; text: string; media?: Obj } | {
 }
 
 /** The text a non-media, non-text message carries, '' when none. */
-function otherText(type: string, part: Obj | undefined): string {
+function otherText(type: string, part: Fields | undefined): string {
   if (!part) return '';
   switch (type) {
     case 'reaction':
@@ -193,7 +192,7 @@ function otherText(type: string, part: Obj | undefined): string {
   }
 }
 
-function contactFor(contacts: Obj[], phone: string | null, userId: string): Obj | undefined {
+function contactFor(contacts: Fields[], phone: string | null, userId: string): Fields | undefined {
   return (
     contacts.find((c) => phone !== null && asStr(c.wa_id) === phone) ??
     contacts.find((c) => userId !== '' && asStr(c.user_id) === userId) ??
@@ -201,7 +200,7 @@ function contactFor(contacts: Obj[], phone: string | null, userId: string): Obj 
   );
 }
 
-function normalise(m: Obj, ctx: ChangeContext, echo: boolean, ignored: string[]): CloudMessage | null {
+function normalise(m: Fields, ctx: ChangeContext, echo: boolean, ignored: string[]): CloudMessage | null {
   const id = asStr(m.id);
   const content = contentOf(m);
   if ('ignore' in content) {
@@ -270,9 +269,9 @@ export function parseCloudWebhook(body: unknown, now: number = Date.now()): Clou
   const problems = problemsOf(body);
   if (problems.length > 0) throw new CloudEventError(problems);
   const result: CloudWebhook = { phone_number_id: null, phone_number_ids: [], messages: [], statuses: 0, failures: [], ignored: [] };
-  for (const entry of asArr((body as Obj).entry)) {
-    for (const change of asArr((entry as Obj).changes)) {
-      const { field, value } = change as { field: string; value: Obj };
+  for (const entry of asArr((body as Fields).entry)) {
+    for (const change of asArr((entry as Fields).changes)) {
+      const { field, value } = change as { field: string; value: Fields };
       if (field !== 'messages' && field !== 'smb_message_echoes') {
         result.ignored.push(`field "${field}" is not handled`);
         continue;
@@ -283,13 +282,13 @@ export function parseCloudWebhook(body: unknown, now: number = Date.now()): Clou
         display: asStr(metadata.display_phone_number),
         contacts: asArr(value.contacts)
           .map(asObj)
-          .filter((c): c is Obj => c !== undefined),
+          .filter((c): c is Fields => c !== undefined),
         now,
       };
       if (!result.phone_number_ids.includes(ctx.phoneNumberId)) result.phone_number_ids.push(ctx.phoneNumberId);
       const echo = field === 'smb_message_echoes';
       for (const message of asArr(echo ? value.message_echoes : value.messages)) {
-        const normalised = normalise(message as Obj, ctx, echo, result.ignored);
+        const normalised = normalise(message as Fields, ctx, echo, result.ignored);
         if (normalised) result.messages.push(normalised);
       }
       const statuses = asArr(value.statuses);

@@ -12,6 +12,7 @@
 // (`{"hub.mode": …}`, Node's and Express 5's default parser) and nested ones (`{hub: {mode}}`).
 import { createHash, timingSafeEqual } from 'node:crypto';
 
+/** The answer to Meta's verification GET: 200 with the challenge as plain text, or 403. */
 export type CloudVerificationResult = { status: 200; body: string; type: 'text/plain' } | { status: 403 };
 
 /** Whether some instance has this verify token. Must compare in constant time; may reject when its store is down. */

@@ -14,60 +14,20 @@
 //   - timestamp_ms: `messageTimestamp` is milliseconds; a value below 1e11 can only be seconds and is
 //     scaled; absent: the time of parsing.
 // `instance_token` is a credential (for the instance-token check): never record or log it.
-import { schemaValidator } from '../../engine/run/param-validator.js';
-import { UazapiEventError } from './errors/uazapi-event-error.js';
-import { jidKind, phoneFromJid } from './jid.js';
-import type { IgnoredEvent, MessageKind } from './gateway-message.js';
-import { uazapiEventSchema } from './uazapi-event-schema.js';
+import { UazapiEventError } from './errors.js';
+import { jidKind, phoneFromJid } from '../jid.js';
+import type { GatewayMessage, IgnoredEvent, MessageKind } from '../gateway-message.js';
+import { eventProblems } from '../event-problems.js';
+import { uazapiEventSchema } from './event-schema.js';
+import { asObj, asStr, type Fields } from '../event-fields.js';
 
-export type { IgnoredEvent, MessageKind } from './gateway-message.js';
+export type { IgnoredEvent, MessageKind } from '../gateway-message.js';
 
-/** A uazapi event parsed: the provider-free fields of GatewayMessage but `provider` and `media_ref`, and the event's token. */
-export interface NormalizedMessage {
+/** A uazapi event parsed: GatewayMessage's fields but `provider` and `media_ref`, and the event's token. */
+export interface NormalizedMessage extends Omit<GatewayMessage, 'provider' | 'media_ref'> {
+  /** The event's `token`: a credential (for the instance-token check), never recorded or logged. */
   instance_token: string;
-  instance_name: string;
-  base_url: string;
-  /** The lead's phone, digits with country code (the participant's in a group). */
-  phone: string;
-  /** `message.chatid` as sent (phone JID, group JID or LID). */
-  chat_id: string;
-  /** Bare WhatsApp id (`messageid`): the dedupe key and the id for /message/download. */
-  message_id: string;
-  from_me: boolean;
-  sent_by_api: boolean;
-  is_group: boolean;
-  kind: MessageKind;
-  /** Text, or the media caption; '' when none. */
-  text: string;
-  mimetype?: string;
-  file_name?: string;
-  /** Sender's WhatsApp display name, when given. */
-  sender_name?: string;
-  /** The sender's LID, kept as an alias of the phone. */
-  lid?: string;
-  timestamp_ms: number;
 }
-
-function validate(body: unknown): void {
-  const validator = schemaValidator(uazapiEventSchema);
-  if (validator(body)) return;
-  const details = (validator.errors ?? [])
-    .filter((e) => e.keyword !== 'if')
-    .map((e) => {
-      const base = e.instancePath.replace(/^\//, '').replace(/\//g, '.');
-      const missing = e.keyword === 'required' ? (e.params as { missingProperty: string }).missingProperty : '';
-      return {
-        path: [base, missing].filter(Boolean).join('.') || '(body)',
-        message: e.keyword === 'required' ? 'is required' : (e.message ?? 'is invalid'),
-      };
-    });
-  throw new UazapiEventError(details);
-}
-
-type Obj = Record<string, unknown>;
-
-const asObj = (v: unknown): Obj | undefined => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : undefined);
-const asStr = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 const KIND_BY_MESSAGE_TYPE: Record<string, MessageKind> = {
   conversation: 'text',
@@ -99,7 +59,7 @@ const KIND_BY_MEDIA_TYPE: Record<string, MessageKind> = {
   sticker: 'sticker',
 };
 
-function kindOf(message: Obj): MessageKind {
+function kindOf(message: Fields): MessageKind {
   const byType = KIND_BY_MESSAGE_TYPE[asStr(message.messageType).toLowerCase()];
   if (byType) return byType;
   const byMedia = KIND_BY_MEDIA_TYPE[asStr(message.mediaType).toLowerCase()];
@@ -107,7 +67,7 @@ function kindOf(message: Obj): MessageKind {
   return asStr(message.type).toLowerCase() === 'text' ? 'text' : 'other';
 }
 
-function textOf(message: Obj): string {
+function textOf(message: Fields): string {
   if (asStr(message.text).trim() !== '') return asStr(message.text);
   if (typeof message.content === 'string') return message.content;
   const content = asObj(message.content);
@@ -118,7 +78,7 @@ function textOf(message: Obj): string {
   return '';
 }
 
-function phoneOf(message: Obj, chat: Obj | undefined, isGroup: boolean, fromMe: boolean): string | null {
+function phoneOf(message: Fields, chat: Fields | undefined, isGroup: boolean, fromMe: boolean): string | null {
   const senderPhone = fromMe ? null : (phoneFromJid(asStr(message.sender_pn)) ?? phoneFromJid(asStr(message.sender)));
   if (isGroup) return senderPhone;
   return phoneFromJid(asStr(message.chatid)) ?? phoneFromJid(asStr(chat?.wa_chatid)) ?? senderPhone;
@@ -131,11 +91,12 @@ function timestampOf(value: unknown, now: number): number {
 
 /** Parses a uazapi webhook body; throws UazapiEventError when the body is not an event's shape. */
 export function parseUazapiEvent(body: unknown, now: number = Date.now()): NormalizedMessage | IgnoredEvent {
-  validate(body);
-  const event = body as Obj;
+  const problems = eventProblems(uazapiEventSchema, body);
+  if (problems) throw new UazapiEventError(problems);
+  const event = body as Fields;
   const eventType = asStr(event.EventType);
   if (eventType !== 'messages') return { ignored: `event "${eventType}" is not a message` };
-  const message = event.message as Obj;
+  const message = event.message as Fields;
   const chat = asObj(event.chat);
   const chatId = asStr(message.chatid);
   if (jidKind(chatId) === 'broadcast') return { ignored: 'status or broadcast message' };

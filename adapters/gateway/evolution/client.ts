@@ -10,8 +10,9 @@
 //                 mimetype, base64, …}` (doc page chat-controller/get-base64: `message`,
 //                 `convertToMp4` required; chat.router.ts answers 201).
 // `external_id` is the instance name (in the path, URL-encoded); `token` the instance API key (the
-// global AUTHENTICATION_API_KEY works as well). The apikey lives in a private field: it is sent as a
-// header and never appears in an error, a log line or `JSON.stringify(client)`.
+// global AUTHENTICATION_API_KEY works as well). The apikey lives in the HTTP base's private field
+// (http-client.ts): it is sent as a header and never appears in an error, a log line or
+// `JSON.stringify(client)`.
 //
 // A download by message id only works when the Evolution server stores messages
 // (DATABASE_SAVE_DATA_NEW_MESSAGE=true): with only a key, `getBase64FromMediaMessage` looks the
@@ -19,9 +20,9 @@
 // `Message not found` otherwise.
 //
 // Time limits are per attempt. A send's limit is `timeoutMs + delay`: Evolution shows "typing…" for
-// `delay` ms inside the request before it sends (`sendMessageWithTyping`). Retries (post-json.ts):
+// `delay` ms inside the request before it sends (`sendMessageWithTyping`). Retries (http-call.ts):
 // 429 / 5xx / network failures, with Evolution's 400-wrapped rate limit and dropped connection
-// counted as 429 / 503 (evolution-fetch.ts); timeouts only for downloads (a timed-out send may have
+// counted as 429 / 503 (error-answers.ts); timeouts only for downloads (a timed-out send may have
 // been delivered, and resending would duplicate it). Other 4xx are never retried.
 import { GatewayResponseError } from '../errors/gateway-response-error.js';
 import type {
@@ -32,11 +33,12 @@ import type {
   SendTextRequest,
   SendTextResult,
 } from '../gateway-client.js';
-import { displayUrl, postJson, type RetryPolicy } from '../post-json.js';
-import type { GatewayCallEvent } from '../gateway-client.js';
-import { evolutionFetch } from './evolution-fetch.js';
-import { measuredCall } from '../measured-call.js';
+import { displayUrl, type RetryPolicy } from '../http-call.js';
+import { type GatewayEndpointProfile, GatewayHttp } from '../http-client.js';
+import { postPlainText } from '../plain-text-send.js';
 import type { GatewayHttpOptions } from '../http-client-options.js';
+import { decodeBase64Media } from '../base64-media.js';
+import { evolutionFetch } from './error-answers.js';
 
 /** An Evolution instance's address, API key and name, and the common client options (http-client-options.ts). */
 export interface EvolutionClientOptions extends GatewayHttpOptions {
@@ -50,52 +52,34 @@ export interface EvolutionClientOptions extends GatewayHttpOptions {
   maxDownloadBytes?: number;
 }
 
+/** The options every Evolution client of a host shares (all but the instance's server, API key and name). */
 export type EvolutionClientDefaults = Omit<EvolutionClientOptions, 'serverUrl' | 'token' | 'instanceName'>;
 
 /** What the client needs of an instance row (a full GatewayInstanceAccess fits): its server, token and external id. */
 export type EvolutionInstanceAccess = Pick<GatewayInstanceAccess, 'server_url' | 'token'> & { external_id: string };
 
-/** Largest send answer read, bytes. */
-const MAX_SEND_ANSWER_BYTES = 1024 * 1024;
-const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
+/** How Evolution names its server and API key, sends the key (header `apikey`) and reads its error answers. */
+const EVOLUTION_ENDPOINT: GatewayEndpointProfile = {
+  server: 'evolution',
+  credential: 'evolution token (instance API key)',
+  headers: (apikey) => ({ apikey }),
+  wrapFetch: evolutionFetch,
+};
 
+/** The Evolution instance's client (see the file's head). Throws TypeError for an unusable server URL, an empty API key or instance name. */
 export class EvolutionClient implements GatewayClient {
   readonly provider = 'evolution' as const;
   readonly serverUrl: string;
   /** The instance name (not a secret). */
   readonly instanceName: string;
-  readonly #token: string;
-  readonly #timeoutMs: number;
-  readonly #maxDownloadBytes: number;
-  readonly #policy: RetryPolicy;
-  readonly #onCall: ((event: GatewayCallEvent) => void) | undefined;
+  readonly #http: GatewayHttp;
 
   constructor(options: EvolutionClientOptions) {
-    let url: URL;
-    try {
-      url = new URL(options.serverUrl);
-    } catch {
-      throw new TypeError('evolution server_url is not a valid URL');
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError('evolution server_url must be http(s)');
-    if (typeof options.token !== 'string' || options.token === '') throw new TypeError('evolution token (instance API key) is empty');
+    this.#http = new GatewayHttp(options, EVOLUTION_ENDPOINT);
     if (typeof options.instanceName !== 'string' || options.instanceName.trim() === '')
       throw new TypeError('evolution external_id (instance name) is empty');
-    this.serverUrl = `${url.origin}${url.pathname}`.replace(/\/+$/, '');
+    this.serverUrl = this.#http.serverUrl;
     this.instanceName = options.instanceName;
-    this.#token = options.token;
-    this.#timeoutMs = options.timeoutMs ?? 15_000;
-    this.#maxDownloadBytes = options.maxDownloadBytes ?? 64 * 1024 * 1024;
-    this.#policy = {
-      retries: options.retries ?? 3,
-      baseDelayMs: options.baseDelayMs ?? 500,
-      maxDelayMs: options.maxDelayMs ?? 8_000,
-      maxRetryAfterMs: options.maxRetryAfterMs ?? 30_000,
-      random: options.random ?? Math.random,
-      fetch: evolutionFetch(options.fetch ?? globalThis.fetch),
-      ...(options.logger ? { logger: options.logger } : {}),
-    };
-    this.#onCall = options.onCall;
   }
 
   /** `{server_url}/{route}/{instance name}` (the name URL-encoded). */
@@ -103,38 +87,14 @@ export class EvolutionClient implements GatewayClient {
     return `${this.serverUrl}/${route}/${encodeURIComponent(this.instanceName)}`;
   }
 
-  /** `policy` with this call's retries reported, and the call's end reported (never throws into the call). */
-  async #measured<T>(op: GatewayCallEvent['op'], call: (policy: RetryPolicy) => Promise<T>): Promise<T> {
-    return measuredCall(this.#onCall, this.#policy, op, call);
-  }
-
   /** Sends one text. `number` must be digits; `delay` (ms, default 0) is sent as is. */
   async sendText(request: SendTextRequest, options: GatewayCallOptions = {}): Promise<SendTextResult> {
-    return this.#measured('send', (policy) => this.#sendText(request, options, policy));
+    return this.#http.measured('send', (policy) => this.#sendText(request, options, policy));
   }
 
   async #sendText(request: SendTextRequest, options: GatewayCallOptions, policy: RetryPolicy): Promise<SendTextResult> {
-    if (!/^\d+$/.test(request.number)) throw new TypeError('sendText: number must be digits only (country code first, no JID suffix)');
-    const delay = Math.max(0, Math.round(request.delay ?? 0));
-    const url = this.#url('message/sendText');
-    const answer = await postJson(
-      {
-        url,
-        headers: { apikey: this.#token },
-        body: { number: request.number, text: request.text, delay },
-        secret: this.#token,
-        timeoutMs: this.#timeoutMs + delay,
-        retryTimeouts: false,
-        maxResponseBytes: MAX_SEND_ANSWER_BYTES,
-        ...(options.signal ? { signal: options.signal } : {}),
-      },
-      policy,
-    );
-    const body = answer.body;
-    if (!body || typeof body !== 'object' || Array.isArray(body))
-      throw new GatewayResponseError(displayUrl(url), answer.status, 'not a JSON object');
-    const record = body as Record<string, unknown>;
-    return { messageid: messageIdOf(record), answer: record };
+    const answer = await postPlainText(this.#http, this.#url('message/sendText'), request, options.signal, policy);
+    return { messageid: messageIdOf(answer), answer };
   }
 
   /**
@@ -142,39 +102,33 @@ export class EvolutionClient implements GatewayClient {
    * WhatsApp message id (`data.key.id` of the webhook, the normalised message's `media_ref`).
    */
   async downloadMedia(messageId: string, options: GatewayCallOptions = {}): Promise<DownloadedMedia> {
-    return this.#measured('download', (policy) => this.#downloadMedia(messageId, options, policy));
+    return this.#http.measured('download', (policy) => this.#downloadMedia(messageId, options, policy));
   }
 
   async #downloadMedia(messageId: string, options: GatewayCallOptions, policy: RetryPolicy): Promise<DownloadedMedia> {
     if (typeof messageId !== 'string' || messageId.trim() === '') throw new TypeError('downloadMedia: message id is empty');
     const url = this.#url('chat/getBase64FromMediaMessage');
     const target = displayUrl(url);
-    const answer = await postJson(
+    const { status, object: body } = await this.#http.callForObject(
       {
+        method: 'POST',
         url,
-        headers: { apikey: this.#token },
         body: { message: { key: { id: messageId } }, convertToMp4: false },
-        secret: this.#token,
-        timeoutMs: this.#timeoutMs,
         retryTimeouts: true,
-        maxResponseBytes: this.#maxDownloadBytes,
+        maxResponseBytes: this.#http.maxDownloadBytes,
         ...(options.signal ? { signal: options.signal } : {}),
       },
       policy,
     );
-    const body = answer.body as Record<string, unknown> | null;
-    // Evolution answers `null` for a message holding only messageContextInfo (getBase64FromMediaMessage).
-    if (!body || typeof body !== 'object' || Array.isArray(body))
-      throw new GatewayResponseError(target, answer.status, 'not a JSON object');
-    if (typeof body.base64 !== 'string' || body.base64 === '')
-      throw new GatewayResponseError(target, answer.status, 'no base64 in the answer');
-    const compact = body.base64.replace(/\s+/g, '');
-    if (!BASE64.test(compact)) throw new GatewayResponseError(target, answer.status, 'base64 is not base64');
-    const bytes = Buffer.from(compact, compact.includes('-') || compact.includes('_') ? 'base64url' : 'base64');
+    // Evolution answers `null` for a message holding only messageContextInfo (getBase64FromMediaMessage):
+    // callForObject refuses it as `not a JSON object`.
+    if (typeof body.base64 !== 'string' || body.base64 === '') throw new GatewayResponseError(target, status, 'no base64 in the answer');
+    const bytes = decodeBase64Media(body.base64, () => new GatewayResponseError(target, status, 'base64 is not base64'));
     const mimetype = typeof body.mimetype === 'string' && body.mimetype !== '' ? body.mimetype : 'application/octet-stream';
     return { mimetype, bytes };
   }
 
+  /** What `JSON.stringify` shows of the client: its provider, server and instance name. */
   toJSON(): object {
     return { provider: this.provider, serverUrl: this.serverUrl, instanceName: this.instanceName };
   }

@@ -1,4 +1,4 @@
-import { GatewayEventError } from './gateway-event-error.js';
+import { GatewayEventError } from '../errors/gateway-event-error.js';
 
 /**
  * A body given as a uazapi webhook event does not have the event's shape. `details` lists each

@@ -20,8 +20,8 @@
 // reads up to CLOUD_MAX_BODY_BYTES (4 MiB; the other webhooks 1 MiB) and answers 413 above it.
 import type { JsonObject, JsonValue } from '../../../engine/types.js';
 import type { InboundEvent, InboundInstance, InboundProvider } from '../provider-inbound.js';
-import { authenticateCloudWebhook } from './cloud-signature.js';
-import { verifyCloudSubscription } from './cloud-verification.js';
+import { authenticateCloudWebhook } from './signature.js';
+import { verifyCloudSubscription } from './verification.js';
 
 /** The route of both the verification GET and the events. */
 export const CLOUD_PATH = '/leadagent/cloud';
@@ -79,6 +79,7 @@ export function splitCloudWebhook(body: unknown): CloudEventPart[] {
 /** Largest Cloud webhook body read, bytes: Meta's documented 3 MB with room to spare. */
 export const CLOUD_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
+/** The Cloud API's inbound side: `POST /leadagent/cloud` (`cloud-signature`, bodies up to 4 MiB, one event per message) and its verification GET (see the file's head). */
 export const cloudInbound: InboundProvider = {
   provider: 'cloud',
   authMode: 'cloud-signature',

@@ -10,11 +10,12 @@
 // the text the lead received (the template's rendered body), for memory. A reply split into several
 // texts should stop after a template went out: the remaining texts would be refused the same way.
 import type { GatewayCallOptions, SendTextResult } from '../gateway-client.js';
-import { OutsideWindowError } from '../errors/outside-window-error.js';
-import type { CloudClient, CloudSendTextRequest } from './cloud-client.js';
-import { type CloudTemplate, renderTemplateText } from './cloud-templates.js';
+import { OutsideWindowError } from './errors.js';
+import type { CloudClient, CloudSendTextRequest } from './client.js';
+import { type CloudTemplate, renderTemplateText } from './templates.js';
 import type { CustomerWindow } from './customer-window.js';
 
+/** What sendTextOrTemplate sends with: the client, the window it reads, the instance it is tracked under and the clock. */
 export interface WindowedSender {
   client: Pick<CloudClient, 'sendText' | 'sendTemplate'>;
   window: Pick<CustomerWindow, 'isOpen'>;
@@ -30,6 +31,7 @@ export interface TemplateFallback {
   parameters: string[];
 }
 
+/** A send under the 24-hour rule: the send's answer, which went out (`sent_as`) and what the lead received. */
 export interface WindowedSendResult extends SendTextResult {
   sent_as: 'text' | 'template';
   /** The template's name when one went out. */
@@ -38,6 +40,7 @@ export interface WindowedSendResult extends SendTextResult {
   text: string;
 }
 
+/** Sends `request` as free text or, where the window is closed or Meta refuses it (131047), as `fallback`'s template, once (see the file's head). */
 export async function sendTextOrTemplate(
   sender: WindowedSender,
   request: CloudSendTextRequest,

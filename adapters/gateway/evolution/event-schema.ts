@@ -4,7 +4,7 @@
 // §1.3). Usable as a flow's `trigger.input`. Only what parseEvolutionEvent reads is constrained;
 // other fields pass. `apikey` is not required: it is null unless the server exposes instance tokens
 // (AUTHENTICATION_EXPOSE_IN_FETCH_INSTANCES), and a missing or wrong one is an authentication failure
-// (401, evolution-auth.ts), not a shape problem (422).
+// (401, auth.ts), not a shape problem (422).
 // Events other than `messages.upsert` need only `event` and `instance`.
 
 const optStr = { anyOf: [{ type: 'string' }, { type: 'null' }] };
@@ -21,6 +21,7 @@ const timestamp = {
   description: 'Seconds since epoch.',
 };
 
+/** JSON Schema (draft-07) of an Evolution API v2 webhook body (see the file's head); the route's `eventSchema`. */
 export const evolutionEventSchema: Record<string, unknown> = {
   $schema: 'http://json-schema.org/draft-07/schema#',
   title: 'Evolution API v2 webhook event',
