@@ -7,7 +7,7 @@ import type { Engine } from '../engine/engine.js';
 import type { Logger } from '../engine/run/execution-run.js';
 import type { AdminOptions } from '../engine/triggers/admin-routes.js';
 import type { ExecutionRecord, LoadedFlow } from '../engine/types.js';
-import { replayExecution } from './commands/executions.js';
+import { replayExecution } from './replay-execution.js';
 import { FlowLoadReport } from './flow-load-report.js';
 import { authorizeSession, SECURITY_HEADERS, sessionRoutes } from './console/access.js';
 import { consoleRoutes } from './console/routes.js';
