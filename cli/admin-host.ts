@@ -15,9 +15,13 @@ import { ConsoleSessions } from './console/session-store.js';
 import { mountConsole } from './console/spa.js';
 import type { Runtime } from './runtime.js';
 
+/** What adminFromEnv builds the admin surface and the console from. */
 export interface AdminHostOptions {
+  /** Where LEADFLOW_ADMIN_TOKEN and PUBLIC_BASE_URL are read. */
   env: Record<string, string | undefined>;
+  /** The serving engine: its flows are what a dry run replays on and what the console lists. */
   engine: Engine;
+  /** The database, store and services the console reads and a dry run runs with. */
   runtime: Runtime;
   logger: Logger;
   /** Where the built console is (default: the package's dist/console). */
