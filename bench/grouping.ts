@@ -54,7 +54,7 @@
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { saveResult } from './lib/results.js';
-import { sleep, startServices, type BenchServices, type LeadflowProcess } from './lib/services.js';
+import { agentRunEnv, sleep, startServices, type BenchServices, type LeadflowProcess } from './lib/services.js';
 import { percentile, round, table, verdict } from './lib/stats.js';
 import { runMain } from './lib/main.js';
 
@@ -453,12 +453,7 @@ async function main(): Promise<number> {
     // LOG_LEVEL info, the product's default (and the level at which serve and worker say they are up).
     services = await startServices({
       logLevel: 'info',
-      env: {
-        LEADFLOW_DEBOUNCE_MS: String(DEBOUNCE_MS),
-        LEADFLOW_DEBOUNCE_MAX_MS: String(DEBOUNCE_MAX_MS),
-        LEADFLOW_TYPING_MIN_MS: '0',
-        LEADFLOW_TYPING_MAX_MS: '0',
-      },
+      env: agentRunEnv(DEBOUNCE_MS, DEBOUNCE_MAX_MS),
     });
     const observed = await run(services);
     const figures = figuresOf(observed);

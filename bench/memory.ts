@@ -55,7 +55,7 @@
 // BENCH_DEBOUNCE_MS (1000).
 // Run: `npx tsx bench/memory.ts` (after `npm run build`).
 import { saveResult } from './lib/results.js';
-import { sleep, startServices, type BenchServices, type LeadflowProcess } from './lib/services.js';
+import { agentRunEnv, sleep, startServices, type BenchServices, type LeadflowProcess } from './lib/services.js';
 import { percentile, round, table, verdict } from './lib/stats.js';
 import { runMain } from './lib/main.js';
 
@@ -432,13 +432,7 @@ async function main(): Promise<number> {
   try {
     services = await startServices({
       logLevel: 'info',
-      env: {
-        LEADFLOW_DEBOUNCE_MS: String(DEBOUNCE_MS),
-        LEADFLOW_DEBOUNCE_MAX_MS: '30000',
-        LEADFLOW_TYPING_MIN_MS: '0',
-        LEADFLOW_TYPING_MAX_MS: '0',
-        LEADFLOW_INTAKE_DELAY_MS: '0',
-      },
+      env: { ...agentRunEnv(DEBOUNCE_MS, 30_000), LEADFLOW_INTAKE_DELAY_MS: '0' },
     });
     const { procs, url, pool } = await startProcesses(services);
     const afterStart = { serve: await procs.serve.rssMb(), worker: await procs.worker.rssMb() };

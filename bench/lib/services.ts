@@ -266,6 +266,20 @@ async function rssMb(pid: number | undefined): Promise<number> {
   }
 }
 
+/**
+ * The spawned processes' settings for a run where the agent answers: a burst closes after
+ * `debounceMs` of quiet and is held at most `debounceMaxMs` (LEADFLOW_DEBOUNCE_MS, _MAX_MS), with no
+ * simulated typing (LEADFLOW_TYPING_MIN_MS = _MAX_MS = 0: it would only add a constant).
+ */
+export function agentRunEnv(debounceMs: number, debounceMaxMs: number): Record<string, string> {
+  return {
+    LEADFLOW_DEBOUNCE_MS: String(debounceMs),
+    LEADFLOW_DEBOUNCE_MAX_MS: String(debounceMaxMs),
+    LEADFLOW_TYPING_MIN_MS: '0',
+    LEADFLOW_TYPING_MAX_MS: '0',
+  };
+}
+
 /** Resolves after `ms`. */
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
