@@ -20,7 +20,7 @@ import { leaseMsFromEnv, queueSchedulerFromEnv, SWEEP_EVERY_MS } from './queue-m
 import { openRuntime, type Runtime } from './runtime.js';
 
 /** Longest a graceful shutdown waits for requests and steps in flight before exiting with 1, ms. */
-export const SHUTDOWN_GRACE_MS = 10_000;
+const SHUTDOWN_GRACE_MS = 10_000;
 
 /** How the process is opened: what differs between `serve` and `worker`. */
 export interface ExecutingProcessOptions {
