@@ -94,10 +94,6 @@ export async function openExecutingProcess(options: ExecutingProcessOptions): Pr
 
   let sweepTimer: NodeJS.Timeout | undefined;
   let stopPruning: () => void = () => undefined;
-  const stopUpkeep = () => {
-    stopPruning();
-    clearInterval(sweepTimer);
-  };
   return {
     logger,
     metrics,
@@ -114,16 +110,16 @@ export async function openExecutingProcess(options: ExecutingProcessOptions): Pr
     },
     startSchedules: () => engine.startSchedules(),
     stopOnSignals(stopIntake) {
-      const stopped = async () => {
+      // Closing order: no new work in, the upkeep, the engine (steps finish or are handed back), the
+      // overview's pending writes, the queue, then the key-value store and the database.
+      onFirstSignal(logger, async () => {
+        await stopIntake();
+        stopPruning();
+        clearInterval(sweepTimer);
         await engine.shutdown();
         await activity.idle();
         await scheduler?.close();
         await runtime.close();
-      };
-      onFirstSignal(logger, async () => {
-        await stopIntake();
-        stopUpkeep();
-        await stopped();
       });
     },
   };
