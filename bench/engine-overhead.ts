@@ -101,90 +101,122 @@ async function once(engine: Engine, flow: string, expectedSteps: number): Promis
   return us;
 }
 
-async function main(): Promise<void> {
+/** What the measured runs gave: per-execution durations (µs) of each flow, the wall time, heap and records held. */
+interface Measured {
+  empty: number[];
+  steps: number[];
+  wallS: number;
+  heapMb: number;
+  stored: number;
+}
+
+/** Step records a run of the steps flow writes: its STEPS top-level steps plus the step inside each `if` (one per pair). */
+const RECORDS_PER_STEPS = STEPS + STEPS / 2;
+
+/** An engine on the memory store and the in-process scheduler with the two flows, started. */
+async function startEngine(store: MemoryExecutionStore): Promise<Engine> {
   const registry = defaultRegistry();
   const flows = new Map<string, LoadedFlow>();
   for (const yaml of [emptyFlowYaml(), stepsFlowYaml(STEPS)]) {
     const flow = load(yaml, registry);
     flows.set(flow.name, flow);
   }
-  const store = new MemoryExecutionStore();
   const engine = new Engine({ registry, flows, store, scheduler: new InProcessScheduler(), logger: silentLogger, env: {}, services: {} });
   await engine.startScheduler();
-  const recordsPerSteps = STEPS + STEPS / 2;
-  try {
-    for (let i = 0; i < WARMUP; i++) {
-      await once(engine, 'bench-empty', 0);
-      await once(engine, 'bench-steps', recordsPerSteps);
-    }
-    const empty: number[] = [];
-    const steps: number[] = [];
-    const started = performance.now();
-    for (let i = 0; i < RUNS; i++) {
-      empty.push(await once(engine, 'bench-empty', 0));
-      steps.push(await once(engine, 'bench-steps', recordsPerSteps));
-    }
-    const wallS = (performance.now() - started) / 1000;
-    const heapMb = process.memoryUsage().heapUsed / 2 ** 20;
-    const stored = (await store.list({ limit: Number.MAX_SAFE_INTEGER })).length;
+  return engine;
+}
 
-    const perStepMean = (mean(steps) - mean(empty)) / STEPS;
-    const perStepP50 = (percentile(steps, 50) - percentile(empty, 50)) / STEPS;
-    const met = perStepMean < TARGET_US_PER_STEP;
-    const us = (v: number) => `${v.toFixed(1)} µs`;
-    console.log(
-      `engine overhead: ${RUNS} measured + ${WARMUP} warm-up executions of each flow, ${STEPS} top-level steps (${recordsPerSteps} step records), ${wallS.toFixed(1)} s measured`,
-    );
-    console.log(
-      table([
-        { measure: 'empty flow, per execution (mean)', value: us(mean(empty)), against: '', verdict: '' },
-        {
-          measure: 'empty flow, per execution (p50 / p99)',
-          value: `${us(percentile(empty, 50))} / ${us(percentile(empty, 99))}`,
-          against: '',
-          verdict: '',
-        },
-        { measure: `${STEPS}-step flow, per execution (mean)`, value: us(mean(steps)), against: '', verdict: '' },
-        {
-          measure: `${STEPS}-step flow, per execution (p50 / p99)`,
-          value: `${us(percentile(steps, 50))} / ${us(percentile(steps, 99))}`,
-          against: '',
-          verdict: '',
-        },
-        { measure: 'per simple step (from means)', value: us(perStepMean), against: `< ${TARGET_US_PER_STEP} µs`, verdict: verdict(met) },
-        { measure: 'per simple step (from p50s)', value: us(perStepP50), against: '', verdict: '' },
-        {
-          measure: `heap used after the runs (${stored} records in the store)`,
-          value: `${heapMb.toFixed(1)} MB`,
-          against: '',
-          verdict: '',
-        },
-      ]),
-    );
-    saveResult('engine-overhead', {
-      settings: {
-        runs: RUNS,
-        warmup: WARMUP,
-        top_level_steps: STEPS,
-        step_records_per_execution: recordsPerSteps,
-        store: 'memory',
-        scheduler: 'in-process',
-        quick: QUICK,
+/** WARMUP unmeasured executions of each flow, then RUNS measured ones, alternating the two flows. */
+async function measure(engine: Engine, store: MemoryExecutionStore): Promise<Measured> {
+  for (let i = 0; i < WARMUP; i++) {
+    await once(engine, 'bench-empty', 0);
+    await once(engine, 'bench-steps', RECORDS_PER_STEPS);
+  }
+  const empty: number[] = [];
+  const steps: number[] = [];
+  const started = performance.now();
+  for (let i = 0; i < RUNS; i++) {
+    empty.push(await once(engine, 'bench-empty', 0));
+    steps.push(await once(engine, 'bench-steps', RECORDS_PER_STEPS));
+  }
+  const wallS = (performance.now() - started) / 1000;
+  const heapMb = process.memoryUsage().heapUsed / 2 ** 20;
+  const stored = (await store.list({ limit: Number.MAX_SAFE_INTEGER })).length;
+  return { empty, steps, wallS, heapMb, stored };
+}
+
+/** The engine's cost per simple step (µs), from the means and from the p50s of the two flows. */
+function perStep({ empty, steps }: Measured): { mean: number; p50: number } {
+  return {
+    mean: (mean(steps) - mean(empty)) / STEPS,
+    p50: (percentile(steps, 50) - percentile(empty, 50)) / STEPS,
+  };
+}
+
+/** Prints the figures as a table against the target. */
+function report(m: Measured): void {
+  const { empty, steps } = m;
+  const step = perStep(m);
+  const us = (v: number) => `${v.toFixed(1)} µs`;
+  const row = (measure: string, value: string) => ({ measure, value, against: '', verdict: '' });
+  console.log(
+    `engine overhead: ${RUNS} measured + ${WARMUP} warm-up executions of each flow, ${STEPS} top-level steps (${RECORDS_PER_STEPS} step records), ${m.wallS.toFixed(1)} s measured`,
+  );
+  console.log(
+    table([
+      row('empty flow, per execution (mean)', us(mean(empty))),
+      row('empty flow, per execution (p50 / p99)', `${us(percentile(empty, 50))} / ${us(percentile(empty, 99))}`),
+      row(`${STEPS}-step flow, per execution (mean)`, us(mean(steps))),
+      row(`${STEPS}-step flow, per execution (p50 / p99)`, `${us(percentile(steps, 50))} / ${us(percentile(steps, 99))}`),
+      {
+        measure: 'per simple step (from means)',
+        value: us(step.mean),
+        against: `< ${TARGET_US_PER_STEP} µs`,
+        verdict: verdict(step.mean < TARGET_US_PER_STEP),
       },
-      figures: {
-        empty_mean_us: round(mean(empty), 1),
-        empty_p50_us: round(percentile(empty, 50), 1),
-        empty_p99_us: round(percentile(empty, 99), 1),
-        steps_mean_us: round(mean(steps), 1),
-        steps_p50_us: round(percentile(steps, 50), 1),
-        steps_p99_us: round(percentile(steps, 99), 1),
-        per_step_us: round(perStepMean, 2),
-        per_step_from_p50_us: round(perStepP50, 2),
-        heap_used_mb: round(heapMb, 1),
-        records_held: stored,
-      },
-      targets: [{ target: `engine cost per simple step < ${TARGET_US_PER_STEP} µs`, met }],
-    });
+      row('per simple step (from p50s)', us(step.p50)),
+      row(`heap used after the runs (${m.stored} records in the store)`, `${m.heapMb.toFixed(1)} MB`),
+    ]),
+  );
+}
+
+/** Saves the figures to bench/results.json under `engine-overhead`. */
+function save(m: Measured): void {
+  const { empty, steps } = m;
+  const step = perStep(m);
+  saveResult('engine-overhead', {
+    settings: {
+      runs: RUNS,
+      warmup: WARMUP,
+      top_level_steps: STEPS,
+      step_records_per_execution: RECORDS_PER_STEPS,
+      store: 'memory',
+      scheduler: 'in-process',
+      quick: QUICK,
+    },
+    figures: {
+      empty_mean_us: round(mean(empty), 1),
+      empty_p50_us: round(percentile(empty, 50), 1),
+      empty_p99_us: round(percentile(empty, 99), 1),
+      steps_mean_us: round(mean(steps), 1),
+      steps_p50_us: round(percentile(steps, 50), 1),
+      steps_p99_us: round(percentile(steps, 99), 1),
+      per_step_us: round(step.mean, 2),
+      per_step_from_p50_us: round(step.p50, 2),
+      heap_used_mb: round(m.heapMb, 1),
+      records_held: m.stored,
+    },
+    targets: [{ target: `engine cost per simple step < ${TARGET_US_PER_STEP} µs`, met: step.mean < TARGET_US_PER_STEP }],
+  });
+}
+
+async function main(): Promise<void> {
+  const store = new MemoryExecutionStore();
+  const engine = await startEngine(store);
+  try {
+    const measured = await measure(engine, store);
+    report(measured);
+    save(measured);
   } finally {
     await engine.shutdown();
   }

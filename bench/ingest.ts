@@ -445,6 +445,235 @@ const fmt = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) :
 /** Queued answers of a target, warm-up included. */
 const queuedInAll = (run: Measured) => run.warmup.queued + run.load.queued;
 
+/** Every target's run and what was counted after them. */
+interface Runs {
+  leadflow: Measured;
+  floor: Measured;
+  durable: Measured;
+  effects: Measured;
+  /** The durable floor's rows (FLOOR_EVENTS_TABLE). */
+  floorEvents: number;
+  /** The effects floor's rows that reached `waiting` (FLOOR_EXECUTIONS_TABLE). */
+  floorExecutions: number;
+  /** Agent executions recorded, by status, and in all. */
+  byStatus: Record<string, number>;
+  executions: number;
+  /** LeadFlow's 2xx answers, warm-up included. */
+  answered2xx: number;
+  /** What a commit waits for (commitDurability). */
+  durability: string;
+}
+
+/** Agent executions recorded, by status (every accepted request must be one). */
+async function agentExecutionsByStatus(services: BenchServices): Promise<Record<string, number>> {
+  const counts = (await services
+    .knex('executions')
+    .where({ flow: 'agent' })
+    .groupBy('status')
+    .select('status')
+    .count({ n: '*' })) as Array<{ status: string; n: string | number }>;
+  return Object.fromEntries(counts.map((r) => [r.status, Number(r.n)]));
+}
+
+/**
+ * Each target alone: the floors, then LeadFlow (each stopped before the next), then the counts.
+ * `serving` is told LeadFlow's process as soon as it runs, so the caller can stop it on a failure.
+ */
+async function runTargets(services: BenchServices, nextBody: () => string, serving: (child: ChildProcess) => void): Promise<Runs> {
+  const durability = await commitDurability(services);
+  console.log(`database commits: ${durability}`);
+  const floor = await runFloor(services, PLAIN_FLOOR, nextBody);
+  const durable = await runFloor(services, DURABLE_FLOOR, nextBody);
+  const floorEvents = await takeFloorEvents(services);
+  const effects = await runFloor(services, EFFECTS_FLOOR, nextBody);
+  const floorExecutions = await takeFloorExecutions(services);
+
+  const serve = await startLeadflow(services);
+  serving(serve.child);
+  const leadflow = await measure('leadflow', serve, nextBody);
+  const byStatus = await agentExecutionsByStatus(services);
+  const executions = Object.values(byStatus).reduce((a, b) => a + b, 0);
+  const answered2xx = count2xx(leadflow.warmup) + count2xx(leadflow.load);
+  // Graceful stop (hands its work back; writes the CPU profile when asked).
+  await stopProcess(serve.child);
+  return { leadflow, floor, durable, effects, floorEvents, floorExecutions, byStatus, executions, answered2xx, durability };
+}
+
+/** The throughput ratios between the targets, and which targets LeadFlow met. */
+function ratiosOf(runs: Runs) {
+  const lf = runs.leadflow.load;
+  const fl = runs.floor.load;
+  return {
+    ratio: lf.rps / fl.rps,
+    ratioDurable: lf.rps / runs.durable.load.rps,
+    durableShare: runs.durable.load.rps / fl.rps,
+    effectsShare: runs.effects.load.rps / fl.rps,
+    ratioEffects: lf.rps / runs.effects.load.rps,
+    met: {
+      ratio: lf.rps / fl.rps >= TARGET_RATIO,
+      cpu: runs.leadflow.cpuMsPerQueued <= TARGET_CPU_MS,
+      p99: lf.p99Ms <= TARGET_P99_MS,
+    },
+  };
+}
+type Ratios = ReturnType<typeof ratiosOf>;
+
+/** The checks table: ratios and targets, then the records each target must have kept. */
+function checkRows(runs: Runs, r: Ratios): Row[] {
+  const durableQueued = queuedInAll(runs.durable);
+  const effectsQueued = queuedInAll(runs.effects);
+  const noTarget = (measure: string, value: number) => ({ measure, value: fmt(value, 3), against: '(no target)', verdict: '' });
+  /** A record count against the answers that promised it: `LOST` when fewer were kept. */
+  const kept = (measure: string, value: number, required: number, what: string) => ({
+    measure,
+    value: String(value),
+    against: `>= ${required} (${what})`,
+    verdict: value >= required ? 'ok' : 'LOST',
+  });
+  return [
+    { measure: 'throughput ratio leadflow/floor', value: fmt(r.ratio, 3), against: `>= ${TARGET_RATIO}`, verdict: verdict(r.met.ratio) },
+    noTarget('throughput ratio leadflow/durable floor', r.ratioDurable),
+    noTarget('throughput ratio leadflow/effects floor', r.ratioEffects),
+    noTarget('throughput ratio effects floor/floor', r.effectsShare),
+    {
+      measure: 'leadflow server CPU per queued answer, ms',
+      value: fmt(runs.leadflow.cpuMsPerQueued, 2),
+      against: `<= ${TARGET_CPU_MS}`,
+      verdict: verdict(r.met.cpu),
+    },
+    {
+      measure: `leadflow latency p99, ms (${CONNECTIONS} connections)`,
+      value: fmt(runs.leadflow.load.p99Ms, 2),
+      against: `<= ${TARGET_P99_MS}`,
+      verdict: verdict(r.met.p99),
+    },
+    kept('agent executions recorded', runs.executions, runs.answered2xx, "leadflow's 2xx answers"),
+    kept(`durable floor rows (${FLOOR_EVENTS_TABLE})`, runs.floorEvents, durableQueued, 'its queued answers'),
+    kept(`effects floor rows waiting (${FLOOR_EXECUTIONS_TABLE})`, runs.floorExecutions, effectsQueued, 'its queued answers'),
+  ];
+}
+
+/** Prints the figures per target, the checks and the agent executions by status. */
+function report(runs: Runs, r: Ratios): void {
+  const all = [runs.leadflow, runs.floor, runs.durable, runs.effects];
+  const fl = runs.floor.load;
+  const figureRows: string[][] = [
+    ['throughput, queued answers/s', ...all.map((m) => fmt(m.load.rps))],
+    ['throughput, share of the floor', ...all.map((m) => fmt(m.load.rps / fl.rps, 3))],
+    ['latency p50, ms', ...all.map((m) => fmt(m.load.p50Ms, 2))],
+    ['latency p99, ms', ...all.map((m) => fmt(m.load.p99Ms, 2))],
+    ['server CPU per queued answer, ms', ...all.map((m) => fmt(m.cpuMsPerQueued, 2))],
+    ['errors (non-2xx, other body, conn.)', ...all.map((m) => `${m.load.errors} (${fmt(m.load.errorShare * 100, 2)}%)`)],
+  ];
+  console.log(`\n${grid(['measure', 'leadflow', 'floor', 'durable floor', 'effects floor'], figureRows)}`);
+  console.log(`\n${table(checkRows(runs, r), { measure: 'check', value: 'measured', against: 'target', verdict: 'verdict' })}`);
+  console.log(`agent executions by status: ${JSON.stringify(runs.byStatus)}`);
+}
+
+/** What fails the run: too many errors or no queued answer on a target, or a record a target did not keep. */
+function problemsOf(runs: Runs): string[] {
+  const problems: string[] = [];
+  for (const [name, run] of [
+    ['floor', runs.floor],
+    ['durable floor', runs.durable],
+    ['effects floor', runs.effects],
+    ['leadflow', runs.leadflow],
+  ] as const) {
+    if (run.load.errorShare > MAX_ERROR_SHARE)
+      problems.push(
+        `${name}: ${fmt(run.load.errorShare * 100, 2)}% errors (more than ${MAX_ERROR_SHARE * 100}%): ${JSON.stringify(run.load.statuses)}, ${run.load.connectionErrors} connection errors; e.g. ${run.load.samples.join(' | ')}`,
+      );
+    if (run.load.queued === 0)
+      problems.push(`${name}: no "queued" answer during the ${SECONDS} s measured (no figures): a longer BENCH_INGEST_SECONDS may help`);
+  }
+  const durableQueued = queuedInAll(runs.durable);
+  const effectsQueued = queuedInAll(runs.effects);
+  if (runs.executions < runs.answered2xx)
+    problems.push(`leadflow answered 2xx ${runs.answered2xx} times but recorded ${runs.executions} agent executions`);
+  if (runs.floorEvents < durableQueued)
+    problems.push(`the durable floor answered "queued" ${durableQueued} times but ${FLOOR_EVENTS_TABLE} holds ${runs.floorEvents} rows`);
+  if (runs.floorExecutions < effectsQueued)
+    problems.push(
+      `the effects floor answered "queued" ${effectsQueued} times but ${FLOOR_EXECUTIONS_TABLE} holds ${runs.floorExecutions} waiting rows`,
+    );
+  return problems;
+}
+
+/** One target's saved figures. */
+const figures = (run: Measured) => ({
+  rps: round(run.load.rps, 1),
+  p50_ms: round(run.load.p50Ms, 2),
+  p99_ms: round(run.load.p99Ms, 2),
+  queued: run.load.queued,
+  errors: run.load.errors,
+  non2xx: run.load.non2xx,
+  other_body_2xx: run.load.otherBody,
+  connection_errors: run.load.connectionErrors,
+  measured_s: round(run.load.seconds, 2),
+  server_cpu_ms_per_queued: round(run.cpuMsPerQueued, 2),
+});
+
+/** The saved settings: the mode's database, queue and key-value store, the sizes and what each target does. */
+function settingsOf(durability: string): Record<string, unknown> {
+  const floorWork =
+    MODE === 'queue'
+      ? 'express + ajv + token SELECT + lead SELECT + Redis bufferPush'
+      : 'express + ajv + token SELECT + lead SELECT (better-sqlite3 on the same file) + in-process bufferPush (MemoryKeyValue)';
+  return {
+    mode: MODE,
+    endpoint: 'POST /leadagent',
+    ...(MODE === 'queue'
+      ? { database: `postgresql (${durability})`, queue: 'redis (bullmq)', key_value: 'redis' }
+      : {
+          database: `sqlite (one file in a temporary LEADFLOW_DATA_DIR; ${durability})`,
+          queue: 'in-process scheduler',
+          key_value: 'in-process (leadflow: written through to the SQLite file)',
+        }),
+    connections: CONNECTIONS,
+    measured_s: SECONDS,
+    warmup_s: WARMUP_SECONDS,
+    leads: LEADS,
+    leadflow: `one \`leadflow serve\` (${MODE} mode), LEADFLOW_DEBOUNCE_MS = LEADFLOW_DEBOUNCE_MAX_MS = 600000 (no agent run during the measurement)`,
+    floor: `bench/floor/ingest-floor.ts: ${floorWork}`,
+    durable_floor: `bench/floor/ingest-floor.ts with FLOOR_DURABLE=1: the floor + one INSERT of the raw body into ${FLOOR_EVENTS_TABLE} per request, before the buffer push and the answer`,
+    effects_floor: `bench/floor/ingest-floor.ts with FLOOR_EFFECTS=1: the floor + LeadFlow's durable effects per message by hand (row INSERT with the event, dedupe mark, lead UPDATE, follow-up cancel UPDATE, buffer push, row UPDATE to waiting with a small record), before the answer`,
+    order: 'floor, durable floor, effects floor, then leadflow (each alone)',
+  };
+}
+
+/** Saves the run to bench/results.json under RESULT_NAME. */
+function save(runs: Runs, r: Ratios): void {
+  saveResult(RESULT_NAME, {
+    settings: settingsOf(runs.durability),
+    figures: {
+      leadflow: figures(runs.leadflow),
+      floor: figures(runs.floor),
+      durable_floor: figures(runs.durable),
+      effects_floor: figures(runs.effects),
+      ratio_rps: round(r.ratio, 3),
+      ratio_rps_vs_durable_floor: round(r.ratioDurable, 3),
+      durable_floor_ratio_rps: round(r.durableShare, 3),
+      ratio_rps_vs_effects_floor: round(r.ratioEffects, 3),
+      effects_floor_ratio_rps: round(r.effectsShare, 3),
+      agent_executions: runs.executions,
+      agent_executions_by_status: runs.byStatus,
+      leadflow_2xx_answers_incl_warmup: runs.answered2xx,
+      durable_floor_rows: runs.floorEvents,
+      durable_floor_queued_incl_warmup: queuedInAll(runs.durable),
+      effects_floor_waiting_rows: runs.floorExecutions,
+      effects_floor_queued_incl_warmup: queuedInAll(runs.effects),
+    },
+    targets: [
+      {
+        target: `LeadFlow >= ${TARGET_RATIO * 100}% of the floor's throughput (POST /leadagent, ${CONNECTIONS} connections, ${MODE} mode)`,
+        met: r.met.ratio,
+      },
+      { target: `LeadFlow <= ${TARGET_CPU_MS} ms of server CPU per queued answer (${MODE} mode)`, met: r.met.cpu },
+      { target: `LeadFlow p99 <= ${TARGET_P99_MS} ms at ${CONNECTIONS} connections (${MODE} mode)`, met: r.met.p99 },
+    ],
+  });
+}
+
 async function main(): Promise<void> {
   console.log(`ingest (${MODE} mode): ${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up + ${SECONDS} s per target, ${LEADS} leads`);
   // LOG_LEVEL info: LeadFlow's default, one log line per execution drive (and the line `serve()` waits for).
@@ -457,191 +686,20 @@ async function main(): Promise<void> {
   try {
     const phones = await services.createLeads(LEADS);
     const nextBody = bodyMaker(services, phones);
-    const durability = await commitDurability(services);
-    console.log(`database commits: ${durability}`);
-
-    // Each target alone: the floors, then LeadFlow (each stopped before the next).
-    const floorRun = await runFloor(services, PLAIN_FLOOR, nextBody);
-    const durableRun = await runFloor(services, DURABLE_FLOOR, nextBody);
-    const floorEvents = await takeFloorEvents(services);
-    const effectsRun = await runFloor(services, EFFECTS_FLOOR, nextBody);
-    const floorExecutions = await takeFloorExecutions(services);
-
-    const serve = await startLeadflow(services);
-    serveChild = serve.child;
-    const leadflowRun = await measure('leadflow', serve, nextBody);
-
-    // Every accepted request was recorded: executions of the agent flow by status.
-    const counts = (await services
-      .knex('executions')
-      .where({ flow: 'agent' })
-      .groupBy('status')
-      .select('status')
-      .count({ n: '*' })) as Array<{ status: string; n: string | number }>;
-    const byStatus = Object.fromEntries(counts.map((r) => [r.status, Number(r.n)]));
-    const executions = Object.values(byStatus).reduce((a, b) => a + b, 0);
-    const answered2xx = count2xx(leadflowRun.warmup) + count2xx(leadflowRun.load);
-    // Graceful stop (hands its work back; writes the CPU profile when asked).
-    await stopProcess(serveChild);
-
-    const lf = leadflowRun.load;
-    const fl = floorRun.load;
-    const dfl = durableRun.load;
-    const ratio = lf.rps / fl.rps;
-    const ratioDurable = lf.rps / dfl.rps;
-    const durableShare = dfl.rps / fl.rps;
-    const effectsShare = effectsRun.load.rps / fl.rps;
-    const ratioEffects = lf.rps / effectsRun.load.rps;
-    const met = {
-      ratio: ratio >= TARGET_RATIO,
-      cpu: leadflowRun.cpuMsPerQueued <= TARGET_CPU_MS,
-      p99: lf.p99Ms <= TARGET_P99_MS,
-    };
-    const durableQueued = queuedInAll(durableRun);
-    const effectsQueued = queuedInAll(effectsRun);
-
-    const runs = [leadflowRun, floorRun, durableRun, effectsRun];
-    const figureRows: string[][] = [
-      ['throughput, queued answers/s', ...runs.map((r) => fmt(r.load.rps))],
-      ['throughput, share of the floor', ...runs.map((r) => fmt(r.load.rps / fl.rps, 3))],
-      ['latency p50, ms', ...runs.map((r) => fmt(r.load.p50Ms, 2))],
-      ['latency p99, ms', ...runs.map((r) => fmt(r.load.p99Ms, 2))],
-      ['server CPU per queued answer, ms', ...runs.map((r) => fmt(r.cpuMsPerQueued, 2))],
-      ['errors (non-2xx, other body, conn.)', ...runs.map((r) => `${r.load.errors} (${fmt(r.load.errorShare * 100, 2)}%)`)],
-    ];
-    const checks: Row[] = [
-      { measure: 'throughput ratio leadflow/floor', value: fmt(ratio, 3), against: `>= ${TARGET_RATIO}`, verdict: verdict(met.ratio) },
-      { measure: 'throughput ratio leadflow/durable floor', value: fmt(ratioDurable, 3), against: '(no target)', verdict: '' },
-      { measure: 'throughput ratio leadflow/effects floor', value: fmt(ratioEffects, 3), against: '(no target)', verdict: '' },
-      { measure: 'throughput ratio effects floor/floor', value: fmt(effectsShare, 3), against: '(no target)', verdict: '' },
-      {
-        measure: 'leadflow server CPU per queued answer, ms',
-        value: fmt(leadflowRun.cpuMsPerQueued, 2),
-        against: `<= ${TARGET_CPU_MS}`,
-        verdict: verdict(met.cpu),
-      },
-      {
-        measure: `leadflow latency p99, ms (${CONNECTIONS} connections)`,
-        value: fmt(lf.p99Ms, 2),
-        against: `<= ${TARGET_P99_MS}`,
-        verdict: verdict(met.p99),
-      },
-      {
-        measure: 'agent executions recorded',
-        value: String(executions),
-        against: `>= ${answered2xx} (leadflow's 2xx answers)`,
-        verdict: executions >= answered2xx ? 'ok' : 'LOST',
-      },
-      {
-        measure: `durable floor rows (${FLOOR_EVENTS_TABLE})`,
-        value: String(floorEvents),
-        against: `>= ${durableQueued} (its queued answers)`,
-        verdict: floorEvents >= durableQueued ? 'ok' : 'LOST',
-      },
-      {
-        measure: `effects floor rows waiting (${FLOOR_EXECUTIONS_TABLE})`,
-        value: String(floorExecutions),
-        against: `>= ${effectsQueued} (its queued answers)`,
-        verdict: floorExecutions >= effectsQueued ? 'ok' : 'LOST',
-      },
-    ];
-    console.log(`\n${grid(['measure', 'leadflow', 'floor', 'durable floor', 'effects floor'], figureRows)}`);
-    console.log(`\n${table(checks, { measure: 'check', value: 'measured', against: 'target', verdict: 'verdict' })}`);
-    console.log(`agent executions by status: ${JSON.stringify(byStatus)}`);
-
-    const problems: string[] = [];
-    for (const [name, run] of [
-      ['floor', floorRun],
-      ['durable floor', durableRun],
-      ['effects floor', effectsRun],
-      ['leadflow', leadflowRun],
-    ] as const) {
-      if (run.load.errorShare > MAX_ERROR_SHARE)
-        problems.push(
-          `${name}: ${fmt(run.load.errorShare * 100, 2)}% errors (more than ${MAX_ERROR_SHARE * 100}%): ${JSON.stringify(run.load.statuses)}, ${run.load.connectionErrors} connection errors; e.g. ${run.load.samples.join(' | ')}`,
-        );
-      if (run.load.queued === 0)
-        problems.push(`${name}: no "queued" answer during the ${SECONDS} s measured (no figures): a longer BENCH_INGEST_SECONDS may help`);
-    }
-    if (executions < answered2xx) problems.push(`leadflow answered 2xx ${answered2xx} times but recorded ${executions} agent executions`);
-    if (floorEvents < durableQueued)
-      problems.push(`the durable floor answered "queued" ${durableQueued} times but ${FLOOR_EVENTS_TABLE} holds ${floorEvents} rows`);
-    if (floorExecutions < effectsQueued)
-      problems.push(
-        `the effects floor answered "queued" ${effectsQueued} times but ${FLOOR_EXECUTIONS_TABLE} holds ${floorExecutions} waiting rows`,
-      );
-    if (problems.length > 0) throw new Error(`the run failed:\n  ${problems.join('\n  ')}`);
-
-    const figures = (run: Measured) => ({
-      rps: round(run.load.rps, 1),
-      p50_ms: round(run.load.p50Ms, 2),
-      p99_ms: round(run.load.p99Ms, 2),
-      queued: run.load.queued,
-      errors: run.load.errors,
-      non2xx: run.load.non2xx,
-      other_body_2xx: run.load.otherBody,
-      connection_errors: run.load.connectionErrors,
-      measured_s: round(run.load.seconds, 2),
-      server_cpu_ms_per_queued: round(run.cpuMsPerQueued, 2),
+    const runs = await runTargets(services, nextBody, (child) => {
+      serveChild = child;
     });
+    const ratios = ratiosOf(runs);
+    report(runs, ratios);
+    const problems = problemsOf(runs);
+    if (problems.length > 0) throw new Error(`the run failed:\n  ${problems.join('\n  ')}`);
     if (PROFILE_DIR) {
       process.stdout.write(
         `profiled run (--cpu-prof slows every server): figures not saved to bench/results.json; profiles under ${PROFILE_DIR}\n`,
       );
       return;
     }
-    const floorWork =
-      MODE === 'queue'
-        ? 'express + ajv + token SELECT + lead SELECT + Redis bufferPush'
-        : 'express + ajv + token SELECT + lead SELECT (better-sqlite3 on the same file) + in-process bufferPush (MemoryKeyValue)';
-    saveResult(RESULT_NAME, {
-      settings: {
-        mode: MODE,
-        endpoint: 'POST /leadagent',
-        ...(MODE === 'queue'
-          ? { database: `postgresql (${durability})`, queue: 'redis (bullmq)', key_value: 'redis' }
-          : {
-              database: `sqlite (one file in a temporary LEADFLOW_DATA_DIR; ${durability})`,
-              queue: 'in-process scheduler',
-              key_value: 'in-process (leadflow: written through to the SQLite file)',
-            }),
-        connections: CONNECTIONS,
-        measured_s: SECONDS,
-        warmup_s: WARMUP_SECONDS,
-        leads: LEADS,
-        leadflow: `one \`leadflow serve\` (${MODE} mode), LEADFLOW_DEBOUNCE_MS = LEADFLOW_DEBOUNCE_MAX_MS = 600000 (no agent run during the measurement)`,
-        floor: `bench/floor/ingest-floor.ts: ${floorWork}`,
-        durable_floor: `bench/floor/ingest-floor.ts with FLOOR_DURABLE=1: the floor + one INSERT of the raw body into ${FLOOR_EVENTS_TABLE} per request, before the buffer push and the answer`,
-        effects_floor: `bench/floor/ingest-floor.ts with FLOOR_EFFECTS=1: the floor + LeadFlow's durable effects per message by hand (row INSERT with the event, dedupe mark, lead UPDATE, follow-up cancel UPDATE, buffer push, row UPDATE to waiting with a small record), before the answer`,
-        order: 'floor, durable floor, effects floor, then leadflow (each alone)',
-      },
-      figures: {
-        leadflow: figures(leadflowRun),
-        floor: figures(floorRun),
-        durable_floor: figures(durableRun),
-        effects_floor: figures(effectsRun),
-        ratio_rps: round(ratio, 3),
-        ratio_rps_vs_durable_floor: round(ratioDurable, 3),
-        durable_floor_ratio_rps: round(durableShare, 3),
-        ratio_rps_vs_effects_floor: round(ratioEffects, 3),
-        effects_floor_ratio_rps: round(effectsShare, 3),
-        agent_executions: executions,
-        agent_executions_by_status: byStatus,
-        leadflow_2xx_answers_incl_warmup: answered2xx,
-        durable_floor_rows: floorEvents,
-        durable_floor_queued_incl_warmup: durableQueued,
-        effects_floor_waiting_rows: floorExecutions,
-        effects_floor_queued_incl_warmup: effectsQueued,
-      },
-      targets: [
-        {
-          target: `LeadFlow >= ${TARGET_RATIO * 100}% of the floor's throughput (POST /leadagent, ${CONNECTIONS} connections, ${MODE} mode)`,
-          met: met.ratio,
-        },
-        { target: `LeadFlow <= ${TARGET_CPU_MS} ms of server CPU per queued answer (${MODE} mode)`, met: met.cpu },
-        { target: `LeadFlow p99 <= ${TARGET_P99_MS} ms at ${CONNECTIONS} connections (${MODE} mode)`, met: met.p99 },
-      ],
-    });
+    save(runs, ratios);
   } finally {
     if (serveChild) await stopProcess(serveChild, 15_000).catch(() => undefined);
     await services.close();

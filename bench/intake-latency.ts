@@ -307,152 +307,198 @@ async function stopGracefully(proc: LeadflowProcess): Promise<void> {
   await Promise.race([exited, sleep(15_000)]);
 }
 
+/** The serve process's extra environment: the profiler preload (BENCH_PROFILE_DIR) and its own Redis database (BENCH_INTAKE_REDIS_DB, flushed now). */
+async function serveEnv(): Promise<{ extraEnv: Record<string, string>; ownRedis: Redis | undefined }> {
+  const extraEnv: Record<string, string> = PROFILE_DIR ? { NODE_OPTIONS: `--import ${profilerPreload(PROFILE_DIR)}` } : {};
+  if (OWN_REDIS_DB === undefined) return { extraEnv, ownRedis: undefined };
+  const u = new URL(redisUrl());
+  u.pathname = `/${OWN_REDIS_DB}`;
+  extraEnv.REDIS_URL = u.toString();
+  const ownRedis = new Redis(extraEnv.REDIS_URL, { maxRetriesPerRequest: 3 });
+  await ownRedis.flushdb();
+  return { extraEnv, ownRedis };
+}
+
+/** What one run measured. */
+interface Run {
+  samples: Sample[];
+  /** Form → first message, per measured form, ms. */
+  latencies: number[];
+  /** POST → 202 answer, per measured form, ms. */
+  accepted: number[];
+  parts: Breakdown[];
+  wallS: number;
+  rssMb: number;
+  /** AI requests the fake OpenAI answered. */
+  chats: number;
+  stats: TableStats;
+  /** Executions the table counters are divided by: the measured forms and the warm-up. */
+  executions: number;
+}
+
+/** The warm-up forms one at a time, the measured ones in CONCURRENCY lanes; then stops serve (SIGTERM) and reads its table counters. */
+async function measure(services: BenchServices, proc: LeadflowProcess, url: string): Promise<Run> {
+  const sends = new FirstSends(services);
+  const warm = Array.from({ length: WARMUP }, (_, i) => form(i, services.clinicId));
+  const measured = Array.from({ length: FORMS }, (_, i) => form(WARMUP + i, services.clinicId));
+  await runLanes(url, warm, 1, sends);
+  const started = Date.now();
+  const samples = await runLanes(url, measured, CONCURRENCY, sends);
+  const wallS = (Date.now() - started) / 1000;
+  const latencies = samples.map((s) => s.arrivedAt - s.postedAt);
+  const accepted = samples.map((s) => s.acceptedMs);
+  const parts = await breakdowns(services, samples);
+  const rssMb = await proc.rssMb();
+  const chats = services.openai.chatRequests().length;
+  // Let the executions finish (the Hunter alert and memory row come after the first message), then
+  // stop serve: its database counters are flushed, and a profile is written.
+  await sleep(1000);
+  await stopGracefully(proc);
+  await sleep(200);
+  const stats = await tableStats(services);
+  return { samples, latencies, accepted, parts, wallS, rssMb, chats, stats, executions: FORMS + WARMUP };
+}
+
+const ms = (v: number) => `${Math.round(v)} ms`;
+const pair = (xs: number[]) => `${ms(percentile(xs, 50))} / ${ms(percentile(xs, 99))}`;
+const row = (measure: string, value: string) => ({ measure, value, against: '', verdict: '' });
+
+/** Prints the run's figures as a table against the target. */
+function report(run: Run): void {
+  const { latencies, stats, executions } = run;
+  const pick = (f: (b: Breakdown) => number) => run.parts.map(f);
+  const p99 = percentile(latencies, 99);
+  console.log(
+    `intake latency: ${FORMS} forms (+${WARMUP} warm-up), ${CONCURRENCY} in flight, one serve (queue mode, PostgreSQL + Redis), ${run.wallS.toFixed(1)} s, ${run.chats} AI requests, serve RSS ${run.rssMb.toFixed(0)} MB`,
+  );
+  console.log(
+    table([
+      row('form → first message, p50', ms(percentile(latencies, 50))),
+      { measure: 'form → first message, p99', value: ms(p99), against: `< ${TARGET_P99_MS} ms`, verdict: verdict(p99 < TARGET_P99_MS) },
+      row('form → first message, max', ms(Math.max(...latencies))),
+      row('form → first message, mean', ms(mean(latencies))),
+      row('POST → 202 answer, p50 / p99', pair(run.accepted)),
+      row('  accept (POST → record), p50 / p99', pair(pick((b) => b.accept))),
+      row('  record → 1st step, p50 / p99', pair(pick((b) => b.queueHop))),
+      row(
+        `  walk (${percentile(
+          pick((b) => b.stepsBeforeSend),
+          50,
+        )} steps before the send), p50 / p99`,
+        pair(pick((b) => b.walk)),
+      ),
+      row('    of which in nodes, p50 / p99', pair(pick((b) => b.nodeTime))),
+      row('    of which engine (params, saves), p50 / p99', pair(pick((b) => b.engineTime))),
+      row('  send (step start → gateway), p50 / p99', pair(pick((b) => b.send))),
+      row(
+        'stored execution record, p50',
+        `${percentile(
+          pick((b) => b.recordKb),
+          50,
+        ).toFixed(1)} KB`,
+      ),
+      row(
+        'DB row writes per execution (executions updates)',
+        `${(stats.rowWrites / executions).toFixed(1)} (${(stats.executionUpdates / executions).toFixed(1)})`,
+      ),
+      row('DB scans (≈ reads) per execution', (stats.scans / executions).toFixed(1)),
+    ]),
+  );
+}
+
+/** The database figures per execution: row writes, execution updates, scans, and per table. */
+function dbFigures({ stats, executions }: Run): Record<string, unknown> {
+  return {
+    db_row_writes_per_execution: round(stats.rowWrites / executions, 1),
+    db_execution_updates_per_execution: round(stats.executionUpdates / executions, 1),
+    db_scans_per_execution: round(stats.scans / executions, 1),
+    db_per_execution_by_table: Object.fromEntries(
+      Object.entries(stats.byTable)
+        .filter(([, [w, r]]) => w + r > 0)
+        .map(([t, [w, r]]) => [t, { row_writes: round(w / executions, 1), scans: round(r / executions, 1) }]),
+    ),
+  };
+}
+
+/** Saves the run's figures to bench/results.json under `intake-latency`. */
+function save(run: Run): void {
+  const { latencies } = run;
+  const pick = (f: (b: Breakdown) => number) => run.parts.map(f);
+  const fig = (xs: number[]) => ({ p50: round(percentile(xs, 50), 1), p99: round(percentile(xs, 99), 1) });
+  const p99 = percentile(latencies, 99);
+  saveResult('intake-latency', {
+    settings: {
+      forms: FORMS,
+      warmup: WARMUP,
+      concurrency: CONCURRENCY,
+      serve_processes: 1,
+      mode: 'queue (PostgreSQL + Redis)',
+      intake_delay_ms: 0,
+      typing_delay_ms: 0,
+      ai: 'fake OpenAI, instant',
+      quick: QUICK,
+      profiled: PROFILE_DIR !== '',
+    },
+    figures: {
+      p50_ms: round(percentile(latencies, 50), 1),
+      p99_ms: round(p99, 1),
+      max_ms: round(Math.max(...latencies), 1),
+      mean_ms: round(mean(latencies), 1),
+      post_to_202_ms: fig(run.accepted),
+      breakdown_ms: {
+        accept: fig(pick((b) => b.accept)),
+        queue_hop: fig(pick((b) => b.queueHop)),
+        walk: fig(pick((b) => b.walk)),
+        walk_in_nodes: fig(pick((b) => b.nodeTime)),
+        walk_in_engine: fig(pick((b) => b.engineTime)),
+        send: fig(pick((b) => b.send)),
+        steps_before_send: percentile(
+          pick((b) => b.stepsBeforeSend),
+          50,
+        ),
+      },
+      record_kb_p50: round(
+        percentile(
+          pick((b) => b.recordKb),
+          50,
+        ),
+        1,
+      ),
+      ...dbFigures(run),
+      wall_s: round(run.wallS, 1),
+      serve_rss_mb: round(run.rssMb, 0),
+    },
+    targets: [{ target: `form → first message p99 < ${TARGET_P99_MS} ms`, met: p99 < TARGET_P99_MS }],
+  });
+}
+
+/** What the server saw when the run failed: its last log lines, and the executions that did not succeed. */
+async function explainFailure(services: BenchServices, serveProc: LeadflowProcess | undefined): Promise<void> {
+  console.error(`serve log (tail):\n${serveProc?.logs().slice(-3000) ?? '(not started)'}`);
+  const bad = (await services
+    .knex('executions')
+    .whereNot('status', 'success')
+    .select('id', 'status', 'error', 'stop_reason')
+    .limit(5)
+    .catch(() => [])) as unknown[];
+  if (bad.length > 0) console.error('executions not succeeded (first 5):', JSON.stringify(bad, null, 1));
+}
+
 async function main(): Promise<void> {
   // LOG_LEVEL info (serve's default, too): `.serve()` waits for the "listening on port" info line.
   const services = await startServices({ logLevel: 'info' });
   let serveProc: LeadflowProcess | undefined;
   let ownRedis: Redis | undefined;
   try {
-    const extraEnv: Record<string, string> = PROFILE_DIR ? { NODE_OPTIONS: `--import ${profilerPreload(PROFILE_DIR)}` } : {};
-    if (OWN_REDIS_DB !== undefined) {
-      const u = new URL(redisUrl());
-      u.pathname = `/${OWN_REDIS_DB}`;
-      extraEnv.REDIS_URL = u.toString();
-      ownRedis = new Redis(extraEnv.REDIS_URL, { maxRetriesPerRequest: 3 });
-      await ownRedis.flushdb();
-    }
-    const { proc, url } = await services.serve('serve', extraEnv);
+    const settings = await serveEnv();
+    ownRedis = settings.ownRedis;
+    const { proc, url } = await services.serve('serve', settings.extraEnv);
     serveProc = proc;
-    const sends = new FirstSends(services);
-    const warm = Array.from({ length: WARMUP }, (_, i) => form(i, services.clinicId));
-    const measured = Array.from({ length: FORMS }, (_, i) => form(WARMUP + i, services.clinicId));
-    await runLanes(url, warm, 1, sends);
-    const started = Date.now();
-    const samples = await runLanes(url, measured, CONCURRENCY, sends);
-    const wallS = (Date.now() - started) / 1000;
-    const latencies = samples.map((s) => s.arrivedAt - s.postedAt);
-    const accepted = samples.map((s) => s.acceptedMs);
-    const parts = await breakdowns(services, samples);
-    const rssMb = await proc.rssMb();
-    const chats = services.openai.chatRequests().length;
-    // Let the executions finish (the Hunter alert and memory row come after the first message), then
-    // stop serve: its database counters are flushed, and a profile is written.
-    await sleep(1000);
-    await stopGracefully(proc);
-    await sleep(200);
-    const stats = await tableStats(services);
-    const executions = FORMS + WARMUP;
-
-    const p = (xs: number[], q: number) => percentile(xs, q);
-    const pick = (f: (b: Breakdown) => number) => parts.map(f);
-    const ms = (v: number) => `${Math.round(v)} ms`;
-    const pair = (xs: number[]) => `${ms(p(xs, 50))} / ${ms(p(xs, 99))}`;
-    const p99 = p(latencies, 99);
-    const met = p99 < TARGET_P99_MS;
-    console.log(
-      `intake latency: ${FORMS} forms (+${WARMUP} warm-up), ${CONCURRENCY} in flight, one serve (queue mode, PostgreSQL + Redis), ${wallS.toFixed(1)} s, ${chats} AI requests, serve RSS ${rssMb.toFixed(0)} MB`,
-    );
-    console.log(
-      table([
-        { measure: 'form → first message, p50', value: ms(p(latencies, 50)), against: '', verdict: '' },
-        { measure: 'form → first message, p99', value: ms(p99), against: `< ${TARGET_P99_MS} ms`, verdict: verdict(met) },
-        { measure: 'form → first message, max', value: ms(Math.max(...latencies)), against: '', verdict: '' },
-        { measure: 'form → first message, mean', value: ms(mean(latencies)), against: '', verdict: '' },
-        { measure: 'POST → 202 answer, p50 / p99', value: pair(accepted), against: '', verdict: '' },
-        { measure: '  accept (POST → record), p50 / p99', value: pair(pick((b) => b.accept)), against: '', verdict: '' },
-        { measure: '  record → 1st step, p50 / p99', value: pair(pick((b) => b.queueHop)), against: '', verdict: '' },
-        {
-          measure: `  walk (${p(
-            pick((b) => b.stepsBeforeSend),
-            50,
-          )} steps before the send), p50 / p99`,
-          value: pair(pick((b) => b.walk)),
-          against: '',
-          verdict: '',
-        },
-        { measure: '    of which in nodes, p50 / p99', value: pair(pick((b) => b.nodeTime)), against: '', verdict: '' },
-        { measure: '    of which engine (params, saves), p50 / p99', value: pair(pick((b) => b.engineTime)), against: '', verdict: '' },
-        { measure: '  send (step start → gateway), p50 / p99', value: pair(pick((b) => b.send)), against: '', verdict: '' },
-        {
-          measure: 'stored execution record, p50',
-          value: `${p(
-            pick((b) => b.recordKb),
-            50,
-          ).toFixed(1)} KB`,
-          against: '',
-          verdict: '',
-        },
-        {
-          measure: 'DB row writes per execution (executions updates)',
-          value: `${(stats.rowWrites / executions).toFixed(1)} (${(stats.executionUpdates / executions).toFixed(1)})`,
-          against: '',
-          verdict: '',
-        },
-        { measure: 'DB scans (≈ reads) per execution', value: (stats.scans / executions).toFixed(1), against: '', verdict: '' },
-      ]),
-    );
-    const fig = (xs: number[]) => ({ p50: round(p(xs, 50), 1), p99: round(p(xs, 99), 1) });
-    saveResult('intake-latency', {
-      settings: {
-        forms: FORMS,
-        warmup: WARMUP,
-        concurrency: CONCURRENCY,
-        serve_processes: 1,
-        mode: 'queue (PostgreSQL + Redis)',
-        intake_delay_ms: 0,
-        typing_delay_ms: 0,
-        ai: 'fake OpenAI, instant',
-        quick: QUICK,
-        profiled: PROFILE_DIR !== '',
-      },
-      figures: {
-        p50_ms: round(p(latencies, 50), 1),
-        p99_ms: round(p99, 1),
-        max_ms: round(Math.max(...latencies), 1),
-        mean_ms: round(mean(latencies), 1),
-        post_to_202_ms: fig(accepted),
-        breakdown_ms: {
-          accept: fig(pick((b) => b.accept)),
-          queue_hop: fig(pick((b) => b.queueHop)),
-          walk: fig(pick((b) => b.walk)),
-          walk_in_nodes: fig(pick((b) => b.nodeTime)),
-          walk_in_engine: fig(pick((b) => b.engineTime)),
-          send: fig(pick((b) => b.send)),
-          steps_before_send: p(
-            pick((b) => b.stepsBeforeSend),
-            50,
-          ),
-        },
-        record_kb_p50: round(
-          p(
-            pick((b) => b.recordKb),
-            50,
-          ),
-          1,
-        ),
-        db_row_writes_per_execution: round(stats.rowWrites / executions, 1),
-        db_execution_updates_per_execution: round(stats.executionUpdates / executions, 1),
-        db_scans_per_execution: round(stats.scans / executions, 1),
-        db_per_execution_by_table: Object.fromEntries(
-          Object.entries(stats.byTable)
-            .filter(([, [w, r]]) => w + r > 0)
-            .map(([t, [w, r]]) => [t, { row_writes: round(w / executions, 1), scans: round(r / executions, 1) }]),
-        ),
-        wall_s: round(wallS, 1),
-        serve_rss_mb: round(rssMb, 0),
-      },
-      targets: [{ target: `form → first message p99 < ${TARGET_P99_MS} ms`, met }],
-    });
+    const run = await measure(services, proc, url);
+    report(run);
+    save(run);
   } catch (err) {
-    // What the server saw: its last log lines, and the executions that did not succeed.
-    console.error(`serve log (tail):\n${serveProc?.logs().slice(-3000) ?? '(not started)'}`);
-    const bad = (await services
-      .knex('executions')
-      .whereNot('status', 'success')
-      .select('id', 'status', 'error', 'stop_reason')
-      .limit(5)
-      .catch(() => [])) as unknown[];
-    if (bad.length > 0) console.error('executions not succeeded (first 5):', JSON.stringify(bad, null, 1));
+    await explainFailure(services, serveProc);
     throw err;
   } finally {
     await services.close();

@@ -1,13 +1,13 @@
 // What `serve` hands the webhook app for the admin HTTP surface (engine/triggers/admin-routes.ts):
 // the bearer token from LEADFLOW_ADMIN_TOKEN, the dry-run replay, done as `leadflow executions
 // replay --dry-run` does it (a rollback scope on the database, the record kept in memory), and the
-// console (issue 14): its session sign-in and cookie check (cli/console/access.ts), its security
-// headers on /admin, its JSON routes (cli/console/routes.ts) and its pages at /console (spa.ts).
+// console (issue 14): its session sign-in and cookie check (console/server/access.ts), its security
+// headers on /admin, its JSON routes (console/server/routes.ts) and its pages at /console (spa.ts).
 import type { Engine } from '../engine/engine.js';
 import type { Logger } from '../engine/run/execution-run.js';
 import type { AdminOptions } from '../engine/triggers/admin-routes.js';
 import type { ExecutionRecord, LoadedFlow } from '../engine/types.js';
-import { replayExecution } from './commands/executions.js';
+import { replayExecution } from './replay-execution.js';
 import { FlowLoadReport } from './flow-load-report.js';
 import { authorizeSession, SECURITY_HEADERS, sessionRoutes } from '../console/server/access.js';
 import { consoleRoutes } from '../console/server/routes.js';
@@ -15,9 +15,13 @@ import { ConsoleSessions } from '../console/server/session-store.js';
 import { mountConsole } from '../console/server/spa.js';
 import type { Runtime } from './runtime.js';
 
+/** What adminFromEnv builds the admin surface and the console from. */
 export interface AdminHostOptions {
+  /** Where LEADFLOW_ADMIN_TOKEN and PUBLIC_BASE_URL are read. */
   env: Record<string, string | undefined>;
+  /** The serving engine: its flows are what a dry run replays on and what the console lists. */
   engine: Engine;
+  /** The database, store and services the console reads and a dry run runs with. */
   runtime: Runtime;
   logger: Logger;
   /** Where the built console is (default: the package's dist/console). */

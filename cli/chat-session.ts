@@ -25,6 +25,7 @@ import { clinicTools } from '../nodes/lead/lib/agent-tools.js';
 import { formatReply } from '../nodes/lead/text-split.js';
 import { UsageError } from './host.js';
 
+/** What runChatSession talks with (a clinic, one model, the prompt template) and through (lines in, `out` and `err`). */
 export interface ChatSessionOptions {
   db: TableOperations;
   ai: Pick<AiService, 'chat'>;
@@ -45,6 +46,7 @@ export interface ChatSessionOptions {
   clock?: Clock;
 }
 
+/** How a chat session went, counted over its turns (`chat` exits 1 when every turn failed). */
 export interface ChatSessionSummary {
   /** Turns the agent answered. */
   answered: number;
@@ -84,6 +86,11 @@ function clinicProtocol(db: TableOperations, clinicaId: number): Promise<Row | n
   return db.get('protocolos', { clinica_id: clinicaId });
 }
 
+/**
+ * Runs one test conversation with the clinic's agent until the input ends or `/sair` (the contract
+ * above). An unknown clinic id is a UsageError listing the first known ones. Resolves with how many
+ * turns were answered and how many failed.
+ */
 export async function runChatSession(options: ChatSessionOptions): Promise<ChatSessionSummary> {
   const { db, clinicaId, out, err } = options;
   const clinic = await db.get('clinicas_com_atendentes', { id: clinicaId });

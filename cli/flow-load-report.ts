@@ -4,6 +4,7 @@
 // problems are here) or taken (no problems). Kept in this process only; each process reports its own.
 import type { LoadProblem } from '../engine/types.js';
 
+/** The problems of the latest load of the flows directory and when it ran (see above); a new load replaces them. */
 export class FlowLoadReport {
   private latest: LoadProblem[] = [];
   private at = new Date();

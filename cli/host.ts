@@ -20,12 +20,19 @@ export { flowsDirectory } from './flows-directory.js';
 
 export { UsageError } from './usage-error.js';
 
+/** A load of the flows directory: the valid flows by name, and every problem found (file, line, column). */
 export interface LoadedFlows {
+  /** The directory read. */
   dir: string;
+  /** The flows that loaded, by name. */
   flows: Map<string, LoadedFlow>;
   problems: LoadProblem[];
 }
 
+/**
+ * Loads every flow of `dir` with the full node registry, the webhook auth modes the host does not
+ * register counted as problems too. Problems are returned, not thrown; a missing directory is a UsageError.
+ */
 export function loadFlows(dir: string): LoadedFlows {
   if (!existsSync(dir)) throw new UsageError(`flows directory not found: ${dir}`);
   const { flows, problems } = loadFlowDirectory(dir, defaultRegistry());

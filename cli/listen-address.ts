@@ -14,6 +14,7 @@ import { UsageError } from './usage-error.js';
 /** The loopback address listened on when nothing says otherwise and no secret is set. */
 export const LOOPBACK_HOST = '127.0.0.1';
 
+/** Where to listen and what that exposes, as listenAddressFromEnv decides it from HOST and the secret. */
 export interface ListenAddress {
   /** What to pass to `listen`; undefined: every interface (Node's default, IPv6 and IPv4). */
   host: string | undefined;

@@ -130,13 +130,20 @@ export function maskPhonesDeep(value: unknown, depth = 0): unknown {
   return out;
 }
 
+/** Where and from which level createLogger writes. */
 export interface LoggerOptions {
+  /** Write to stderr instead of stdout (one-shot commands, so their stdout stays clean). */
   toStderr?: boolean;
+  /** The level when LOG_LEVEL is unset (default `info`). */
   level?: string;
   /** Where lines go instead of stdout/stderr (tests capture them). */
   destination?: pino.DestinationStream;
 }
 
+/**
+ * The process's logger: JSON lines (pino) with `service: leadflow`, credentials redacted and phone
+ * numbers masked in every field and message (see above). Level: LOG_LEVEL, else `options.level`, else `info`.
+ */
 export function createLogger(options: LoggerOptions = {}): Logger & pino.Logger {
   const level = process.env.LOG_LEVEL ?? options.level ?? 'info';
   return pino(

@@ -11,12 +11,14 @@ import { MediaCache } from '../adapters/gateway/media-cache.js';
 import type { InboundInstanceLookup } from '../adapters/gateway/provider-inbound.js';
 import { gatewayProviders } from '../adapters/gateway/providers.js';
 import { DurableKeyValueStorage } from '../adapters/kv/durable-storage.js';
+import type { KeyValue } from '../adapters/kv/key-value.js';
 import { MemoryKeyValue } from '../adapters/kv/memory-key-value.js';
 import type { Metrics } from '../adapters/metrics/metrics.js';
 import type { Logger } from '../engine/run/execution-run.js';
 import type { NodeServices } from '../nodes/services.js';
 import type { ActivityRecorder } from '../console/server/activity-recorder.js';
 
+/** What a command runs executions on: the database, the services for nodes and the store (openRuntime). */
 export interface Runtime {
   db: Database;
   /** Services for nodes, every one the node types declare (a dry run swaps `db`, `instances` and `kv`). */
@@ -31,9 +33,11 @@ export interface Runtime {
   inboundInstances: InboundInstanceLookup;
   /** Readiness (`GET /readyz`): the database answers `select 1`, and Redis PING when REDIS_URL is set. */
   ready(): Promise<Readiness>;
+  /** Closes the key-value store, then the database. */
   close(): Promise<void>;
 }
 
+/** The verdict of `Runtime.ready()`: `GET /readyz` answers 200 when `ok`, else 503. */
 export interface Readiness {
   ok: boolean;
   /** Per dependency: `ok`, `not configured`, or why it failed (`failed`, `timeout`); never a stack or a URL. */
@@ -43,10 +47,12 @@ export interface Readiness {
 /** Longest a readiness check waits for one dependency, ms. */
 const READY_CHECK_TIMEOUT_MS = 2_000;
 
+/** What openRuntime opens and wires (migrations, key-value store, figures, clock). */
 export interface RuntimeOptions {
   logger: Logger;
   /** Apply pending migrations first (serve and worker do). */
   migrate?: boolean;
+  /** Where DATABASE_URL, REDIS_URL, LEADFLOW_MODEL_* and the rest are read; default process.env. */
   env?: Record<string, string | undefined>;
   /** Namespace of every key-value key (e.g. one per test stack sharing a Redis); default `leadflow:`. */
   kvPrefix?: string;
@@ -58,66 +64,27 @@ export interface RuntimeOptions {
   clock?: Clock;
   /**
    * The console overview's recorder (serve, worker): opened on the database and told of every AI
-   * call beside metrics. Its engine observer is the host's to compose (cli/console/activity-recorder.ts).
+   * call beside metrics. Its engine observer is the host's to compose (console/server/activity-recorder.ts).
    */
   activity?: ActivityRecorder;
 }
 
-/** Opens the database and builds the services for nodes. */
+/**
+ * Opens the database (migrated first with `migrate`), the AI service and the key-value store, and
+ * builds the services for nodes over them. A failure after the database opened closes it before
+ * the error is thrown. Close the runtime with `close()` (key-value store, then database).
+ */
 export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   const env = options.env ?? process.env;
   const db = databaseFromEnv(env);
-  try {
+  const ai = await closingOnError(db, async () => {
     if (options.migrate) {
       const applied = await db.migrate();
       for (const name of applied) options.logger.info({ migration: name }, 'applied migration');
     }
-  } catch (err) {
-    await db.close();
-    throw err;
-  }
-  let ai;
-  try {
-    const { metrics, activity } = options;
-    const onCall =
-      metrics && activity
-        ? (event: AiCallEvent) => {
-            metrics.aiCall(event);
-            activity.aiCall(event);
-          }
-        : (metrics?.aiCall ?? activity?.aiCall);
-    ai = createAiService(env, {
-      ...(onCall ? { onCall } : {}),
-      ...(metrics ? { onAgentAttempt: metrics.agentAttempt } : {}),
-    });
-  } catch (err) {
-    await db.close();
-    throw err;
-  }
-  // Embedded mode in the service process (`serve`): the in-process store written through to the
-  // database, so a crash loses no buffered message or lock. One-shot commands keep it in memory (a
-  // dry run's rollback transaction holds SQLite's only connection; nothing else may write there).
-  let kv;
-  if (!env.REDIS_URL && options.durableKeyValue) {
-    const storage = new DurableKeyValueStorage(db.knex);
-    try {
-      await storage.load();
-    } catch (err) {
-      await db.close();
-      throw err;
-    }
-    kv = new MemoryKeyValue({ prefix: options.kvPrefix, storage });
-  } else if (env.REDIS_URL) {
-    // Loaded only here: a process without REDIS_URL never loads the Redis client.
-    const { createKeyValue } = await import('../adapters/kv/create-key-value.js');
-    kv = createKeyValue({
-      url: env.REDIS_URL,
-      prefix: options.kvPrefix,
-      onError: (err: Error) => options.logger.warn({ err: err.message }, 'key-value store error'),
-    });
-  } else {
-    kv = new MemoryKeyValue({ prefix: options.kvPrefix });
-  }
+    return aiServiceFor(env, options);
+  });
+  const kv = await keyValueFor(env, db, options);
   options.activity?.open(db);
   const store = withErasure(new DbExecutionStore(db));
   const services: NodeServices = {
@@ -143,19 +110,73 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     services,
     store,
     inboundInstances: new DbInboundInstances(db),
-    async ready() {
-      const redisConfigured = Boolean(env.REDIS_URL);
-      const [database, redis] = await Promise.all([
-        check('database', () => db.ping(READY_CHECK_TIMEOUT_MS + 500), options.logger),
-        redisConfigured ? check('redis', () => kv.ping(), options.logger) : Promise.resolve('not configured'),
-      ]);
-      return { ok: database === 'ok' && (redis === 'ok' || redis === 'not configured'), checks: { database, redis } };
-    },
+    ready: () => readiness(env, db, kv, options.logger),
     async close() {
       await kv.close();
       await db.close();
     },
   };
+}
+
+/** `work()`'s result; when it throws, the database is closed and the error rethrown. */
+async function closingOnError<T>(db: Database, work: () => T | Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
+}
+
+/** The AI service from the environment, its calls reported to the metrics and the overview's recorder (either or both). */
+function aiServiceFor(env: Record<string, string | undefined>, options: RuntimeOptions): ReturnType<typeof createAiService> {
+  const { metrics, activity } = options;
+  const onCall =
+    metrics && activity
+      ? (event: AiCallEvent) => {
+          metrics.aiCall(event);
+          activity.aiCall(event);
+        }
+      : (metrics?.aiCall ?? activity?.aiCall);
+  return createAiService(env, {
+    ...(onCall ? { onCall } : {}),
+    ...(metrics ? { onAgentAttempt: metrics.agentAttempt } : {}),
+  });
+}
+
+/**
+ * The key-value store: Redis with REDIS_URL; else in memory, written through to the database with
+ * `durableKeyValue`. A durable store that cannot load closes the database.
+ */
+async function keyValueFor(env: Record<string, string | undefined>, db: Database, options: RuntimeOptions): Promise<KeyValue> {
+  // Embedded mode in the service process (`serve`): the in-process store written through to the
+  // database, so a crash loses no buffered message or lock. One-shot commands keep it in memory (a
+  // dry run's rollback transaction holds SQLite's only connection; nothing else may write there).
+  if (!env.REDIS_URL && options.durableKeyValue) {
+    const storage = new DurableKeyValueStorage(db.knex);
+    await closingOnError(db, () => storage.load());
+    return new MemoryKeyValue({ prefix: options.kvPrefix, storage });
+  }
+  if (env.REDIS_URL) {
+    // Loaded only here: a process without REDIS_URL never loads the Redis client.
+    const { createKeyValue } = await import('../adapters/kv/create-key-value.js');
+    return createKeyValue({
+      url: env.REDIS_URL,
+      prefix: options.kvPrefix,
+      onError: (err: Error) => options.logger.warn({ err: err.message }, 'key-value store error'),
+    });
+  }
+  return new MemoryKeyValue({ prefix: options.kvPrefix });
+}
+
+/** Readiness: the database answers, and Redis PING when REDIS_URL is set (each check bounded by READY_CHECK_TIMEOUT_MS). */
+async function readiness(env: Record<string, string | undefined>, db: Database, kv: KeyValue, logger: Logger): Promise<Readiness> {
+  const redisConfigured = Boolean(env.REDIS_URL);
+  const [database, redis] = await Promise.all([
+    check('database', () => db.ping(READY_CHECK_TIMEOUT_MS + 500), logger),
+    redisConfigured ? check('redis', () => kv.ping(), logger) : Promise.resolve('not configured'),
+  ]);
+  return { ok: database === 'ok' && (redis === 'ok' || redis === 'not configured'), checks: { database, redis } };
 }
 
 /** `ok`, or `timeout` / `failed` (the reason is logged, not returned). */

@@ -12,6 +12,11 @@ function short(value: JsonValue | undefined): string {
 
 const MARK: Record<string, string> = { success: 'ok  ', error: 'FAIL', stopped: 'STOP', waiting: 'WAIT', running: '... ', skipped: 'skip' };
 
+/**
+ * The record as `run --json` and `executions replay --json` print it: execution_id, flow, status,
+ * each step (id, key, type, status, attempt, ms, output, error; null when none) and the outbound
+ * calls, plus stop_reason, error, response and output when the record has them.
+ */
 export function traceJson(record: ExecutionRecord): Record<string, JsonValue> {
   const out: Record<string, JsonValue> = {
     execution_id: record.id,
@@ -36,6 +41,10 @@ export function traceJson(record: ExecutionRecord): Record<string, JsonValue> {
   return out;
 }
 
+/**
+ * Writes the record to `out` as text: one line per step (mark, key, type, ms, attempt, the output
+ * cut to SHORT_OUTPUT_CHARS or the error), the outbound calls, the response, then `status: …`.
+ */
 export function printTrace(record: ExecutionRecord, out: NodeJS.WritableStream): void {
   const keyWidth = Math.max(4, ...record.steps.map((s) => s.key.length));
   const typeWidth = Math.max(4, ...record.steps.map((s) => s.type.length));

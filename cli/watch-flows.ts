@@ -19,6 +19,10 @@ function filesRead(engine: Engine): Set<string> {
   return new Set(engine.listFlows().flatMap((flow) => Object.keys(flow.source.files).map((path) => normalize(path))));
 }
 
+/**
+ * Watches `dir` (see above) and reloads the engine's flows after each change (debounced
+ * DEBOUNCE_MS); each reload's problems go to `report`. Returns the function that stops watching.
+ */
 export function watchFlows(dir: string, engine: Engine, logger: Logger, report?: FlowLoadReport): () => void {
   let timer: NodeJS.Timeout | undefined;
   const reload = () => {

@@ -1,6 +1,6 @@
 // The console's overview events in the database (`activity_events`, migration 010): written by the
-// activity recorder of `serve` and `worker` (cli/console/activity-recorder.ts), read by
-// GET /admin/overview (cli/console/overview-query.ts), pruned with the executions. Not a table
+// activity recorder of `serve` and `worker` (console/server/activity-recorder.ts), read by
+// GET /admin/overview (console/server/overview-query.ts), pruned with the executions. Not a table
 // flows can reach (adapters/db/tables.ts does not list it). See the migration for each kind's meaning.
 import type { Database } from './database.js';
 

@@ -64,7 +64,7 @@ import { parse as parseYaml } from 'yaml';
 import { createKeyValue } from '../../adapters/kv/create-key-value.js';
 import { brazilianVariants } from '../../adapters/phones/index.js';
 import { BODY_LIMIT_BYTES } from '../../engine/triggers/webhook-app.js';
-import { openPostgresFloorStore, openSqliteFloorStore, sqliteFile, type FloorStore } from './floor-store.js';
+import { type FloorLead, openPostgresFloorStore, openSqliteFloorStore, sqliteFile, type FloorStore } from './floor-store.js';
 
 const Ajv = AjvModule.default ?? AjvModule;
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -87,83 +87,135 @@ const DEDUPE_TTL_MS = 24 * 3_600_000;
 /** The raw body express.json read, kept by its `verify` hook (durable and effects floors). */
 type WithRawBody = IncomingMessage & { rawBody?: Buffer };
 
-async function main(): Promise<void> {
-  const port = Number(process.env.PORT ?? 0);
-  const effects = process.env.FLOOR_EFFECTS === '1';
-  const durable = process.env.FLOOR_DURABLE === '1' && !effects;
-  const holdMs = Number(process.env.LEADFLOW_DEBOUNCE_MAX_MS ?? 600_000);
-  // The benchmark runs LeadFlow with LEADFLOW_DEBOUNCE_MAX_MS=600000: the same TTL here.
-  const ttlMs = bufferTtlMs(holdMs);
+/** Which floor runs and with what, from the environment (see the list above). */
+interface FloorSettings {
+  port: number;
+  /** FLOOR_EFFECTS=1: the effects floor (steps a–f). */
+  effects: boolean;
+  /** FLOOR_DURABLE=1 (and not the effects floor): the durable floor (step 5). */
+  durable: boolean;
+  /** LEADFLOW_DEBOUNCE_MAX_MS: the effects floor's wake offset, ms. */
+  holdMs: number;
+  /** The buffer's TTL, ms (bufferTtlMs of holdMs). */
+  ttlMs: number;
+}
 
+function settingsFromEnv(env: NodeJS.ProcessEnv): FloorSettings {
+  const effects = env.FLOOR_EFFECTS === '1';
+  const holdMs = Number(env.LEADFLOW_DEBOUNCE_MAX_MS ?? 600_000);
+  // The benchmark runs LeadFlow with LEADFLOW_DEBOUNCE_MAX_MS=600000: the same TTL here.
+  return { port: Number(env.PORT ?? 0), effects, durable: env.FLOOR_DURABLE === '1' && !effects, holdMs, ttlMs: bufferTtlMs(holdMs) };
+}
+
+/** The validator of flows/agent.yaml's `trigger.input`, compiled once with LeadFlow's options (engine/run/param-validator.ts). */
+function agentInputValidator() {
   const flow = parseYaml(readFileSync(join(ROOT, 'flows', 'agent.yaml'), 'utf8')) as { trigger?: { input?: object } };
   if (!flow.trigger?.input) throw new Error('flows/agent.yaml has no trigger.input');
-  // The options LeadFlow validates trigger inputs with (engine/run/param-validator.ts).
-  const validate = new Ajv({ allErrors: true, strict: false }).compile(flow.trigger.input);
+  return new Ajv({ allErrors: true, strict: false }).compile(flow.trigger.input);
+}
 
-  const store = openStore(process.env);
-  if (durable) await store.createEventsTable();
-  if (effects) await store.createExecutionsTable();
-  const kv = createKeyValue({ url: process.env.REDIS_URL || undefined, prefix: process.env.FLOOR_KV_PREFIX || 'bench-floor:' });
+/** The gateway message of an event, as the agent flow reads it. */
+interface FloorMessage {
+  messageid: string;
+  chatid: string;
+  text?: string | null;
+}
 
-  async function ingest(req: Request, res: Response): Promise<void> {
-    const body = req.body as Record<string, unknown> | undefined;
-    const token = body && typeof body === 'object' ? body.token : undefined;
-    if (typeof token !== 'string' || token === '') {
-      res.status(401).json({ error: 'unauthorized', details: [] });
-      return;
-    }
-    const clinicId = await store.clinicOfToken(token);
-    if (clinicId === undefined) {
-      res.status(401).json({ error: 'unauthorized', details: [] });
-      return;
-    }
-    if (!validate(body) || !body) {
-      res.status(422).json({ error: 'invalid input', details: validate.errors ?? [] });
-      return;
-    }
-    const message = body.message as { messageid: string; chatid: string; text?: string | null } | undefined;
-    if (!message) {
-      res.status(200).json({ status: 'ignored', reason: 'not a message' });
-      return;
-    }
-    const variants = brazilianVariants(message.chatid.split('@')[0] ?? '');
-    const lead = variants.length === 0 ? undefined : await store.findLead(clinicId, variants);
-    if (!lead) {
-      res.status(200).json({ status: 'ignored', reason: 'not a lead' });
-      return;
-    }
-    if (durable) await store.recordEvent((req as WithRawBody).rawBody!.toString('utf8'));
-    const key = `${lead.clinica_id}:${lead.remotejid}`;
-    if (!effects) {
-      await kv.bufferPush(key, message.messageid, { message_id: message.messageid, text: message.text ?? null }, Date.now(), ttlMs);
-      res.status(200).json({ status: 'queued' });
-      return;
-    }
-    const id = randomUUID();
-    await store.startExecution(id, key, (req as WithRawBody).rawBody!.toString('utf8'));
-    if (!(await kv.dedupe(`dedupe:${message.messageid}`, DEDUPE_TTL_MS, id))) {
-      res.status(200).json({ status: 'ignored', reason: 'duplicate' });
-      return;
-    }
-    const now = new Date();
-    const text = message.text ?? '';
-    await store.touchLead(lead.id, text, now.toISOString());
-    const cancelled = await store.cancelFollowups(key, now.toISOString());
-    const buffer = await kv.bufferPush(
-      key,
-      message.messageid,
-      { message_id: message.messageid, text: message.text ?? null },
-      now.getTime(),
-      ttlMs,
-    );
-    const record = JSON.stringify({ lead, message: { id: message.messageid, text }, cancelled, buffer });
-    await store.suspendExecution(id, record, new Date(now.getTime() + holdMs).toISOString());
-    res.status(200).json({ status: 'queued' });
+/** What a request handler works with. */
+interface FloorContext {
+  settings: FloorSettings;
+  store: FloorStore;
+  kv: ReturnType<typeof createKeyValue>;
+  validate: ReturnType<typeof agentInputValidator>;
+}
+
+/**
+ * Steps 2 to 4: the instance token, the input and the lead. Answers 401, 422 or 200 `ignored` itself
+ * and resolves undefined; else resolves with the lead and the message.
+ */
+async function acceptedMessage(
+  ctx: FloorContext,
+  req: Request,
+  res: Response,
+): Promise<{ lead: FloorLead; message: FloorMessage } | undefined> {
+  const body = req.body as Record<string, unknown> | undefined;
+  const token = body && typeof body === 'object' ? body.token : undefined;
+  if (typeof token !== 'string' || token === '') {
+    res.status(401).json({ error: 'unauthorized', details: [] });
+    return undefined;
   }
+  const clinicId = await ctx.store.clinicOfToken(token);
+  if (clinicId === undefined) {
+    res.status(401).json({ error: 'unauthorized', details: [] });
+    return undefined;
+  }
+  if (!ctx.validate(body) || !body) {
+    res.status(422).json({ error: 'invalid input', details: ctx.validate.errors ?? [] });
+    return undefined;
+  }
+  const message = body.message as FloorMessage | undefined;
+  if (!message) {
+    res.status(200).json({ status: 'ignored', reason: 'not a message' });
+    return undefined;
+  }
+  const variants = brazilianVariants(message.chatid.split('@')[0] ?? '');
+  const lead = variants.length === 0 ? undefined : await ctx.store.findLead(clinicId, variants);
+  if (!lead) {
+    res.status(200).json({ status: 'ignored', reason: 'not a lead' });
+    return undefined;
+  }
+  return { lead, message };
+}
 
+/** The effects floor's steps a–f for one accepted message, then the answer. */
+async function ingestWithEffects(ctx: FloorContext, req: Request, res: Response, lead: FloorLead, message: FloorMessage): Promise<void> {
+  const { store, kv, settings } = ctx;
+  const key = `${lead.clinica_id}:${lead.remotejid}`;
+  const id = randomUUID();
+  await store.startExecution(id, key, (req as WithRawBody).rawBody!.toString('utf8'));
+  if (!(await kv.dedupe(`dedupe:${message.messageid}`, DEDUPE_TTL_MS, id))) {
+    res.status(200).json({ status: 'ignored', reason: 'duplicate' });
+    return;
+  }
+  const now = new Date();
+  const text = message.text ?? '';
+  await store.touchLead(lead.id, text, now.toISOString());
+  const cancelled = await store.cancelFollowups(key, now.toISOString());
+  const buffer = await kv.bufferPush(
+    key,
+    message.messageid,
+    { message_id: message.messageid, text: message.text ?? null },
+    now.getTime(),
+    settings.ttlMs,
+  );
+  const record = JSON.stringify({ lead, message: { id: message.messageid, text }, cancelled, buffer });
+  await store.suspendExecution(id, record, new Date(now.getTime() + settings.holdMs).toISOString());
+  res.status(200).json({ status: 'queued' });
+}
+
+/** One `POST /leadagent`: steps 2 to 7 of the floor the settings choose. */
+async function ingest(ctx: FloorContext, req: Request, res: Response): Promise<void> {
+  const accepted = await acceptedMessage(ctx, req, res);
+  if (!accepted) return;
+  const { lead, message } = accepted;
+  if (ctx.settings.durable) await ctx.store.recordEvent((req as WithRawBody).rawBody!.toString('utf8'));
+  if (ctx.settings.effects) return ingestWithEffects(ctx, req, res, lead, message);
+  const key = `${lead.clinica_id}:${lead.remotejid}`;
+  await ctx.kv.bufferPush(
+    key,
+    message.messageid,
+    { message_id: message.messageid, text: message.text ?? null },
+    Date.now(),
+    ctx.settings.ttlMs,
+  );
+  res.status(200).json({ status: 'queued' });
+}
+
+/** The express app: step 1 (the JSON body, its raw bytes kept for the durable and effects floors), the route, the error answers. */
+function floorApp(ctx: FloorContext): express.Express {
   const parseJson = express.json({
     limit: BODY_LIMIT_BYTES,
-    ...(durable || effects
+    ...(ctx.settings.durable || ctx.settings.effects
       ? {
           verify: (req: WithRawBody, _res: unknown, buf: Buffer) => {
             req.rawBody = buf;
@@ -174,7 +226,7 @@ async function main(): Promise<void> {
   const app = express();
   app.disable('x-powered-by');
   app.post('/leadagent', parseJson, (req: Request, res: Response, next: NextFunction) => {
-    ingest(req, res).catch(next);
+    ingest(ctx, req, res).catch(next);
   });
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
     const status = (err as { status?: unknown }).status;
@@ -185,14 +237,24 @@ async function main(): Promise<void> {
     console.error('floor: request failed', err);
     res.status(500).json({ error: 'internal error', details: [] });
   });
+  return app;
+}
 
-  const server = app.listen(port, '127.0.0.1');
+async function main(): Promise<void> {
+  const settings = settingsFromEnv(process.env);
+  const validate = agentInputValidator();
+  const store = openStore(process.env);
+  if (settings.durable) await store.createEventsTable();
+  if (settings.effects) await store.createExecutionsTable();
+  const kv = createKeyValue({ url: process.env.REDIS_URL || undefined, prefix: process.env.FLOOR_KV_PREFIX || 'bench-floor:' });
+
+  const server = floorApp({ settings, store, kv, validate }).listen(settings.port, '127.0.0.1');
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
   });
   console.log(
-    `floor listening on port ${(server.address() as AddressInfo).port} (${store.dialect}, ${process.env.REDIS_URL ? 'redis' : 'in-process'} buffer${durable ? ', durable' : ''}${effects ? ', effects' : ''})`,
+    `floor listening on port ${(server.address() as AddressInfo).port} (${store.dialect}, ${process.env.REDIS_URL ? 'redis' : 'in-process'} buffer${settings.durable ? ', durable' : ''}${settings.effects ? ', effects' : ''})`,
   );
 
   const stop = () => {

@@ -70,54 +70,46 @@ export interface BenchServices {
 
 const schemaName = () => `bench_${process.pid}_${Date.now().toString(36)}`;
 
-export async function startServices(
-  options: { env?: Record<string, string>; logLevel?: string; mode?: BenchMode } = {},
-): Promise<BenchServices> {
-  const mode = options.mode ?? 'queue';
-  const embedded = mode === 'embedded';
-  const schema = schemaName();
-  let databaseUrl = '';
-  if (!embedded) {
-    const admin = knexFactory({ client: 'pg', connection: DATABASE_URL, pool: { min: 0, max: 1 } });
-    await admin.raw(`create schema "${schema}"`);
-    await admin.destroy();
-    const url = new URL(DATABASE_URL);
-    url.searchParams.set('options', `-c search_path=${schema}`);
-    databaseUrl = url.toString();
-  }
-  const redis = embedded ? undefined : new Redis(redisUrl(), { maxRetriesPerRequest: 3 });
-  await redis?.flushdb();
-  const gateway = await new FakeGateway({ tokens: { [TOKEN]: CLINIC_PHONE } }).start();
-  const openai = await startFakeOpenAi();
-  const scratch = mkdtempSync(join(tmpdir(), 'leadflow-bench-'));
-  const procs: LeadflowProcess[] = [];
-  const env: Record<string, string> = {
+/** A fresh PostgreSQL schema on DATABASE_URL; resolves with the URL whose search_path is that schema. */
+async function createSchema(schema: string): Promise<string> {
+  const admin = knexFactory({ client: 'pg', connection: DATABASE_URL, pool: { min: 0, max: 1 } });
+  await admin.raw(`create schema "${schema}"`);
+  await admin.destroy();
+  const url = new URL(DATABASE_URL);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  return url.toString();
+}
+
+/** The environment of every spawned process (see BenchServices.env), `extra` over it. */
+function processEnv(
+  run: { databaseUrl: string; embedded: boolean; scratch: string; openai: FakeOpenAi; logLevel: string | undefined },
+  extra: Record<string, string> = {},
+): Record<string, string> {
+  return {
     // Empty in embedded mode: set over any DATABASE_URL / REDIS_URL of the benchmark's own environment.
-    DATABASE_URL: databaseUrl,
-    REDIS_URL: embedded ? '' : redisUrl(),
+    DATABASE_URL: run.databaseUrl,
+    REDIS_URL: run.embedded ? '' : redisUrl(),
     PORT: '0',
     // info: serve() waits for the "listening on port" line, logged at info.
-    LOG_LEVEL: options.logLevel ?? 'info',
-    LEADFLOW_DATA_DIR: scratch,
+    LOG_LEVEL: run.logLevel ?? 'info',
+    LEADFLOW_DATA_DIR: run.scratch,
     LEADFLOW_WEBHOOK_SECRET: 'bench-secret',
     OPENAI_API_KEY: 'bench-key',
-    OPENAI_BASE_URL: openai.baseURL,
+    OPENAI_BASE_URL: run.openai.baseURL,
     ANTHROPIC_API_KEY: 'bench-key',
     ANTHROPIC_BASE_URL: 'http://127.0.0.1:9',
     LEADFLOW_INTAKE_DELAY_MS: '0',
     LEADFLOW_TYPING_MIN_MS: '0',
     LEADFLOW_TYPING_MAX_MS: '0',
-    ...options.env,
+    ...extra,
   };
+}
 
-  const spawnLeadflow = (name: string, args: string[], extraEnv: Record<string, string> = {}): LeadflowProcess => {
-    const proc = spawnProcess(name, args, { env: { ...env, ...extraEnv }, timeoutMs: 30_000, keepChars: 1_000_000 });
-    const benchProc: LeadflowProcess = { ...proc, rssMb: () => rssMb(proc.child.pid) };
-    procs.push(benchProc);
-    return benchProc;
-  };
+/** Spawns a `leadflow` process; the ones still running are killed by `close()`. */
+type Spawn = (name: string, args: string[], extraEnv?: Record<string, string>) => LeadflowProcess;
 
-  // Schema and the seeded clinic, through the CLI as an operator would.
+/** The schema and the seeded clinic (one protocol, one instance on the fake gateway), through the CLI as an operator would. */
+async function seedClinic(spawnLeadflow: Spawn, scratch: string, gateway: FakeGateway): Promise<void> {
   const seedFile = join(scratch, 'seed.yaml');
   writeFileSync(
     seedFile,
@@ -126,25 +118,92 @@ export async function startServices(
   const seeded = spawnLeadflow('seed', ['seed', seedFile], { LOG_LEVEL: 'warn' });
   const code = await new Promise<number | null>((resolve) => seeded.child.once('exit', resolve));
   if (code !== 0) throw new Error(`leadflow seed failed (${code}):\n${seeded.logs()}`);
-  procs.splice(procs.indexOf(seeded), 1);
+}
+
+/** Inserts a lead of the clinic for each phone, 500 rows per statement. */
+async function insertLeads(knex: Knex, clinicId: number, instanceId: number, phones: string[]): Promise<void> {
+  for (let i = 0; i < phones.length; i += 500) {
+    const rows = phones.slice(i, i + 500).map((phone) => ({
+      remotejid: phone,
+      clinica_id: clinicId,
+      instancia_id: instanceId,
+      nome: 'Lead Bench',
+      telefone: phone,
+      orcamento: 'Até R$ 3.000',
+      transferido: false,
+    }));
+    await knex('leads').insert(rows);
+  }
+}
+
+/** What a run holds and close() releases. */
+interface Held {
+  procs: LeadflowProcess[];
+  knex: Knex;
+  /** The PostgreSQL schema dropped at the end; undefined in embedded mode. */
+  schema: string | undefined;
+  redis: Redis | undefined;
+  gateway: FakeGateway;
+  openai: FakeOpenAi;
+  scratch: string;
+}
+
+/** Kills the processes still running (SIGKILL) and waits for them, then drops the schema, flushes Redis, stops the fakes and removes the scratch directory. */
+async function release(held: Held): Promise<void> {
+  const running = (p: LeadflowProcess) => p.child.exitCode === null && p.child.signalCode === null;
+  for (const p of held.procs) if (running(p)) p.child.kill('SIGKILL');
+  await Promise.all(held.procs.map((p) => (running(p) ? new Promise((r) => p.child.once('exit', r)) : undefined)));
+  await held.knex.destroy();
+  if (held.schema !== undefined) {
+    const dropper = knexFactory({ client: 'pg', connection: DATABASE_URL, pool: { min: 0, max: 1 } });
+    await dropper.raw(`drop schema if exists "${held.schema}" cascade`);
+    await dropper.destroy();
+  }
+  if (held.redis) {
+    await held.redis.flushdb();
+    held.redis.disconnect();
+  }
+  await held.gateway.close();
+  await held.openai.close();
+  rmSync(held.scratch, { recursive: true, force: true });
+}
+
+/**
+ * Starts what a benchmark stands on (see above): the database (a fresh schema, or the SQLite file
+ * in embedded mode), Redis, the fakes and the seeded clinic. `env` goes over every spawned process's
+ * environment; `logLevel` is theirs (default info). Ctrl-C or SIGTERM closes it all and exits 130.
+ */
+export async function startServices(
+  options: { env?: Record<string, string>; logLevel?: string; mode?: BenchMode } = {},
+): Promise<BenchServices> {
+  const mode = options.mode ?? 'queue';
+  const embedded = mode === 'embedded';
+  const schema = schemaName();
+  const databaseUrl = embedded ? '' : await createSchema(schema);
+  const redis = embedded ? undefined : new Redis(redisUrl(), { maxRetriesPerRequest: 3 });
+  await redis?.flushdb();
+  const gateway = await new FakeGateway({ tokens: { [TOKEN]: CLINIC_PHONE } }).start();
+  const openai = await startFakeOpenAi();
+  const scratch = mkdtempSync(join(tmpdir(), 'leadflow-bench-'));
+  const procs: LeadflowProcess[] = [];
+  const env = processEnv({ databaseUrl, embedded, scratch, openai, logLevel: options.logLevel }, options.env);
+  const spawnLeadflow: Spawn = (name, args, extraEnv = {}) => {
+    const proc = spawnProcess(name, args, { env: { ...env, ...extraEnv }, timeoutMs: 30_000, keepChars: 1_000_000 });
+    const benchProc: LeadflowProcess = { ...proc, rssMb: () => rssMb(proc.child.pid) };
+    procs.push(benchProc);
+    return benchProc;
+  };
+  await seedClinic(spawnLeadflow, scratch, gateway);
+  procs.length = 0; // the seed process has exited: close() has nothing of it to kill
 
   // Embedded: LeadFlow's own SQLite settings (adapters/db/database.ts) on the same file.
   const knex = embedded
     ? createDatabase({ dataDir: scratch }).knex
     : knexFactory({ client: 'pg', connection: databaseUrl, pool: { min: 0, max: 4 } });
-  // Ctrl-C or a kill of the benchmark: close everything (processes, schema, Redis data) first.
-  let closed: Promise<void> | undefined;
-  const onSignal = (signal: NodeJS.Signals) => {
-    console.error(`\n${signal}: closing the services…`);
-    closed ??= close();
-    void closed.finally(() => process.exit(130));
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  const closeOnce = onceClosing({ procs, knex, schema: embedded ? undefined : schema, redis, gateway, openai, scratch });
   const clinic = (await knex('clinicas_com_atendentes').first('id')) as { id: number };
   const instance = (await knex('instancias_whatsapp').first('id')) as { id: number };
   let phoneSeq = 0;
-
   return {
     mode,
     knex,
@@ -166,48 +225,34 @@ export async function startServices(
     },
     async createLeads(count) {
       const phones = Array.from({ length: count }, () => `55119${String(10000000 + ++phoneSeq).padStart(8, '0')}`);
-      for (let i = 0; i < phones.length; i += 500) {
-        const rows = phones.slice(i, i + 500).map((phone) => ({
-          remotejid: phone,
-          clinica_id: clinic.id,
-          instancia_id: instance.id,
-          nome: 'Lead Bench',
-          telefone: phone,
-          orcamento: 'Até R$ 3.000',
-          transferido: false,
-        }));
-        await knex('leads').insert(rows);
-      }
+      await insertLeads(knex, clinic.id, instance.id, phones);
       return phones;
     },
     leadEvent: (phone, text, messageid) =>
       leadTextEvent({ phone, text, token: TOKEN, owner: CLINIC_PHONE, ...(messageid ? { messageid } : {}) }),
-    close: () => (closed ??= close()),
+    close: closeOnce,
   };
+}
 
-  async function close(): Promise<void> {
+/**
+ * The run's `close()`: releases `held` once, however often it is called. Until then, Ctrl-C or a
+ * kill of the benchmark (SIGINT, SIGTERM) closes everything first and exits 130.
+ */
+function onceClosing(held: Held): () => Promise<void> {
+  let closed: Promise<void> | undefined;
+  const close = () => {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
-    for (const p of procs) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
-    await Promise.all(
-      procs.map((p) =>
-        p.child.exitCode !== null || p.child.signalCode !== null ? undefined : new Promise((r) => p.child.once('exit', r)),
-      ),
-    );
-    await knex.destroy();
-    if (!embedded) {
-      const dropper = knexFactory({ client: 'pg', connection: DATABASE_URL, pool: { min: 0, max: 1 } });
-      await dropper.raw(`drop schema if exists "${schema}" cascade`);
-      await dropper.destroy();
-    }
-    if (redis) {
-      await redis.flushdb();
-      redis.disconnect();
-    }
-    await gateway.close();
-    await openai.close();
-    rmSync(scratch, { recursive: true, force: true });
+    closed ??= release(held);
+    return closed;
+  };
+  function onSignal(signal: NodeJS.Signals) {
+    console.error(`\n${signal}: closing the services…`);
+    void close().finally(() => process.exit(130));
   }
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  return close;
 }
 
 async function rssMb(pid: number | undefined): Promise<number> {
@@ -219,6 +264,20 @@ async function rssMb(pid: number | undefined): Promise<number> {
   } catch {
     return Number.NaN;
   }
+}
+
+/**
+ * The spawned processes' settings for a run where the agent answers: a burst closes after
+ * `debounceMs` of quiet and is held at most `debounceMaxMs` (LEADFLOW_DEBOUNCE_MS, _MAX_MS), with no
+ * simulated typing (LEADFLOW_TYPING_MIN_MS = _MAX_MS = 0: it would only add a constant).
+ */
+export function agentRunEnv(debounceMs: number, debounceMaxMs: number): Record<string, string> {
+  return {
+    LEADFLOW_DEBOUNCE_MS: String(debounceMs),
+    LEADFLOW_DEBOUNCE_MAX_MS: String(debounceMaxMs),
+    LEADFLOW_TYPING_MIN_MS: '0',
+    LEADFLOW_TYPING_MAX_MS: '0',
+  };
 }
 
 /** Resolves after `ms`. */

@@ -12,6 +12,11 @@ function clinicIdOf(value: string): number {
   return id;
 }
 
+/**
+ * `leadflow chat --clinic ID [--model PROVIDER:MODEL] [--flows DIR]`: a conversation with one
+ * clinic's agent on stdin/stdout (cli/chat-session.ts); nothing is sent to anyone. A malformed
+ * clinic id or model is a UsageError (exit 2); exits 1 when no turn was answered and some failed.
+ */
 export function registerChat(program: Command): void {
   program
     .command('chat')

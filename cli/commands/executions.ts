@@ -2,16 +2,13 @@
 // (cancel: ./executions-cancel.ts).
 import type { Command } from 'commander';
 // Registration imports only what parses arguments (statuses, the version pattern, UsageError); the
-// database, engine and nodes load inside the actions and replayExecution.
+// database, engine and nodes load inside the actions (a replay: cli/replay-execution.ts).
 import type { Database } from '../../adapters/db/database.js';
 import type { DbExecutionStore } from '../../adapters/db/execution-store.js';
-import type { Logger } from '../../engine/run/execution-run.js';
-import { type ExecutionStore, FLOW_VERSION_PREFIX } from '../../engine/store/execution-store.js';
+import { FLOW_VERSION_PREFIX } from '../../engine/store/execution-store.js';
 import { type ExecutionSummary, listExecutionSummaries } from '../../engine/store/execution-summary.js';
-import type { NodeRegistry } from '../../engine/registry.js';
 import { EXECUTION_STATUSES, isExecutionStatus } from '../../engine/statuses.js';
-import type { ExecutionRecord, ExecutionStatus, JsonValue, LoadedFlow } from '../../engine/types.js';
-import type { NodeServices } from '../../nodes/services.js';
+import type { ExecutionRecord, ExecutionStatus, JsonValue } from '../../engine/types.js';
 import { flowsDirectory } from '../flows-directory.js';
 import { UsageError } from '../usage-error.js';
 import { openMigratedDatabase } from './migrate.js';
@@ -94,103 +91,6 @@ export async function findExecution(store: DbExecutionStore, idOrPrefix: string)
   return record;
 }
 
-/** The database store without `listWaiting`: a replay resumes its own execution only, never the server's waits. */
-function ownWaitsOnly(store: ExecutionStore): ExecutionStore {
-  return {
-    insert: (r) => store.insert(r),
-    update: (r) => store.update(r),
-    get: (id) => store.get(id),
-    list: (o) => store.list(o),
-    listWaiting: async () => [],
-    // A replay that parks is resumed by the service, on the version it recorded.
-    ...(store.saveFlowVersion ? { saveFlowVersion: (v) => store.saveFlowVersion!(v) } : {}),
-    ...(store.getFlowVersion ? { getFlowVersion: (flow, version) => store.getFlowVersion!(flow, version) } : {}),
-  };
-}
-
-export interface ReplayOptions {
-  record: ExecutionRecord;
-  flows: Map<string, LoadedFlow>;
-  db: Database;
-  dryRun: boolean;
-  logger: Logger;
-  registry?: NodeRegistry;
-  /** Services besides `db` and `instances` (gateway, AI ...): every other one the registry's node types declare. */
-  services?: Partial<NodeServices>;
-}
-
-/**
- * Starts the recorded execution's flow again with its trigger (body, headers, query, auth) and waits for
- * the end. A real replay is recorded in the database; a dry run records outbound calls instead of
- * making them, runs against a rollback scope (every database change undone at the end) and is kept
- * in memory only.
- */
-export async function replayExecution(options: ReplayOptions): Promise<ExecutionRecord> {
-  const { record, flows, dryRun } = options;
-  if (!flows.has(record.flow))
-    throw new UsageError(
-      `flow "${record.flow}" of execution ${record.id} is not loaded (flows: ${[...flows.keys()].join(', ') || 'none'})`,
-    );
-  const [
-    { DbExecutionStore },
-    { Engine },
-    { InputValidationError },
-    { MemoryExecutionStore },
-    { recordedTriggerInput },
-    { defaultRegistry },
-    { MemoryKeyValue },
-  ] = await Promise.all([
-    import('../../adapters/db/execution-store.js'),
-    import('../../engine/engine.js'),
-    import('../../engine/errors/input-validation-error.js'),
-    import('../../engine/store/memory-store.js'),
-    import('../../engine/triggers/trigger-input.js'),
-    import('../../nodes/index.js'),
-    import('../../adapters/kv/memory-key-value.js'),
-  ]);
-  const registry = options.registry ?? defaultRegistry();
-  const scope = dryRun ? await options.db.rollbackScope() : undefined;
-  // Lookups go through the same transaction as the writes (on SQLite it holds the only connection).
-  const services: Partial<NodeServices> = {
-    ...options.services,
-    db: scope ? scope.db : options.db,
-    instances: { get: (id: number) => (scope ? scope.db : options.db).instanceById(id) },
-    // A dry run's buffers, dedupe marks, locks and erasures stay in a scratch store of its own.
-    ...(dryRun ? { kv: new MemoryKeyValue() } : {}),
-  };
-  try {
-    registry.requireServices(services);
-  } catch (err) {
-    await scope?.rollback();
-    throw err;
-  }
-  const engine = new Engine({
-    registry,
-    flows,
-    logger: options.logger,
-    store: dryRun ? new MemoryExecutionStore() : ownWaitsOnly(new DbExecutionStore(options.db)),
-    services,
-  });
-  try {
-    await engine.startScheduler();
-    let handle;
-    try {
-      handle = await engine.start(record.flow, recordedTriggerInput(record), { dryRun });
-    } catch (err) {
-      if (err instanceof InputValidationError) {
-        throw new UsageError(
-          `the recorded payload no longer matches the input of flow "${record.flow}":\n${err.details.map((d) => `  ${d.path}: ${d.message}`).join('\n')}`,
-        );
-      }
-      throw err;
-    }
-    return await engine.waitForEnd(handle.id);
-  } finally {
-    await engine.shutdown();
-    await scope?.rollback();
-  }
-}
-
 function parseLimit(text: string): number {
   const n = Number(text);
   if (!Number.isInteger(n) || n < 1 || n > MAX_LIMIT) throw new UsageError(`--limit must be an integer from 1 to ${MAX_LIMIT}`);
@@ -207,9 +107,21 @@ async function withStore<T>(fn: (store: DbExecutionStore, db: Database) => Promi
   }
 }
 
+/**
+ * `leadflow executions list | show ID | replay ID | cancel ID`: the execution history in the
+ * database (LEADFLOW_DATA_DIR or DATABASE_URL, migrated first). An unknown id, or a prefix matching
+ * several, is a UsageError (exit 2); a replay exits like `run` (0 success or stopped, else 1).
+ */
 export function registerExecutions(program: Command): void {
   const executions = program.command('executions').description('execution history in the database: list, show ID, replay ID, cancel ID');
+  registerList(executions);
+  registerShow(executions);
+  registerReplay(executions);
+  registerExecutionsCancel(executions);
+}
 
+/** `executions list [--limit N] [--flow NAME] [--status STATUS] [--version HASH] [--json]`. */
+function registerList(executions: Command): void {
   executions
     .command('list')
     .description('list executions, newest first')
@@ -230,7 +142,10 @@ export function registerExecutions(program: Command): void {
       );
       process.stdout.write(output);
     });
+}
 
+/** `executions show ID [--json]`: one execution, as a detail or as the whole record in JSON. */
+function registerShow(executions: Command): void {
   executions
     .command('show')
     .description('show one execution: trigger, and per step its input, output, error and timing')
@@ -240,7 +155,10 @@ export function registerExecutions(program: Command): void {
       const record = await withStore((store) => findExecution(store, id));
       process.stdout.write(opts.json ? `${JSON.stringify(record, null, 2)}\n` : formatExecutionDetail(record));
     });
+}
 
+/** `executions replay ID [--dry-run] [--json] [--flows DIR]`: cli/replay-execution.ts, then the trace. */
+function registerReplay(executions: Command): void {
   executions
     .command('replay')
     .description('run the flow of an execution again with its recorded trigger payload and print the trace')
@@ -249,11 +167,12 @@ export function registerExecutions(program: Command): void {
     .option('--json', 'print exactly one JSON object on stdout (logs go to stderr)')
     .option('--flows <dir>', 'flows directory (default: $LEADFLOW_FLOWS_DIR or ./flows)')
     .action(async (id: string, opts: { dryRun?: boolean; json?: boolean; flows?: string }) => {
-      const [{ loadValidFlows }, { createLogger }, { openRuntime }, { printTrace, traceJson }] = await Promise.all([
+      const [{ loadValidFlows }, { createLogger }, { openRuntime }, { printTrace, traceJson }, { replayExecution }] = await Promise.all([
         import('../host.js'),
         import('../logger.js'),
         import('../runtime.js'),
         import('../trace.js'),
+        import('../replay-execution.js'),
       ]);
       const loaded = loadValidFlows(flowsDirectory(opts.flows));
       const logger = createLogger({ toStderr: true, level: 'warn' });
@@ -275,6 +194,4 @@ export function registerExecutions(program: Command): void {
         await runtime.close();
       }
     });
-
-  registerExecutionsCancel(executions);
 }

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 
+/** `leadflow graph FLOW [--flows DIR]`: prints the flow as a Mermaid flowchart on stdout. */
 export function registerGraph(program: Command): void {
   program
     .command('graph')

@@ -29,6 +29,10 @@ export async function runMigrate(db: Database, out: NodeJS.WritableStream): Prom
   return applied;
 }
 
+/**
+ * `leadflow migrate`: applies the pending migrations to the database of DATABASE_URL (else SQLite
+ * under LEADFLOW_DATA_DIR or ./data), one line per migration applied on stdout.
+ */
 export function registerMigrate(program: Command): void {
   program
     .command('migrate')

@@ -49,6 +49,10 @@ export async function describeTriggers(registry: NodeRegistry): Promise<string> 
     .join('\n\n');
 }
 
+/**
+ * `leadflow nodes [--json]`: every node type with its description and parameters, then the trigger
+ * kinds; `--json`: the definitions as one JSON array (type, description, params, children, output, examples).
+ */
 export function registerNodes(program: Command): void {
   program
     .command('nodes')

@@ -1,10 +1,12 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { TriggerInput } from '../../engine/engine.js';
+import type { Logger } from '../../engine/run/execution-run.js';
 import type { ExecutionRecord, JsonValue, LoadedFlow } from '../../engine/types.js';
 import type { Runtime } from '../runtime.js';
 import { UsageError } from '../usage-error.js';
 
+/** The JSON in `file` (a `--payload`); an unreadable file or invalid JSON is a UsageError. */
 export function readPayload(file: string): JsonValue {
   let text: string;
   try {
@@ -58,6 +60,20 @@ export function exitCodeOf(record: ExecutionRecord): number {
   return record.status === 'success' || record.status === 'stopped' ? 0 : 1;
 }
 
+/** What `leadflow run` was given. */
+interface RunOptions {
+  payload?: string;
+  dryRun?: boolean;
+  json?: boolean;
+  flows?: string;
+}
+
+/**
+ * `leadflow run FLOW --payload FILE [--dry-run] [--json] [--flows DIR]`: runs one flow once with the
+ * file as the webhook body (a schedule trigger: once, for a tick now, no payload needed) and prints
+ * its trace. Exits 0 when the execution succeeded or stopped on purpose, 1 otherwise, 2 on a usage
+ * error (unknown flow, unreadable or refused payload).
+ */
 export function registerRun(program: Command): void {
   program
     .command('run')
@@ -69,79 +85,93 @@ export function registerRun(program: Command): void {
     .option('--dry-run', 'record outbound calls instead of making them; roll database changes back')
     .option('--json', 'print exactly one JSON object on stdout (logs go to stderr)')
     .option('--flows <dir>', 'flows directory (default: $LEADFLOW_FLOWS_DIR or ./flows)')
-    .action(async (flowArg: string, opts: { payload?: string; dryRun?: boolean; json?: boolean; flows?: string }) => {
-      const [
-        { InputValidationError },
-        { scheduleTriggerValue },
-        { createEngine, flowsDirectory, loadValidFlows, pickFlow },
-        { MemoryExecutionStore },
-        { createLogger },
-        { openRuntime },
-        { printTrace, traceJson },
-        { MemoryKeyValue },
-      ] = await Promise.all([
-        import('../../engine/errors/input-validation-error.js'),
-        import('../../engine/triggers/schedule.js'),
-        import('../host.js'),
-        import('../../engine/store/memory-store.js'),
-        import('../logger.js'),
-        import('../runtime.js'),
-        import('../trace.js'),
-        import('../../adapters/kv/memory-key-value.js'),
-      ]);
-      const loaded = loadValidFlows(flowsDirectory(opts.flows));
-      const flow = pickFlow(loaded, flowArg);
-      const schedule = flow.trigger.schedule;
-      if (opts.payload === undefined && !schedule)
-        throw new UsageError("required option '--payload <file>' not specified (only a flow with a schedule trigger runs without one)");
-      const body = opts.payload === undefined ? {} : readPayload(opts.payload);
-      const logger = createLogger({ toStderr: true, level: 'warn' });
-      const runtime = await openRuntime({ logger, migrate: true });
-      // A gateway provider's route: the payload is authenticated as over HTTP (e.g. the instance
-      // token: checked, handed over as trigger.auth, recorded as "***"), looked up before a dry run's
-      // transaction opens. A schedule trigger: one run for a tick now, recorded as `trigger.schedule`
-      // as a real tick is.
-      let input: TriggerInput = { body, ...(schedule ? { schedule: scheduleTriggerValue(schedule, Date.now(), false) } : {}) };
-      try {
-        input = (await gatewayInput(flow, opts.payload, body, runtime)) ?? input;
-      } catch (err) {
-        await runtime.close();
-        throw err;
+    .action(runFlowOnce);
+}
+
+/** The action of `leadflow run`: loads the flows, builds the trigger input, runs the flow and prints the trace. */
+async function runFlowOnce(flowArg: string, opts: RunOptions): Promise<void> {
+  const [{ scheduleTriggerValue }, { flowsDirectory, loadValidFlows, pickFlow }, { createLogger }, { openRuntime }] = await Promise.all([
+    import('../../engine/triggers/schedule.js'),
+    import('../host.js'),
+    import('../logger.js'),
+    import('../runtime.js'),
+  ]);
+  const loaded = loadValidFlows(flowsDirectory(opts.flows));
+  const flow = pickFlow(loaded, flowArg);
+  const schedule = flow.trigger.schedule;
+  if (opts.payload === undefined && !schedule)
+    throw new UsageError("required option '--payload <file>' not specified (only a flow with a schedule trigger runs without one)");
+  const body = opts.payload === undefined ? {} : readPayload(opts.payload);
+  const logger = createLogger({ toStderr: true, level: 'warn' });
+  const runtime = await openRuntime({ logger, migrate: true });
+  // A gateway provider's route: the payload is authenticated as over HTTP (e.g. the instance
+  // token: checked, handed over as trigger.auth, recorded as "***"), looked up before a dry run's
+  // transaction opens. A schedule trigger: one run for a tick now, recorded as `trigger.schedule`
+  // as a real tick is.
+  let input: TriggerInput = { body, ...(schedule ? { schedule: scheduleTriggerValue(schedule, Date.now(), false) } : {}) };
+  try {
+    input = (await gatewayInput(flow, opts.payload, body, runtime)) ?? input;
+  } catch (err) {
+    await runtime.close();
+    throw err;
+  }
+  await runAndPrint({ flows: loaded.flows, flow, input, runtime, logger, opts });
+}
+
+/**
+ * Runs `flow` once with `input` on an engine of its own, prints the trace (or the JSON) and sets the
+ * exit code; closes the runtime at the end. A dry run works in a transaction rolled back at the
+ * end, and is kept in memory only.
+ */
+async function runAndPrint(run: {
+  flows: Map<string, LoadedFlow>;
+  flow: LoadedFlow;
+  input: TriggerInput;
+  runtime: Runtime;
+  logger: Logger;
+  opts: RunOptions;
+}): Promise<void> {
+  const { flow, runtime, opts } = run;
+  const [{ InputValidationError }, { createEngine }, { MemoryExecutionStore }, { printTrace, traceJson }, { MemoryKeyValue }] =
+    await Promise.all([
+      import('../../engine/errors/input-validation-error.js'),
+      import('../host.js'),
+      import('../../engine/store/memory-store.js'),
+      import('../trace.js'),
+      import('../../adapters/kv/memory-key-value.js'),
+    ]);
+  const scope = opts.dryRun ? await runtime.db.rollbackScope() : undefined;
+  const engine = createEngine(run.flows, run.logger, {
+    // The instance directory must read through the same transaction: on SQLite the open
+    // transaction holds the only connection, so a lookup outside it would wait forever.
+    // A dry run's buffers, dedupe marks, locks and erasures stay in a scratch store of its own.
+    services: {
+      ...runtime.services,
+      ...(scope ? { db: scope.db, instances: { get: (id: number) => scope.db.instanceById(id) }, kv: new MemoryKeyValue() } : {}),
+    },
+    store: scope ? new MemoryExecutionStore() : runtime.store,
+  });
+  await engine.startScheduler();
+  try {
+    let handle;
+    try {
+      handle = await engine.start(flow.name, run.input, { dryRun: opts.dryRun ?? false });
+    } catch (err) {
+      if (err instanceof InputValidationError) {
+        throw new UsageError(
+          `payload does not match the input of flow "${flow.name}":\n${err.details.map((d) => `  ${d.path}: ${d.message}`).join('\n')}`,
+        );
       }
-      // A dry run works in a transaction rolled back at the end, and is kept in memory only.
-      const scope = opts.dryRun ? await runtime.db.rollbackScope() : undefined;
-      const engine = createEngine(loaded.flows, logger, {
-        // The instance directory must read through the same transaction: on SQLite the open
-        // transaction holds the only connection, so a lookup outside it would wait forever.
-        // A dry run's buffers, dedupe marks, locks and erasures stay in a scratch store of its own.
-        services: {
-          ...runtime.services,
-          ...(scope ? { db: scope.db, instances: { get: (id: number) => scope.db.instanceById(id) }, kv: new MemoryKeyValue() } : {}),
-        },
-        store: scope ? new MemoryExecutionStore() : runtime.store,
-      });
-      await engine.startScheduler();
-      try {
-        let handle;
-        try {
-          handle = await engine.start(flow.name, input, { dryRun: opts.dryRun ?? false });
-        } catch (err) {
-          if (err instanceof InputValidationError) {
-            throw new UsageError(
-              `payload does not match the input of flow "${flow.name}":\n${err.details.map((d) => `  ${d.path}: ${d.message}`).join('\n')}`,
-            );
-          }
-          throw err;
-        }
-        if (!opts.json) process.stderr.write(`execution ${handle.id} of flow ${flow.name}${opts.dryRun ? ' (dry run)' : ''}\n`);
-        const record = await engine.waitForEnd(handle.id);
-        if (opts.json) process.stdout.write(`${JSON.stringify(traceJson(record))}\n`);
-        else printTrace(record, process.stdout);
-        process.exitCode = exitCodeOf(record);
-      } finally {
-        await engine.shutdown();
-        await scope?.rollback();
-        await runtime.close();
-      }
-    });
+      throw err;
+    }
+    if (!opts.json) process.stderr.write(`execution ${handle.id} of flow ${flow.name}${opts.dryRun ? ' (dry run)' : ''}\n`);
+    const record = await engine.waitForEnd(handle.id);
+    if (opts.json) process.stdout.write(`${JSON.stringify(traceJson(record))}\n`);
+    else printTrace(record, process.stdout);
+    process.exitCode = exitCodeOf(record);
+  } finally {
+    await engine.shutdown();
+    await scope?.rollback();
+    await runtime.close();
+  }
 }

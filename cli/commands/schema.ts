@@ -3,6 +3,10 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { flowsDirectory } from '../flows-directory.js';
 
+/**
+ * `leadflow schema [--write | --check]`: the flow JSON Schema built from the node definitions, printed;
+ * `--write` writes it to <flows dir>/flow.schema.json; `--check` exits 1 when that file is not current.
+ */
 export function registerSchema(program: Command): void {
   program
     .command('schema')

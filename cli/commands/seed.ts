@@ -15,6 +15,11 @@ export function formatSeedReport(report: SeedReport): string {
   return `${lines.join('\n')}\n`;
 }
 
+/**
+ * `leadflow seed FILE`: upserts the clinics, protocols and instances of a YAML or JSON file in one
+ * transaction and prints what happened to each. An unreadable file is a UsageError (exit 2); an
+ * invalid one prints its problems, changes nothing and exits 1.
+ */
 export function registerSeed(program: Command): void {
   program
     .command('seed')

@@ -2,6 +2,10 @@ import { join, relative } from 'node:path';
 import type { Command } from 'commander';
 import { flowsDirectory } from '../flows-directory.js';
 
+/**
+ * `leadflow test [DIR] [--flows DIR] [--filter TEXT]`: runs the flow test cases under DIR (default
+ * <flows dir>/tests), one `ok`/`FAIL` line per case; exits 1 when a case fails or a file has a problem.
+ */
 export function registerTest(program: Command): void {
   program
     .command('test')

@@ -1,5 +1,9 @@
 import type { Command } from 'commander';
 
+/**
+ * `leadflow validate [DIR]`: loads every flow of the directory and prints each problem as
+ * FILE:LINE:COL message; exits 1 when there is any, else reports how many flows are valid on stderr.
+ */
 export function registerValidate(program: Command): void {
   program
     .command('validate')

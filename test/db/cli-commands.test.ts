@@ -7,13 +7,8 @@ import { Writable } from 'node:stream';
 import { Command } from 'commander';
 import { afterAll, afterEach, expect, it, vi } from 'vitest';
 import { DbExecutionStore } from '../../adapters/db/execution-store.js';
-import {
-  registerExecutions,
-  formatExecutionDetail,
-  formatExecutionList,
-  replayExecution,
-  findExecution,
-} from '../../cli/commands/executions.js';
+import { registerExecutions, formatExecutionDetail, formatExecutionList, findExecution } from '../../cli/commands/executions.js';
+import { replayExecution } from '../../cli/replay-execution.js';
 import { openMigratedDatabase, registerMigrate, runMigrate } from '../../cli/commands/migrate.js';
 import { formatSeedReport, registerSeed } from '../../cli/commands/seed.js';
 import { silentLogger } from '../../engine/engine.js';

@@ -1,5 +1,5 @@
 // The console's overview figures (issue 14), written by the service as executions end
-// (cli/console/activity-recorder.ts) and read by GET /admin/overview. One row per event, per clinic:
+// (console/server/activity-recorder.ts) and read by GET /admin/overview. One row per event, per clinic:
 //   kind `execution`      an execution ended: label = flow, outcome = final status, value = ms from
 //                         its start to its end
 //   kind `first_contact`  an intake sent its first message: value = ms from the form reaching
