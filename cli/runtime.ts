@@ -13,7 +13,7 @@ import { gatewayProviders } from '../adapters/gateway/providers.js';
 import { DurableKeyValueStorage } from '../adapters/kv/durable-storage.js';
 import { MemoryKeyValue } from '../adapters/kv/memory-key-value.js';
 import type { Metrics } from '../adapters/metrics/metrics.js';
-import type { Logger } from '../engine/run/execution-run.js';
+import type { Logger } from '../engine/logger.js';
 import type { NodeServices } from '../nodes/services.js';
 import type { ActivityRecorder } from './console/activity-recorder.js';
 

@@ -15,7 +15,8 @@ import { notifyObserver, type EngineObserver } from './observer.js';
 import type { NodeRegistry } from './registry.js';
 import { assertRecordableDepth } from './errors/value-too-deep-error.js';
 import { cloneJson } from './run/clone-json.js';
-import { ExecutionRun, type Logger, type RunHost, type StepMock } from './run/execution-run.js';
+import { ExecutionRun, type RunHost, type StepMock } from './run/execution-run.js';
+import { type Logger, silentLogger } from './logger.js';
 import { flowEnv } from './run/flow-env.js';
 import { isoNow } from './run/iso-now.js';
 import { executionKey } from './run/execution-keys.js';
@@ -129,9 +130,6 @@ export interface ExecutionHandle {
 
 /** Header names never stored with an execution from any entry (credentials); the webhook app also drops its auth modes' (WebhookAuthModes). */
 const SECRET_HEADERS = new Set(GENERIC_SECRET_HEADERS);
-
-/** A Logger that drops everything (tests, benchmarks, and the default of EngineOptions.logger). */
-export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
 /**
  * Starts executions of loaded flows and drives them: each drive walks the steps (ExecutionRun) until

@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 // database, engine and nodes load inside the actions and replayExecution.
 import type { Database } from '../../adapters/db/database.js';
 import type { DbExecutionStore } from '../../adapters/db/execution-store.js';
-import type { Logger } from '../../engine/run/execution-run.js';
+import type { Logger } from '../../engine/logger.js';
 import { type ExecutionStore, FLOW_VERSION_PREFIX } from '../../engine/store/execution-store.js';
 import { type ExecutionSummary, listExecutionSummaries } from '../../engine/store/execution-summary.js';
 import type { NodeRegistry } from '../../engine/registry.js';

@@ -64,6 +64,7 @@ import { isoNow } from './iso-now.js';
 import { containsMasked, maskSecrets } from './mask-secrets.js';
 import { retryDelay, sleep } from './retry.js';
 import { StepContext, type StepDrive } from './step-context.js';
+import type { Logger } from '../logger.js';
 
 /** The param names a step writes in its YAML, by step (found once per loaded step). */
 const writtenKeysByStep = new WeakMap<LoadedStep, string[]>();
@@ -86,19 +87,6 @@ export interface StepMock {
   output?: JsonValue;
   /** Thrown instead of running its node (`name` defaults to MockError). Wins over `output`. */
   error?: { message: string; status?: number; body?: JsonValue; name?: string };
-}
-
-/** Structured logging as the engine uses it (pino-compatible): fields first, then the message. Must not throw. */
-export interface Logger {
-  debug(fields: object, message: string): void;
-  info(fields: object, message: string): void;
-  warn(fields: object, message: string): void;
-  error(fields: object, message: string): void;
-  /**
-   * Whether lines of `level` are written (pino's). Optional: without it every level counts as
-   * written. The engine asks once per drive whether to build its per-step debug lines.
-   */
-  isLevelEnabled?(level: 'debug' | 'info' | 'warn' | 'error'): boolean;
 }
 
 /** What the engine gives a run: node types, services for nodes, and the hooks it cannot do itself. */

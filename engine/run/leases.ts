@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { ExecutionStore, Lease } from '../store/execution-store.js';
 import type { ExecutionRecord } from '../types.js';
-import type { Logger } from './execution-run.js';
+import type { Logger } from '../logger.js';
 
 /** Default life of a lease on a running execution, ms (LEADFLOW_LEASE_MS overrides it in the CLI). */
 export const DEFAULT_LEASE_MS = 30_000;

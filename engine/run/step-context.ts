@@ -21,7 +21,7 @@ import type {
   StepRecord,
 } from '../types.js';
 import type { ChildSignal } from './child-signal.js';
-import type { Logger } from './execution-run.js';
+import type { Logger } from '../logger.js';
 import { maskSecrets } from './mask-secrets.js';
 
 /** What the steps of one drive share: the execution and the run's hooks. `S` is the run's scope type. */

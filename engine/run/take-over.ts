@@ -4,7 +4,7 @@
 import type { Scheduler } from '../scheduler/scheduler.js';
 import type { ClaimResult, ExecutionStore } from '../store/execution-store.js';
 import type { ExecutionRecord } from '../types.js';
-import type { Logger } from './execution-run.js';
+import type { Logger } from '../logger.js';
 import { isDeadLocalOwner, type Leases } from './leases.js';
 
 /** How much later than a lapsed lease its execution is looked at again, ms (the lapse is then certain). */

@@ -26,7 +26,7 @@ import express, { type Express, type Request, type RequestHandler, type Response
 import { constantTimeEqual } from '../constant-time.js';
 import type { Engine, TriggerInput } from '../engine.js';
 import { InputValidationError } from '../errors/input-validation-error.js';
-import type { Logger } from '../run/execution-run.js';
+import type { Logger } from '../logger.js';
 import { FLOW_VERSION_PREFIX } from '../store/execution-store.js';
 import { type ExecutionSummary, listExecutionSummaries } from '../store/execution-summary.js';
 import { schemaProblems } from '../run/param-validator.js';

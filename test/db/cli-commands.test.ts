@@ -16,7 +16,7 @@ import {
 } from '../../cli/commands/executions.js';
 import { openMigratedDatabase, registerMigrate, runMigrate } from '../../cli/commands/migrate.js';
 import { formatSeedReport, registerSeed } from '../../cli/commands/seed.js';
-import { silentLogger } from '../../engine/engine.js';
+import { silentLogger } from '../../engine/logger.js';
 import { NodeRegistry } from '../../engine/registry.js';
 import type { ExecutionRecord } from '../../engine/types.js';
 import { dbNodes } from '../../nodes/data/db-index.js';

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { NodeRegistry } from '../../engine/registry.js';
 import type { ExecutionStore } from '../../engine/store/execution-store.js';
 import { MemoryExecutionStore } from '../../engine/store/memory-store.js';
-import type { Logger } from '../../engine/run/execution-run.js';
+import type { Logger } from '../../engine/logger.js';
 import { defineNode, type JsonObject, type NodeContext, type NodeDefinition } from '../../engine/types.js';
 import { coreNodes } from '../../nodes/index.js';
 import { defineServiceNode } from '../../nodes/services.js';

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { instanceTokenAuth, type InstanceTokenLookup } from '../../adapters/gateway/instance-token-auth.js';
 import { Engine } from '../../engine/engine.js';
 import { loadFlowDirectory } from '../../engine/load/loader.js';
-import type { Logger } from '../../engine/run/execution-run.js';
+import type { Logger } from '../../engine/logger.js';
 import type { AdminOptions } from '../../engine/triggers/admin-routes.js';
 import { recordedTriggerInput } from '../../engine/triggers/trigger-input.js';
 import { WebhookAuthModes } from '../../engine/triggers/auth-modes.js';
