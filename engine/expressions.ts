@@ -122,11 +122,6 @@ export function splitTemplate(input: string): Segment[] | { error: string; offse
   return segments;
 }
 
-/** Whether a value is a string holding `{{` (an expression or template to compile). */
-export function hasExpression(value: unknown): boolean {
-  return typeof value === 'string' && value.includes('{{');
-}
-
 interface AstNode {
   type?: string;
   value?: unknown;

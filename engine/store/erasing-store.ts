@@ -344,8 +344,3 @@ export function withErasure<S extends ExecutionStore & PayloadEraser>(inner: S, 
     },
   }) as S & ExecutionEraser;
 }
-
-/** True when `value` offers `eraseExecutions` (what the `executions.erase` node needs in `ctx.services.executions`). */
-export function isExecutionEraser(value: unknown): value is ExecutionEraser {
-  return typeof (value as Partial<ExecutionEraser> | undefined)?.eraseExecutions === 'function';
-}
