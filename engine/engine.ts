@@ -25,7 +25,7 @@ import { DEFAULT_LEASE_MS, Leases, leaseOwnerName } from './run/leases.js';
 import { schemaProblems } from './run/param-validator.js';
 import { DEPENDENCY_RETRY_MS, isDependencyUnavailable } from './errors/dependency-unavailable.js';
 import { sweepExecutions } from './run/sweep.js';
-import { AFTER_LAPSE_MS, interruptedPeersUntil, storeCanTakeOver, type TakeOverHost } from './run/take-over.js';
+import { AFTER_LAPSE_MS, interruptedPeersUntil, type TakeOverHost } from './run/take-over.js';
 import { InProcessScheduler } from './scheduler/in-process-scheduler.js';
 import type { Scheduler } from './scheduler/scheduler.js';
 import type { ClaimResult, ExecutionStore, Lease } from './store/execution-store.js';
@@ -266,7 +266,7 @@ export class Engine {
   private async claimHere(id: string, takeOverFrom?: string): Promise<ClaimResult> {
     this.claiming.add(id);
     try {
-      return await this.store.claim!(id, this.leases.fresh(), takeOverFrom);
+      return await this.store.claim(id, this.leases.fresh(), takeOverFrom);
     } finally {
       this.claiming.delete(id);
     }
@@ -303,7 +303,7 @@ export class Engine {
       this.scheduler.schedule(record.id, record.wake_at);
       return { id: record.id, record, replaced, ...this.watchStored(record.id) };
     }
-    const replaced = await this.insertNew(record, this.store.insertLeased ? this.leases.fresh() : undefined);
+    const replaced = await this.insertNew(record, this.leases.fresh());
     if (options.mocks) this.mocks.set(record.id, options.mocks);
     const responded = new Promise<WebhookResponse | undefined>((resolve) => this.responders.set(record.id, resolve));
     // The drive's own copy: the handle's record stays as created.
@@ -367,12 +367,11 @@ export class Engine {
   /** Stores a new record (holding `lease` when given); with a key, cancelling the flow's unfinished one of that key. Returns the ids cancelled. */
   private async insertNew(record: ExecutionRecord, lease?: Lease): Promise<string[]> {
     if (record.concurrency_key !== undefined) {
-      if (!this.store.insertReplacing) throw new Error('this execution store cannot keep executions by key');
       const replaced = await this.store.insertReplacing(record, lease);
       await this.afterCancel(replaced);
       return replaced;
     }
-    if (lease && this.store.insertLeased) await this.store.insertLeased(record, lease);
+    if (lease) await this.store.insertLeased(record, lease);
     else await this.store.insert(record);
     return [];
   }
@@ -381,10 +380,9 @@ export class Engine {
    * Cancels the running or waiting execution(s) of `flowName` under `key` (status `cancelled`,
    * `reason` as stop reason), in whatever process they are: a waiting one is never resumed, a
    * running one ends before its next step. Resolves to the ids cancelled (empty: none). Rejects when
-   * the store has no keys (cancelByKey) or cannot be reached.
+   * the store cannot be reached.
    */
   async cancel(flowName: string, key: string, reason: string, by?: string): Promise<string[]> {
-    if (!this.store.cancelByKey) throw new Error('this execution store cannot keep executions by key');
     const ids = await this.store.cancelByKey(flowName, key, reason, by);
     await this.afterCancel(ids);
     return ids;
@@ -398,10 +396,9 @@ export class Engine {
    * next save for an execution with a key, else at its next lease renewal, a third of the lease life).
    * Resolves to `{cancelled: true, record}` (the stored record, now cancelled), `{cancelled: false,
    * record}` when it is in another status, or `{cancelled: false}` when there is no such execution.
-   * Rejects when the store cannot cancel by id (cancelById) or cannot be reached.
+   * Rejects when the store cannot be reached.
    */
   async cancelExecution(id: string, reason: string): Promise<CancelOutcome> {
-    if (!this.store.cancelById) throw new Error('this execution store cannot cancel an execution by id');
     const from = await this.store.cancelById(id, reason);
     if (from === undefined) {
       const record = await this.store.get(id);
@@ -464,11 +461,6 @@ export class Engine {
       // Woken while still running here (e.g. a child flow ended as its parent parks): look again after.
       this.wakeRequested.add(id);
       return running;
-    }
-    if (!this.store.claim) {
-      const record = await this.store.get(id);
-      if (record?.status !== 'waiting') return record;
-      return this.drive(record);
     }
     // Two wakes of one execution in this process (a stalled job and a sweep) must not both drive it:
     // the first takes it, the second is remembered and looks again after.
@@ -633,8 +625,8 @@ export class Engine {
       logger: this.logger,
       signal: this.abort.signal,
       save: (r) => this.store.update(r),
-      ...(this.store.appendJournal ? { append: (entry: JournalEntry) => this.store.appendJournal!(entry) } : {}),
-      isCancelled: async (id) => (this.store.statusOf ? await this.store.statusOf(id) : (await this.store.get(id))?.status) === 'cancelled',
+      append: (entry: JournalEntry) => this.store.appendJournal(entry),
+      isCancelled: async (id) => (await this.store.statusOf(id)) === 'cancelled',
       cancelNoticed: (id) => this.cancelNoticed.has(id),
       startFlow: (parent, name, input, options) => this.startFlowFor(parent, name, input, options),
       cancelFlow: (parent, name, key, reason) => this.cancelFlowFor(parent, name, key, reason),
@@ -645,9 +637,7 @@ export class Engine {
       callFlow: (parent, stepKey, name, input, state) => this.callFlow(parent, stepKey, name, input, state),
       observer: this.observer,
       saveResponses: this.queued,
-      ...(storeCanTakeOver(this.store)
-        ? { interruptedPeersUntil: (r: ExecutionRecord) => interruptedPeersUntil(this.takeOverHost, r) }
-        : {}),
+      interruptedPeersUntil: (r: ExecutionRecord) => interruptedPeersUntil(this.takeOverHost, r),
     };
   }
 

@@ -4,9 +4,10 @@ import type { Command } from 'commander';
 // Registration imports only what parses arguments (statuses, the version pattern, UsageError); the
 // database, engine and nodes load inside the actions and replayExecution.
 import type { Database } from '../../adapters/db/database.js';
-import type { DbExecutionStore } from '../../adapters/db/execution-store.js';
+import type { DbExecutionStore } from '../../adapters/db/execution-store/index.js';
 import type { Logger } from '../../engine/logger.js';
-import { type ExecutionStore, FLOW_VERSION_PREFIX } from '../../engine/store/execution-store.js';
+import { DelegatingExecutionStore } from '../../engine/store/delegating-store.js';
+import { type ExecutionStore, FLOW_VERSION_PREFIX, type RunningExecution } from '../../engine/store/execution-store.js';
 import { type ExecutionSummary, listExecutionSummaries } from '../../engine/store/execution-summary.js';
 import type { NodeRegistry } from '../../engine/registry.js';
 import { EXECUTION_STATUSES, isExecutionStatus } from '../../engine/statuses.js';
@@ -94,18 +95,31 @@ export async function findExecution(store: DbExecutionStore, idOrPrefix: string)
   return record;
 }
 
-/** The database store without `listWaiting`: a replay resumes its own execution only, never the server's waits. */
+/**
+ * The database store without `listWaiting` and `listRunning`: a replay resumes its own execution
+ * only, never the server's waits or running executions; and it neither replaces nor cancels
+ * executions by key or id.
+ */
+class OwnWaitsOnly extends DelegatingExecutionStore {
+  override async listWaiting(): Promise<Array<{ id: string; wake_at: number | null }>> {
+    return [];
+  }
+  override async listRunning(): Promise<RunningExecution[]> {
+    return [];
+  }
+  override insertReplacing(): Promise<string[]> {
+    throw new Error('this execution store cannot keep executions by key');
+  }
+  override cancelByKey(): Promise<string[]> {
+    throw new Error('this execution store cannot keep executions by key');
+  }
+  override cancelById(): Promise<undefined> {
+    throw new Error('this execution store cannot cancel an execution by id');
+  }
+}
+
 function ownWaitsOnly(store: ExecutionStore): ExecutionStore {
-  return {
-    insert: (r) => store.insert(r),
-    update: (r) => store.update(r),
-    get: (id) => store.get(id),
-    list: (o) => store.list(o),
-    listWaiting: async () => [],
-    // A replay that parks is resumed by the service, on the version it recorded.
-    ...(store.saveFlowVersion ? { saveFlowVersion: (v) => store.saveFlowVersion!(v) } : {}),
-    ...(store.getFlowVersion ? { getFlowVersion: (flow, version) => store.getFlowVersion!(flow, version) } : {}),
-  };
+  return new OwnWaitsOnly(store);
 }
 
 export interface ReplayOptions {
@@ -140,7 +154,7 @@ export async function replayExecution(options: ReplayOptions): Promise<Execution
     { defaultRegistry },
     { MemoryKeyValue },
   ] = await Promise.all([
-    import('../../adapters/db/execution-store.js'),
+    import('../../adapters/db/execution-store/index.js'),
     import('../../engine/engine.js'),
     import('../../engine/errors/input-validation-error.js'),
     import('../../engine/store/memory-store.js'),
@@ -198,7 +212,7 @@ function parseLimit(text: string): number {
 }
 
 async function withStore<T>(fn: (store: DbExecutionStore, db: Database) => Promise<T>): Promise<T> {
-  const { DbExecutionStore } = await import('../../adapters/db/execution-store.js');
+  const { DbExecutionStore } = await import('../../adapters/db/execution-store/index.js');
   const db = await openMigratedDatabase();
   try {
     return await fn(new DbExecutionStore(db), db);

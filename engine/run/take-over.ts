@@ -24,11 +24,6 @@ export interface TakeOverHost {
   drive(record: ExecutionRecord): Promise<ExecutionRecord>;
 }
 
-/** True when the store has what take-over needs: `listRunning` and `claim`. */
-export function storeCanTakeOver(store: ExecutionStore): boolean {
-  return store.listRunning !== undefined && store.claim !== undefined;
-}
-
 /**
  * Claims execution `id` from `deadOwner` (whose lease may still be live) and drives it. Resolves
  * with the drive's end, or undefined when the execution is no longer running (finished meanwhile,
@@ -46,12 +41,12 @@ export async function takeOver(host: TakeOverHost, id: string, deadOwner: string
  * missed a lease renewal (see Leases.missedRenewal) or is a dead process of this machine. Each is
  * taken over now (dead local holder; a failure is logged, not thrown) or scheduled for just after its
  * lease lapses. Returns the latest of those times (ms since epoch), or null when there are none.
- * Requires a store that can take over (storeCanTakeOver); rejects when the store cannot be reached.
+ * Rejects when the store cannot be reached.
  */
 export async function interruptedPeersUntil(host: TakeOverHost, self: ExecutionRecord): Promise<number | null> {
   const now = Date.now();
   let latest: number | null = null;
-  for (const running of await host.store.listRunning!()) {
+  for (const running of await host.store.listRunning()) {
     if (running.id === self.id || running.flow !== self.flow || running.lease_until === null) continue;
     if (host.isHeldHere(running.id)) continue;
     const deadHere = running.lease_owner !== null && isDeadLocalOwner(running.lease_owner);

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { Command } from 'commander';
 import { afterAll, afterEach, expect, it, vi } from 'vitest';
-import { DbExecutionStore } from '../../adapters/db/execution-store.js';
+import { DbExecutionStore } from '../../adapters/db/execution-store/index.js';
 import {
   registerExecutions,
   formatExecutionDetail,

@@ -1,7 +1,7 @@
 // DbExecutionStore: records read back exactly, list order/limit/filters, waits, prune (and the
 // retention `serve` prunes with), id prefixes. Erasure (`erasePayloads`, excluir) is in erasing-store.test.ts.
 import { describe, expect, it } from 'vitest';
-import { DbExecutionStore } from '../../adapters/db/execution-store.js';
+import { DbExecutionStore } from '../../adapters/db/execution-store/index.js';
 import { retentionDays } from '../../cli/runtime.js';
 import type { ExecutionRecord } from '../../engine/types.js';
 import { forEachDatabase, useFreshDatabase } from '../helpers/databases.js';
