@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import type { TriggerInput } from '../../engine/engine.js';
+import type { TriggerInput } from '../../engine/engine-options.js';
 import type { ExecutionRecord, JsonValue, LoadedFlow } from '../../engine/types.js';
 import type { Runtime } from '../runtime.js';
 import { UsageError } from '../usage-error.js';

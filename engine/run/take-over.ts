@@ -1,6 +1,7 @@
 // Take-over: driving executions whose holder died in the middle of a step. A holder that is a dead
 // process of this machine is known dead at once (isDeadLocalOwner); any other holder is known dead
 // when its lease lapses unrenewed. Used by the sweep (sweep.ts) and by NodeContext.interruptedPeersUntil.
+import { DEPENDENCY_RETRY_MS, isDependencyUnavailable } from '../errors/dependency-unavailable.js';
 import type { Scheduler } from '../scheduler/scheduler.js';
 import type { ClaimResult, ExecutionStore } from '../store/execution-store.js';
 import type { ExecutionRecord } from '../types.js';
@@ -22,6 +23,29 @@ export interface TakeOverHost {
   claim(id: string, takeOverFrom?: string): Promise<ClaimResult>;
   /** Drives a record claimed for this process; resolves when the drive ends (finished or parked). */
   drive(record: ExecutionRecord): Promise<ExecutionRecord>;
+}
+
+/**
+ * Engine.resume's claim of `id` (host.claim). Resolves to what the claim did, or undefined when
+ * it is to be looked at again later, scheduled here: the store is away (in DEPENDENCY_RETRY_MS,
+ * whatever the scheduler) or another process holds it (just after its lease lapses; taken over then
+ * if its holder died). Nothing is scheduled once `signal` aborted (shutting down); a store error
+ * then, or any other store error, rejects.
+ */
+export async function claimOrLookLater(host: TakeOverHost, id: string, signal: AbortSignal): Promise<ClaimResult | undefined> {
+  let claimed: ClaimResult;
+  try {
+    claimed = await host.claim(id);
+  } catch (err) {
+    // The database is away: look again shortly (the same wake, later), whatever the scheduler.
+    if (!isDependencyUnavailable(err) || signal.aborted) throw err;
+    host.scheduler.schedule(id, Date.now() + DEPENDENCY_RETRY_MS);
+    return undefined;
+  }
+  if (claimed.heldUntil === undefined) return claimed;
+  // Another process holds it: look again when its lease lapses (taken over if its holder died).
+  if (!signal.aborted) host.scheduler.schedule(id, claimed.heldUntil + AFTER_LAPSE_MS);
+  return undefined;
 }
 
 /**
