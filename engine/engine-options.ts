@@ -3,7 +3,7 @@
 import type { EngineObserver } from './observer.js';
 import type { Logger } from './logger.js';
 import type { NodeRegistry } from './registry.js';
-import type { StepMock } from './run/execution-run.js';
+import type { StepMock } from './run/run-host.js';
 import type { Scheduler } from './scheduler/scheduler.js';
 import type { ExecutionStore } from './store/execution-store.js';
 import type { TickStore } from './store/tick-store.js';

@@ -1,35 +1,31 @@
 // The engine: starts executions of loaded flows, drives them through ExecutionRun, parks them when
-// they wait and resumes them when the scheduler fires. Knows flows, not the business they serve: node types, services,
-// store and scheduler are handed in by the host (the CLI). Holding executions among several
-// processes is in run/leases.ts, run/take-over.ts and run/sweep.ts.
+// they wait and resumes them when the scheduler fires. Knows flows, not the business they serve: node
+// types, services, store and scheduler are handed in by the host (the CLI). Its parts, in engine/run/:
+// new records (new-record.ts), the drives in this process (drives.ts, drive-outcome.ts), cancels
+// (cancels.ts), child flows (child-flows.ts), who awaits an end (end-waiters.ts), following
+// executions another process drives (store-poll.ts); holding executions among several processes is
+// in leases.ts, take-over.ts and sweep.ts.
 import { evaluateValue } from './expressions.js';
-import { reportFlowMetrics } from './flow-metrics.js';
 import type { CancelOutcome, EngineOptions, ExecutionHandle, StartOptions, TriggerInput } from './engine-options.js';
 import { notifyObserver, type EngineObserver } from './observer.js';
 import type { NodeRegistry } from './registry.js';
 import { Cancels } from './run/cancels.js';
+import { Drives } from './run/drives.js';
 import { ChildFlows } from './run/child-flows.js';
 import { cloneJson } from './run/clone-json.js';
-import { adoptCancel, recordThrown, reportDriveEnd } from './run/drive-outcome.js';
 import { EndWaiters } from './run/end-waiters.js';
-import { ExecutionRun, type RunHost, type StepMock } from './run/execution-run.js';
 import { flowEnv } from './run/flow-env.js';
-import { isoNow } from './run/iso-now.js';
 import { FlowVersions } from './run/flow-versions.js';
 import { DEFAULT_LEASE_MS, Leases, leaseOwnerName } from './run/leases.js';
 import { insertNew, newRecord, type NewRecordHost } from './run/new-record.js';
 import { lookForEnd, watchStored } from './run/store-poll.js';
-import { DEPENDENCY_RETRY_MS } from './errors/dependency-unavailable.js';
 import { sweepExecutions } from './run/sweep.js';
-import { claimOrLookLater, interruptedPeersUntil, type TakeOverHost } from './run/take-over.js';
 import { InProcessScheduler } from './scheduler/in-process-scheduler.js';
 import type { Scheduler } from './scheduler/scheduler.js';
-import type { ClaimResult, ExecutionStore, Lease } from './store/execution-store.js';
-import type { JournalEntry } from './store/journal.js';
+import type { ExecutionStore, Lease } from './store/execution-store.js';
 import { MemoryExecutionStore } from './store/memory-store.js';
 import { MemoryTickStore } from './store/tick-store.js';
 import { ScheduleRunner } from './triggers/schedule-runner.js';
-import { isFinalStatus } from './statuses.js';
 import { type Logger, silentLogger } from './logger.js';
 import type { ExecutionRecord, JsonValue, LoadedFlow } from './types.js';
 
@@ -62,14 +58,9 @@ export class Engine {
   private readonly leases: Leases;
   /** Versions of the flows, for executions pinned to one this process no longer serves (run/flow-versions.ts). */
   private readonly versions: FlowVersions;
-  /** This engine as take-over and the sweep see it. */
-  private readonly takeOverHost: TakeOverHost;
   private readonly abort = new AbortController();
-  private readonly active = new Map<string, Promise<ExecutionRecord>>();
-  private readonly wakeRequested = new Set<string>();
-  /** Executions this process is taking from the store right now (claim in flight). */
-  private readonly claiming = new Set<string>();
-  private readonly mocks = new Map<string, Record<string, StepMock>>();
+  /** The executions driven here and their drives. */
+  private readonly drives: Drives;
   /** What new records are built with (run/new-record.ts). */
   private readonly recordHost: NewRecordHost;
   /** Who awaits the end of executions here: webhook answers, waitForEnd, parents. */
@@ -78,16 +69,8 @@ export class Engine {
   private readonly cancels: Cancels;
   /** The flows the steps start, cancel and call. */
   private readonly children: ChildFlows;
-  /**
-   * Executions driven (or being claimed) here that this process knows were cancelled in the store
-   * (cancelExecution here, or their lease found lost to a cancel): their run stops before its next
-   * step, whether or not they have a key. Emptied as their drives end.
-   */
-  private readonly cancelNoticed = new Set<string>();
   /** The flows' schedule triggers; run once startSchedules is called. */
   private readonly schedules: ScheduleRunner;
-  /** What every drive's ExecutionRun is given (runHost), made at the first drive. */
-  private sharedRunHost: RunHost | undefined;
 
   constructor(options: EngineOptions) {
     this.registry = options.registry;
@@ -111,11 +94,7 @@ export class Engine {
       waiters: this.waiters,
       observer: this.observer,
       logger: this.logger,
-      noticeCancel: (id) => {
-        const driven = this.active.has(id);
-        if (driven || this.claiming.has(id)) this.cancelNoticed.add(id);
-        return driven;
-      },
+      noticeCancel: (id) => this.drives.noticeCancel(id),
     });
     this.children = new ChildFlows({
       store: this.store,
@@ -124,15 +103,22 @@ export class Engine {
       start: (name, input, options) => this.start(name, input, options),
       cancel: (name, key, reason, by) => this.cancel(name, key, reason, by),
     });
-    this.takeOverHost = {
+    this.drives = new Drives({
+      registry: this.registry,
       store: this.store,
       scheduler: this.scheduler,
+      services: this.services,
       logger: this.logger,
+      observer: this.observer,
+      queued: this.queued,
       leases: this.leases,
-      isHeldHere: (id) => this.active.has(id) || this.claiming.has(id),
-      claim: (id, takeOverFrom) => this.claimHere(id, takeOverFrom),
-      drive: (record) => this.drive(record),
-    };
+      versions: this.versions,
+      signal: this.abort.signal,
+      waiters: this.waiters,
+      children: this.children,
+      flow: (name) => this.flows.get(name),
+      flowEnv: (flow) => this.flowEnv(flow),
+    });
     this.schedules = new ScheduleRunner({
       flows: () => this.listFlows(),
       start: (flow, schedule, id) => this.start(flow, { body: {}, schedule }, { id }),
@@ -144,7 +130,7 @@ export class Engine {
 
   /** Ids of the executions being driven in this process now (queue depth). */
   runningIds(): string[] {
-    return [...this.active.keys()];
+    return this.drives.runningIds();
   }
 
   /** The served flow of that name, or undefined. */
@@ -188,17 +174,7 @@ export class Engine {
    * cannot be reached.
    */
   async sweep(): Promise<void> {
-    await sweepExecutions(this.takeOverHost);
-  }
-
-  /** ExecutionStore.claim with a fresh lease of this process; the id counts as claimed here meanwhile. */
-  private async claimHere(id: string, takeOverFrom?: string): Promise<ClaimResult> {
-    this.claiming.add(id);
-    try {
-      return await this.store.claim(id, this.leases.fresh(), takeOverFrom);
-    } finally {
-      this.claiming.delete(id);
-    }
+    await sweepExecutions(this.drives.takeOverHost);
   }
 
   /** Stops timers and aborts running steps; waits stay in the store. */
@@ -206,7 +182,7 @@ export class Engine {
     this.schedules.stop();
     this.scheduler.stop();
     this.abort.abort(new Error('engine shutting down'));
-    await Promise.allSettled([...this.active.values()]);
+    await this.drives.settled();
   }
 
   /** The flow's allow-listed `env.*` values, read from EngineOptions.env. */
@@ -233,10 +209,10 @@ export class Engine {
       return { id: record.id, record, replaced, ...watchStored(this.store, record.id, this.abort.signal) };
     }
     const replaced = await this.insertNew(record, this.leases.fresh());
-    if (options.mocks) this.mocks.set(record.id, options.mocks);
+    if (options.mocks) this.drives.setMocks(record.id, options.mocks);
     const responded = this.waiters.response(record.id);
     // The drive's own copy: the handle's record stays as created.
-    const settled = this.drive(cloneJson(record));
+    const settled = this.drives.drive(cloneJson(record));
     return { id: record.id, record, settled, responded, replaced };
   }
 
@@ -276,27 +252,8 @@ export class Engine {
    * Resolves with the record after this drive, or undefined when another process holds it or the
    * store is away (then it is looked at again later). Rejects on any other store error.
    */
-  async resume(id: string): Promise<ExecutionRecord | undefined> {
-    const running = this.active.get(id);
-    if (running) {
-      // Woken while still running here (e.g. a child flow ended as its parent parks): look again after.
-      this.wakeRequested.add(id);
-      return running;
-    }
-    // Two wakes of one execution in this process (a stalled job and a sweep) must not both drive it:
-    // the first takes it, the second is remembered and looks again after.
-    if (this.claiming.has(id)) {
-      this.wakeRequested.add(id);
-      return undefined;
-    }
-    const claimed = await claimOrLookLater(this.takeOverHost, id, this.abort.signal);
-    if (!claimed) return undefined;
-    if (!claimed.record) {
-      this.cancelNoticed.delete(id);
-      return this.store.get(id);
-    }
-    if (claimed.record.status !== 'running') return claimed.record;
-    return this.drive(claimed.record);
+  resume(id: string): Promise<ExecutionRecord | undefined> {
+    return this.drives.resume(id);
   }
 
   /**
@@ -323,109 +280,5 @@ export class Engine {
         env: this.flowEnv(flow),
       })) ?? null
     );
-  }
-
-  /** Drives a record claimed for this process, its lease kept renewed meanwhile; resolves when the drive ends. */
-  private drive(record: ExecutionRecord): Promise<ExecutionRecord> {
-    const stopRenewal = this.leases.keepRenewed(
-      this.store,
-      record,
-      this.logger,
-      () => this.active.has(record.id),
-      () => this.cancelNoticed.add(record.id),
-    );
-    const promise = this.driveOnce(record).finally(() => {
-      stopRenewal();
-      this.active.delete(record.id);
-      this.cancelNoticed.delete(record.id);
-      if (this.wakeRequested.delete(record.id) && !this.abort.signal.aborted) void this.resume(record.id);
-    });
-    this.active.set(record.id, promise);
-    // Storing the end failed (the database went away): the record stays `running` under this lease.
-    // It is woken again shortly (resume re-claims it with this lease, and keeps trying while the
-    // database is away); the sweep is the backstop. Logged here so it never goes unhandled.
-    promise.catch((err: unknown) => {
-      this.logger.error(
-        { execution: record.id, flow: record.flow, err: (err as Error).message },
-        'could not store the state of an execution; it is taken back later',
-      );
-      if (!this.abort.signal.aborted) this.scheduler.schedule(record.id, Date.now() + DEPENDENCY_RETRY_MS);
-    });
-    return promise;
-  }
-
-  /** One drive: marks the record running, walks its steps on its own flow version, and stores where it ended (finish). */
-  private async driveOnce(record: ExecutionRecord): Promise<ExecutionRecord> {
-    const pinned = await this.versions.flowFor(record, this.flows.get(record.flow));
-    const startedAt = performance.now();
-    record.status = 'running';
-    const wakeAt = record.wake_at;
-    // A wait resumed (not a queued start, which has no step yet): how late, for metrics.
-    if (wakeAt !== undefined && record.steps.length > 0)
-      notifyObserver(this.observer, this.logger, (o) => o.waitResumed?.(Math.max(0, Date.now() - wakeAt), record));
-    delete record.wake_at;
-    if (!pinned.flow) {
-      record.status = 'failed';
-      record.error = { name: 'Error', message: pinned.error };
-      return this.finish(record, startedAt);
-    }
-    const flow = pinned.flow;
-    const run = new ExecutionRun(this.runHost(record), flow, record, this.flowEnv(flow));
-    try {
-      record.output = await run.run();
-      record.status = 'success';
-    } catch (err) {
-      recordThrown(record, err, this.abort.signal.aborted);
-    }
-    await run.flush();
-    await reportFlowMetrics(this.observer, this.logger, flow, record);
-    return this.finish(record, startedAt);
-  }
-
-  /** What an ExecutionRun of `record` is given: node types, services, and the engine's hooks (the same for every drive but the mocks). */
-  private runHost(record: ExecutionRecord): RunHost {
-    this.sharedRunHost ??= this.makeRunHost();
-    const mocks = this.mocks.get(record.id);
-    return mocks ? { ...this.sharedRunHost, mocks } : this.sharedRunHost;
-  }
-
-  private makeRunHost(): RunHost {
-    return {
-      registry: this.registry,
-      services: this.services,
-      logger: this.logger,
-      signal: this.abort.signal,
-      save: (r) => this.store.update(r),
-      append: (entry: JournalEntry) => this.store.appendJournal(entry),
-      isCancelled: async (id) => (await this.store.statusOf(id)) === 'cancelled',
-      cancelNoticed: (id) => this.cancelNoticed.has(id),
-      startFlow: (parent, name, input, options) => this.children.startFlow(parent, name, input, options),
-      cancelFlow: (parent, name, key, reason) => this.children.cancelFlow(parent, name, key, reason),
-      respond: (r) => this.waiters.respond(r.id, r.response),
-      callFlow: (parent, stepKey, name, input, state) => this.children.callFlow(parent, stepKey, name, input, state),
-      observer: this.observer,
-      saveResponses: this.queued,
-      interruptedPeersUntil: (r: ExecutionRecord) => interruptedPeersUntil(this.takeOverHost, r),
-    };
-  }
-
-  private async finish(record: ExecutionRecord, startedAt: number): Promise<ExecutionRecord> {
-    record.updated_at = isoNow();
-    if (isFinalStatus(record.status)) record.finished_at = record.updated_at;
-    await this.store.update(record);
-    // A keyed execution may have been cancelled meanwhile, in any process, and one this process was
-    // told of (cancelExecution) too: the store kept that.
-    if (record.concurrency_key !== undefined || record.status === 'cancelled' || this.cancelNoticed.has(record.id))
-      await adoptCancel(this.store, record);
-    reportDriveEnd(this.logger, this.observer, record, Math.round(performance.now() - startedAt));
-    if (record.status === 'waiting') {
-      // Shutting down, a shared scheduler still takes the wait (another process resumes it).
-      if (record.wake_at !== undefined && (!this.abort.signal.aborted || this.scheduler.durable))
-        this.scheduler.schedule(record.id, record.wake_at);
-      return record;
-    }
-    this.mocks.delete(record.id);
-    this.waiters.ended(record);
-    return record;
   }
 }

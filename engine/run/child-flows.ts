@@ -47,7 +47,13 @@ export class ChildFlows {
    * parks (SuspendSignal with the child's id as state) until the child's end wakes it. Throws when
    * the child failed or was cancelled.
    */
-  async callFlow(parent: ExecutionRecord, stepKey: string, name: string, input: JsonValue, state: JsonObject | undefined): Promise<JsonValue> {
+  async callFlow(
+    parent: ExecutionRecord,
+    stepKey: string,
+    name: string,
+    input: JsonValue,
+    state: JsonObject | undefined,
+  ): Promise<JsonValue> {
     let child: ExecutionRecord | undefined;
     if (state && typeof state.child_id === 'string') {
       child = await this.host.store.get(state.child_id);

@@ -44,7 +44,12 @@ function recordedTrigger(input: TriggerInput): JsonObject {
  * the flow is unknown, InputValidationError when the body fails the flow's input schema; rejects
  * when the key cannot be evaluated or the store cannot be reached.
  */
-export async function newRecord(host: NewRecordHost, flowName: string, input: TriggerInput, options: StartOptions): Promise<ExecutionRecord> {
+export async function newRecord(
+  host: NewRecordHost,
+  flowName: string,
+  input: TriggerInput,
+  options: StartOptions,
+): Promise<ExecutionRecord> {
   const flow = host.flow(flowName);
   if (!flow) throw new Error(`unknown flow "${flowName}"`);
   // Before anything walks it recursively (the schema, the record's copies and JSON text).
