@@ -35,7 +35,8 @@
 // What the run is given and shares with its steps' contexts is in run-host.ts and step-drive.ts;
 // its saves in run-saves.ts; the scopes of child lists in run-scope.ts.
 import { lazyChildSignal } from './child-signal.js';
-import { evaluateValue, isTruthy, toPlainJson } from '../expressions.js';
+import { evaluateValue, isTruthy } from '../expressions.js';
+import { toPlainJson } from '../plain-json.js';
 import { StepFailedError } from '../errors/step-failed-error.js';
 import { toStepError } from '../errors/to-step-error.js';
 import type { ExecutionRecord, JsonValue, LoadedFlow, LoadedStep, NodeDefinition, StepError, StepRecord } from '../types.js';

@@ -7,7 +7,7 @@
 import { assignOwn } from '../assign-own.js';
 import { StopSignal } from '../errors/stop-signal.js';
 import { SuspendSignal } from '../errors/suspend-signal.js';
-import { toPlainJson } from '../expressions.js';
+import { toPlainJson } from '../plain-json.js';
 import type {
   ExecutionRecord,
   JsonObject,

@@ -2,7 +2,7 @@
 // once per drive from the run's host, with what the run does itself (walk a child list, save) handed
 // in. Starting and cancelling flows are recorded on the execution here (`started_flows`,
 // `cancelled_flows`).
-import { toPlainJson } from '../expressions.js';
+import { toPlainJson } from '../plain-json.js';
 import type { ExecutionRecord, JsonValue, LoadedStep, StartedFlow, StartFlowOptions } from '../types.js';
 import { maskSecrets } from './mask-secrets.js';
 import type { RunHost } from './run-host.js';
