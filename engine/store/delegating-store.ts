@@ -1,17 +1,9 @@
 // An execution store that hands every call to another one, unchanged. What a store that changes a
 // few calls (the erasing store, a view that hides the waits) extends, overriding only those.
-import type { ExecutionRecord, ExecutionStatus } from '../types.js';
-import type {
-  CancelledFrom,
-  ClaimResult,
-  ExecutionStore,
-  Lease,
-  ListOptions,
-  RunningExecution,
-  StoredFlowVersion,
-} from './execution-store.js';
+import type * as Store from './execution-store.js';
 import type { ExecutionSummary } from './execution-summary.js';
 import type { JournalEntry } from './journal.js';
+import type { ExecutionRecord, ExecutionStatus } from '../types.js';
 
 /**
  * Every ExecutionStore method handed to `inner` as it is, with its result; subclasses override the
@@ -26,8 +18,8 @@ import type { JournalEntry } from './journal.js';
  * }
  * const engine = new Engine({ registry, flows, store: new OwnWaitsOnly(store) });
  */
-export class DelegatingExecutionStore implements ExecutionStore {
-  constructor(protected readonly inner: ExecutionStore) {}
+export class DelegatingExecutionStore implements Store.ExecutionStore {
+  constructor(protected readonly inner: Store.ExecutionStore) {}
 
   insert(record: ExecutionRecord): Promise<void> {
     return this.inner.insert(record);
@@ -44,10 +36,10 @@ export class DelegatingExecutionStore implements ExecutionStore {
   get(id: string): Promise<ExecutionRecord | undefined> {
     return this.inner.get(id);
   }
-  list(options?: ListOptions): Promise<ExecutionRecord[]> {
+  list(options?: Store.ListOptions): Promise<ExecutionRecord[]> {
     return this.inner.list(options);
   }
-  listSummaries(options?: ListOptions): Promise<ExecutionSummary[]> {
+  listSummaries(options?: Store.ListOptions): Promise<ExecutionSummary[]> {
     return this.inner.listSummaries(options);
   }
   listWaiting(): Promise<Array<{ id: string; wake_at: number | null }>> {
@@ -59,19 +51,19 @@ export class DelegatingExecutionStore implements ExecutionStore {
   prune(olderThanDays: number, now?: number): Promise<number> {
     return this.inner.prune(olderThanDays, now);
   }
-  insertLeased(record: ExecutionRecord, lease: Lease): Promise<void> {
+  insertLeased(record: ExecutionRecord, lease: Store.Lease): Promise<void> {
     return this.inner.insertLeased(record, lease);
   }
-  claim(id: string, lease: Lease, takeOverFrom?: string): Promise<ClaimResult> {
+  claim(id: string, lease: Store.Lease, takeOverFrom?: string): Promise<Store.ClaimResult> {
     return this.inner.claim(id, lease, takeOverFrom);
   }
-  renewLease(id: string, lease: Lease): Promise<boolean> {
+  renewLease(id: string, lease: Store.Lease): Promise<boolean> {
     return this.inner.renewLease(id, lease);
   }
-  listRunning(): Promise<RunningExecution[]> {
+  listRunning(): Promise<Store.RunningExecution[]> {
     return this.inner.listRunning();
   }
-  saveFlowVersion(version: StoredFlowVersion): Promise<void> {
+  saveFlowVersion(version: Store.StoredFlowVersion): Promise<void> {
     return this.inner.saveFlowVersion(version);
   }
   getFlowVersion(flow: string, version: string): Promise<string | undefined> {
@@ -80,13 +72,13 @@ export class DelegatingExecutionStore implements ExecutionStore {
   pruneFlowVersions(now?: number): Promise<number> {
     return this.inner.pruneFlowVersions(now);
   }
-  insertReplacing(record: ExecutionRecord, lease?: Lease): Promise<string[]> {
+  insertReplacing(record: ExecutionRecord, lease?: Store.Lease): Promise<string[]> {
     return this.inner.insertReplacing(record, lease);
   }
   cancelByKey(flow: string, key: string, reason: string, by?: string): Promise<string[]> {
     return this.inner.cancelByKey(flow, key, reason, by);
   }
-  cancelById(id: string, reason: string): Promise<CancelledFrom | undefined> {
+  cancelById(id: string, reason: string): Promise<Store.CancelledFrom | undefined> {
     return this.inner.cancelById(id, reason);
   }
 }

@@ -159,10 +159,7 @@ export class MemoryExecutionStore implements ExecutionStore, PayloadEraser {
       throw new Error(`prune: olderThanDays must be a number >= 0, got ${olderThanDays}`);
     const cutoff = new Date(now - olderThanDays * DAY_MS).toISOString();
     const old = [...this.records.values()].filter(
-      (r) =>
-        isFinalStatus(r.status) &&
-        (r.finished_at ?? r.updated_at) < cutoff &&
-        !['running', 'waiting'].includes((r.parent_id !== undefined && this.records.get(r.parent_id)?.status) || ''),
+      (r) => isFinalStatus(r.status) && (r.finished_at ?? r.updated_at) < cutoff && !this.parentUnfinished(r),
     );
     for (const r of old) {
       this.records.delete(r.id);
@@ -172,6 +169,12 @@ export class MemoryExecutionStore implements ExecutionStore, PayloadEraser {
     await this.pruneErasures(now);
     await this.pruneFlowVersions(now);
     return old.length;
+  }
+
+  /** Whether the record's parent is running or waiting (it reads the record's result when it resumes). */
+  private parentUnfinished(r: ExecutionRecord): boolean {
+    const parent = r.parent_id !== undefined ? this.records.get(r.parent_id) : undefined;
+    return parent?.status === 'running' || parent?.status === 'waiting';
   }
 
   async listWaiting(): Promise<Array<{ id: string; wake_at: number | null }>> {

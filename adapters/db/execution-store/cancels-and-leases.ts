@@ -4,8 +4,8 @@
 import type { Knex } from 'knex';
 import type { CancelledFrom, ClaimResult, Lease, RunningExecution } from '../../../engine/store/execution-store.js';
 import type { ExecutionRecord } from '../../../engine/types.js';
-import type { ExecutionRows } from './rows.js';
-import { type DbRow, StorePart, TABLE } from './store-part.js';
+import { ExecutionRows } from './rows.js';
+import { type DbRow, TABLE } from './store-part.js';
 
 /** How often cancelById tries again when the row moved between its two conditional UPDATEs. */
 const CANCEL_BY_ID_ROUNDS = 5;
@@ -23,15 +23,11 @@ function cancelledColumns(reason: unknown, now: unknown): DbRow {
   };
 }
 
-/** Cancels and leases (see the file comment); the contract of each method is ExecutionStore's. */
-export class CancelsAndLeases extends StorePart {
-  constructor(
-    db: ConstructorParameters<typeof StorePart>[0],
-    private readonly rows: ExecutionRows,
-  ) {
-    super(db);
-  }
-
+/**
+ * The rows (ExecutionRows) with cancels and leases (see the file comment); the contract of each
+ * method is ExecutionStore's.
+ */
+export class CancelsAndLeases extends ExecutionRows {
   /**
    * Inserts the record, then cancels the unfinished executions of its flow and key inserted before
    * it (lower `seq`): whatever the interleaving, the last one inserted is never cancelled and
@@ -182,7 +178,7 @@ export class CancelsAndLeases extends StorePart {
         ),
       )
       .update({ status: 'running', lease_owner: lease.owner, lease_until: lease.until });
-    if (taken === 1) return { record: await this.rows.get(id) };
+    if (taken === 1) return { record: await this.get(id) };
     const row = (await this.knex(TABLE).where({ id }).first('status', 'lease_until')) as DbRow | undefined;
     if (row?.status === 'running' && row.lease_until !== null && row.lease_until !== undefined)
       return { heldUntil: Number(row.lease_until) };

@@ -14,7 +14,8 @@ import {
 } from '../../../engine/store/erasure.js';
 import type { JournalEntry } from '../../../engine/store/journal.js';
 import type { ExecutionStatus, JsonValue } from '../../../engine/types.js';
-import { type DbRow, ERASURES, escapeLike, JOURNAL, parse, StorePart, TABLE } from './store-part.js';
+import { type DbRow, ERASURES, escapeLike, JOURNAL, parse, TABLE } from './store-part.js';
+import { FlowVersionRows } from './versions.js';
 
 /** Text columns holding payloads, one per part of a record that holds them; `erasePayloads` searches and rewrites these. */
 const PAYLOAD_COLUMNS = PAYLOAD_PARTS;
@@ -36,8 +37,11 @@ function withoutValues(what: string, err: unknown): Error {
   return out;
 }
 
-/** Payload erasure and the erasure ledger (see the file comment); the contract of each method is PayloadEraser's. */
-export class ErasureRows extends StorePart {
+/**
+ * The rows, cancels, leases and versions (FlowVersionRows) with payload erasure and the erasure
+ * ledger (see the file comment); the contract of each method is PayloadEraser's.
+ */
+export class ErasureRows extends FlowVersionRows {
   /**
    * Erases one person's data from stored payloads (`excluir`, engine/store/erasure.ts): every
    * execution whose trigger, vars, steps, outbound calls, response, output, error or stop reason

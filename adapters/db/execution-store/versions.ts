@@ -2,13 +2,14 @@
 // (the `flow_versions` table, migration 006), so it resumes on that version in any process.
 import type { StoredFlowVersion } from '../../../engine/store/execution-store.js';
 import { FINAL_STATUSES } from '../../../engine/statuses.js';
-import { type DbRow, StorePart, TABLE, VERSIONS } from './store-part.js';
+import { CancelsAndLeases } from './cancels-and-leases.js';
+import { type DbRow, TABLE, VERSIONS } from './store-part.js';
 
 /** A version no unfinished execution runs on is pruned once unused this long, ms (a process re-marks its versions hourly). */
 const VERSION_UNUSED_MS = 86_400_000;
 
-/** The stored flow versions (see the file comment); the contract of each method is ExecutionStore's. */
-export class FlowVersionRows extends StorePart {
+/** The rows, cancels and leases (CancelsAndLeases) with the stored flow versions (see the file comment); the contract of each method is ExecutionStore's. */
+export class FlowVersionRows extends CancelsAndLeases {
   async saveFlowVersion(v: StoredFlowVersion): Promise<void> {
     const now = Date.now();
     await this.knex(VERSIONS)
