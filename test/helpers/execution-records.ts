@@ -69,11 +69,11 @@ export async function expectCancelById(s: ExecutionStore): Promise<void> {
   await s.insert(storeRecord('waits', 'followup', 'waiting', 1, { wake_at: wakeAt }));
   await s.insert(storeRecord('runs', 'agent', 'running', 2));
   await s.insert(storeRecord('done', 'agent', 'success', 3, { finished_at: new Date(RECORDS_BASE_MS + 3).toISOString() }));
-  expect(await s.cancelById!('waits', 'not needed any more')).toBe('waiting');
-  expect(await s.cancelById!('runs', 'stop it')).toBe('running');
-  expect(await s.cancelById!('done', 'late')).toBeUndefined();
-  expect(await s.cancelById!('waits', 'twice')).toBeUndefined();
-  expect(await s.cancelById!('nobody', 'x')).toBeUndefined();
+  expect(await s.cancelById('waits', 'not needed any more')).toBe('waiting');
+  expect(await s.cancelById('runs', 'stop it')).toBe('running');
+  expect(await s.cancelById('done', 'late')).toBeUndefined();
+  expect(await s.cancelById('waits', 'twice')).toBeUndefined();
+  expect(await s.cancelById('nobody', 'x')).toBeUndefined();
 
   const waits = (await s.get('waits'))!;
   expect(waits).toMatchObject({ status: 'cancelled', stop_reason: 'not needed any more' });
@@ -143,7 +143,7 @@ export async function expectJournalContract(store: ExecutionStore): Promise<void
   expect((await store.list({ containing: ['Somente-no-diario'] })).map((r) => r.id)).toEqual(['j1']);
 
   // Cancelled meanwhile: the next entry is kept, so is the cancellation, and the append says so.
-  expect(await store.cancelById!('j1', 'stop it')).toBe('running');
+  expect(await store.cancelById('j1', 'stop it')).toBe('running');
   live.steps.push(step('after', 'success', { output: 1 }));
   expect(await save(40)).toBe('cancelled');
   const cancelled = (await store.get('j1'))!;
