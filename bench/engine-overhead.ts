@@ -29,7 +29,8 @@
 //   BENCH_QUICK=1         the quick sizes above
 //
 // Run: npx tsx bench/engine-overhead.ts   (no database, Redis or build needed)
-import { Engine, silentLogger } from '../engine/engine.js';
+import { Engine } from '../engine/engine.js';
+import { silentLogger } from '../engine/logger.js';
 import { loadFlowText } from '../engine/load/loader.js';
 import { formatProblem } from '../engine/load/yaml-source.js';
 import { InProcessScheduler } from '../engine/scheduler/in-process-scheduler.js';

@@ -4,7 +4,7 @@
 // console (issue 14): its session sign-in and cookie check (console/server/access.ts), its security
 // headers on /admin, its JSON routes (console/server/routes.ts) and its pages at /console (spa.ts).
 import type { Engine } from '../engine/engine.js';
-import type { Logger } from '../engine/run/execution-run.js';
+import type { Logger } from '../engine/logger.js';
 import type { AdminOptions } from '../engine/triggers/admin-routes.js';
 import type { ExecutionRecord, LoadedFlow } from '../engine/types.js';
 import { replayExecution } from './replay-execution.js';

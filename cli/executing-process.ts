@@ -10,7 +10,7 @@ import type { BullMqScheduler } from '../adapters/queue/bullmq-scheduler.js';
 import { createMetrics, embeddedQueueDepth, type Metrics } from '../adapters/metrics/metrics.js';
 import type { Engine } from '../engine/engine.js';
 import { composeObservers } from '../engine/observer.js';
-import type { Logger } from '../engine/run/execution-run.js';
+import type { Logger } from '../engine/logger.js';
 import type { LoadedFlow } from '../engine/types.js';
 import { ActivityRecorder } from '../console/server/activity-recorder.js';
 import { withConsoleUrl } from '../console/server/console-url.js';

@@ -8,7 +8,7 @@
 import type express from 'express';
 import type { InboundInstanceLookup, InboundProvider } from '../adapters/gateway/provider-inbound.js';
 import { isDependencyUnavailable } from '../engine/errors/dependency-unavailable.js';
-import type { Logger } from '../engine/run/execution-run.js';
+import type { Logger } from '../engine/logger.js';
 
 /** The `extend` hook mounting each provider's verification GET. */
 export function gatewayVerificationRoutes(

@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { Engine } from '../engine/engine.js';
 import { loadFlowDirectory } from '../engine/load/loader.js';
 import type { EngineObserver } from '../engine/observer.js';
-import type { Logger } from '../engine/run/execution-run.js';
+import type { Logger } from '../engine/logger.js';
 import { formatProblem, YamlSource } from '../engine/load/yaml-source.js';
 import type { Scheduler } from '../engine/scheduler/scheduler.js';
 import type { ExecutionStore } from '../engine/store/execution-store.js';

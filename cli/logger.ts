@@ -11,7 +11,7 @@
 // and `flow`), one per step at debug (LOG_LEVEL=debug), rejected requests at warn.
 import pino from 'pino';
 import { maskPhone } from '../adapters/phones/mask-phone.js';
-import type { Logger } from '../engine/run/execution-run.js';
+import type { Logger } from '../engine/logger.js';
 
 /** Credential field names (pino paths; names with a dash in brackets). */
 const SECRET_FIELDS = [

@@ -3,7 +3,7 @@
 // of schedule ticks but each flow's latest, and settling the erasure ledger,
 // engine/store/erasing-store.ts; and the console overview's activity_events) at start and every hour. Several processes may prune at once: each delete only takes what is still
 // there. A failed prune is logged and tried again at the next tick.
-import type { Logger } from '../engine/run/execution-run.js';
+import type { Logger } from '../engine/logger.js';
 import { retentionDays } from './runtime.js';
 
 /** Between two prunes, ms. */

@@ -2,7 +2,7 @@
 // `worker` process on that Redis (adapters/queue/bullmq-scheduler.ts); without it, the embedded
 // mode: in-process timers over the store (one process). BullMQ (and ioredis) load only in queue mode.
 import type { BullMqScheduler } from '../adapters/queue/bullmq-scheduler.js';
-import type { Logger } from '../engine/run/execution-run.js';
+import type { Logger } from '../engine/logger.js';
 
 /** How often serve and worker hand the scheduler every stored wait again (recovers lost timers), ms. */
 export const SWEEP_EVERY_MS = 60_000;

@@ -13,13 +13,14 @@
 // - Resolves with the replay's record once it ended (success, failure, stop or a wait it parks in).
 // Loaded only where a replay runs (it imports the engine and the node types).
 import type { Database } from '../adapters/db/database.js';
-import { DbExecutionStore } from '../adapters/db/execution-store.js';
+import { DbExecutionStore } from '../adapters/db/execution-store/index.js';
 import { MemoryKeyValue } from '../adapters/kv/memory-key-value.js';
 import { Engine } from '../engine/engine.js';
 import { InputValidationError } from '../engine/errors/input-validation-error.js';
 import type { NodeRegistry } from '../engine/registry.js';
-import type { Logger } from '../engine/run/execution-run.js';
-import type { ExecutionStore } from '../engine/store/execution-store.js';
+import type { Logger } from '../engine/logger.js';
+import { DelegatingExecutionStore } from '../engine/store/delegating-store.js';
+import type { RunningExecution } from '../engine/store/execution-store.js';
 import { MemoryExecutionStore } from '../engine/store/memory-store.js';
 import { recordedTriggerInput } from '../engine/triggers/trigger-input.js';
 import type { ExecutionRecord, LoadedFlow } from '../engine/types.js';
@@ -43,18 +44,27 @@ export interface ReplayOptions {
   services?: Partial<NodeServices>;
 }
 
-/** The database store without `listWaiting`: a replay resumes its own execution only, never the server's waits. */
-function ownWaitsOnly(store: ExecutionStore): ExecutionStore {
-  return {
-    insert: (r) => store.insert(r),
-    update: (r) => store.update(r),
-    get: (id) => store.get(id),
-    list: (o) => store.list(o),
-    listWaiting: async () => [],
-    // A replay that parks is resumed by the service, on the version it recorded.
-    ...(store.saveFlowVersion ? { saveFlowVersion: (v) => store.saveFlowVersion!(v) } : {}),
-    ...(store.getFlowVersion ? { getFlowVersion: (flow, version) => store.getFlowVersion!(flow, version) } : {}),
-  };
+/**
+ * The database store without `listWaiting` and `listRunning`: a replay resumes its own execution
+ * only, never the server's waits or running executions; and it neither replaces nor cancels
+ * executions by key or id. A replay that parks is resumed by the service, on the version it recorded.
+ */
+class OwnWaitsOnly extends DelegatingExecutionStore {
+  override async listWaiting(): Promise<Array<{ id: string; wake_at: number | null }>> {
+    return [];
+  }
+  override async listRunning(): Promise<RunningExecution[]> {
+    return [];
+  }
+  override insertReplacing(): Promise<string[]> {
+    throw new Error('this execution store cannot keep executions by key');
+  }
+  override cancelByKey(): Promise<string[]> {
+    throw new Error('this execution store cannot keep executions by key');
+  }
+  override cancelById(): Promise<undefined> {
+    throw new Error('this execution store cannot cancel an execution by id');
+  }
 }
 
 /**
@@ -87,7 +97,7 @@ export async function replayExecution(options: ReplayOptions): Promise<Execution
     registry,
     flows,
     logger: options.logger,
-    store: dryRun ? new MemoryExecutionStore() : ownWaitsOnly(new DbExecutionStore(options.db)),
+    store: dryRun ? new MemoryExecutionStore() : new OwnWaitsOnly(new DbExecutionStore(options.db)),
     services,
   });
   try {

@@ -2,7 +2,7 @@
 // (CONTRACT.md §2). Nodes reach them as `ctx.services.<key>`, typed by NodeServices
 // (nodes/services.ts; see adapters/README.md).
 import { databaseFromEnv, type Database } from '../adapters/db/database.js';
-import { DbExecutionStore } from '../adapters/db/execution-store.js';
+import { DbExecutionStore } from '../adapters/db/execution-store/index.js';
 import { withErasure, type ExecutionEraser } from '../engine/store/erasing-store.js';
 import { type AiCallEvent, createAiService } from '../adapters/ai/ai-service.js';
 import { systemClock, type Clock } from '../adapters/clock.js';
@@ -14,7 +14,7 @@ import { DurableKeyValueStorage } from '../adapters/kv/durable-storage.js';
 import type { KeyValue } from '../adapters/kv/key-value.js';
 import { MemoryKeyValue } from '../adapters/kv/memory-key-value.js';
 import type { Metrics } from '../adapters/metrics/metrics.js';
-import type { Logger } from '../engine/run/execution-run.js';
+import type { Logger } from '../engine/logger.js';
 import type { NodeServices } from '../nodes/services.js';
 import type { ActivityRecorder } from '../console/server/activity-recorder.js';
 

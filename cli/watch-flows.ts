@@ -6,7 +6,7 @@
 import { watch } from 'node:fs';
 import { normalize, relative } from 'node:path';
 import type { Engine } from '../engine/engine.js';
-import type { Logger } from '../engine/run/execution-run.js';
+import type { Logger } from '../engine/logger.js';
 import { formatProblem } from '../engine/load/yaml-source.js';
 import type { FlowLoadReport } from './flow-load-report.js';
 import { loadFlows } from './host.js';

@@ -1,4 +1,6 @@
 // Safe expressions for flow values: JSONata, never JavaScript.
+// (A string is split into text and expressions by template-split.ts; results become plain JSON
+// through plain-json.ts.)
 //
 // Contract:
 // - A string holding `{{ expr }}` and nothing else evaluates to the expression's value (any JSON type).
@@ -17,7 +19,8 @@
 //   (which would compile unchecked text at run time) are refused at load time; JSONata itself
 //   never exposes prototypes either (test/expressions.test.ts shows both).
 import jsonata from 'jsonata';
-import { MAX_RECORDED_DEPTH, ValueTooDeepError } from './errors/value-too-deep-error.js';
+import { setMember, toPlainJson } from './plain-json.js';
+import { splitTemplate } from './template-split.js';
 import { NEEDS_JSONATA, plainPathOf, plainPathOfText, readPlainPath } from './plain-path.js';
 import { type SimpleEvaluator, simpleEvaluatorOf } from './simple-expression.js';
 import type { JsonValue } from './types.js';
@@ -73,58 +76,6 @@ export class ExpressionError extends Error {
   ) {
     super(message, options);
   }
-}
-
-interface Segment {
-  text: string;
-  isExpr: boolean;
-  offset: number;
-}
-
-/** Splits a string into literal text and `{{ … }}` segments, honouring braces and quotes inside. */
-export function splitTemplate(input: string): Segment[] | { error: string; offset: number } {
-  const segments: Segment[] = [];
-  let i = 0;
-  let textStart = 0;
-  while (i < input.length) {
-    if (input.startsWith('{{', i)) {
-      if (i > textStart) segments.push({ text: input.slice(textStart, i), isExpr: false, offset: textStart });
-      const start = i + 2;
-      let depth = 0;
-      let quote: string | null = null;
-      let j = start;
-      let end = -1;
-      while (j < input.length) {
-        const c = input[j]!;
-        if (quote) {
-          if (c === '\\') j++;
-          else if (c === quote) quote = null;
-        } else if (c === '"' || c === "'" || c === '`') quote = c;
-        else if (c === '{') depth++;
-        else if (c === '}') {
-          if (depth === 0 && input[j + 1] === '}') {
-            end = j;
-            break;
-          }
-          depth = Math.max(0, depth - 1);
-        }
-        j++;
-      }
-      if (end < 0) return { error: 'unclosed "{{": expected "}}"', offset: i };
-      segments.push({ text: input.slice(start, end), isExpr: true, offset: start });
-      i = end + 2;
-      textStart = i;
-    } else {
-      i++;
-    }
-  }
-  if (textStart < input.length) segments.push({ text: input.slice(textStart), isExpr: false, offset: textStart });
-  return segments;
-}
-
-/** Whether a value is a string holding `{{` (an expression or template to compile). */
-export function hasExpression(value: unknown): boolean {
-  return typeof value === 'string' && value.includes('{{');
 }
 
 interface AstNode {
@@ -289,58 +240,6 @@ export function stepRefsOf(value: CompiledValue): string[] {
     case 'array':
       return value.items.flatMap(stepRefsOf);
   }
-}
-
-/** Sets an own member, `__proto__` included (assigning that key would replace the object's prototype). */
-function setMember(target: Record<string, JsonValue>, key: string, value: JsonValue): void {
-  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-  else target[key] = value;
-}
-
-/**
- * Converts a JSONata result (sequences, null-prototype objects, functions) to plain JSON: a fresh
- * copy. Throws ValueTooDeepError when `value` nests deeper than MAX_RECORDED_DEPTH levels (what a
- * step's output, params or vars may hold), never a stack overflow.
- */
-export function toPlainJson(value: unknown, depth = 1): JsonValue | undefined {
-  switch (typeof value) {
-    case 'string':
-    case 'boolean':
-      return value;
-    case 'number':
-      return Number.isFinite(value) ? value : null;
-    case 'object':
-      return value === null ? null : objectToPlainJson(value, depth);
-    default:
-      // undefined, functions, symbols, bigints: not JSON.
-      return undefined;
-  }
-}
-
-function objectToPlainJson(value: object, depth: number): JsonValue | undefined {
-  // JSONata function values are objects (builtins hold their implementation, lambdas their whole
-  // environment, which is cyclic): functions as far as JSONata's own isFunction goes, so not data.
-  const marked = value as { _jsonata_function?: unknown; _jsonata_lambda?: unknown };
-  if (marked._jsonata_function === true || marked._jsonata_lambda === true) return undefined;
-  if (depth > MAX_RECORDED_DEPTH) throw new ValueTooDeepError();
-  if (Array.isArray(value)) {
-    // Items that are not JSON (and holes) are left out.
-    const out: JsonValue[] = [];
-    for (let i = 0; i < value.length; i++) {
-      const plain = toPlainJson(value[i], depth + 1);
-      if (plain !== undefined) out.push(plain);
-    }
-    return out;
-  }
-  if (value instanceof Date) return value.toISOString();
-  // Own enumerable string keys, in Object.keys order; members that are not JSON are left out.
-  const out: Record<string, JsonValue> = {};
-  const source = value as Record<string, unknown>;
-  for (const key of Object.keys(source)) {
-    const plain = toPlainJson(source[key], depth + 1);
-    if (plain !== undefined) setMember(out, key, plain);
-  }
-  return out;
 }
 
 /** Wraps what an expression threw as an ExpressionError naming it. */

@@ -3,7 +3,7 @@
 // host's metrics adapter does, from the declarations (`flowsLoaded`).
 import { evaluateValue } from './expressions.js';
 import { type EngineObserver, type FlowMetricObservation, notifyObserver } from './observer.js';
-import type { Logger } from './run/execution-run.js';
+import type { Logger } from './logger.js';
 import type { ExecutionRecord, LoadedFlow } from './types.js';
 
 /**

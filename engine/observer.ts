@@ -1,7 +1,7 @@
 // What the engine tells a watcher (metrics) as executions run. Every method is optional and is called
 // synchronously where the event happens; a method that throws (or returns a promise that rejects) is
 // logged and ignored: an observer can never change or break an execution.
-import type { Logger } from './run/execution-run.js';
+import type { Logger } from './logger.js';
 import type { ExecutionRecord, LoadedFlow } from './types.js';
 
 /** One step finished its last attempt (retries in between are not reported). */

@@ -6,7 +6,8 @@ import jsonata from 'jsonata';
 import { describe, expect, it } from 'vitest';
 import { prng } from './helpers/prng.js';
 import { trackedExpression } from './helpers/tracked-expression.js';
-import { compileExpression, compileValue, evaluateValue, toPlainJson } from '../engine/expressions.js';
+import { compileExpression, compileValue, evaluateValue } from '../engine/expressions.js';
+import { toPlainJson } from '../engine/plain-json.js';
 import { NEEDS_JSONATA, plainPathOf, plainPathOfText, readPlainPath } from '../engine/plain-path.js';
 
 /** Names paths and scopes are made of: plain ones, and ones that exist on Object.prototype. */

@@ -8,7 +8,7 @@
 // Exit codes: 0 cancelled; 1 not running or waiting (its status on stderr); 2 bad usage (a `--reason`
 // that is not 1 to 200 characters, no execution with that id or unique prefix).
 import type { Command } from 'commander';
-import type { Logger } from '../../engine/run/execution-run.js';
+import type { Logger } from '../../engine/logger.js';
 import type { CancelExecutionResponse } from '../../engine/triggers/admin-api-types.js';
 import type { LoadedFlow } from '../../engine/types.js';
 import type { LoadedFlows } from '../host.js';

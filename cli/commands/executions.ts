@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 // Registration imports only what parses arguments (statuses, the version pattern, UsageError); the
 // database, engine and nodes load inside the actions (a replay: cli/replay-execution.ts).
 import type { Database } from '../../adapters/db/database.js';
-import type { DbExecutionStore } from '../../adapters/db/execution-store.js';
+import type { DbExecutionStore } from '../../adapters/db/execution-store/index.js';
 import { FLOW_VERSION_PREFIX } from '../../engine/store/execution-store.js';
 import { type ExecutionSummary, listExecutionSummaries } from '../../engine/store/execution-summary.js';
 import { EXECUTION_STATUSES, isExecutionStatus } from '../../engine/statuses.js';
@@ -98,7 +98,7 @@ function parseLimit(text: string): number {
 }
 
 async function withStore<T>(fn: (store: DbExecutionStore, db: Database) => Promise<T>): Promise<T> {
-  const { DbExecutionStore } = await import('../../adapters/db/execution-store.js');
+  const { DbExecutionStore } = await import('../../adapters/db/execution-store/index.js');
   const db = await openMigratedDatabase();
   try {
     return await fn(new DbExecutionStore(db), db);

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import type { TriggerInput } from '../../engine/engine.js';
-import type { Logger } from '../../engine/run/execution-run.js';
+import type { TriggerInput } from '../../engine/engine-options.js';
+import type { Logger } from '../../engine/logger.js';
 import type { ExecutionRecord, JsonValue, LoadedFlow } from '../../engine/types.js';
 import type { Runtime } from '../runtime.js';
 import { UsageError } from '../usage-error.js';

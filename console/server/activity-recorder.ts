@@ -20,7 +20,7 @@ import type { AiCallEvent } from '../../adapters/ai/ai-service.js';
 import { type ActivityEvent, ActivityStore } from '../../adapters/db/activity-store.js';
 import type { Database } from '../../adapters/db/database.js';
 import type { EngineObserver, StepEndedEvent } from '../../engine/observer.js';
-import type { Logger } from '../../engine/run/execution-run.js';
+import type { Logger } from '../../engine/logger.js';
 import { isFinalStatus } from '../../engine/statuses.js';
 import type { ExecutionRecord } from '../../engine/types.js';
 

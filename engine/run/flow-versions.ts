@@ -55,11 +55,10 @@ export class FlowVersions {
   }
 
   /**
-   * Stores the flow's version source in the store (when it can keep versions), at most once per
+   * Stores the flow's version source in the store, at most once per
    * VERSION_RESTORE_MS per version in this process. Rejects when the store cannot be reached.
    */
   async store(flow: LoadedFlow): Promise<void> {
-    if (!this.executions.saveFlowVersion) return;
     const key = keyOf(flow.name, flow.sourceHash);
     const last = this.storedAt.get(key);
     if (last !== undefined && Date.now() - last < VERSION_RESTORE_MS) return;
@@ -80,7 +79,7 @@ export class FlowVersions {
       return current ? { flow: current } : { error: `flow "${record.flow}" is not loaded` };
     const known = this.known.get(keyOf(record.flow, version));
     if (known) return { flow: known };
-    const text = await this.executions.getFlowVersion?.(record.flow, version);
+    const text = await this.executions.getFlowVersion(record.flow, version);
     const label = `version ${version.slice(0, 12)} of flow "${record.flow}"`;
     if (text === undefined) return { error: `${label} is not stored; it cannot be resumed` };
     const loaded = loadStored(text, this.registry);

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { ExecutionStore, Lease } from '../store/execution-store.js';
 import type { ExecutionRecord } from '../types.js';
-import type { Logger } from './execution-run.js';
+import type { Logger } from '../logger.js';
 
 /** Default life of a lease on a running execution, ms (LEADFLOW_LEASE_MS overrides it in the CLI). */
 export const DEFAULT_LEASE_MS = 30_000;
@@ -44,7 +44,7 @@ export function isDeadLocalOwner(owner: string): boolean {
  *
  * @example
  * const leases = new Leases(leaseOwnerName(), DEFAULT_LEASE_MS);
- * const claimed = await store.claim?.(id, leases.fresh());
+ * const claimed = await store.claim(id, leases.fresh());
  */
 export class Leases {
   /**
@@ -71,7 +71,7 @@ export class Leases {
 
   /**
    * Renews the lease on `record` every third of the lease life (at least every 50 ms) until the
-   * returned function is called. Does nothing when the store has no leases. A lease lost to a cancel
+   * returned function is called. A lease lost to a cancel
    * (the store holds the execution cancelled) calls `onCancelled`; any other lost lease (while
    * `stillDriven()` holds) and a failed renewal are logged at warn, never thrown.
    */
@@ -82,10 +82,8 @@ export class Leases {
     stillDriven: () => boolean,
     onCancelled?: () => void,
   ): () => void {
-    const renewLease = store.renewLease?.bind(store);
-    if (!renewLease) return () => undefined;
     const renew = () =>
-      renewLease(record.id, this.fresh()).then(
+      store.renewLease(record.id, this.fresh()).then(
         async (kept) => {
           if (kept || !stillDriven()) return;
           // Cancelled meanwhile, in any process (it holds no lease then): it ends after the step it is in.

@@ -12,7 +12,7 @@
 // fails with ajv's "schema is invalid: …" message when it is not one.
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { ParamValidationError } from '../errors/param-validation-error.js';
-import type { JsonValue, NodeDefinition } from '../types.js';
+import type { JsonValue, LoadedStep, NodeDefinition } from '../types.js';
 import { prebuiltValidators } from './prebuilt-validators.js';
 import { createRunAjv, DRAFT_07_ID, type RunAjv } from './run-ajv.js';
 import { alternativeOf, alternativesAt } from './schema-alternatives.js';
@@ -141,4 +141,17 @@ function problemMessage(schema: object, e: ErrorObject): string {
       : (e.message ?? 'is invalid');
   const within = alternativeOf(schema, e.schemaPath);
   return within ? `${said} (alternative "${within}")` : said;
+}
+
+/** The param names a step writes in its YAML, by step (found once per loaded step). */
+const writtenKeysByStep = new WeakMap<LoadedStep, string[]>();
+
+/** The param names `step` writes in its YAML (what validateParams reports as written, not defaulted). */
+export function writtenKeys(step: LoadedStep): string[] {
+  let keys = writtenKeysByStep.get(step);
+  if (!keys) {
+    keys = step.compiledParams.kind === 'object' ? step.compiledParams.entries.map(([k]) => k) : [];
+    writtenKeysByStep.set(step, keys);
+  }
+  return keys;
 }

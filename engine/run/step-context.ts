@@ -7,7 +7,7 @@
 import { assignOwn } from '../assign-own.js';
 import { StopSignal } from '../errors/stop-signal.js';
 import { SuspendSignal } from '../errors/suspend-signal.js';
-import { toPlainJson } from '../expressions.js';
+import { toPlainJson } from '../plain-json.js';
 import type {
   ExecutionRecord,
   JsonObject,
@@ -21,7 +21,7 @@ import type {
   StepRecord,
 } from '../types.js';
 import type { ChildSignal } from './child-signal.js';
-import type { Logger } from './execution-run.js';
+import type { Logger } from '../logger.js';
 import { maskSecrets } from './mask-secrets.js';
 
 /** What the steps of one drive share: the execution and the run's hooks. `S` is the run's scope type. */

@@ -16,7 +16,7 @@ export const TAKE_OVER_HEAD_START_MS = 5_000;
  * burst instead of being answered on its own. Idempotent. Rejects when the store cannot be reached.
  */
 export async function sweepExecutions(host: TakeOverHost): Promise<void> {
-  if (host.store.listRunning) await sweepRunning(host);
+  await sweepRunning(host);
   for (const wait of await host.store.listWaiting()) {
     if (wait.wake_at !== null) host.scheduler.schedule(wait.id, wait.wake_at);
   }
@@ -25,7 +25,7 @@ export async function sweepExecutions(host: TakeOverHost): Promise<void> {
 /** The running half of the sweep: take over (dead local holder) or schedule for the lease's lapse. */
 async function sweepRunning(host: TakeOverHost): Promise<void> {
   const takenOver: Array<Promise<unknown>> = [];
-  for (const running of await host.store.listRunning!()) {
+  for (const running of await host.store.listRunning()) {
     if (host.isHeldHere(running.id)) continue;
     if (running.lease_owner && isDeadLocalOwner(running.lease_owner)) takenOver.push(takeOver(host, running.id, running.lease_owner));
     else host.scheduler.schedule(running.id, running.lease_until ?? Date.now());

@@ -1,10 +1,11 @@
 // Take-over: driving executions whose holder died in the middle of a step. A holder that is a dead
 // process of this machine is known dead at once (isDeadLocalOwner); any other holder is known dead
 // when its lease lapses unrenewed. Used by the sweep (sweep.ts) and by NodeContext.interruptedPeersUntil.
+import { DEPENDENCY_RETRY_MS, isDependencyUnavailable } from '../errors/dependency-unavailable.js';
 import type { Scheduler } from '../scheduler/scheduler.js';
 import type { ClaimResult, ExecutionStore } from '../store/execution-store.js';
 import type { ExecutionRecord } from '../types.js';
-import type { Logger } from './execution-run.js';
+import type { Logger } from '../logger.js';
 import { isDeadLocalOwner, type Leases } from './leases.js';
 
 /** How much later than a lapsed lease its execution is looked at again, ms (the lapse is then certain). */
@@ -24,9 +25,27 @@ export interface TakeOverHost {
   drive(record: ExecutionRecord): Promise<ExecutionRecord>;
 }
 
-/** True when the store has what take-over needs: `listRunning` and `claim`. */
-export function storeCanTakeOver(store: ExecutionStore): boolean {
-  return store.listRunning !== undefined && store.claim !== undefined;
+/**
+ * Engine.resume's claim of `id` (host.claim). Resolves to what the claim did, or undefined when
+ * it is to be looked at again later, scheduled here: the store is away (in DEPENDENCY_RETRY_MS,
+ * whatever the scheduler) or another process holds it (just after its lease lapses; taken over then
+ * if its holder died). Nothing is scheduled once `signal` aborted (shutting down); a store error
+ * then, or any other store error, rejects.
+ */
+export async function claimOrLookLater(host: TakeOverHost, id: string, signal: AbortSignal): Promise<ClaimResult | undefined> {
+  let claimed: ClaimResult;
+  try {
+    claimed = await host.claim(id);
+  } catch (err) {
+    // The database is away: look again shortly (the same wake, later), whatever the scheduler.
+    if (!isDependencyUnavailable(err) || signal.aborted) throw err;
+    host.scheduler.schedule(id, Date.now() + DEPENDENCY_RETRY_MS);
+    return undefined;
+  }
+  if (claimed.heldUntil === undefined) return claimed;
+  // Another process holds it: look again when its lease lapses (taken over if its holder died).
+  if (!signal.aborted) host.scheduler.schedule(id, claimed.heldUntil + AFTER_LAPSE_MS);
+  return undefined;
 }
 
 /**
@@ -46,12 +65,12 @@ export async function takeOver(host: TakeOverHost, id: string, deadOwner: string
  * missed a lease renewal (see Leases.missedRenewal) or is a dead process of this machine. Each is
  * taken over now (dead local holder; a failure is logged, not thrown) or scheduled for just after its
  * lease lapses. Returns the latest of those times (ms since epoch), or null when there are none.
- * Requires a store that can take over (storeCanTakeOver); rejects when the store cannot be reached.
+ * Rejects when the store cannot be reached.
  */
 export async function interruptedPeersUntil(host: TakeOverHost, self: ExecutionRecord): Promise<number | null> {
   const now = Date.now();
   let latest: number | null = null;
-  for (const running of await host.store.listRunning!()) {
+  for (const running of await host.store.listRunning()) {
     if (running.id === self.id || running.flow !== self.flow || running.lease_until === null) continue;
     if (host.isHeldHere(running.id)) continue;
     const deadHere = running.lease_owner !== null && isDeadLocalOwner(running.lease_owner);

@@ -1,5 +1,6 @@
-// The execution store handed to the engine, with erasure (data protection, `excluir`): a decorator
-// over any store that can rewrite its records (PayloadEraser: the database and the in-memory store).
+// The execution store handed to the engine, with erasure (data protection, `excluir`): a delegating
+// store over any store that can rewrite its records (PayloadEraser: the database and the in-memory
+// store). The erasures themselves are applied by erasures.ts.
 //
 // An execution that erases a person (the `executions.erase` node) is still running: the engine
 // saves its in-memory record again after each step and when it ends, with the data the erasure just
@@ -11,8 +12,8 @@
 //     status; the person's executions spared in 1 are scrubbed when they are written with a final
 //     status (success, failed, stopped, cancelled).
 //
-// Step 2 holds across processes and restarts through the erasure ledger of the store (when it has
-// one: `recordErasure` ...; the database's is the `execution_erasures` table, shared by every
+// Step 2 holds across processes and restarts through the erasure ledger of the store
+// (`recordErasure` ...; the database's is the `execution_erasures` table, shared by every
 // `serve` and `worker`). The contract:
 //  - `eraseExecutions` arms the erasure in this process's memory, does 1, then records a ledger
 //    entry: the Erasure, the eraser's id and the ids of the executions it spared;
@@ -34,15 +35,15 @@
 // this process's armed erasures like a write of its execution with status `running`.
 //
 // Every other member of the wrapped store (list, get, leases ...) is the wrapped store's own,
-// unchanged, so the decorator can stand wherever the store stood; `prune`, when it has one, also
-// settles the ledger as said above, and so do `cancelById` and `cancelByKey` for the executions they
-// cancelled (a cancel ends an execution without writing its record through this decorator).
-import { randomUUID } from 'node:crypto';
-import { isFinalStatus } from '../statuses.js';
-import type { ExecutionRecord } from '../types.js';
-import type { ExecutionStore } from './execution-store.js';
+// unchanged, so the erasing store can stand wherever the store stood; `prune` also settles the
+// ledger as said above, and so do `cancelById` and `cancelByKey` for the executions they cancelled
+// (a cancel ends an execution without writing its record through this store).
+import type { ExecutionRecord, ExecutionStatus } from '../types.js';
+import { DelegatingExecutionStore } from './delegating-store.js';
+import type { CancelledFrom, ExecutionStore, Lease } from './execution-store.js';
+import type { Erasure, ErasureEntry, PayloadEraser, PayloadEraseResult, RecordSummary } from './erasure.js';
+import { type ErasingStoreOptions, Erasures } from './erasures.js';
 import type { JournalEntry } from './journal.js';
-import { CompiledErasure, type Erasure, type ErasureEntry, type PayloadEraser, type RecordSummary } from './erasure.js';
 
 /** What the `executions.erase` node asks of the store (handed to nodes as `services.executions`). */
 export interface ExecutionEraser {
@@ -55,297 +56,100 @@ export interface ExecutionEraser {
   eraseExecutions(executionId: string, erasure: Erasure): Promise<{ erased: number; pending: number }>;
 }
 
-/** How an ErasingStore is set up; every member is optional. */
-export interface ErasingStoreOptions {
-  /** How long the erasure of later writes stays armed (in memory and in the ledger), ms. Default 24 h. */
-  ttlMs?: number;
-  /** Clock, ms since epoch. Default Date.now (tests pass their own). */
-  now?: () => number;
-}
-
-const DEFAULT_TTL_MS = 24 * 60 * 60 * 1000;
-/** Store methods that write a record given as their first argument. */
-const RECORD_WRITES = ['insert', 'update', 'insertLeased', 'insertReplacing'] as const;
-type CancelById = NonNullable<ExecutionStore['cancelById']>;
-type CancelByKey = NonNullable<ExecutionStore['cancelByKey']>;
-/** Most ancestors looked up for a record of a child execution (a guard against a cycle of parent ids). */
-const MAX_DEPTH = 32;
-
-interface ArmedErasure {
-  erasure: CompiledErasure;
-  /** Every record these executions write is scrubbed: the eraser and the executions it started. */
-  owners: Set<string>;
-  /** The person's executions that were running or waiting: scrubbed when written with a final status. */
-  deferred: Set<string>;
-  expiresAt: number;
-}
-
-type Ledger = Required<Pick<PayloadEraser, 'recordErasure' | 'liveErasures' | 'dropErasure'>>;
-
-/** True when `record` is one of `ids` or a child of one; a child joins the set. */
-function claims(ids: Set<string>, record: Pick<RecordSummary, 'id' | 'parent_id'>): boolean {
-  if (ids.has(record.id)) return true;
-  if (record.parent_id !== undefined && ids.has(record.parent_id)) {
-    ids.add(record.id);
-    return true;
-  }
-  return false;
-}
-
-/** The store's ledger, when it has every member of one. */
-function ledgerOf(store: PayloadEraser): Ledger | undefined {
-  const { recordErasure, liveErasures, dropErasure } = store;
-  if (typeof recordErasure !== 'function' || typeof liveErasures !== 'function' || typeof dropErasure !== 'function') return undefined;
-  return { recordErasure: recordErasure.bind(store), liveErasures: liveErasures.bind(store), dropErasure: dropErasure.bind(store) };
-}
-
-class Erasures {
-  private armed: ArmedErasure[] = [];
-  private readonly ttlMs: number;
-  private readonly now: () => number;
-  private readonly ledger: Ledger | undefined;
+/**
+ * `inner` with erasure (see the file comment): the writes (insert, update, insertLeased,
+ * insertReplacing) and journal entries go through the armed erasures and the ledger,
+ * `eraseExecutions` arms one, and `cancelById`, `cancelByKey` and `prune` settle the ledger too.
+ * Everything else is `inner`'s.
+ *
+ * @example
+ * const store = new ErasingStore(new MemoryExecutionStore());
+ * const engine = new Engine({ registry, flows, store, services: { executions: store } });
+ * // the `executions.erase` node of an execution calls:
+ * await store.eraseExecutions(executionId, erasure); // { erased, pending }
+ */
+export class ErasingStore extends DelegatingExecutionStore implements PayloadEraser, ExecutionEraser {
+  private readonly erasures: Erasures;
 
   constructor(
-    private readonly inner: ExecutionStore & PayloadEraser,
-    options: ErasingStoreOptions,
+    protected override readonly inner: ExecutionStore & PayloadEraser,
+    options: ErasingStoreOptions = {},
   ) {
-    this.ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;
-    this.now = options.now ?? Date.now;
-    this.ledger = ledgerOf(inner);
+    super(inner);
+    this.erasures = new Erasures(inner, options);
   }
 
-  /** The record as it may be stored: scrubbed by every armed erasure that claims it. Never changes its argument. */
-  prepare(record: ExecutionRecord): ExecutionRecord {
-    if (this.armed.length === 0) return record;
-    const now = this.now();
-    this.armed = this.armed.filter((a) => a.expiresAt > now);
-    let out = record;
-    for (const a of this.armed) {
-      if (claims(a.owners, out)) out = a.erasure.scrubRecord(out, true);
-      else if (claims(a.deferred, out) && isFinalStatus(out.status)) out = a.erasure.scrubRecord(out);
-    }
-    return out;
+  eraseExecutions(executionId: string, erasure: Erasure): Promise<{ erased: number; pending: number }> {
+    return this.erasures.erase(executionId, erasure);
   }
 
-  /** The entry as it may be stored: its parts scrubbed like those of its execution's record written running (prepare). */
-  prepareEntry(entry: JournalEntry): JournalEntry {
-    if (this.armed.length === 0) return entry;
-    const parts: ExecutionRecord = {
-      id: entry.id,
-      flow: '',
-      status: 'running',
-      trigger: {},
-      vars: entry.vars ?? {},
-      steps: entry.steps,
-      outbound: entry.outbound?.items ?? [],
-      dry_run: false,
-      created_at: entry.at,
-      updated_at: entry.at,
-      ...(entry.parent_id !== undefined ? { parent_id: entry.parent_id } : {}),
-      ...(entry.response ? { response: entry.response } : {}),
-      ...(entry.started_flows ? { started_flows: entry.started_flows.items } : {}),
-      ...(entry.cancelled_flows ? { cancelled_flows: entry.cancelled_flows.items } : {}),
-    };
-    const out = this.prepare(parts);
-    if (out === parts) return entry;
-    const scrubbed: JournalEntry = { ...entry, steps: out.steps };
-    if (entry.vars) scrubbed.vars = out.vars;
-    if (entry.outbound) scrubbed.outbound = { from: entry.outbound.from, items: out.outbound };
-    if (entry.response) scrubbed.response = out.response!;
-    if (entry.started_flows) scrubbed.started_flows = { from: entry.started_flows.from, items: out.started_flows ?? [] };
-    if (entry.cancelled_flows) scrubbed.cancelled_flows = { from: entry.cancelled_flows.from, items: out.cancelled_flows ?? [] };
-    return scrubbed;
+  override async insert(record: ExecutionRecord): Promise<void> {
+    await this.erasures.write(record, (out) => this.inner.insert(out));
   }
 
-  /**
-   * Writes `record` with `write`: scrubbed by the armed erasures of this process and, when its
-   * status is final, by the live ledger entries that name it or an ancestor; then settles the
-   * entries naming it.
-   */
-  async write(record: ExecutionRecord, write: (record: ExecutionRecord) => Promise<unknown>): Promise<unknown> {
-    let out = this.prepare(record);
-    if (!this.ledger || !isFinalStatus(out.status)) return write(out);
-    const entries = await this.ledger.liveErasures(this.now());
-    if (entries.length === 0) return write(out);
-    let ancestors: string[] | undefined;
-    const named: ErasureEntry[] = [];
-    for (const entry of entries) {
-      const ids = new Set(entry.execution_ids);
-      let lineage = [out.id];
-      if (ids.has(out.id)) named.push(entry);
-      else if (out.parent_id !== undefined) {
-        ancestors ??= await this.ancestors(out.parent_id);
-        lineage = [out.id, ...ancestors];
-      }
-      const mine = lineage.filter((id) => ids.has(id));
-      if (mine.length === 0) continue;
-      out = new CompiledErasure(entry.erasure).scrubRecord(out, mine.includes(entry.eraser_id));
-    }
-    const result = await write(out);
-    for (const entry of named) await this.settle(entry);
-    return result;
+  override async update(record: ExecutionRecord): Promise<void> {
+    await this.erasures.write(record, (out) => this.inner.update(out));
   }
 
-  /** `parentId` and its ancestors, nearest first, read from the store. */
-  private async ancestors(parentId: string): Promise<string[]> {
-    const out: string[] = [];
-    for (
-      let id: string | undefined = parentId;
-      id !== undefined && out.length < MAX_DEPTH && !out.includes(id);
-      id = (await this.inner.get(id))?.parent_id
-    )
-      out.push(id);
-    return out;
+  override async insertLeased(record: ExecutionRecord, lease: Lease): Promise<void> {
+    await this.erasures.write(record, (out) => this.inner.insertLeased(out, lease));
   }
 
-  /**
-   * When every execution `entry` names has ended (or is gone): scrubs their records once more where
-   * needed, deletes the entry and returns true. False while one still runs or waits.
-   */
-  private async settle(entry: ErasureEntry): Promise<boolean> {
-    const records: ExecutionRecord[] = [];
-    for (const id of entry.execution_ids) {
-      const record = await this.inner.get(id);
-      if (!record) continue;
-      if (!isFinalStatus(record.status)) return false;
-      records.push(record);
-    }
-    const compiled = new CompiledErasure(entry.erasure);
-    for (const record of records) {
-      const scrubbed = compiled.scrubRecord(record, record.id === entry.eraser_id);
-      if (scrubbed !== record && JSON.stringify(scrubbed) !== JSON.stringify(record)) await this.inner.update(scrubbed);
-    }
-    await this.ledger!.dropErasure(entry.id);
-    return true;
+  /** Resolves to the ids it cancelled, whose ledger entries are settled (a cancel writes no record here). */
+  override async insertReplacing(record: ExecutionRecord, lease?: Lease): Promise<string[]> {
+    let ids: string[] = [];
+    await this.erasures.write(record, async (out) => {
+      ids = await this.inner.insertReplacing(out, lease);
+    });
+    await this.erasures.afterCancel(ids);
+    return ids;
   }
 
-  /**
-   * After executions were cancelled in the store (a final status written without a record: nothing
-   * went through `write`): settles the live ledger entries naming one of them, so an erasure that
-   * spared a waiting execution scrubs it now rather than at the next prune.
-   */
-  async afterCancel(ids: readonly string[]): Promise<void> {
-    if (!this.ledger || ids.length === 0) return;
-    for (const entry of await this.ledger.liveErasures(this.now()))
-      if (entry.execution_ids.some((id) => ids.includes(id))) await this.settle(entry);
+  override appendJournal(entry: JournalEntry): Promise<ExecutionStatus | undefined> {
+    return this.inner.appendJournal(this.erasures.prepareEntry(entry));
   }
 
-  /** Settles every live ledger entry (see `settle`); returns how many were deleted. */
-  async settleAll(): Promise<number> {
-    if (!this.ledger) return 0;
-    let settled = 0;
-    for (const entry of await this.ledger.liveErasures(this.now())) if (await this.settle(entry)) settled++;
-    return settled;
+  override async cancelById(id: string, reason: string): Promise<CancelledFrom | undefined> {
+    const from = await this.inner.cancelById(id, reason);
+    if (from !== undefined) await this.erasures.afterCancel([id]);
+    return from;
   }
 
-  async erase(executionId: string, erasure: Erasure): Promise<{ erased: number; pending: number }> {
-    const compiled = new CompiledErasure(erasure);
-    if (compiled.needles.length === 0) return { erased: 0, pending: 0 };
-    const now = this.now();
-    const armed: ArmedErasure = { erasure: compiled, owners: new Set([executionId]), deferred: new Set(), expiresAt: now + this.ttlMs };
-    // Armed first: a write racing with the pass below is scrubbed on its way in.
-    this.armed.push(armed);
-    const spare = (r: RecordSummary) => {
-      if (claims(armed.owners, r)) return false;
-      if (r.status !== 'running' && r.status !== 'waiting') return false;
-      armed.deferred.add(r.id);
-      return true;
-    };
-    const { erased, spared } = await this.inner.erasePayloads(erasure, spare);
-    // Then in the ledger, for the writes of every process (also after a restart of this one).
-    const entry: ErasureEntry = {
-      id: randomUUID(),
-      erasure,
-      eraser_id: executionId,
-      execution_ids: [executionId, ...spared],
-      created_at: now,
-      expires_at: armed.expiresAt,
-    };
-    if (this.ledger) await this.ledger.recordErasure(entry);
-    // A spared execution may have ended between the pass reading it and the erasure being armed and
-    // recorded: look again.
-    let late = 0;
-    let pending = 0;
-    for (const id of spared) {
-      const record = await this.inner.get(id);
-      if (!record || !isFinalStatus(record.status)) {
-        if (record) pending++;
-        continue;
-      }
-      const scrubbed = compiled.scrubRecord(record);
-      if (scrubbed !== record) {
-        await this.inner.update(scrubbed);
-        late++;
-      }
-    }
-    // Nothing left to wait for (no eraser stored, e.g.): the entry goes at once.
-    if (this.ledger && pending === 0) await this.settle(entry);
-    return { erased: erased.length + late, pending };
+  override async cancelByKey(flow: string, key: string, reason: string, by?: string): Promise<string[]> {
+    const ids = await this.inner.cancelByKey(flow, key, reason, by);
+    await this.erasures.afterCancel(ids);
+    return ids;
+  }
+
+  /** Pruning (serve, hourly): also ends the ledger entries whose executions have all ended. */
+  override async prune(olderThanDays: number, now?: number): Promise<number> {
+    const pruned = await this.inner.prune(olderThanDays, now);
+    await this.erasures.settleAll();
+    return pruned;
+  }
+
+  erasePayloads(erasure: Erasure, spare?: (record: RecordSummary) => boolean): Promise<PayloadEraseResult> {
+    return this.inner.erasePayloads(erasure, spare);
+  }
+
+  recordErasure(entry: ErasureEntry): Promise<void> {
+    return this.inner.recordErasure(entry);
+  }
+
+  liveErasures(now: number): Promise<ErasureEntry[]> {
+    return this.inner.liveErasures(now);
+  }
+
+  dropErasure(id: string): Promise<boolean> {
+    return this.inner.dropErasure(id);
+  }
+
+  pruneErasures(now: number): Promise<number> {
+    return this.inner.pruneErasures(now);
   }
 }
 
-/**
- * `inner` with erasure: writes (insert, update, insertLeased, insertReplacing) go through the armed erasures and the
- * ledger, `eraseExecutions` arms one, and `cancelById`, `cancelByKey` and `prune` (when `inner` has them) settle the ledger too.
- * Everything else is `inner`'s.
- */
-export function withErasure<S extends ExecutionStore & PayloadEraser>(inner: S, options: ErasingStoreOptions = {}): S & ExecutionEraser {
-  const erasures = new Erasures(inner, options);
-  const own: Record<PropertyKey, unknown> = {
-    eraseExecutions: (executionId: string, erasure: Erasure) => erasures.erase(executionId, erasure),
-  };
-  // The writes: each takes the record first (insertLeased, of stores shared by several processes, too).
-  type Write = (record: ExecutionRecord, ...rest: unknown[]) => Promise<unknown>;
-  for (const name of RECORD_WRITES) {
-    if (typeof Reflect.get(inner, name, inner) !== 'function') continue;
-    own[name] = async (record: ExecutionRecord, ...rest: unknown[]) => {
-      const result = await erasures.write(record, (out) => (Reflect.get(inner, name, inner) as Write).call(inner, out, ...rest));
-      // insertReplacing resolves to the ids it cancelled.
-      if (name === 'insertReplacing' && Array.isArray(result)) await erasures.afterCancel(result as string[]);
-      return result;
-    };
-  }
-  if (typeof Reflect.get(inner, 'appendJournal', inner) === 'function') {
-    type Append = NonNullable<ExecutionStore['appendJournal']>;
-    own.appendJournal = (entry: JournalEntry) =>
-      (Reflect.get(inner, 'appendJournal', inner) as Append).call(inner, erasures.prepareEntry(entry));
-  }
-  // Cancels end executions without a write: the ledger entries naming them are settled after.
-  if (typeof Reflect.get(inner, 'cancelById', inner) === 'function') {
-    own.cancelById = async (id: string, reason: string) => {
-      const from: unknown = await (Reflect.get(inner, 'cancelById', inner) as CancelById).call(inner, id, reason);
-      if (from !== undefined) await erasures.afterCancel([id]);
-      return from;
-    };
-  }
-  if (typeof Reflect.get(inner, 'cancelByKey', inner) === 'function') {
-    own.cancelByKey = async (flow: string, key: string, reason: string, by?: string) => {
-      const ids = await (Reflect.get(inner, 'cancelByKey', inner) as CancelByKey).call(inner, flow, key, reason, by);
-      await erasures.afterCancel(ids);
-      return ids;
-    };
-  }
-  // Pruning (serve, hourly): also ends the ledger entries whose executions have all ended.
-  if (typeof Reflect.get(inner, 'prune', inner) === 'function') {
-    own.prune = async (...args: unknown[]) => {
-      const pruned: unknown = await (Reflect.get(inner, 'prune', inner) as (...a: unknown[]) => Promise<unknown>).apply(inner, args);
-      await erasures.settleAll();
-      return pruned;
-    };
-  }
-  return new Proxy(inner, {
-    get(target, prop) {
-      if (Object.hasOwn(own, prop)) return own[prop];
-      const value: unknown = Reflect.get(target, prop, target);
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-    },
-    has(target, prop) {
-      return Object.hasOwn(own, prop) || Reflect.has(target, prop);
-    },
-  }) as S & ExecutionEraser;
-}
-
-/** True when `value` offers `eraseExecutions` (what the `executions.erase` node needs in `ctx.services.executions`). */
-export function isExecutionEraser(value: unknown): value is ExecutionEraser {
-  return typeof (value as Partial<ExecutionEraser> | undefined)?.eraseExecutions === 'function';
+/** `inner` with erasure: an ErasingStore over it (see the file comment). */
+export function withErasure(inner: ExecutionStore & PayloadEraser, options: ErasingStoreOptions = {}): ErasingStore {
+  return new ErasingStore(inner, options);
 }

@@ -96,17 +96,16 @@ export interface PayloadEraser {
    */
   erasePayloads(erasure: Erasure, spare?: (record: RecordSummary) => boolean): Promise<PayloadEraseResult>;
 
-  // The erasure ledger (several processes on one store). Optional: without it the erasing store
-  // keeps its erasures in its own process's memory only, which is right for one process only.
+  // The erasure ledger, shared by every process on the store (engine/store/erasing-store.ts).
 
   /** Stores a new ledger entry. */
-  recordErasure?(entry: ErasureEntry): Promise<void>;
+  recordErasure(entry: ErasureEntry): Promise<void>;
   /** Entries that have not expired at `now` (ms), oldest first. */
-  liveErasures?(now: number): Promise<ErasureEntry[]>;
+  liveErasures(now: number): Promise<ErasureEntry[]>;
   /** Deletes an entry; false when it was not there (e.g. another process deleted it first). */
-  dropErasure?(id: string): Promise<boolean>;
+  dropErasure(id: string): Promise<boolean>;
   /** Deletes the entries expired at `now` (ms); returns how many. */
-  pruneErasures?(now: number): Promise<number>;
+  pruneErasures(now: number): Promise<number>;
 }
 
 /** An Erasure made ready to apply. */

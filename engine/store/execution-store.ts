@@ -27,7 +27,8 @@ export interface ListOptions {
 /**
  * Where executions live. Implementations must store records as JSON (no shared references with the
  * caller) and return `list` newest first. The in-memory store is the default in tests and the CLI's
- * `run`; the database store (same interface) serves `serve`. Every method rejects when the store
+ * `run`; the database store (same interface) serves `serve`. Every method is required: both stores
+ * do all of it, so the engine never asks what a store can do. Every method rejects when the store
  * cannot be reached (an error isDependencyUnavailable recognises, for the database store).
  *
  * @example
@@ -51,55 +52,65 @@ export interface ExecutionStore {
   /**
    * Appends a save of a drive in progress to the stored record of `entry.id` (engine/store/journal.ts):
    * from then on the record reads with the entry applied. A cancellation stored meanwhile is kept.
-   * Resolves to the stored status (undefined: no such execution). Optional: without it the engine
-   * writes the whole record (update) at every save.
+   * Resolves to the stored status (undefined: no such execution).
    */
-  appendJournal?(entry: JournalEntry): Promise<ExecutionStatus | undefined>;
-  /** The stored status of `id` (undefined: no such execution), without reading the record. Optional. */
-  statusOf?(id: string): Promise<ExecutionStatus | undefined>;
+  appendJournal(entry: JournalEntry): Promise<ExecutionStatus | undefined>;
+  /** The stored status of `id` (undefined: no such execution), without reading the record. */
+  statusOf(id: string): Promise<ExecutionStatus | undefined>;
   /** A copy of the stored record, or undefined when there is none with that id. */
   get(id: string): Promise<ExecutionRecord | undefined>;
   /** Stored records matching `options`, newest (`created_at`) first. */
   list(options?: ListOptions): Promise<ExecutionRecord[]>;
-  /**
-   * What list(options) gives, as summaries (execution-summary.ts), read without the records' payloads.
-   * Optional: listExecutionSummaries summarises list() for a store without it.
-   */
-  listSummaries?(options?: ListOptions): Promise<ExecutionSummary[]>;
+  /** What list(options) gives, as summaries (execution-summary.ts), read without the records' payloads where the store can. */
+  listSummaries(options?: ListOptions): Promise<ExecutionSummary[]>;
   /** Executions in status `waiting`, with their wake time (null: waiting to be woken by another execution). */
   listWaiting(): Promise<Array<{ id: string; wake_at: number | null }>>;
 
-  // Leases (several processes on one store). Optional: without them the engine drives whatever it
-  // finds waiting, which is right for one process only.
+  /** The id of the execution whose id starts with `prefix` (a full id works too); undefined when none or several match, or `prefix` is empty. */
+  resolveId(prefix: string): Promise<string | undefined>;
+  /**
+   * Deletes finished executions (success, failed, stopped, cancelled) that finished more than
+   * `olderThanDays` days before `now` (ms, default the current time), except children of an
+   * execution still running or waiting (it reads their result when it resumes); then the expired
+   * erasure ledger entries and the flow versions pruneFlowVersions deletes. Resolves to how many
+   * executions were deleted. Rejects when `olderThanDays` is not a number >= 0.
+   */
+  prune(olderThanDays: number, now?: number): Promise<number>;
+
+  // Leases: several processes on one store (the memory store has them too, for one process).
 
   /** Writes a new record holding `lease` (a running record driven at once by its creator). */
-  insertLeased?(record: ExecutionRecord, lease: Lease): Promise<void>;
+  insertLeased(record: ExecutionRecord, lease: Lease): Promise<void>;
   /**
    * Atomically takes the execution for `lease.owner` when it is `waiting`, or `running` with its lease
    * passed (or never taken): sets status `running` and the lease. Returns the record taken, or
    * `heldUntil` when a live lease of another owner holds it, or nothing when it is not there to take
    * (finished, unknown). `takeOverFrom`: also take it from that owner's live lease (known dead).
    */
-  claim?(id: string, lease: Lease, takeOverFrom?: string): Promise<ClaimResult>;
+  claim(id: string, lease: Lease, takeOverFrom?: string): Promise<ClaimResult>;
   /** Extends the lease while `owner` holds it and the execution runs; false when it was lost. */
-  renewLease?(id: string, lease: Lease): Promise<boolean>;
+  renewLease(id: string, lease: Lease): Promise<boolean>;
   /** Running executions with their flow and lease (null: none), to take over those whose holder died. */
-  listRunning?(): Promise<RunningExecution[]>;
+  listRunning(): Promise<RunningExecution[]>;
 
-  // Flow versions (several processes, or restarts, with other flow files). Optional: without them an
-  // execution can only resume on a version this process has loaded itself.
+  // Flow versions: an execution resumes on the version it started on, whatever this process loaded.
 
   /**
    * Stores the source of a flow version unless it is stored already (same flow and version: same
    * source), and marks it used now: a version is kept while an unfinished execution runs on it, and
    * for at least a day after its last use here (pruning). Call it before inserting an execution on it.
    */
-  saveFlowVersion?(version: StoredFlowVersion): Promise<void>;
+  saveFlowVersion(version: StoredFlowVersion): Promise<void>;
   /** The stored source of that version of the flow (StoredFlowVersion.source), or undefined when it is not stored. */
-  getFlowVersion?(flow: string, version: string): Promise<string | undefined>;
+  getFlowVersion(flow: string, version: string): Promise<string | undefined>;
 
-  // Keys (flow `concurrency:`, flow.start / flow.cancel). Optional: without them, keyed starts and
-  // cancels are refused by the engine.
+  /**
+   * Deletes the flow versions no unfinished execution runs on and none marked used (saveFlowVersion)
+   * within a day of `now` (ms, default the current time); resolves to how many went.
+   */
+  pruneFlowVersions(now?: number): Promise<number>;
+
+  // Keys (flow `concurrency:`, flow.start / flow.cancel) and cancels.
 
   /**
    * Atomically, even across processes: cancels every running or waiting execution of `record.flow`
@@ -108,7 +119,7 @@ export interface ExecutionStore {
    * calls for one flow and key never both leave their record unfinished. Resolves to the ids
    * cancelled. Throws when `record` has no key.
    */
-  insertReplacing?(record: ExecutionRecord, lease?: Lease): Promise<string[]>;
+  insertReplacing(record: ExecutionRecord, lease?: Lease): Promise<string[]>;
   /**
    * Atomically cancels the running or waiting executions of `flow` under `key` (status `cancelled`,
    * `reason` as stop reason, `finished_at` now); a claim racing with it never takes one it
@@ -117,7 +128,7 @@ export interface ExecutionStore {
    * on those it cancels, and when it finds none unfinished it resolves to those `by` cancelled under
    * that flow and key before (so the step, run again after a crash, gives the same answer).
    */
-  cancelByKey?(flow: string, key: string, reason: string, by?: string): Promise<string[]>;
+  cancelByKey(flow: string, key: string, reason: string, by?: string): Promise<string[]>;
   /**
    * Atomically, even across processes: cancels the execution `id` when it is running or waiting
    * (status `cancelled`, `reason` as stop reason, `finished_at` now, no wake time, no lease), with
@@ -125,7 +136,7 @@ export interface ExecutionStore {
    * running one is stopped by its driving process (see update). Resolves to the status it was
    * cancelled from, or undefined when nothing was cancelled (no such id, or another status).
    */
-  cancelById?(id: string, reason: string): Promise<CancelledFrom | undefined>;
+  cancelById(id: string, reason: string): Promise<CancelledFrom | undefined>;
 }
 
 /** The statuses an execution can be cancelled from (ExecutionStore.cancelById). */

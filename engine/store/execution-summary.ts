@@ -2,8 +2,8 @@
 // the record without its payloads (trigger, vars, step records, outbound calls, response, output),
 // with how many steps it has. A store that can read these without reading whole records
 // (ExecutionStore.listSummaries: the database selects the columns and counts the steps in SQL) lists
-// in time that does not grow with the size of the bodies recorded; any other store's list() is
-// summarised here, with the same result.
+// in time that does not grow with the size of the bodies recorded; the memory store summarises its
+// list(), with the same result.
 import type { ExecutionRecord } from '../types.js';
 import type { ExecutionStore, ListOptions } from './execution-store.js';
 
@@ -33,8 +33,7 @@ export function summaryOfRecord(r: ExecutionRecord): ExecutionSummary {
   };
 }
 
-/** The summaries of what `store.list(options)` gives, in its order: from listSummaries when the store has it. */
-export async function listExecutionSummaries(store: ExecutionStore, options: ListOptions = {}): Promise<ExecutionSummary[]> {
-  if (store.listSummaries) return store.listSummaries(options);
-  return (await store.list(options)).map(summaryOfRecord);
+/** The summaries of what `store.list(options)` gives, in its order (ExecutionStore.listSummaries). */
+export function listExecutionSummaries(store: ExecutionStore, options: ListOptions = {}): Promise<ExecutionSummary[]> {
+  return store.listSummaries(options);
 }

@@ -1,4 +1,6 @@
+import { isFinalStatus } from '../statuses.js';
 import type { ExecutionRecord, ExecutionStatus } from '../types.js';
+import { type ExecutionSummary, summaryOfRecord } from './execution-summary.js';
 import { applyJournal, type JournalEntry } from './journal.js';
 import type {
   CancelledFrom,
@@ -29,6 +31,10 @@ function keepCancelled(stored: ExecutionRecord, written: ExecutionRecord): Execu
   return out;
 }
 
+/** A version no unfinished execution runs on is pruned once unused this long, ms (as on the database). */
+const VERSION_UNUSED_MS = 86_400_000;
+const DAY_MS = 86_400_000;
+
 /** In-process execution store; records are deep-copied in and out, as a database would. Lost on exit. */
 export class MemoryExecutionStore implements ExecutionStore, PayloadEraser {
   private readonly records = new Map<string, ExecutionRecord>();
@@ -37,8 +43,8 @@ export class MemoryExecutionStore implements ExecutionStore, PayloadEraser {
   private readonly erasures = new Map<string, ErasureEntry>();
   /** Who cancelled an execution by key (cancelByKey's `by`), by execution id. */
   private readonly cancelledBy = new Map<string, string>();
-  /** Sources of flow versions by `flow` NUL `version`. */
-  private readonly versions = new Map<string, string>();
+  /** Flow versions by `flow` NUL `version`: their source and when they were last marked used (ms). */
+  private readonly versions = new Map<string, { flow: string; version: string; source: string; usedAt: number }>();
 
   async insert(record: ExecutionRecord): Promise<void> {
     if (this.records.has(record.id)) throw new Error(`execution ${record.id} already exists`);
@@ -136,6 +142,41 @@ export class MemoryExecutionStore implements ExecutionStore, PayloadEraser {
       .map((r) => structuredClone(r));
   }
 
+  /** list(options), summarised (this store holds no payloads apart from its records). */
+  async listSummaries(options: ListOptions = {}): Promise<ExecutionSummary[]> {
+    return (await this.list(options)).map(summaryOfRecord);
+  }
+
+  async resolveId(prefix: string): Promise<string | undefined> {
+    if (prefix === '') return undefined;
+    if (this.records.has(prefix)) return prefix;
+    const matches = [...this.records.keys()].filter((id) => id.startsWith(prefix));
+    return matches.length === 1 ? matches[0] : undefined;
+  }
+
+  async prune(olderThanDays: number, now: number = Date.now()): Promise<number> {
+    if (!Number.isFinite(olderThanDays) || olderThanDays < 0)
+      throw new Error(`prune: olderThanDays must be a number >= 0, got ${olderThanDays}`);
+    const cutoff = new Date(now - olderThanDays * DAY_MS).toISOString();
+    const old = [...this.records.values()].filter(
+      (r) => isFinalStatus(r.status) && (r.finished_at ?? r.updated_at) < cutoff && !this.parentUnfinished(r),
+    );
+    for (const r of old) {
+      this.records.delete(r.id);
+      this.leases.delete(r.id);
+      this.cancelledBy.delete(r.id);
+    }
+    await this.pruneErasures(now);
+    await this.pruneFlowVersions(now);
+    return old.length;
+  }
+
+  /** Whether the record's parent is running or waiting (it reads the record's result when it resumes). */
+  private parentUnfinished(r: ExecutionRecord): boolean {
+    const parent = r.parent_id !== undefined ? this.records.get(r.parent_id) : undefined;
+    return parent?.status === 'running' || parent?.status === 'waiting';
+  }
+
   async listWaiting(): Promise<Array<{ id: string; wake_at: number | null }>> {
     return [...this.records.values()].filter((r) => r.status === 'waiting').map((r) => ({ id: r.id, wake_at: r.wake_at ?? null }));
   }
@@ -177,11 +218,26 @@ export class MemoryExecutionStore implements ExecutionStore, PayloadEraser {
 
   async saveFlowVersion(v: StoredFlowVersion): Promise<void> {
     const key = `${v.flow}\0${v.version}`;
-    if (!this.versions.has(key)) this.versions.set(key, v.source);
+    const stored = this.versions.get(key);
+    if (stored) stored.usedAt = Date.now();
+    else this.versions.set(key, { flow: v.flow, version: v.version, source: v.source, usedAt: Date.now() });
   }
 
   async getFlowVersion(flow: string, version: string): Promise<string | undefined> {
-    return this.versions.get(`${flow}\0${version}`);
+    return this.versions.get(`${flow}\0${version}`)?.source;
+  }
+
+  async pruneFlowVersions(now: number = Date.now()): Promise<number> {
+    const running = new Set(
+      [...this.records.values()].filter((r) => !isFinalStatus(r.status)).map((r) => `${r.flow}\0${r.flow_version ?? ''}`),
+    );
+    let pruned = 0;
+    for (const [key, v] of this.versions) {
+      if (v.usedAt >= now - VERSION_UNUSED_MS || running.has(key)) continue;
+      this.versions.delete(key);
+      pruned++;
+    }
+    return pruned;
   }
 
   /** Rewrites the person's records (erasure.ts), except those `spare` keeps. */

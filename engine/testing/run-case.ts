@@ -3,7 +3,7 @@
 // case's time allows; an execution still unfinished after `timeout_ms` counts as `waiting`.
 import { Engine } from '../engine.js';
 import type { NodeRegistry } from '../registry.js';
-import type { StepMock } from '../run/execution-run.js';
+import type { StepMock } from '../run/run-host.js';
 import { InProcessScheduler } from '../scheduler/in-process-scheduler.js';
 import { MemoryExecutionStore } from '../store/memory-store.js';
 import { isFinalStatus } from '../statuses.js';

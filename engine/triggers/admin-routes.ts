@@ -24,9 +24,10 @@
 // (secret headers dropped, a credential in the body masked by its auth mode), so a replay runs on the recorded `trigger.auth`.
 import express, { type Express, type Request, type RequestHandler, type Response, type Router } from 'express';
 import { constantTimeEqual } from '../constant-time.js';
-import type { Engine, TriggerInput } from '../engine.js';
+import type { Engine } from '../engine.js';
+import type { TriggerInput } from '../engine-options.js';
 import { InputValidationError } from '../errors/input-validation-error.js';
-import type { Logger } from '../run/execution-run.js';
+import type { Logger } from '../logger.js';
 import { FLOW_VERSION_PREFIX } from '../store/execution-store.js';
 import { type ExecutionSummary, listExecutionSummaries } from '../store/execution-summary.js';
 import { schemaProblems } from '../run/param-validator.js';

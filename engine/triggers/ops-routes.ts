@@ -2,7 +2,7 @@
 // and `GET /metrics` (Prometheus text exposition). Both unauthenticated, like `/healthz`: serve them
 // on a private network only. Answers never carry a stack, SQL or a connection string.
 import { Router, type Request, type Response } from 'express';
-import type { Logger } from '../run/execution-run.js';
+import type { Logger } from '../logger.js';
 
 /** What `GET /metrics` serves: a Prometheus text exposition rendered on each request. */
 export interface MetricsEndpoint {

@@ -19,7 +19,7 @@
 // at each of its ticks) and starts it; the execution's id is the tick's own (tickExecutionId), so a
 // claimer that was only slow and the one taking over never record it twice.
 import { DEPENDENCY_RETRY_MS, isDependencyUnavailable } from '../errors/dependency-unavailable.js';
-import type { Logger } from '../run/execution-run.js';
+import type { Logger } from '../logger.js';
 import type { TickStore } from '../store/tick-store.js';
 import type { JsonObject, LoadedFlow, ScheduleTrigger } from '../types.js';
 import { latestTick, nextTick, scheduleTriggerValue, tickExecutionId } from './schedule.js';

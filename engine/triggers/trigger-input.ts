@@ -1,5 +1,5 @@
 // The trigger an execution recorded, as input for starting it again (replay: CLI and admin HTTP).
-import type { TriggerInput } from '../engine.js';
+import type { TriggerInput } from '../engine-options.js';
 import type { ExecutionRecord, JsonObject, JsonValue } from '../types.js';
 
 function isObject(value: unknown): value is JsonObject {

@@ -18,7 +18,7 @@ import { parse as parseQueryString } from 'node:querystring';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Engine } from '../engine.js';
 import { isDependencyUnavailable } from '../errors/dependency-unavailable.js';
-import type { Logger } from '../run/execution-run.js';
+import type { Logger } from '../logger.js';
 import { webhookRoutes } from '../types.js';
 import { type AdminOptions, adminRouter } from './admin-routes.js';
 import { WebhookAuthModes } from './auth-modes.js';

@@ -11,9 +11,10 @@
 // answer is then 200 `{status: "accepted", executions: n}`, unless there was exactly one (the flow
 // answers it).
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import type { Engine, ExecutionHandle } from '../engine.js';
+import type { Engine } from '../engine.js';
+import type { ExecutionHandle } from '../engine-options.js';
 import { InputValidationError } from '../errors/input-validation-error.js';
-import type { Logger } from '../run/execution-run.js';
+import type { Logger } from '../logger.js';
 import { schemaProblems } from '../run/param-validator.js';
 import { type JsonValue, type LoadedFlow, type WebhookRoute, webhookRoutes } from '../types.js';
 import type { WebhookAuthModes } from './auth-modes.js';

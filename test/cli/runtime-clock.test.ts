@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { settableClock, systemClock } from '../../adapters/clock.js';
-import { silentLogger } from '../../engine/engine.js';
+import { silentLogger } from '../../engine/logger.js';
 import { openRuntime } from '../../cli/runtime.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'leadflow-clock-'));

@@ -2,7 +2,7 @@ import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createDatabase } from '../../adapters/db/database.js';
-import { DbExecutionStore } from '../../adapters/db/execution-store.js';
+import { DbExecutionStore } from '../../adapters/db/execution-store/index.js';
 import type { ExecutionRecord, ExecutionStatus } from '../../engine/types.js';
 import { removeScratch, ROOT, SCRATCH, startServe, type ServeProcess } from '../helpers/cli.js';
 

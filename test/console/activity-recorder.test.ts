@@ -10,7 +10,7 @@ import { ACTIVITY_TABLE, ActivityStore } from '../../adapters/db/activity-store.
 import type { Database } from '../../adapters/db/database.js';
 import { ActivityRecorder, clinicOf } from '../../console/server/activity-recorder.js';
 import type { OverviewResponse } from '../../console/server/api-types.js';
-import { silentLogger } from '../../engine/engine.js';
+import { silentLogger } from '../../engine/logger.js';
 import { forEachBackend, type Stack, startStack } from '../e2e/stack.js';
 import { forEachDatabase, useFreshDatabase } from '../helpers/databases.js';
 import { makeEngine, shutdownEngines, waitForEnd } from '../helpers/run-flow.js';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { afterAll, afterEach, expect, it, vi } from 'vitest';
-import { DbExecutionStore } from '../../adapters/db/execution-store.js';
+import { DbExecutionStore } from '../../adapters/db/execution-store/index.js';
 import { registerExecutions } from '../../cli/commands/executions.js';
 import { UsageError } from '../../cli/host.js';
 import type { ExecutionRecord } from '../../engine/types.js';

@@ -4,7 +4,7 @@
 // executions ended in another process, the phone is in no column of any table, the erasure ledger
 // (`execution_erasures`) included; pruning; errors that never carry the person's data.
 import { afterEach, expect, it } from 'vitest';
-import { DbExecutionStore } from '../../adapters/db/execution-store.js';
+import { DbExecutionStore } from '../../adapters/db/execution-store/index.js';
 import { brazilianVariants, leadErasure } from '../../adapters/phones/index.js';
 import { withErasure } from '../../engine/store/erasing-store.js';
 import type { ExecutionRecord, ExecutionStatus } from '../../engine/types.js';

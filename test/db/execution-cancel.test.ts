@@ -5,7 +5,7 @@
 // and two engines: one parks an execution (and a parent awaiting it), the other cancels it by id;
 // the wait never runs on, and the parent is woken and fails as with a cancel by key.
 import { afterEach, expect, it } from 'vitest';
-import { DbExecutionStore } from '../../adapters/db/execution-store.js';
+import { DbExecutionStore } from '../../adapters/db/execution-store/index.js';
 import { withErasure } from '../../engine/store/erasing-store.js';
 import type { ExecutionRecord } from '../../engine/types.js';
 import { forEachDatabase, useFreshDatabase } from '../helpers/databases.js';

@@ -3,7 +3,7 @@
 // the other process leaves a consistent record; a cancelled record keeps its cancellation when its
 // driving process writes it again.
 import { afterEach, expect, it } from 'vitest';
-import { DbExecutionStore } from '../../adapters/db/execution-store.js';
+import { DbExecutionStore } from '../../adapters/db/execution-store/index.js';
 import type { Scheduler } from '../../engine/scheduler/scheduler.js';
 import type { ExecutionRecord } from '../../engine/types.js';
 import { closeServers, startServer } from '../helpers/http-echo-server.js';

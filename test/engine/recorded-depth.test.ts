@@ -9,7 +9,7 @@ import {
   assertRecordableDepth,
   stringifyRecorded,
 } from '../../engine/errors/value-too-deep-error.js';
-import { toPlainJson } from '../../engine/expressions.js';
+import { toPlainJson } from '../../engine/plain-json.js';
 import { cloneJson } from '../../engine/run/clone-json.js';
 import { containsMasked, maskSecrets } from '../../engine/run/mask-secrets.js';
 import type { JsonValue } from '../../engine/types.js';

@@ -125,7 +125,7 @@ export interface ErasureContractOptions {
 export function erasureContract(open: () => ErasableStore, options: ErasureContractOptions = {}): void {
   const peer = options.peer ?? ((store: ErasableStore) => store);
   const ledger = async (store: ErasableStore, now = Date.now()) =>
-    (await store.liveErasures!(now)).map((e) => [e.eraser_id, [...e.execution_ids].sort()]);
+    (await store.liveErasures(now)).map((e) => [e.eraser_id, [...e.execution_ids].sort()]);
 
   it("erasePayloads masks the phone in every form, the name, the LID and the texts of the lead's records only", async () => {
     const store = open();
@@ -324,11 +324,11 @@ export function erasureContract(open: () => ErasableStore, options: ErasureContr
       output: { number: PHONE },
     };
     const at = '2025-01-01T00:00:00.600Z';
-    expect(await store.appendJournal!({ id: 'eraser', at, steps: [step], vars: { phone: PHONE } })).toBe('running');
+    expect(await store.appendJournal({ id: 'eraser', at, steps: [step], vars: { phone: PHONE } })).toBe('running');
     const eraser = (await store.get('eraser'))!;
     expect(eraser.steps.at(-1)!.key).toBe('reply');
     expect(holdsPhone(eraser)).toBe(false);
-    expect(await store.appendJournal!({ id: 'in-flight', at, steps: [step] })).toBe('running');
+    expect(await store.appendJournal({ id: 'in-flight', at, steps: [step] })).toBe('running');
     const spared = (await store.get('in-flight'))!;
     expect(holdsPhone(spared.steps)).toBe(true);
     await store.update({ ...spared, status: 'success', finished_at: at });
@@ -441,7 +441,7 @@ export function erasureContract(open: () => ErasableStore, options: ErasureContr
     await a.insert(leadRecord('eraser', 'running'));
     await a.insert(leadRecord('parked', 'waiting', { wake_at: 1_900_000_000_000 }));
     expect(await a.eraseExecutions('eraser', erasure())).toEqual({ erased: 1, pending: 1 });
-    const [entry] = await inner.liveErasures!(now);
+    const [entry] = await inner.liveErasures(now);
     expect(entry).toMatchObject({ eraser_id: 'eraser', created_at: 1_000_000, expires_at: 1_060_000 });
     expect(entry!.erasure).toEqual(erasure());
 
@@ -451,17 +451,17 @@ export function erasureContract(open: () => ErasableStore, options: ErasureContr
     await b.update(leadRecord('eraser', 'success'));
     // The eraser ended, the spared one still waits: kept, also by a prune.
     expect(await ledger(inner, now)).toEqual([['eraser', ['eraser', 'parked']]]);
-    expect(await inner.pruneErasures!(now + 59_999)).toBe(0);
+    expect(await inner.pruneErasures(now + 59_999)).toBe(0);
     expect(await ledger(inner, now)).toHaveLength(1);
 
     // Past its time to live: no process scrubs with it any more, and a prune deletes it.
     now += 60_000;
-    expect(await inner.liveErasures!(now)).toEqual([]);
+    expect(await inner.liveErasures(now)).toEqual([]);
     await b.update(leadRecord('parked', 'failed'));
     expect(holdsPhone(await b.get('parked'))).toBe(true);
-    expect(await inner.liveErasures!(now - 1)).toHaveLength(1);
-    expect(await inner.pruneErasures!(now)).toBe(1);
-    expect(await inner.liveErasures!(0)).toEqual([]);
+    expect(await inner.liveErasures(now - 1)).toHaveLength(1);
+    expect(await inner.pruneErasures(now)).toBe(1);
+    expect(await inner.liveErasures(0)).toEqual([]);
   });
 
   it('a spared execution cancelled (by id, by key, or replaced) in another process is scrubbed at once and the entry settles', async () => {
@@ -476,11 +476,11 @@ export function erasureContract(open: () => ErasableStore, options: ErasureContr
       expect(holdsPhone(await inner.get(parked.id))).toBe(true);
       // The cancel writes no record through the decorator: the erasing store settles the entry after it.
       const b = withErasure(peer(inner));
-      if (how === 'id') expect(await b.cancelById!(parked.id, 'not needed')).toBe('waiting');
-      else if (how === 'key') expect(await b.cancelByKey!('followup', `k-${how}`, 'not needed')).toEqual([parked.id]);
+      if (how === 'id') expect(await b.cancelById(parked.id, 'not needed')).toBe('waiting');
+      else if (how === 'key') expect(await b.cancelByKey('followup', `k-${how}`, 'not needed')).toEqual([parked.id]);
       else {
         const newer = rec(`newer-${how}`, 'waiting', { flow: 'followup', concurrency_key: `k-${how}` });
-        expect(await b.insertReplacing!(newer)).toEqual([parked.id]);
+        expect(await b.insertReplacing(newer)).toEqual([parked.id]);
       }
       const cancelled = (await inner.get(parked.id))!;
       expect(cancelled.status).toBe('cancelled');
@@ -536,7 +536,7 @@ steps:
     expect(JSON.stringify(stored)).not.toMatch(/joana|prado/i);
     expect(await store.get('other')).toEqual(otherRecord('other'));
     // It ended with nothing of the lead left running: no ledger entry is left holding the phone.
-    expect(await store.liveErasures!(Date.now())).toEqual([]);
+    expect(await store.liveErasures(Date.now())).toEqual([]);
   });
 
   it('executions.erase refuses to run without a phone to erase or without an erasing store', async () => {

@@ -4,9 +4,14 @@ import {
   expectCancelById,
   expectCancelByKeyRemembersWho,
   expectContainingFilter,
+  expectFlowVersionsContract,
   expectJournalContract,
+  expectPruneContract,
+  expectResolveIdContract,
   storeRecord,
+  RECORDS_BASE_MS,
 } from '../helpers/execution-records.js';
+import { summaryOfRecord } from '../../engine/store/execution-summary.js';
 
 const rec = storeRecord;
 
@@ -46,6 +51,26 @@ describe('MemoryExecutionStore', () => {
 
   it('cancels one running or waiting execution by id; leaves the others alone; a claim never takes it after', async () => {
     await expectCancelById(new MemoryExecutionStore());
+  });
+
+  it('prune deletes finished executions older than the retention, keeping recent, unfinished ones and children of waiting parents', async () => {
+    await expectPruneContract(new MemoryExecutionStore());
+  });
+
+  it('flow versions: stored once, read back, listed by prefix, pruned when no unfinished execution runs on them and unused for a day', async () => {
+    await expectFlowVersionsContract(new MemoryExecutionStore());
+  });
+
+  it('resolveId accepts a full id or a unique prefix', async () => {
+    await expectResolveIdContract(new MemoryExecutionStore());
+  });
+
+  it('listSummaries gives what list gives, summarised', async () => {
+    const s = new MemoryExecutionStore();
+    await s.insert(storeRecord('a', 'f', 'success', 0, { steps: [], finished_at: new Date(RECORDS_BASE_MS).toISOString() }));
+    await s.insert(storeRecord('b', 'g', 'waiting', 1, { wake_at: 5, parent_id: 'a' }));
+    for (const o of [{}, { flow: 'g' }, { status: 'success' as const }, { limit: 1 }])
+      expect(await s.listSummaries(o), JSON.stringify(o)).toStrictEqual((await s.list(o)).map(summaryOfRecord));
   });
 
   it('lists records created in the same millisecond newest-inserted first', async () => {

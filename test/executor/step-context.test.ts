@@ -5,9 +5,7 @@
 import { Type } from '@sinclair/typebox';
 import { afterEach, describe, expect, it } from 'vitest';
 import { NodeRegistry } from '../../engine/registry.js';
-import type { ExecutionStore } from '../../engine/store/execution-store.js';
-import { MemoryExecutionStore } from '../../engine/store/memory-store.js';
-import type { Logger } from '../../engine/run/execution-run.js';
+import type { Logger } from '../../engine/logger.js';
 import { defineNode, type JsonObject, type NodeContext, type NodeDefinition } from '../../engine/types.js';
 import { coreNodes } from '../../nodes/index.js';
 import { defineServiceNode } from '../../nodes/services.js';
@@ -142,22 +140,6 @@ describe('step context', () => {
       });
     });
   }
-
-  it('optional members are absent when the engine cannot do them (a store without leases)', async () => {
-    const memory = new MemoryExecutionStore();
-    const store: ExecutionStore = {
-      insert: (r) => memory.insert(r),
-      update: (r) => memory.update(r),
-      get: (id) => memory.get(id),
-      list: (o) => memory.list(o),
-      listWaiting: () => memory.listWaiting(),
-    };
-    for (const type of ['test.probe', 'test.service-probe']) {
-      const { record } = await runFlow(probeFlow(type), { engine: { registry, store, services: { kv: {} } } });
-      expect(record.status).toBe('success');
-      expect(stepOutput(record, 'probe').interruptedPeersUntil).toBe('undefined');
-    }
-  });
 
   it('suspend and stop from a service node reach the engine as from any node', async () => {
     const stopper = defineServiceNode({

@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { splitTemplate } from '../../engine/expressions.js';
+import { splitTemplate } from '../../engine/template-split.js';
 
 const MAX_EXPRESSION_CHARS = 120;
 const FLOWS = join(import.meta.dirname, '../../flows');

@@ -69,11 +69,11 @@ export async function expectCancelById(s: ExecutionStore): Promise<void> {
   await s.insert(storeRecord('waits', 'followup', 'waiting', 1, { wake_at: wakeAt }));
   await s.insert(storeRecord('runs', 'agent', 'running', 2));
   await s.insert(storeRecord('done', 'agent', 'success', 3, { finished_at: new Date(RECORDS_BASE_MS + 3).toISOString() }));
-  expect(await s.cancelById!('waits', 'not needed any more')).toBe('waiting');
-  expect(await s.cancelById!('runs', 'stop it')).toBe('running');
-  expect(await s.cancelById!('done', 'late')).toBeUndefined();
-  expect(await s.cancelById!('waits', 'twice')).toBeUndefined();
-  expect(await s.cancelById!('nobody', 'x')).toBeUndefined();
+  expect(await s.cancelById('waits', 'not needed any more')).toBe('waiting');
+  expect(await s.cancelById('runs', 'stop it')).toBe('running');
+  expect(await s.cancelById('done', 'late')).toBeUndefined();
+  expect(await s.cancelById('waits', 'twice')).toBeUndefined();
+  expect(await s.cancelById('nobody', 'x')).toBeUndefined();
 
   const waits = (await s.get('waits'))!;
   expect(waits).toMatchObject({ status: 'cancelled', stop_reason: 'not needed any more' });
@@ -143,7 +143,7 @@ export async function expectJournalContract(store: ExecutionStore): Promise<void
   expect((await store.list({ containing: ['Somente-no-diario'] })).map((r) => r.id)).toEqual(['j1']);
 
   // Cancelled meanwhile: the next entry is kept, so is the cancellation, and the append says so.
-  expect(await store.cancelById!('j1', 'stop it')).toBe('running');
+  expect(await store.cancelById('j1', 'stop it')).toBe('running');
   live.steps.push(step('after', 'success', { output: 1 }));
   expect(await save(40)).toBe('cancelled');
   const cancelled = (await store.get('j1'))!;
@@ -179,4 +179,68 @@ export async function expectCancelByKeyRemembersWho(store: ExecutionStore): Prom
   expect(await cancel('followup', 'other', 'the lead answered', 'agent-1')).toEqual([]);
   await store.insert(storeRecord('w2', 'followup', 'waiting', 2, { concurrency_key: 'k', wake_at: 5 }));
   expect(await cancel('followup', 'k', 'again', 'agent-1')).toEqual(['w2']);
+}
+
+/** prune deletes finished executions older than the retention, keeping recent, unfinished ones and children of waiting parents: the same on every store (ExecutionStore.prune). */
+export async function expectPruneContract(s: ExecutionStore): Promise<void> {
+  const BASE = RECORDS_BASE_MS;
+  const rec = storeRecord;
+  const now = BASE + 30 * 86_400_000;
+  const finishedAt = (daysAgo: number) => ({
+    finished_at: new Date(now - daysAgo * 86_400_000).toISOString(),
+    updated_at: new Date(now - daysAgo * 86_400_000).toISOString(),
+  });
+  await s.insert(rec('old-success', 'f', 'success', 0, finishedAt(10)));
+  await s.insert(rec('old-failed', 'f', 'failed', 0, finishedAt(8)));
+  await s.insert(rec('old-stopped', 'f', 'stopped', 0, finishedAt(7.5)));
+  await s.insert(rec('recent', 'f', 'success', 0, finishedAt(6)));
+  await s.insert(rec('old-waiting', 'f', 'waiting', 0, { updated_at: new Date(now - 20 * 86_400_000).toISOString() }));
+  await s.insert(rec('parent', 'f', 'waiting', 0));
+  await s.insert(rec('child-of-waiting', 'g', 'success', 0, { ...finishedAt(9), parent_id: 'parent' }));
+  await s.insert(rec('child-of-finished', 'g', 'success', 0, { ...finishedAt(9), parent_id: 'old-success' }));
+  expect(await s.prune(7, now)).toBe(4);
+  expect((await s.list({ limit: 100 })).map((r) => r.id).sort()).toEqual(['child-of-waiting', 'old-waiting', 'parent', 'recent']);
+  expect(await s.prune(7, now)).toBe(0);
+  await expect(s.prune(-1)).rejects.toThrow(/olderThanDays/);
+}
+
+/** flow versions: stored once, read back, listed by prefix, pruned when no unfinished execution runs on them and unused for a day: the same on every store. */
+export async function expectFlowVersionsContract(s: ExecutionStore): Promise<void> {
+  const BASE = RECORDS_BASE_MS;
+  const rec = storeRecord;
+  const [v1, v2, v3] = ['1'.repeat(64), '2'.repeat(64), '3'.repeat(64)];
+  for (const version of [v1, v2, v3]) await s.saveFlowVersion({ flow: 'f', version, source: `{"text":"${version.slice(0, 4)}"}` });
+  await s.saveFlowVersion({ flow: 'f', version: v1, source: 'ignored: same version, same source' });
+  expect(await s.getFlowVersion('f', v1)).toBe('{"text":"1111"}');
+  expect(await s.getFlowVersion('g', v1)).toBeUndefined();
+  await s.insert(rec('waits-on-v1', 'f', 'waiting', 0, { flow_version: v1 }));
+  await s.insert(rec('ended-on-v2', 'f', 'success', 1, { flow_version: v2, finished_at: new Date(BASE + 1).toISOString() }));
+  await s.insert(rec('before-versions', 'f', 'waiting', 2));
+  expect((await s.get('waits-on-v1'))!.flow_version).toBe(v1);
+  expect((await s.get('before-versions'))!.flow_version).toBeUndefined();
+  expect((await s.list({ version: '111' })).map((r) => r.id)).toEqual(['waits-on-v1']);
+  expect((await s.list({ version: v2 })).map((r) => r.id)).toEqual(['ended-on-v2']);
+
+  // Used within the day (a process may be about to start an execution on it): kept.
+  expect(await s.pruneFlowVersions(Date.now())).toBe(0);
+  // A day later: the versions nobody runs on go (v2's execution has ended), v1 stays.
+  await s.prune(30_000, Date.now() + 2 * 86_400_000);
+  expect(await s.getFlowVersion('f', v1)).toBe('{"text":"1111"}');
+  expect(await s.getFlowVersion('f', v2)).toBeUndefined();
+  expect(await s.getFlowVersion('f', v3)).toBeUndefined();
+  // Once its execution has ended, v1 goes too.
+  await s.update({ ...(await s.get('waits-on-v1'))!, status: 'success' });
+  expect(await s.pruneFlowVersions(Date.now() + 2 * 86_400_000)).toBe(1);
+}
+
+/** resolveId accepts a full id or a unique prefix: the same on every store (ExecutionStore.resolveId). */
+export async function expectResolveIdContract(s: ExecutionStore): Promise<void> {
+  const rec = storeRecord;
+  await s.insert(rec('3f2a0000-aaaa', 'f', 'success', 0));
+  await s.insert(rec('3f2b0000-bbbb', 'f', 'success', 1));
+  expect(await s.resolveId('3f2a')).toBe('3f2a0000-aaaa');
+  expect(await s.resolveId('3f2b0000-bbbb')).toBe('3f2b0000-bbbb');
+  expect(await s.resolveId('3f2')).toBeUndefined();
+  expect(await s.resolveId('zz')).toBeUndefined();
+  expect(await s.resolveId("3f2a' or 1=1 --")).toBeUndefined();
 }

@@ -1,7 +1,8 @@
 // Builds flows from YAML snippets and runs them on a real Engine (in-memory store, in-process
 // scheduler). Every engine made here is remembered so `shutdownEngines()` (call it in afterEach)
 // stops its timers and aborts its running steps.
-import { Engine, type EngineOptions, type ExecutionHandle, type StartOptions } from '../../engine/engine.js';
+import { Engine } from '../../engine/engine.js';
+import type { EngineOptions, ExecutionHandle, StartOptions } from '../../engine/engine-options.js';
 import { loadFlowText } from '../../engine/load/loader.js';
 import { formatProblem } from '../../engine/load/yaml-source.js';
 import type { NodeRegistry } from '../../engine/registry.js';

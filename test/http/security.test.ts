@@ -10,7 +10,7 @@ import { type InboundInstanceLookup, providerAuthMode } from '../../adapters/gat
 import { uazapiInbound } from '../../adapters/gateway/uazapi/auth.js';
 import { Engine } from '../../engine/engine.js';
 import { loadFlowDirectory } from '../../engine/load/loader.js';
-import type { Logger } from '../../engine/run/execution-run.js';
+import type { Logger } from '../../engine/logger.js';
 import type { AdminOptions } from '../../engine/triggers/admin-routes.js';
 import { recordedTriggerInput } from '../../engine/triggers/trigger-input.js';
 import { WebhookAuthModes } from '../../engine/triggers/auth-modes.js';

@@ -4,7 +4,8 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { Type } from '@sinclair/typebox';
 import { afterEach, expect, it } from 'vitest';
-import type { Engine, ExecutionHandle } from '../../engine/engine.js';
+import type { Engine } from '../../engine/engine.js';
+import type { ExecutionHandle } from '../../engine/engine-options.js';
 import { NodeRegistry, nodeList } from '../../engine/registry.js';
 import { MemoryExecutionStore } from '../../engine/store/memory-store.js';
 import { defineNode, type ExecutionRecord } from '../../engine/types.js';

@@ -6,7 +6,7 @@
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../adapters/db/database.js';
-import { DbExecutionStore } from '../../adapters/db/execution-store.js';
+import { DbExecutionStore } from '../../adapters/db/execution-store/index.js';
 import { BullMqScheduler } from '../../adapters/queue/bullmq-scheduler.js';
 import { postgresProblem, openTestDatabase, type TestDatabase } from '../helpers/databases.js';
 import { closeServers, startServer } from '../helpers/http-echo-server.js';

@@ -44,7 +44,7 @@ async function interruptedElsewhere(first: ExecutionRecord, body: Record<string,
     created_at: now,
     updated_at: now,
   };
-  await stack.runtime.store.insertLeased!(record, { owner: 'elsewhere.example:4242:deadbeef', until: Date.now() + lapseInMs });
+  await stack.runtime.store.insertLeased(record, { owner: 'elsewhere.example:4242:deadbeef', until: Date.now() + lapseInMs });
   return record.id;
 }
 
@@ -101,7 +101,7 @@ forEachBackend('burst with a message interrupted on another machine', (backend) 
     await new Promise((r) => setTimeout(r, 1_200));
     expect(stack.gateway.sent.filter((s) => s.number === phone)).toHaveLength(0);
     // The holder renews (its lease now runs 30 s ahead): no longer in doubt.
-    await stack.runtime.store.renewLease!(other, { owner: 'elsewhere.example:4242:deadbeef', until: Date.now() + 30_000 });
+    await stack.runtime.store.renewLease(other, { owner: 'elsewhere.example:4242:deadbeef', until: Date.now() + 30_000 });
     for (let i = 0; i < 100 && stack.gateway.sent.filter((s) => s.number === phone).length === 0; i++)
       await new Promise((r) => setTimeout(r, 50));
     expect(stack.gateway.sent.filter((s) => s.number === phone).map((s) => s.text)).toEqual(['Oi Ana!']);
