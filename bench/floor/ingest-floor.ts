@@ -3,7 +3,7 @@
 // 200 {"status":"queued"} — no less, and nothing more:
 //   1. read the JSON body (express.json, the same 1 MiB limit as LeadFlow's webhook app);
 //   2. check the instance token: one SELECT on instancias_whatsapp by its indexed `token` column,
-//      per request, uncached (LeadFlow does not cache it either: adapters/gateway/instance-token-lookup.ts
+//      per request, uncached (LeadFlow does not cache it either: adapters/gateway/inbound-instances.ts
 //      reads the table on every request) — 401 when unknown;
 //   3. validate the body with ajv against flows/agent.yaml `trigger.input` (read from the YAML at
 //      start, compiled once) — 422 when invalid;
