@@ -140,8 +140,6 @@ describe('simple expressions give what JSONata gives', () => {
     'steps.msg.from_me or steps.msg.sent_by_api',
     "steps.msg.kind in ['sticker', 'other', 'text'] and $trim(steps.msg.text) = ''",
     "$trim(steps.msg.text) != '' ? steps.msg.text : '[' & steps.msg.kind & ']'",
-    'vars.lead.optout_at != null',
-    'vars.lead.pausado_ate != null and $toMillis(vars.lead.pausado_ate) > $millis()',
   ];
 
   it('the agent flow still holds each of those expressions (this list follows it)', () => {

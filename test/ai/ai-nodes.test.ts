@@ -111,16 +111,9 @@ describe('ai.generate', () => {
   });
 
   // The template texts come as data (a flow reads them from its files), so the engine leaves their placeholders alone.
-  const templatedFlow = `
-name: gen
-steps:
-  - id: gen
-    type: ai.generate
-    params:
-      model: openai:gpt-4.1-mini
-      system: "{{ trigger.body.system }}"
-      prompt: "{{ trigger.body.prompt }}"
-      values:
+  const templatedFlow = `${generateFlow
+    .replace('system: Você é a assistente da clínica.', 'system: "{{ trigger.body.system }}"')
+    .replace('prompt: "Escreva uma saudação para {{ trigger.body.nome }}."', 'prompt: "{{ trigger.body.prompt }}"')}      values:
         clinica: "{{ trigger.body.clinica }}"
         protocolo: "{{ trigger.body.protocolo }}"
         nome: "{{ trigger.body.nome }}"
