@@ -12,6 +12,7 @@
 //   key-value store, and its record is kept in memory only.
 // - Resolves with the replay's record once it ended (success, failure, stop or a wait it parks in).
 // Loaded only where a replay runs (it imports the engine and the node types).
+import { withModelDefaults } from '../adapters/ai/model-config.js';
 import type { Database } from '../adapters/db/database.js';
 import { DbExecutionStore } from '../adapters/db/execution-store/index.js';
 import { MemoryKeyValue } from '../adapters/kv/memory-key-value.js';
@@ -99,6 +100,7 @@ export async function replayExecution(options: ReplayOptions): Promise<Execution
     logger: options.logger,
     store: dryRun ? new MemoryExecutionStore() : new OwnWaitsOnly(new DbExecutionStore(options.db)),
     services,
+    env: withModelDefaults(process.env),
   });
   try {
     await engine.startScheduler();

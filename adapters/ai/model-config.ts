@@ -86,3 +86,17 @@ export function readModelConfig(env: Record<string, string | undefined>): ModelC
   }
   return out;
 }
+
+/**
+ * `env` with each model role's variable (MODEL_ENV) set to its MODEL_DEFAULTS value where it is unset
+ * or blank; every other variable as it is. The environment a host hands its engine, so a flow that
+ * declares `LEADFLOW_MODEL_*: null` under `env:` reads the same default model as the AI service:
+ * MODEL_DEFAULTS is the one declaration of the default models. Never throws; `env` is not changed.
+ */
+export function withModelDefaults(env: Record<string, string | undefined>): Record<string, string | undefined> {
+  const out = { ...env };
+  for (const [role, name] of Object.entries(MODEL_ENV) as Array<[keyof typeof MODEL_ENV, string]>) {
+    if (!out[name]?.trim()) out[name] = MODEL_DEFAULTS[role];
+  }
+  return out;
+}

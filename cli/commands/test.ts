@@ -14,11 +14,12 @@ export function registerTest(program: Command): void {
     .option('--flows <dir>', 'flows directory (default: $LEADFLOW_FLOWS_DIR or ./flows)')
     .option('--filter <text>', 'only cases whose name contains this text')
     .action(async (dir: string | undefined, opts: { flows?: string; filter?: string }) => {
-      const [{ formatProblem }, { runFlowTests }, { defaultRegistry }, { gatewayProviders }] = await Promise.all([
+      const [{ formatProblem }, { runFlowTests }, { defaultRegistry }, { gatewayProviders }, { withModelDefaults }] = await Promise.all([
         import('../../engine/load/yaml-source.js'),
         import('../../engine/testing/flow-tests.js'),
         import('../../nodes/index.js'),
         import('../../adapters/gateway/providers.js'),
+        import('../../adapters/ai/model-config.js'),
       ]);
       const flowsDir = flowsDirectory(opts.flows);
       const testsDir = dir ?? join(flowsDir, 'tests');
@@ -28,6 +29,7 @@ export function registerTest(program: Command): void {
         registry: defaultRegistry(),
         filter: opts.filter,
         services: { gatewayProviders },
+        env: withModelDefaults(process.env),
       });
       for (const problem of run.problems) process.stdout.write(`${formatProblem(problem)}\n`);
       for (const r of run.results) {

@@ -38,6 +38,8 @@ export interface FlowTestOptions {
   registry: NodeRegistry;
   /** Services handed to nodes (database, gateway ...); nodes must still honour dry-run. */
   services?: Record<string, unknown>;
+  /** The environment every case starts from (its `env` overrides on top); default process.env. */
+  env?: Record<string, string | undefined>;
   /** Only cases whose name contains this text. */
   filter?: string;
 }
@@ -84,7 +86,12 @@ export async function runFlowTests(options: FlowTestOptions): Promise<FlowTestRu
     for (const testCase of parsed.spec.cases) {
       if (options.filter && !testCase.name.includes(options.filter)) continue;
       const started = performance.now();
-      const outcome = await runCase(parsed.flow, testCase, { flows, registry: options.registry, services: options.services });
+      const outcome = await runCase(parsed.flow, testCase, {
+        flows,
+        registry: options.registry,
+        services: options.services,
+        env: options.env,
+      });
       const failures =
         outcome.kind === 'rejected'
           ? [`start: expected the execution to start got an error: ${outcome.message}`]

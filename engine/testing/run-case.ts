@@ -25,11 +25,16 @@ export interface CaseHost {
   flows: Map<string, LoadedFlow>;
   registry: NodeRegistry;
   services?: Record<string, unknown>;
+  /** The environment every case starts from (its `env` overrides on top); default process.env. */
+  env?: Record<string, string | undefined>;
 }
 
-/** `process.env` with the case's overrides, as strings (the engine reads env like the process does). */
-function caseEnv(overrides: Record<string, string | number | boolean> | undefined): Record<string, string | undefined> {
-  const env: Record<string, string | undefined> = { ...process.env };
+/** `base` with the case's overrides, as strings (the engine reads env like the process does). */
+function caseEnv(
+  base: Record<string, string | undefined>,
+  overrides: Record<string, string | number | boolean> | undefined,
+): Record<string, string | undefined> {
+  const env: Record<string, string | undefined> = { ...base };
   for (const [name, value] of Object.entries(overrides ?? {})) env[name] = String(value);
   return env;
 }
@@ -44,7 +49,7 @@ export async function runCase(flow: LoadedFlow, testCase: TestCase, host: CaseHo
     registry: host.registry,
     flows: host.flows,
     services: host.services ?? {},
-    env: caseEnv(testCase.env),
+    env: caseEnv(host.env ?? process.env, testCase.env),
     store: new MemoryExecutionStore(),
     scheduler: new InProcessScheduler(),
   });

@@ -6,6 +6,7 @@ import { formatProblem } from '../../engine/load/yaml-source.js';
 import { gatewayProviders } from '../../adapters/gateway/providers.js';
 import { runFlowTests } from '../../engine/testing/flow-tests.js';
 import { defaultRegistry } from '../../nodes/index.js';
+import { withModelDefaults } from '../../adapters/ai/model-config.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 const FLOWS = join(ROOT, 'flows');
@@ -18,7 +19,13 @@ describe('flow test cases in flows/tests', () => {
     it.skip('no flow test cases under flows/tests', () => undefined);
     return;
   }
-  const run = runFlowTests({ testsDir: TESTS, flowsDir: FLOWS, registry: defaultRegistry(), services: { gatewayProviders } });
+  const run = runFlowTests({
+    testsDir: TESTS,
+    flowsDir: FLOWS,
+    registry: defaultRegistry(),
+    services: { gatewayProviders },
+    env: withModelDefaults(process.env),
+  });
 
   it('test files and flows load without problems', async () => {
     const { problems } = await run;

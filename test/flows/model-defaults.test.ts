@@ -1,32 +1,64 @@
-// The models a flow falls back to are the AI service's: every LEADFLOW_MODEL_* a shipped flow
-// declares under `env:` defaults to that role's MODEL_DEFAULTS (adapters/ai/model-config.ts), the one
-// declaration of the default models, so an unset variable means the same model in every flow and in
-// the service (media conversion, `leadflow chat`).
+// The default models are declared once, in adapters/ai/model-config.ts (MODEL_DEFAULTS): a shipped
+// flow declares each LEADFLOW_MODEL_* it reads under `env:` with no value of its own (null), and the
+// host's engine reads the role's default when the variable is unset or blank, so an unset variable
+// means the same model in every flow and in the AI service (media conversion, `leadflow chat`).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { MODEL_DEFAULTS, MODEL_ENV } from '../../adapters/ai/model-config.js';
+import { MODEL_DEFAULTS, MODEL_ENV, withModelDefaults } from '../../adapters/ai/model-config.js';
+import { createEngine, loadValidFlows } from '../../cli/host.js';
+import { silentLogger } from '../../engine/logger.js';
 
 const FLOWS = join(import.meta.dirname, '../../flows');
 const flowFiles = readdirSync(FLOWS).filter((f) => /\.ya?ml$/.test(f));
 const roleOf = new Map(Object.entries(MODEL_ENV).map(([role, name]) => [name, role as keyof typeof MODEL_ENV]));
+const declaredEnv = (file: string): Record<string, unknown> => parse(readFileSync(join(FLOWS, file), 'utf8')).env ?? {};
 
 describe('model defaults of the shipped flows', () => {
   it('finds flows declaring models', () => {
-    const declaring = flowFiles.filter((f) =>
-      Object.keys(parse(readFileSync(join(FLOWS, f), 'utf8')).env ?? {}).some((n) => roleOf.has(n)),
-    );
+    const declaring = flowFiles.filter((f) => Object.keys(declaredEnv(f)).some((n) => roleOf.has(n)));
     expect(declaring).toEqual(expect.arrayContaining(['agent.yaml', 'followup.yaml', 'intake.yaml', 'handoff.yaml']));
   });
 
-  it.each(flowFiles)('%s: each LEADFLOW_MODEL_* defaults to MODEL_DEFAULTS', (file) => {
-    const env: Record<string, unknown> = parse(readFileSync(join(FLOWS, file), 'utf8')).env ?? {};
-    for (const [name, value] of Object.entries(env)) {
+  it.each(flowFiles)('%s: each LEADFLOW_MODEL_* is a model role, declared without a default of its own', (file) => {
+    for (const [name, value] of Object.entries(declaredEnv(file))) {
       if (!name.startsWith('LEADFLOW_MODEL_')) continue;
-      const role = roleOf.get(name);
-      expect(role, `${file}: ${name} is not a model role of adapters/ai/model-config.ts`).toBeDefined();
-      expect(value, `${file}: ${name}`).toBe(MODEL_DEFAULTS[role!]);
+      expect(roleOf.get(name), `${file}: ${name} is not a model role of adapters/ai/model-config.ts`).toBeDefined();
+      expect(value, `${file}: ${name}`).toBeNull();
     }
+  });
+
+  it("the host's engine gives every flow the role's default when unset or blank, and the value when set", () => {
+    const { flows } = loadValidFlows(FLOWS);
+    const env = { LEADFLOW_MODEL_PRIMARY: ' ', LEADFLOW_MODEL_FALLBACK: 'openai:gpt-4o', LEADFLOW_MODEL_HANDOFF: undefined };
+    // Only the env is read here: every service a node type declares is a placeholder object.
+    const services = Object.fromEntries(
+      ['ai', 'db', 'kv', 'executions', 'media', 'gateway', 'instances', 'gatewayProviders'].map((n) => [n, {}]),
+    );
+    const engine = createEngine(flows, silentLogger, { services: services as never, env });
+    expect(engine.flowEnv(flows.get('intake')!)).toMatchObject({
+      LEADFLOW_MODEL_PRIMARY: MODEL_DEFAULTS.primary,
+      LEADFLOW_MODEL_FALLBACK: 'openai:gpt-4o',
+      LEADFLOW_MODEL_HANDOFF: MODEL_DEFAULTS.handoff,
+    });
+    expect(engine.flowEnv(flows.get('handoff')!)).toMatchObject({ LEADFLOW_MODEL_SUMMARY: MODEL_DEFAULTS.summary });
+    expect(engine.flowEnv(flows.get('agent')!)).toMatchObject({ LEADFLOW_MODEL_CONTINGENCY: MODEL_DEFAULTS.contingency });
+  });
+
+  it('withModelDefaults fills only the model roles, and leaves its argument as it was', () => {
+    const env = { LEADFLOW_MODEL_SUMMARY: 'anthropic:claude-haiku-4-5', OTHER: 'x' };
+    const filled = withModelDefaults(env);
+    expect(filled).toMatchObject({
+      LEADFLOW_MODEL_SUMMARY: 'anthropic:claude-haiku-4-5',
+      OTHER: 'x',
+      LEADFLOW_MODEL_VISION: MODEL_DEFAULTS.vision,
+    });
+    expect(
+      Object.keys(filled)
+        .filter((n) => n.startsWith('LEADFLOW_MODEL_'))
+        .sort(),
+    ).toEqual(Object.values(MODEL_ENV).sort());
+    expect(env).toEqual({ LEADFLOW_MODEL_SUMMARY: 'anthropic:claude-haiku-4-5', OTHER: 'x' });
   });
 });
