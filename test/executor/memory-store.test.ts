@@ -53,16 +53,19 @@ describe('MemoryExecutionStore', () => {
     await expectCancelById(new MemoryExecutionStore());
   });
 
-  it('prune deletes finished executions older than the retention, keeping recent, unfinished ones and children of waiting parents', async () => {
-    await expectPruneContract(new MemoryExecutionStore());
-  });
-
-  it('flow versions: stored once, read back, listed by prefix, pruned when no unfinished execution runs on them and unused for a day', async () => {
-    await expectFlowVersionsContract(new MemoryExecutionStore());
-  });
-
-  it('resolveId accepts a full id or a unique prefix', async () => {
-    await expectResolveIdContract(new MemoryExecutionStore());
+  // The expectations the database store's tests share (test/helpers/execution-records.ts).
+  it.each([
+    [
+      'prune deletes finished executions older than the retention, keeping recent, unfinished ones and children of waiting parents',
+      expectPruneContract,
+    ],
+    [
+      'flow versions: stored once, read back, listed by prefix, pruned when no unfinished execution runs on them and unused for a day',
+      expectFlowVersionsContract,
+    ],
+    ['resolveId accepts a full id or a unique prefix', expectResolveIdContract],
+  ])('%s', async (_title, expectContract) => {
+    await expectContract(new MemoryExecutionStore());
   });
 
   it('listSummaries gives what list gives, summarised', async () => {
