@@ -18,6 +18,7 @@ import { createEngine } from './host.js';
 import { startPruning } from './pruning.js';
 import { leaseMsFromEnv, queueSchedulerFromEnv, SWEEP_EVERY_MS } from './queue-mode.js';
 import { openRuntime, type Runtime } from './runtime.js';
+import { withModelDefaults } from '../adapters/ai/model-config.js';
 
 /** Longest a graceful shutdown waits for requests and steps in flight before exiting with 1, ms. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -82,7 +83,7 @@ export async function openExecutingProcess(options: ExecutingProcessOptions): Pr
   const scheduler = await queueSchedulerFromEnv(process.env, logger);
   const ticks = new DbTickStore(runtime.db);
   const engine = createEngine(options.flows, logger, {
-    env: withConsoleUrl(process.env),
+    env: withModelDefaults(withConsoleUrl(process.env)),
     services: runtime.services,
     store: runtime.store,
     ticks,

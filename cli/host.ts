@@ -15,7 +15,6 @@ import { defaultRegistry } from '../nodes/index.js';
 import type { NodeServices } from '../nodes/services.js';
 import { UsageError } from './usage-error.js';
 import { loadTimeAuthModes } from './webhook-auth-modes.js';
-import { withModelDefaults } from '../adapters/ai/model-config.js';
 
 export { flowsDirectory } from './flows-directory.js';
 
@@ -106,7 +105,7 @@ export function createEngine(
     logger,
     services: options.services,
     store: options.store,
-    env: withModelDefaults(options.env ?? process.env),
+    env: options.env,
     observer: options.observer,
     ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
     ...(options.ticks ? { ticks: options.ticks } : {}),

@@ -89,8 +89,10 @@ export function readModelConfig(env: Record<string, string | undefined>): ModelC
 
 /**
  * `env` with each model role's variable (MODEL_ENV) set to its MODEL_DEFAULTS value where it is unset
- * or blank; every other variable as it is. The environment a host hands its engine, so a flow that
- * declares `LEADFLOW_MODEL_*: null` under `env:` reads the same default model as the AI service:
+ * or blank; every other variable as it is (a copy: later changes to `env` are not seen). The
+ * environment every host that runs flows hands its engine (serve, worker, run, replay, leadflow
+ * test), so a flow that declares `LEADFLOW_MODEL_*: null` under `env:` reads the same default model
+ * as the AI service:
  * MODEL_DEFAULTS is the one declaration of the default models. Never throws; `env` is not changed.
  */
 export function withModelDefaults(env: Record<string, string | undefined>): Record<string, string | undefined> {

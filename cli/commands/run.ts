@@ -132,16 +132,24 @@ async function runAndPrint(run: {
   opts: RunOptions;
 }): Promise<void> {
   const { flow, runtime, opts } = run;
-  const [{ InputValidationError }, { createEngine }, { MemoryExecutionStore }, { printTrace, traceJson }, { MemoryKeyValue }] =
-    await Promise.all([
-      import('../../engine/errors/input-validation-error.js'),
-      import('../host.js'),
-      import('../../engine/store/memory-store.js'),
-      import('../trace.js'),
-      import('../../adapters/kv/memory-key-value.js'),
-    ]);
+  const [
+    { InputValidationError },
+    { createEngine },
+    { MemoryExecutionStore },
+    { printTrace, traceJson },
+    { MemoryKeyValue },
+    { withModelDefaults },
+  ] = await Promise.all([
+    import('../../engine/errors/input-validation-error.js'),
+    import('../host.js'),
+    import('../../engine/store/memory-store.js'),
+    import('../trace.js'),
+    import('../../adapters/kv/memory-key-value.js'),
+    import('../../adapters/ai/model-config.js'),
+  ]);
   const scope = opts.dryRun ? await runtime.db.rollbackScope() : undefined;
   const engine = createEngine(run.flows, run.logger, {
+    env: withModelDefaults(process.env),
     // The instance directory must read through the same transaction: on SQLite the open
     // transaction holds the only connection, so a lookup outside it would wait forever.
     // A dry run's buffers, dedupe marks, locks and erasures stay in a scratch store of its own.

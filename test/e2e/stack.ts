@@ -38,6 +38,7 @@ import { startFakeOpenAi, type FakeOpenAi } from '../fakes/fake-openai.js';
 import { createTestSchema, dropTestSchema, postgresProblem, TEST_DATABASE_URL, withSearchPath } from '../helpers/databases.js';
 import { deleteNamespace, randomPrefix, redisProblem, TEST_REDIS_URL } from '../helpers/key-values.js';
 import { consoleUrlOf } from '../../console/server/console-url.js';
+import { withModelDefaults } from '../../adapters/ai/model-config.js';
 
 export const INSTANCE_TOKEN = 'fake-token';
 export const CLINIC_PHONE = '5511912345678';
@@ -185,7 +186,8 @@ async function start(options: StackOptions, backend: Backend, undo: Array<() => 
       }
     });
   }
-  const env: Record<string, string | undefined> = {
+  // The same object for the whole stack: PUBLIC_BASE_URL is set on it once the server listens.
+  const env: Record<string, string | undefined> = withModelDefaults({
     ...process.env,
     DATABASE_URL: databaseUrl ?? '',
     LEADFLOW_DATA_DIR: dataDir,
@@ -203,7 +205,7 @@ async function start(options: StackOptions, backend: Backend, undo: Array<() => 
     LEADFLOW_TYPING_MAX_MS: '0',
     LEADFLOW_RATE_LIMIT_WAIT_MS: '50',
     ...options.env,
-  };
+  });
   const metrics = createMetrics();
   const logger = options.logger ?? silentLogger;
   const activity = new ActivityRecorder({ logger });

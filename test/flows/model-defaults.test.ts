@@ -1,14 +1,16 @@
 // The default models are declared once, in adapters/ai/model-config.ts (MODEL_DEFAULTS): a shipped
 // flow declares each LEADFLOW_MODEL_* it reads under `env:` with no value of its own (null), and the
-// host's engine reads the role's default when the variable is unset or blank, so an unset variable
-// means the same model in every flow and in the AI service (media conversion, `leadflow chat`).
+// hosts that run flows (serve, worker, run, replay, leadflow test) hand their engines the
+// environment through withModelDefaults, so an unset or blank variable means the same model in
+// every flow and in the AI service (media conversion, `leadflow chat`).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { MODEL_DEFAULTS, MODEL_ENV, withModelDefaults } from '../../adapters/ai/model-config.js';
-import { createEngine, loadValidFlows } from '../../cli/host.js';
-import { silentLogger } from '../../engine/logger.js';
+import { loadValidFlows } from '../../cli/host.js';
+import { Engine } from '../../engine/engine.js';
+import { defaultRegistry } from '../../nodes/index.js';
 
 const FLOWS = join(import.meta.dirname, '../../flows');
 const flowFiles = readdirSync(FLOWS).filter((f) => /\.ya?ml$/.test(f));
@@ -29,14 +31,10 @@ describe('model defaults of the shipped flows', () => {
     }
   });
 
-  it("the host's engine gives every flow the role's default when unset or blank, and the value when set", () => {
+  it("an engine given withModelDefaults of the environment reads the role's default when unset or blank, and the value when set", () => {
     const { flows } = loadValidFlows(FLOWS);
     const env = { LEADFLOW_MODEL_PRIMARY: ' ', LEADFLOW_MODEL_FALLBACK: 'openai:gpt-4o', LEADFLOW_MODEL_HANDOFF: undefined };
-    // Only the env is read here: every service a node type declares is a placeholder object.
-    const services = Object.fromEntries(
-      ['ai', 'db', 'kv', 'executions', 'media', 'gateway', 'instances', 'gatewayProviders'].map((n) => [n, {}]),
-    );
-    const engine = createEngine(flows, silentLogger, { services: services as never, env });
+    const engine = new Engine({ registry: defaultRegistry(), flows, env: withModelDefaults(env) });
     expect(engine.flowEnv(flows.get('intake')!)).toMatchObject({
       LEADFLOW_MODEL_PRIMARY: MODEL_DEFAULTS.primary,
       LEADFLOW_MODEL_FALLBACK: 'openai:gpt-4o',
