@@ -7,8 +7,7 @@
 // (401, auth.ts), not a shape problem (422).
 // Events other than `messages.upsert` need only `event` and `instance`.
 
-const optStr = { anyOf: [{ type: 'string' }, { type: 'null' }] };
-const optBool = { anyOf: [{ type: 'boolean' }, { type: 'null' }] };
+import { optionalBoolean as optBool, optionalString as optStr } from '../event-schema-fields.js';
 
 /** `messageTimestamp`: seconds, a number (prepareMessage converts Long) or a numeric string; a protobuf Long `{low, high}` is tolerated. */
 const timestamp = {

@@ -5,10 +5,9 @@
 // decided by the webhook's instance-token check, not a shape problem (422).
 // Event types other than `messages` need only `EventType`.
 
+import { optionalBoolean as optBool, optionalString as optStr } from '../event-schema-fields.js';
+
 const str = { type: 'string' };
-/** A string that some captures leave null. */
-const optStr = { anyOf: [{ type: 'string' }, { type: 'null' }] };
-const optBool = { anyOf: [{ type: 'boolean' }, { type: 'null' }] };
 
 /** JSON Schema (draft-07) of a uazapi webhook body (see the file's head); the route's `eventSchema`. */
 export const uazapiEventSchema: Record<string, unknown> = {
