@@ -50,11 +50,13 @@ describe.skipIf(!available)('the console overview against the service, in Chromi
     await page.getByLabel('Token de acesso').fill(ADMIN_TOKEN);
     await page.getByRole('button', { name: 'Entrar' }).click();
     await page.getByRole('heading', { name: 'Visão geral', level: 1 }).waitFor({ state: 'visible' });
+    // The heading shows before the figures arrive: wait for the totals table's cells.
+    await pollFor('the totals drawn', async () => (await totalsRow('Leads recebidos')).length > 0);
+    // The session check before signing in answers 401 (logged by the browser); nothing else may fail.
+    const problems = browser.problems.splice(0);
     expect(await totalsRow('Leads recebidos')).toEqual(['0', '0']);
     expect(await page.title()).toBe('Visão geral · LeadFlow');
-    // The session check before signing in answers 401 (logged by the browser); nothing else may fail.
-    expect(browser.problems.filter((p) => !p.includes('401'))).toEqual([]);
-    browser.problems.length = 0;
+    expect(problems.filter((p) => !p.includes('401'))).toEqual([]);
   });
 
   it('shows a form that arrived as one lead in today, with its first-contact time within two minutes', async () => {
