@@ -55,6 +55,13 @@ export interface GatewayProviderModule {
    */
   noteInbound?(message: GatewayMessage, instanceId: number, kv: KeyValue): Promise<void>;
   /**
+   * Optional: whether a message from the clinic's number (`from_me`) is one LeadFlow itself sent
+   * through the provider's API, echoed back (`gateway.parse` asks for each `from_me` message not
+   * already `sent_by_api`, when it knows the instance and has the key-value store; true sets
+   * `sent_by_api`). Evolution: the message id is one its sends noted (its issue #1340).
+   */
+  sentByApi?(message: GatewayMessage, instanceId: number, kv: KeyValue): Promise<boolean>;
+  /**
    * Optional: erases what noteInbound kept of `phone` (digits) on that instance (`gateway.forget`, for
    * `excluir`); Cloud: the lead's 24-hour window. Resolves to how many keys were deleted.
    */

@@ -16,7 +16,9 @@ import { defineServiceNode } from '../services.js';
  * unregistered provider fails it too (UnknownGatewayProviderError).
  * With `instance_id` and the key-value store, a lead's message (not from the clinic, not a group) is
  * also noted by its provider when it keeps such state (GatewayProviderModule.noteInbound; Cloud: the
- * lead's 24-hour window opens). Noting is idempotent, so the step stays safe to run again.
+ * lead's 24-hour window opens). Noting is idempotent, so the step stays safe to run again. With
+ * both too, a `from_me` message the provider recognises as LeadFlow's own send echoed back
+ * (GatewayProviderModule.sentByApi; Evolution: the ids its sends noted) is `sent_by_api`.
  */
 export default defineServiceNode({
   type: 'gateway.parse',
@@ -67,6 +69,8 @@ export default defineServiceNode({
     const kv = ctx.services.kv;
     if (module.noteInbound && kv && typeof params.instance_id === 'number' && !parsed.from_me)
       await module.noteInbound(parsed, params.instance_id, kv);
+    if (module.sentByApi && kv && typeof params.instance_id === 'number' && parsed.from_me && !parsed.sent_by_api)
+      parsed.sent_by_api = await module.sentByApi(parsed, params.instance_id, kv);
     return {
       ignored: false,
       ...parsed,

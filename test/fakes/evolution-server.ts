@@ -12,7 +12,15 @@
 //   blank text           400 message ["Text is required"]                      (textMessage)
 //   number not on WA     400 message [{jid, exists: false, number}]           (sendMessageWithTyping)
 //   unknown media id     400 message ["Message not found"]                     (getBase64FromMediaMessage)
-// Every request is recorded (method, path, headers, parsed body, arrival time, answer status).
+// Every request is recorded (method, path, headers, parsed body, arrival time, answer status and
+// body).
+// Echoes (Evolution issue #1340: some servers post an API send back as a `messages.upsert` with
+// `key.fromMe: true`, as if typed on another device): setWebhook(instance, {url, jwtKey?}) is the
+// instance's webhook as Evolution configures it (`url`, `headers.jwt_key`: each post then carries
+// `Authorization: Bearer <HS256 JWT>`; the body's `apikey` is the instance's key); echo(id) posts the
+// echo of the sendText answered with that id (default the last) to it, on demand, and resolves to
+// the webhook's answer. The echo is built like any upsert (fixture `api-echo`): the send's key,
+// number and text.
 // Failures are queued with failNext(kind, n, {skip}): after `skip` normal requests, the next n
 // requests (any path) answer
 //   '429'               429 (from a proxy: Evolution 2.3.7 has no limiter) with Retry-After (default "1")
@@ -27,6 +35,8 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { evolutionEvent } from './evolution-fixtures/events.js';
+import { signEvolutionJwt } from './evolution-fixtures/jwt.js';
 
 export { evolutionEvent, type EvolutionFixtureKind, type EvolutionEventOptions } from './evolution-fixtures/events.js';
 export { signEvolutionJwt, type EvolutionJwtOptions } from './evolution-fixtures/jwt.js';
@@ -77,6 +87,23 @@ export interface EvolutionRecordedRequest {
   /** Status answered (undefined while pending, for hangs and resets). */
   status?: number;
   answeredAt?: number;
+  /** The JSON answered (undefined while pending, for hangs, resets and malformed answers). */
+  answer?: any;
+}
+
+/** An instance's webhook, as Evolution configures it (`webhook.url`, `webhook.headers.jwt_key`). */
+export interface EvolutionWebhook {
+  /** Where events are posted, e.g. `http://127.0.0.1:3000/leadagent/evolution`. */
+  url: string;
+  /** The webhook's jwt_key: each post carries `Authorization: Bearer <JWT signed with it>`. */
+  jwtKey?: string;
+}
+
+/** A webhook's answer to one post. */
+export interface WebhookAnswer {
+  status: number;
+  /** The answer's JSON (its text when it is not JSON). */
+  json: any;
 }
 
 export interface FakeEvolutionOptions {
@@ -128,6 +155,7 @@ export class FakeEvolution {
   private readonly failures: QueuedFailure[] = [];
   private readonly hanging = new Set<ServerResponse>();
   private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly webhooks = new Map<string, EvolutionWebhook>();
   private server: Server | undefined;
   private baseUrl = '';
   private inFlight = 0;
@@ -185,6 +213,50 @@ export class FakeEvolution {
     return this;
   }
 
+  /** The webhook `instance`'s events (echoes) are posted to. */
+  setWebhook(instance: string, webhook: EvolutionWebhook): this {
+    this.webhooks.set(instance, webhook);
+    return this;
+  }
+
+  /**
+   * Posts to the instance's webhook the `messages.upsert` echo (fromMe) of the sendText answered with
+   * `messageId` (default: the last one answered), as servers of issue #1340 do; resolves to the
+   * webhook's answer. Throws when no such send was answered or its instance has no webhook.
+   */
+  async echo(messageId?: string): Promise<WebhookAnswer> {
+    const sends = this.requestsTo('/message/sendText/').filter((r) => r.status === 201 && r.answer?.key?.id);
+    const send = messageId === undefined ? sends.at(-1) : sends.find((r) => r.answer.key.id === messageId);
+    if (!send) throw new Error(`fake Evolution: no answered send ${messageId ?? ''} to echo`);
+    const webhook = this.webhooks.get(send.instance);
+    if (!webhook) throw new Error(`fake Evolution: instance "${send.instance}" has no webhook`);
+    const body = evolutionEvent('api-echo', {
+      instance: send.instance,
+      apikey: this.instances.get(send.instance) ?? null,
+      id: send.answer.key.id,
+      phone: String(send.body.number).replace(/\D/g, ''),
+      text: send.body.text,
+      timestamp: send.answer.messageTimestamp,
+      serverUrl: this.baseUrl,
+    });
+    const res = await fetch(webhook.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        ...(webhook.jwtKey ? { authorization: `Bearer ${signEvolutionJwt(webhook.jwtKey)}` } : {}),
+      },
+      body: JSON.stringify(body),
+    });
+    const text = await res.text();
+    let json: unknown = text;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      // not JSON: the text as it came
+    }
+    return { status: res.status, json };
+  }
+
   addInstance(name: string, apikey: string): this {
     this.instances.set(name, apikey);
     return this;
@@ -232,6 +304,7 @@ export class FakeEvolution {
       if (res.destroyed) return;
       record.status = status;
       record.answeredAt = Date.now();
+      record.answer = json;
       res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers }).end(JSON.stringify(json));
     };
 

@@ -19,6 +19,11 @@
 // message up in its database (`getMessage`, a PostgreSQL JSON query in 2.3.7) and answers 400
 // `Message not found` otherwise.
 //
+// The id of every message sent is handed to `noteSent` when given (the provider notes it on the
+// key-value store: sent-ids.ts), so an echo of it is known as LeadFlow's own. Noting it failing is
+// logged as a warning and the send still succeeds (the message went out: failing the call would
+// have it sent again).
+//
 // Time limits are per attempt. A send's limit is `timeoutMs + delay`: Evolution shows "typing…" for
 // `delay` ms inside the request before it sends (`sendMessageWithTyping`). Retries (http-call.ts):
 // 429 / 5xx / network failures, with Evolution's 400-wrapped rate limit and dropped connection
@@ -50,10 +55,12 @@ export interface EvolutionClientOptions extends GatewayHttpOptions {
   instanceName: string;
   /** Largest download answer read, bytes (base64 is ~4/3 of the media). Default 64 MiB. */
   maxDownloadBytes?: number;
+  /** Called with the id of each message sent (sendText's `messageid`), before sendText resolves; see the file's head. */
+  noteSent?: (messageId: string) => Promise<void>;
 }
 
 /** The options every Evolution client of a host shares (all but the instance's server, API key and name). */
-export type EvolutionClientDefaults = Omit<EvolutionClientOptions, 'serverUrl' | 'token' | 'instanceName'>;
+export type EvolutionClientDefaults = Omit<EvolutionClientOptions, 'serverUrl' | 'token' | 'instanceName' | 'noteSent'>;
 
 /** What the client needs of an instance row (a full GatewayInstanceAccess fits): its server, token and external id. */
 export type EvolutionInstanceAccess = Pick<GatewayInstanceAccess, 'server_url' | 'token'> & { external_id: string };
@@ -73,9 +80,13 @@ export class EvolutionClient implements GatewayClient {
   /** The instance name (not a secret). */
   readonly instanceName: string;
   readonly #http: GatewayHttp;
+  readonly #noteSent: ((messageId: string) => Promise<void>) | undefined;
+  readonly #logger: EvolutionClientOptions['logger'];
 
   constructor(options: EvolutionClientOptions) {
     this.#http = new GatewayHttp(options, EVOLUTION_ENDPOINT);
+    this.#noteSent = options.noteSent;
+    this.#logger = options.logger;
     if (typeof options.instanceName !== 'string' || options.instanceName.trim() === '')
       throw new TypeError('evolution external_id (instance name) is empty');
     this.serverUrl = this.#http.serverUrl;
@@ -89,7 +100,21 @@ export class EvolutionClient implements GatewayClient {
 
   /** Sends one text. `number` must be digits; `delay` (ms, default 0) is sent as is. */
   async sendText(request: SendTextRequest, options: GatewayCallOptions = {}): Promise<SendTextResult> {
-    return this.#http.measured('send', (policy) => this.#sendText(request, options, policy));
+    const sent = await this.#http.measured('send', (policy) => this.#sendText(request, options, policy));
+    if (sent.messageid !== null && this.#noteSent) await this.#note(sent.messageid);
+    return sent;
+  }
+
+  /** Hands a sent message's id to `noteSent`; a failure is a warning (the message went out). */
+  async #note(messageId: string): Promise<void> {
+    try {
+      await this.#noteSent?.(messageId);
+    } catch (err) {
+      this.#logger?.warn(
+        { instance: this.instanceName, message_id: messageId, error: err instanceof Error ? err.message : String(err) },
+        "evolution: the sent message's id was not kept; an echo of it would count as typed on the clinic's phone",
+      );
+    }
   }
 
   async #sendText(request: SendTextRequest, options: GatewayCallOptions, policy: RetryPolicy): Promise<SendTextResult> {

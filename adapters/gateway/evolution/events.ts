@@ -36,9 +36,11 @@
 //   `send.message` instead (issue #1120; issue #1742: a Chatwoot agent's message fires no
 //   `messages.upsert`). A `messages.upsert` with `key.fromMe: true` was typed on another device of
 //   the clinic's account: the phone app, WhatsApp Web or desktop, or another linked device.
-//   So `sent_by_api` is false for every `messages.upsert`, unless the caller's record of the ids
-//   LeadFlow sent (`options.sentIds`, the `messageid`s sendText returned) holds `key.id`: a guard
-//   should a server ever echo API sends (an open report, issue #1340, says one did).
+//   So `sent_by_api` is false for every `messages.upsert` this parser returns. Some servers do echo
+//   API sends as `messages.upsert` with `fromMe` (an open report, issue #1340): the ids LeadFlow's
+//   sends got back are noted per instance (sent-ids.ts), and gateway.parse asks the provider
+//   (provider.ts `sentByApi`) whether a `fromMe` message's id is one of them; then it is
+//   `sent_by_api`, never a takeover.
 //   What Evolution cannot tell apart:
 //   - a person typing on WhatsApp Web from a program driving the same account as another linked
 //     device (a second gateway, a browser automation): both arrive as `fromMe: true`, and `source`
@@ -72,12 +74,6 @@ export interface EvolutionIgnoredEvent extends IgnoredEvent {
     lid?: string;
     from_me: boolean;
   };
-}
-
-/** What parseEvolutionEvent may be told besides the event. */
-export interface ParseEvolutionOptions {
-  /** Ids of the messages LeadFlow sent through this instance (sendText's `messageid`); see the file's head. */
-  sentIds?: { has(id: string): boolean };
 }
 
 /** Message content types by Baileys proto field name (`messageType` and the keys of `message`). */
@@ -144,11 +140,7 @@ function timestampOf(value: unknown, now: number): number {
  * Parses an Evolution API v2 webhook body; throws EvolutionEventError when the body is not an
  * event's shape. `now` (ms) stands in for a missing `messageTimestamp`.
  */
-export function parseEvolutionEvent(
-  body: unknown,
-  now: number = Date.now(),
-  options: ParseEvolutionOptions = {},
-): EvolutionMessage | EvolutionIgnoredEvent {
+export function parseEvolutionEvent(body: unknown, now: number = Date.now()): EvolutionMessage | EvolutionIgnoredEvent {
   const problems = eventProblems(evolutionEventSchema, body, true);
   if (problems) throw new EvolutionEventError(problems);
   const event = body as Fields;
@@ -191,7 +183,8 @@ export function parseEvolutionEvent(
     chat_id: chatId,
     message_id: messageId,
     from_me: fromMe,
-    sent_by_api: options.sentIds?.has(messageId) === true,
+    // LeadFlow's own sends echoed are found by the provider's sentByApi (see the file's head).
+    sent_by_api: false,
     is_group: isGroup,
     kind,
     text: textOf(message, type),

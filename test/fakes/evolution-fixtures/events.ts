@@ -22,6 +22,7 @@ export type EvolutionFixtureKind =
   | 'group'
   | 'from-me-phone'
   | 'from-me-api'
+  | 'api-echo'
   | 'messages-update'
   | 'connection-update'
   | 'status-broadcast';
@@ -304,6 +305,17 @@ export function evolutionEvent(kind: EvolutionFixtureKind, o: EvolutionEventOpti
           source: 'web',
         },
         o,
+      );
+    // Evolution issue #1340: a server that echoes an API send also as `messages.upsert` with
+    // fromMe (reference §1.6 "Belt and braces"): the send's key (id `3EB0…`, source web) and text,
+    // as prepareMessage builds any upsert; status SERVER_ACK, as for the account's other devices.
+    case 'api-echo':
+      return upsert(
+        o,
+        { remoteJid: pn, fromMe: true, id: o.id ?? '3EB07F687BA29993B52BA3' },
+        { conversation: o.text ?? 'Olá Maria! Aqui é a Clínica Aurora.' },
+        'conversation',
+        { pushName: o.pushName ?? 'Você', status: 'SERVER_ACK', source: 'web', messageTimestamp: o.timestamp ?? 1773050160 },
       );
     // Reference §1.8 (shape as captured in issue #2010): a delivery status of one of our messages.
     case 'messages-update':

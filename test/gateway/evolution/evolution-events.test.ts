@@ -10,8 +10,8 @@ import { type EvolutionFixtureKind, evolutionEvent } from '../../fakes/evolution
 
 const NOW = 1_800_000_000_000;
 
-function parsed(body: unknown, options: Parameters<typeof parseEvolutionEvent>[2] = {}): EvolutionMessage {
-  const result = parseEvolutionEvent(body, NOW, options);
+function parsed(body: unknown): EvolutionMessage {
+  const result = parseEvolutionEvent(body, NOW);
   if (isIgnoredEvolutionEvent(result)) throw new Error(`ignored: ${result.ignored}`);
   return result;
 }
@@ -229,11 +229,15 @@ describe('parseEvolutionEvent: who sent it', () => {
     expect(parseEvolutionEvent(evolutionEvent('from-me-api'), NOW)).toEqual({ ignored: 'event "send.message" is not a new message' });
   });
 
-  it('a messages.upsert whose id is one LeadFlow sent (sentIds) is sent_by_api', () => {
-    const echo = evolutionEvent('from-me-phone', { id: '3EB07F687BA29993B52BA3' });
-    const sentIds = new Set(['3EB07F687BA29993B52BA3']);
-    expect(parsed(echo, { sentIds })).toMatchObject({ from_me: true, sent_by_api: true });
-    expect(parsed(evolutionEvent('from-me-phone'), { sentIds })).toMatchObject({ from_me: true, sent_by_api: false });
+  it('an API send echoed as messages.upsert (issue #1340) reads as any fromMe message: only the noted ids tell (evolution-sent-ids.test.ts)', () => {
+    const echo = evolutionEvent('api-echo', { id: '3EB07F687BA29993B52BA3', phone: '5511987654321', text: 'Olá! Como posso ajudar?' });
+    expect(parsed(echo)).toMatchObject({
+      from_me: true,
+      sent_by_api: false,
+      phone: '5511987654321',
+      message_id: '3EB07F687BA29993B52BA3',
+      text: 'Olá! Como posso ajudar?',
+    });
   });
 
   it('delivery statuses, connection updates and unknown events are ignored', () => {
@@ -287,6 +291,7 @@ describe('parseEvolutionEvent: malformed bodies', () => {
       'group',
       'from-me-phone',
       'from-me-api',
+      'api-echo',
       'messages-update',
       'connection-update',
       'status-broadcast',
