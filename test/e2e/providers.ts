@@ -1,7 +1,8 @@
 // The gateway providers the end-to-end agent and intake suites run over (CONTRACT §11: "the same
 // stories pass on each"). A suite is written once against ProviderCase: how to start the provider's
 // fake server, which instance the stack seeds for it, how a story's message becomes that provider's
-// inbound request (route, body, headers), and how to read what the fake received. Adding a provider
+// inbound request (route, body, headers), how the gateway echoes one of LeadFlow's own sends back,
+// and how to read what the fake received. Adding a provider
 // to the suites is adding its entry to PROVIDERS (with its fake in test/fakes/).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -71,6 +72,14 @@ export interface SentMessage {
   answeredAt?: number;
   /** The request carried the seeded instance's credentials as the provider expects them. */
   authenticated: boolean;
+  /** The message id the fake answered with, where its record keeps the answer (Evolution). */
+  id?: string;
+}
+
+/** The service's answer to one inbound request. */
+export interface InboundAnswer {
+  status: number;
+  json: any;
 }
 
 /** A provider's fake server, as the stack holds it. */
@@ -93,7 +102,11 @@ export interface ProviderInstanceSeed {
 
 export interface ProviderCase {
   name: GatewayProvider;
-  /** What the provider can tell (CONTRACT §11: where it cannot, the stories that need it are skipped, saying so). */
+  /**
+   * What the provider can tell (CONTRACT §11). Where it cannot, the stories that need it are not
+   * declared for it (nothing shows as skipped), and the suite prints one line saying which and why
+   * (`cannot`).
+   */
   can: {
     /** It reports messages a person typed on the clinic's phone (takeover, operator commands). */
     operatorMessages: boolean;
@@ -102,12 +115,20 @@ export interface ProviderCase {
     /** Group chats reach the webhook. */
     groups: boolean;
   };
+  /** Why, for each `can` that is false: what the provider does instead. */
+  cannot?: Partial<Record<keyof ProviderCase['can'], string>>;
   startFake(): Promise<ProviderFake>;
   instance(fake: ProviderFake): ProviderInstanceSeed;
   /** The request of one story message to `instance`. */
   inbound(message: StoryMessage, instance: SeededInstance): InboundCall;
   /** A request that holds no message (a delivery or read receipt) to `instance`, and the answer's body it gets. */
   receipt(instance: SeededInstance): { call: InboundCall; answer: unknown };
+  /**
+   * The gateway echoing LeadFlow's send `sent` back as an inbound message (as the provider's servers
+   * that do it send it), posted to the service at `serviceUrl`; resolves to the service's answer.
+   * Only where `can.apiEchoes`.
+   */
+  echo(fake: ProviderFake, instance: SeededInstance, sent: SentMessage, serviceUrl: string): Promise<InboundAnswer>;
   /** `call` with its authentication broken (a wrong token or signature): 401. */
   forge(call: InboundCall): InboundCall;
   /** Every send the fake answered with success, in arrival order. */
@@ -178,6 +199,9 @@ const uazapi: ProviderCase = {
       ...(kind === 'audio' ? { mediaRef: id } : {}),
     };
   },
+  // uazapi marks its API sends itself (`wasSentByApi`): the echo is the send's number and text.
+  echo: (_fake, instance, sent, serviceUrl) =>
+    postTo(serviceUrl, uazapi.inbound({ phone: sent.number, text: sent.text, from: 'api', ...(sent.id ? { id: sent.id } : {}) }, instance)),
   receipt(instance) {
     const body = { ...uazapiFixture('event-messages-update'), token: instance.token };
     return {
@@ -251,6 +275,7 @@ function cloudSentText(body: any): string {
 const cloud: ProviderCase = {
   name: 'cloud',
   can: { operatorMessages: true, apiEchoes: false, groups: true },
+  cannot: { apiEchoes: "the Cloud API reports LeadFlow's own sends only as statuses, never as messages" },
   startFake: () =>
     new FakeCloudApi({
       tokens: { [CLOUD_TOKEN]: [CLOUD_PHONE_NUMBER_ID] },
@@ -290,6 +315,9 @@ const cloud: ProviderCase = {
       headers: { 'x-hub-signature-256': signCloudBody(raw, instance.app_secret ?? '') },
       ...(ref ? { mediaRef: ref } : {}),
     };
+  },
+  echo() {
+    throw new Error('the Cloud API never echoes API sends as messages');
   },
   receipt(instance) {
     const raw = JSON.stringify(
@@ -336,14 +364,15 @@ const evolutionBearer = (jwtKey: string) => ({ authorization: `Bearer ${signEvol
 /**
  * Evolution API v2: events built by test/fakes/evolution-fixtures/events.ts with the story's fields,
  * each signed with the JWT of the instance's app_secret (its webhook's jwt_key). What it can tell
- * (adapters/gateway/evolution/events.ts): a `messages.upsert` with fromMe is a person on
- * another device of the clinic's account, so the operator's stories hold; its own API sends are
- * never echoed as messages (they fire `send.message`, which starts nothing), so the echo story
- * cannot be told on it.
+ * (adapters/gateway/evolution/events.ts): a `messages.upsert` with fromMe is a person on another
+ * device of the clinic's account, so the operator's stories hold. An API send fires `send.message`
+ * (a story's `from: 'api'` message), which starts nothing; servers that also echo it as a fromMe
+ * `messages.upsert` (issue #1340) are the fake's echo(): the send's own id, which LeadFlow noted when
+ * it sent it (adapters/gateway/evolution/sent-ids.ts), so the echo is no takeover.
  */
 const evolution: ProviderCase = {
   name: 'evolution',
-  can: { operatorMessages: true, apiEchoes: false, groups: true },
+  can: { operatorMessages: true, apiEchoes: true, groups: true },
   startFake: () => startFakeEvolution({ instances: { [EVOLUTION_INSTANCE]: EVOLUTION_KEY } }),
   instance: (fake) => ({
     provider: 'evolution',
@@ -380,6 +409,14 @@ const evolution: ProviderCase = {
       ...(kind === 'audio' ? { mediaRef: id } : {}),
     };
   },
+  echo(fake, instance, sent, serviceUrl) {
+    const evolution = fake as FakeEvolution;
+    evolution.setWebhook(instance.external_id ?? '', {
+      url: `${serviceUrl}/leadagent/evolution`,
+      ...(instance.app_secret ? { jwtKey: instance.app_secret } : {}),
+    });
+    return evolution.echo(sent.id);
+  },
   receipt(instance) {
     const body = evolutionEvent('messages-update', { instance: instance.external_id ?? '', apikey: instance.token });
     return {
@@ -404,6 +441,7 @@ const evolution: ProviderCase = {
         at: r.at,
         ...(r.answeredAt !== undefined ? { answeredAt: r.answeredAt } : {}),
         authenticated: r.headers.apikey === instance.token && r.instance === instance.external_id,
+        ...(typeof r.answer?.key?.id === 'string' ? { id: r.answer.key.id } : {}),
       }));
   },
   downloads: (fake) => (fake as FakeEvolution).requestsTo('/chat/getBase64FromMediaMessage/').map((r) => r.body?.message?.key?.id),
@@ -443,7 +481,17 @@ export async function send(stack: Stack, message: StoryMessage): Promise<{ statu
 
 /** Posts a prepared call (e.g. the same message twice, or a forged one). */
 export async function post(stack: Stack, call: InboundCall): Promise<{ status: number; json: any }> {
-  const res = await fetch(`${stack.url}${call.path}`, {
+  return postTo(stack.url, call);
+}
+
+/** The gateway of the stack echoing LeadFlow's send `sent` back (only where `can.apiEchoes`); the service's answer. */
+export function echo(stack: Stack, sent: SentMessage): Promise<InboundAnswer> {
+  return stack.provider.echo(stack.fake, stack.instance, sent, stack.url);
+}
+
+/** Posts `call` to the service at `serviceUrl`. */
+async function postTo(serviceUrl: string, call: InboundCall): Promise<InboundAnswer> {
+  const res = await fetch(`${serviceUrl}${call.path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...call.headers },
     body: call.raw,
