@@ -99,7 +99,7 @@ forEachProvider('agent', (provider, title) => {
       console.info(
         `${title}: ${STORIES_OF[flag]} are not declared: ${provider.cannot?.[flag] ?? `the provider cannot tell them (can.${flag} is false)`}`,
       );
-  forEachBackend('agent', (backend) => {
+  forEachBackend(title, (backend) => {
     const can = provider.can;
     beforeAll(async () => {
       flowsDir = mkdtempSync(join(tmpdir(), 'leadflow-agent-flows-'));

@@ -137,9 +137,10 @@ describe('evolution sent ids: the send', () => {
         },
       });
       const warnings: Array<{ fields: object; message: string }> = [];
-      const client = gatewayProviders.clientFactory({ kv: broken, logger: { warn: (fields, message) => warnings.push({ fields, message }) } })(
-        row(fake.url),
-      );
+      const client = gatewayProviders.clientFactory({
+        kv: broken,
+        logger: { warn: (fields, message) => warnings.push({ fields, message }) },
+      })(row(fake.url));
       const sent = await client.sendText({ number: '5511987654321', text: 'Oi' });
       expect(sent.messageid).toMatch(/^3EB0/);
       expect(fake.sent).toHaveLength(1);
