@@ -70,7 +70,7 @@ describe('the evolution provider', () => {
       );
   });
 
-  it("a fromMe messages.upsert is a person on the clinic's phone (never the API); the API's own send.message is ignored", () => {
+  it("a fromMe messages.upsert parses as a person on the clinic's phone (an echo of LeadFlow's send is told by the noted ids: evolution-sent-ids.test.ts); the API's own send.message is ignored", () => {
     const typed = gatewayProviders.parse('evolution', evolutionEvent('from-me-phone', { phone: '5511987654321' })) as GatewayMessage;
     expect(typed).toMatchObject({ from_me: true, sent_by_api: false, phone: '5511987654321' });
     expect(gatewayProviders.parse('evolution', evolutionEvent('from-me-api'))).toEqual({
