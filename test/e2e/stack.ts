@@ -1,10 +1,20 @@
-// The whole service in one test process, wired exactly as `leadflow serve` wires it (cli/runtime.ts,
-// cli/host.ts, the webhook app), with only the outside faked as loopback HTTP servers: the gateway
-// (uazapi by default; another provider's fake with `provider`, test/e2e/providers.ts), OpenAI and
-// Anthropic. Two backends: 'embedded' (a fresh SQLite file, the in-process
-// key-value store) and 'postgres+redis' (a fresh PostgreSQL schema on TEST_DATABASE_URL and a key
-// namespace of its own on TEST_REDIS_URL, both removed at close). `forEachBackend` runs a suite on
-// each; without PostgreSQL or Redis the second is reported as skipped, with the reason.
+// The whole service in one test process, wired as `leadflow serve` wires it (cli/executing-process.ts,
+// cli/commands/serve.ts, cli/webhook-server.ts: the same runtime, queue scheduler, engine options,
+// metrics with the queue depth from the shared queue in queue mode, console overview recorder,
+// upkeep, schedule triggers and webhook app), with only the outside faked as loopback HTTP servers:
+// the gateway (uazapi by default; another provider's fake with `provider`, test/e2e/providers.ts),
+// OpenAI and Anthropic. Two backends: 'embedded' (a fresh SQLite file, the in-process key-value
+// store) and 'postgres+redis' (a fresh PostgreSQL schema on TEST_DATABASE_URL and a key namespace of
+// its own on TEST_REDIS_URL, both removed at close; queue mode, as `serve` with REDIS_URL).
+// `forEachBackend` runs a suite on each; without PostgreSQL or Redis the second is reported as
+// skipped, with the reason (a failure when LEADFLOW_TEST_REQUIRE lists the part).
+// What differs from `serve`, on purpose: the environment is the stack's own object (the fakes' URLs,
+// short delays, `env` option) rather than process.env, and PUBLIC_BASE_URL and LEADFLOW_CONSOLE_URL
+// are set on it once the server listens (serve derives them before); the key-value and queue keys
+// live under the stack's own namespace; the app listens on 127.0.0.1, a free port, without the
+// HOST/secret check of listen-address.ts and without the startup log lines; `--watch` is an option;
+// the nodes' clock may be replaced (`clock`); the database is seeded with one clinic; and `close()`
+// stops it in serve's SIGTERM order instead of a signal (no exit, no grace timer).
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -19,7 +29,9 @@ import { adminFromEnv } from '../../cli/admin-host.js';
 import { FlowLoadReport } from '../../cli/flow-load-report.js';
 import { ActivityRecorder } from '../../console/server/activity-recorder.js';
 import { createEngine, flowsDirectory, loadValidFlows } from '../../cli/host.js';
-import { queueSchedulerFromEnv, webhooksQueuedFromEnv } from '../../cli/queue-mode.js';
+import { leaseMsFromEnv, queueSchedulerFromEnv, SWEEP_EVERY_MS, webhooksQueuedFromEnv } from '../../cli/queue-mode.js';
+import { startPruning } from '../../cli/pruning.js';
+import { DbTickStore } from '../../adapters/db/tick-store.js';
 import { openRuntime, type Runtime } from '../../cli/runtime.js';
 import { watchFlows } from '../../cli/watch-flows.js';
 import { gatewayProviders } from '../../adapters/gateway/providers.js';
@@ -206,8 +218,10 @@ async function start(options: StackOptions, backend: Backend, undo: Array<() => 
     LEADFLOW_RATE_LIMIT_WAIT_MS: '50',
     ...options.env,
   });
-  const metrics = createMetrics();
   const logger = options.logger ?? silentLogger;
+  const metrics = createMetrics({
+    onError: (err, where) => logger.warn({ metric: where, err: (err as Error).message }, 'metrics hook failed'),
+  });
   const activity = new ActivityRecorder({ logger });
   const runtime = await openRuntime({
     logger,
@@ -245,19 +259,33 @@ async function start(options: StackOptions, backend: Backend, undo: Array<() => 
   // With Redis the stack runs in queue mode, as `serve` does with REDIS_URL.
   const scheduler = await queueSchedulerFromEnv(env, logger, kvPrefix ?? 'leadflow:');
   if (scheduler) undo.push(() => scheduler.close());
+  const ticks = new DbTickStore(runtime.db);
   const engine = createEngine(loaded.flows, logger, {
     services: runtime.services,
     store: runtime.store,
     env,
+    ticks,
     observer: composeObservers(metrics.observer, activity.observer),
+    leaseMs: leaseMsFromEnv(env),
     ...(scheduler ? { scheduler, queueWebhooks: webhooksQueuedFromEnv(env) } : {}),
   });
-  metrics.setQueueDepth(embeddedQueueDepth(engine));
+  // In queue mode the depth is the shared queue's (jobs due or being driven, by any process).
+  metrics.setQueueDepth(scheduler ? () => scheduler.dueOrRunning() : embeddedQueueDepth(engine));
   undo.push(async () => {
     await engine.shutdown();
     await activity.idle();
   });
   await engine.startScheduler();
+  // The upkeep of executing-process.ts: the sweep of stored waits and the retention pruning.
+  const sweep = setInterval(
+    () => void engine.sweep().catch((err: Error) => logger.warn({ err: err.message }, 'sweeping waits failed')),
+    SWEEP_EVERY_MS,
+  ).unref();
+  const stopPruning = await startPruning(runtime.store, logger, ticks, activity);
+  undo.push(() => {
+    stopPruning();
+    clearInterval(sweep);
+  });
   const flowLoads = new FlowLoadReport(loaded.problems);
   if (options.watchFlows) undo.push(watchFlows(flowsDir, engine, logger, flowLoads));
   const admin = adminFromEnv({ env, engine, runtime, logger, flowLoads });
@@ -281,6 +309,8 @@ async function start(options: StackOptions, backend: Backend, undo: Array<() => 
   if (!options.env?.PUBLIC_BASE_URL) env.PUBLIC_BASE_URL = url;
   const consoleUrl = consoleUrlOf(env);
   if (consoleUrl) env.LEADFLOW_CONSOLE_URL = consoleUrl;
+  // Last, as serve does: a tick's execution may start as soon as the schedules run.
+  await engine.startSchedules();
 
   const executions = (flow?: string) => runtime.store.list({ limit: 1000, flow });
   return {

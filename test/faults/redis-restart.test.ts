@@ -1,7 +1,8 @@
 // Redis restarted in the middle of a grouping window: a private redis-server (append-only file,
 // fsync on every write, as production should run it) is killed with SIGKILL and started again on
 // the same port and data; the service in queue mode reconnects and answers the burst once.
-// Skipped by name, with the reason, without PostgreSQL or the redis-server binary.
+// Skipped by name, with the reason, without PostgreSQL or the redis-server binary (a failure instead
+// when LEADFLOW_TEST_REQUIRE lists the part: the binary counts as part of `redis`).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
@@ -11,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresProblem } from '../helpers/databases.js';
 import { CLINIC_PHONE, INSTANCE_TOKEN, startStack, type Stack } from '../e2e/stack.js';
 import { leadTextEvent } from '../helpers/uazapi-events.js';
+import { partProblem } from '../helpers/required-parts.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 
@@ -22,7 +24,7 @@ function redisServerProblem(): string | null {
     return 'the redis-server binary is not installed';
   }
 }
-const problem = [postgresProblem, redisServerProblem()].filter(Boolean).join('; ') || null;
+const problem = [postgresProblem, partProblem('redis', redisServerProblem())].filter(Boolean).join('; ') || null;
 if (problem) console.warn(`skipping "Redis restart": ${problem}`);
 const suite = problem ? describe.skip : describe;
 

@@ -1,21 +1,29 @@
 // A real browser for tests: Debian's Chromium (apt-get install -y chromium; `.ci/run` installs it)
 // driven by playwright-core, headless, without sandbox (CI runs as root), without background
 // networking or component updates, with a fresh profile per launch (removed by `close`).
-// Where the binary is absent, `chromiumAvailable(file)` prints why the file's tests are skipped.
+// Where the binary is absent, `chromiumAvailable(file)` prints why the file's tests are skipped, or,
+// when LEADFLOW_TEST_REQUIRE lists `chromium` (CI), throws, failing the file (./required-parts.ts).
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, chromium } from 'playwright-core';
+import { partProblem } from './required-parts.js';
 
 /** The Chromium binary; LEADFLOW_CHROMIUM overrides the Debian path. */
 export const CHROMIUM_PATH = process.env.LEADFLOW_CHROMIUM ?? '/usr/bin/chromium';
 
-/** Whether Chromium is installed; when not, prints `SKIPPED <file>: <reason>` once. */
+/**
+ * Whether Chromium is installed; when not, prints `SKIPPED <file>: <reason>` once, or throws when
+ * LEADFLOW_TEST_REQUIRE lists `chromium`.
+ */
 export function chromiumAvailable(testFile: string): boolean {
-  if (existsSync(CHROMIUM_PATH)) return true;
-  console.warn(`SKIPPED ${testFile}: ${CHROMIUM_PATH} is not installed (apt-get install -y chromium to run the browser tests)`);
-  return false;
+  const missing = existsSync(CHROMIUM_PATH)
+    ? null
+    : `${CHROMIUM_PATH} is not installed (apt-get install -y chromium to run the browser tests)`;
+  const problem = partProblem('chromium', missing);
+  if (problem) console.warn(`SKIPPED ${testFile}: ${problem}`);
+  return problem === null;
 }
 
 export interface LaunchedBrowser {

@@ -1,5 +1,6 @@
 // What every console browser test starts with: the built console present (else the suite fails with
-// the command that builds it), Chromium available (else a printed skip reason), a page in a fresh
+// the command that builds it), Chromium available (else a printed skip reason, or a failure when
+// LEADFLOW_TEST_REQUIRE lists `chromium`), a page in a fresh
 // Chromium profile whose console errors and page errors are collected, and a temp folder for the
 // screenshots (its path printed once).
 import { existsSync } from 'node:fs';
@@ -11,7 +12,10 @@ import { chromiumAvailable, type LaunchedBrowser, launchChromium } from './brows
 
 const DIST = join(import.meta.dirname, '../../dist/console/index.html');
 
-/** Whether the file's browser tests can run (Chromium installed); throws when the console is not built. */
+/**
+ * Whether the file's browser tests can run (Chromium installed); throws when the console is not built,
+ * or when Chromium is missing and LEADFLOW_TEST_REQUIRE lists `chromium`.
+ */
 export function consoleTestsRunnable(testFile: string): boolean {
   const available = chromiumAvailable(testFile);
   if (available && !existsSync(DIST)) throw new Error(`${DIST} is missing: run \`npm run build\` first`);

@@ -1,7 +1,8 @@
 // The dialect matrix of database suites: each suite runs on SQLite (a temporary directory) and on
 // PostgreSQL (TEST_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/postgres) in a schema
 // of its own (lf_test_<random>, dropped at the end). When PostgreSQL does not answer, its suites are
-// reported as skipped by name, with the reason, never silently passed.
+// reported as skipped by name, with the reason, never silently passed; when LEADFLOW_TEST_REQUIRE
+// lists `postgres` (CI), every test file importing this one fails instead (./required-parts.ts).
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,6 +10,7 @@ import { join } from 'node:path';
 import knexFactory from 'knex';
 import { describe } from 'vitest';
 import { freshPerTest } from './fresh-per-test.js';
+import { partProblem } from './required-parts.js';
 import { createDatabase, type Database, type DatabaseOptions, type Dialect } from '../../adapters/db/database.js';
 
 /**
@@ -49,7 +51,7 @@ export interface TestDatabase {
 
 export type OpenDatabase = (options?: { migrate?: boolean }) => Promise<TestDatabase>;
 
-/** Why PostgreSQL cannot be used, or null when it answers. Probed once per test file. */
+/** Why PostgreSQL cannot be used, or null when it answers. */
 async function probePostgres(): Promise<string | null> {
   const knex = knexFactory({
     client: 'pg',
@@ -67,7 +69,11 @@ async function probePostgres(): Promise<string | null> {
   }
 }
 
-export const postgresProblem: string | null = await probePostgres();
+/**
+ * Why PostgreSQL cannot be used, or null when it answers. Probed once per test file, at import; when
+ * LEADFLOW_TEST_REQUIRE lists `postgres` and it does not answer, the import throws, naming it.
+ */
+export const postgresProblem: string | null = partProblem('postgres', await probePostgres());
 
 async function adminQuery(sql: string): Promise<void> {
   const knex = knexFactory({ client: 'pg', connection: TEST_DATABASE_URL, pool: { min: 0, max: 1 } });

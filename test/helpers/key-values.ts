@@ -1,11 +1,13 @@
 // The store matrix of key-value suites: each suite runs on the in-process store and on Redis
 // (TEST_REDIS_URL, default redis://127.0.0.1:6379) under a namespace of its own
 // (`lf_test_<random>:`, every key of it deleted at the end). When Redis does not answer, its suites
-// are reported as skipped by name, with the reason, never silently passed.
+// are reported as skipped by name, with the reason, never silently passed; when LEADFLOW_TEST_REQUIRE
+// lists `redis` (CI), every test file importing this one fails instead (./required-parts.ts).
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { describe } from 'vitest';
 import { freshPerTest } from './fresh-per-test.js';
+import { partProblem } from './required-parts.js';
 import type { KeyValue } from '../../adapters/kv/key-value.js';
 import { MemoryKeyValue, MemoryKeyValueStorage } from '../../adapters/kv/memory-key-value.js';
 import { RedisKeyValue } from '../../adapters/kv/redis-key-value.js';
@@ -31,7 +33,7 @@ function redisUrlForDisplay(): string {
   return TEST_REDIS_URL.replace(/:[^:@/]*@/, ':***@');
 }
 
-/** Why Redis cannot be used, or null when it answers. Probed once per test file. */
+/** Why Redis cannot be used, or null when it answers. */
 async function probeRedis(): Promise<string | null> {
   const client = new Redis(TEST_REDIS_URL, {
     lazyConnect: true,
@@ -57,7 +59,11 @@ async function probeRedis(): Promise<string | null> {
   }
 }
 
-export const redisProblem: string | null = await probeRedis();
+/**
+ * Why Redis cannot be used, or null when it answers. Probed once per test file, at import; when
+ * LEADFLOW_TEST_REQUIRE lists `redis` and it does not answer, the import throws, naming it.
+ */
+export const redisProblem: string | null = partProblem('redis', await probeRedis());
 
 /** A fresh key namespace `lf_test_<random>:` (nothing of it exists yet). */
 export const randomPrefix = () => `lf_test_${randomBytes(6).toString('hex')}:`;

@@ -1,5 +1,6 @@
 // The real video path: needs an ffmpeg binary (with the lavfi source and the native mpeg4/aac
-// encoders). Where ffmpeg is absent these tests are skipped with a printed reason.
+// encoders). Where ffmpeg is absent these tests are skipped with a printed reason, or the file fails
+// when LEADFLOW_TEST_REQUIRE lists `ffmpeg` (CI).
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
@@ -9,20 +10,21 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAiService, type AiService } from '../../adapters/ai/ai-service.js';
 import { createMediaConverter } from '../../adapters/media/media-to-text.js';
 import { startFakeOpenAi, type FakeOpenAi } from '../fakes/fake-openai.js';
+import { partProblem } from '../helpers/required-parts.js';
 
-function hasFfmpeg(): boolean {
+/** Why ffmpeg cannot be used, or null when `ffmpeg -version` runs. */
+function ffmpegProblem(): string | null {
   try {
     execFileSync('ffmpeg', ['-hide_banner', '-version'], { stdio: 'ignore', timeout: 5000 });
-    return true;
-  } catch {
-    return false;
+    return null;
+  } catch (err) {
+    return `ffmpeg does not run (${(err as Error).message.split('\n')[0]}; apt-get install -y ffmpeg to run the real video path)`;
   }
 }
 
-const available = hasFfmpeg();
-if (!available)
-  console.warn('SKIPPED test/media/video-ffmpeg.test.ts: ffmpeg is not installed (apt-get install -y ffmpeg to run the real video path)');
-const itWithFfmpeg = available ? it : it.skip;
+const problem = partProblem('ffmpeg', ffmpegProblem());
+if (problem) console.warn(`SKIPPED test/media/video-ffmpeg.test.ts: ${problem}`);
+const itWithFfmpeg = problem ? it.skip : it;
 
 let openai: FakeOpenAi;
 let ai: AiService;

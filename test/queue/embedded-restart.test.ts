@@ -1,6 +1,7 @@
 // The embedded mode (SQLite, no Redis) survives SIGKILL: `leadflow serve` killed in the middle of a
 // grouping window or of a step and started again on the same data directory answers the lead once.
-// Real subprocesses; the gateway and OpenAI are fakes of this test process.
+// Real subprocesses; the gateway and OpenAI are fakes of this test process. What the service has
+// recorded (an execution waiting on its timer, every execution ended) is read from its admin API.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,11 +9,15 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../../adapters/db/database.js';
 import { FakeGateway } from '../fakes/fake-gateway.js';
 import { startFakeOpenAi, type FakeOpenAi } from '../fakes/fake-openai.js';
+import type { ExecutionListResponse } from '../../engine/triggers/admin-api-types.js';
+import type { ExecutionRecord } from '../../engine/types.js';
 import { runCli, startServe, type ServeProcess } from '../helpers/cli.js';
+import { pollFor } from '../helpers/poll.js';
 import { leadTextEvent } from '../helpers/uazapi-events.js';
 
 const TOKEN = 'embedded-test-token';
 const CLINIC_PHONE = '5511912341111';
+const ADMIN_TOKEN = 'embedded-admin-token';
 
 let gateway: FakeGateway;
 let openai: FakeOpenAi;
@@ -59,11 +64,31 @@ async function createLead(phone: string): Promise<void> {
 const repliesTo = (phone: string) => gateway.sent.filter((s) => s.number === phone).map((s) => s.text);
 
 async function until(what: string, check: () => boolean, timeoutMs = 30_000): Promise<void> {
-  const started = Date.now();
-  while (!check()) {
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await pollFor(what, async () => check(), timeoutMs);
+}
+
+/** GET <url>/admin<path> with the admin token: the JSON answer (throws on any status but 200). */
+async function admin<T>(url: string, path: string): Promise<T> {
+  const res = await fetch(`${url}/admin${path}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+  if (res.status !== 200) throw new Error(`GET /admin${path}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as T;
+}
+
+/** The executions of `flow` the running server has recorded, newest first. */
+async function executionsOf(url: string, flow: string): Promise<ExecutionListResponse['executions']> {
+  return (await admin<ExecutionListResponse>(url, `/executions?flow=${flow}`)).executions;
+}
+
+/** Resolves once every execution of `flows` has ended (none running or waiting): nothing more will be sent. */
+async function allEnded(url: string, flows: string[]): Promise<void> {
+  await pollFor(
+    `every ${flows.join(' and ')} execution ended`,
+    async () => {
+      const all = (await Promise.all(flows.map((flow) => executionsOf(url, flow)))).flat();
+      return all.length > 0 && all.every((e) => e.status !== 'running' && e.status !== 'waiting');
+    },
+    45_000,
+  );
 }
 
 beforeAll(async () => {
@@ -84,6 +109,7 @@ beforeAll(async () => {
     LEADFLOW_TYPING_MIN_MS: '0',
     LEADFLOW_TYPING_MAX_MS: '0',
     LEADFLOW_LEASE_MS: '2000',
+    LEADFLOW_ADMIN_TOKEN: ADMIN_TOKEN,
   };
   const seedFile = join(dataDir, 'seed.yaml');
   writeFileSync(
@@ -118,7 +144,7 @@ describe('embedded mode after SIGKILL (SQLite, in-process)', () => {
 
     serving = await startServe([], env);
     await until('the burst to be answered after the restart', () => repliesTo(phone).length >= 1);
-    await new Promise((r) => setTimeout(r, 2000));
+    await allEnded(serving.url, ['agent']);
     expect(repliesTo(phone)).toEqual(['Olá! Como posso ajudar?']);
     expect(openai.chatRequests()).toHaveLength(1);
     expect(JSON.stringify(openai.chatRequests()[0].messages.at(-1))).toContain('primeira parte\\nsegunda parte');
@@ -136,7 +162,7 @@ describe('embedded mode after SIGKILL (SQLite, in-process)', () => {
 
     serving = await startServe([], env);
     await until('the taken-over run to answer', () => repliesTo(phone).length >= 1, 45_000);
-    await new Promise((r) => setTimeout(r, 2000));
+    await allEnded(serving.url, ['agent']);
     expect(repliesTo(phone)).toEqual(['Olá! Como posso ajudar?']);
     expect(openai.chatRequests()).toHaveLength(2);
     await serving.stop('SIGKILL');
@@ -160,9 +186,20 @@ describe('embedded mode after SIGKILL (SQLite, in-process)', () => {
     expect(await post(serving.url, event(phone, 'Oi, quero saber das lentes'))).toEqual({ status: 200, json: { status: 'queued' } });
     await until('the agent reply', () => repliesTo(phone).length >= 1);
     // Killed with the follow-up planned and waiting (scheduled, not sent): the agent run ends a few
-    // ms after its send (memory row, then the follow-up planned).
-    await new Promise((r) => setTimeout(r, 1000));
+    // ms after its send (memory row, then the follow-up planned), and the follow-up is recorded as
+    // waiting on its timer.
+    const url = serving.url;
+    const waiting = await pollFor('the follow-up recorded as waiting on its timer', async () => {
+      const [followup, ...others] = (await executionsOf(url, 'followup')).filter((e) => e.key?.endsWith(`:${phone}`));
+      if (!followup || others.length > 0) return undefined;
+      const record = await admin<ExecutionRecord>(url, `/executions/${followup.id}`);
+      return record.status === 'waiting' && typeof record.wake_at === 'number' ? record : undefined;
+    });
+    await allEnded(url, ['agent']);
     await serving.stop('SIGKILL');
+    // Killed before it woke: the follow-up had not been written.
+    expect(openai.chatRequests()).toHaveLength(1);
+    expect(waiting.steps.at(-1)?.type).toBe('wait');
     openai.queueChat({ text: 'nunca enviada', delay_ms: 8000 });
     serving = await startServe([], followupEnv);
     await until('the follow-up being written', () => openai.chatRequests().length === 2, 20_000);
@@ -171,7 +208,7 @@ describe('embedded mode after SIGKILL (SQLite, in-process)', () => {
     await serving.stop('SIGKILL');
     serving = await startServe([], followupEnv);
     await until('the follow-up to be sent', () => repliesTo(phone).length >= 2, 45_000);
-    await new Promise((r) => setTimeout(r, 3000));
+    await allEnded(serving.url, ['agent', 'followup']);
     expect(repliesTo(phone)).toEqual(['Resposta do agente', 'Olá! Como posso ajudar?']);
     expect(openai.chatRequests()).toHaveLength(3);
     await serving.stop('SIGKILL');
