@@ -62,7 +62,9 @@ export const StepExpectationSchema = Type.Object(
     output: Type.Optional(AnyJson('Subset of the output of its last run.')),
     error: Type.Optional(AnyJson('Subset of the error of its last run ({name, message, status, body}).')),
     params: Type.Optional(
-      AnyJson('Subset of the params of its last run, as its expressions resolved them (also for a mocked step: what it would have been given).'),
+      AnyJson(
+        'Subset of the params of its last run, as its expressions resolved them (also for a mocked step: what it would have been given).',
+      ),
     ),
   },
   { additionalProperties: false },
