@@ -28,7 +28,8 @@ function stepFailures(id: string, expected: StepExpectation, record: ExecutionRe
   }
   if (expected.times !== undefined && expected.times !== runs.length)
     failures.push(`${path}.times: expected ${expected.times} got ${runs.length}`);
-  const wantsRun = expected.status !== undefined || expected.output !== undefined || expected.error !== undefined;
+  const wantsRun =
+    expected.status !== undefined || expected.output !== undefined || expected.error !== undefined || expected.params !== undefined;
   if (wantsRun && !last) return [...failures, `${path}: expected it to run, it never ran`];
   if (!last) return failures;
   if (expected.status !== undefined && expected.status !== last.status) {
@@ -36,6 +37,7 @@ function stepFailures(id: string, expected: StepExpectation, record: ExecutionRe
   }
   if (expected.output !== undefined) failures.push(...subsetMismatches(expected.output, last.output, `${path}.output`));
   if (expected.error !== undefined) failures.push(...subsetMismatches(expected.error, last.error, `${path}.error`));
+  if (expected.params !== undefined) failures.push(...subsetMismatches(expected.params, last.params, `${path}.params`));
   return failures;
 }
 

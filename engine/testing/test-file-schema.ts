@@ -14,6 +14,7 @@
 //         error / output / response / vars: subset of the execution's error / output / webhook response / vars
 //         steps:                       # step id -> expectations on its (last) run
 //           send: { status: success, output: { ... } }
+//           remember: { params: { values: { content: "Oi" } } }   # what a (mocked) step was given
 //           later: { ran: false }
 //         outbound: [ { method: POST, url: ... } ]          # exactly these calls, in order, each a subset
 //         # or: outbound: { count: 2, contains: [ ... ] }   # count, and/or these calls in this order among others
@@ -60,6 +61,11 @@ export const StepExpectationSchema = Type.Object(
     ),
     output: Type.Optional(AnyJson('Subset of the output of its last run.')),
     error: Type.Optional(AnyJson('Subset of the error of its last run ({name, message, status, body}).')),
+    params: Type.Optional(
+      AnyJson(
+        'Subset of the params of its last run, as its expressions resolved them (also for a mocked step: what it would have been given).',
+      ),
+    ),
   },
   { additionalProperties: false },
 );

@@ -1,4 +1,5 @@
-// Runs the flow test cases shipped in flows/tests/ (what `leadflow test` runs), one vitest test per case.
+// Runs the flow test cases shipped in flows/tests/ (what `leadflow test` runs, with the same host:
+// the gateway providers' parsers and an in-process key-value store of the run's own).
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -7,6 +8,7 @@ import { gatewayProviders } from '../../adapters/gateway/providers.js';
 import { runFlowTests } from '../../engine/testing/flow-tests.js';
 import { defaultRegistry } from '../../nodes/index.js';
 import { withModelDefaults } from '../../adapters/ai/model-config.js';
+import { MemoryKeyValue } from '../../adapters/kv/memory-key-value.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 const FLOWS = join(ROOT, 'flows');
@@ -23,7 +25,7 @@ describe('flow test cases in flows/tests', () => {
     testsDir: TESTS,
     flowsDir: FLOWS,
     registry: defaultRegistry(),
-    services: { gatewayProviders },
+    services: { gatewayProviders, kv: new MemoryKeyValue() },
     env: withModelDefaults(process.env),
   });
 
