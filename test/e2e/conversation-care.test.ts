@@ -189,6 +189,36 @@ function windowStory(provider: ProviderCase, state: { stack: Stack; clock: Setta
         expect(second).toBe('Oi, Maria! Ainda quer conversar com a Clínica Sorriso?');
       }
     });
+
+    // Only the Cloud API refuses free text outside the window (error 131047); uazapi and Evolution
+    // have no such rule, so there is nothing to tell there.
+    if (provider.name === 'cloud')
+      it('Meta refusing the follow-up as outside the window (131047): the follow_up template instead, once, and memory holds it', async () => {
+        const fake = state.stack.fake as FakeCloudApi;
+        await setHours(null);
+        const phone = nextPhone();
+        await insertLead(phone);
+        expect((await say(phone, 'Oi! Quero saber das lentes')).json).toEqual({ status: 'queued' });
+        await until('the reply', () => sends(phone).length >= 1);
+        // At once, before the follow-up is due: Meta sees the lead's window closed (LeadFlow does not).
+        fake.outsideWindow(phone);
+        try {
+          await until('the follow-up', () => sends(phone).length >= 2, 10_000);
+          await until('its memory row', async () => (await memory(phone)).length >= 3);
+        } finally {
+          fake.outsideWindow(phone, false);
+        }
+        const bodies = fake.requests.filter((r) => r.method === 'POST' && r.body?.to === phone);
+        expect(bodies.slice(0, 3).map((r) => [r.body.type, r.status])).toEqual([
+          ['text', 200],
+          ['text', 400],
+          ['template', 200],
+        ]);
+        expect(bodies[2]!.body.template.name).toBe('follow_up_v1');
+        expect((await memory(phone)).slice(2).map((r) => [r.type, r.content])).toEqual([
+          ['agent', 'Oi, Maria! Ainda quer conversar com a Clínica Sorriso?'],
+        ]);
+      });
   });
 }
 
