@@ -87,6 +87,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   const kv = await keyValueFor(env, db, options);
   options.activity?.open(db);
   const store = withErasure(new DbExecutionStore(db));
+  const clock = options.clock ?? systemClock;
   const services: NodeServices = {
     db,
     instances: { get: (id: number) => db.instanceById(id) },
@@ -94,6 +95,8 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     gateway: gatewayProviders.clientFactory({
       logger: options.logger,
       kv,
+      // The 24-hour rule of the Cloud API is read against the same "now" as the clinic's hours.
+      now: () => clock.now(),
       ...(options.metrics ? { onCall: options.metrics.gatewayCall } : {}),
     }),
     gatewayProviders,
@@ -103,7 +106,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     kv,
     // `executions.erase` (excluir): the same store the engine writes through.
     executions: store,
-    clock: options.clock ?? systemClock,
+    clock,
   };
   return {
     db,

@@ -23,6 +23,11 @@ export interface GatewayClientDefaults extends GatewayHttpOptions {
    * customer window, read before a send that names a template). Absent: no such state is read.
    */
   kv?: KeyValue;
+  /**
+   * The host's clock, ms since the epoch, for a provider that applies a time rule to a send (Cloud:
+   * whether the lead's 24-hour window is still open). Default Date.now.
+   */
+  now?: () => number;
 }
 
 /** Builds the client of one instance of a provider (throws TypeError for an unusable row, e.g. a bad server_url). */

@@ -1,17 +1,28 @@
-// Conversation care (CONTRACT.md §9) end to end over HTTP on both backends (test/e2e/stack.ts): the
-// shipped flows (intake, agent, followup, handoff), the fake gateway and AI providers, short delays,
-// and a clock the test sets (the clinic's hours are read against it; waits run in real time).
+// Conversation care (CONTRACT.md §9, §11) end to end over HTTP, once per gateway provider of
+// test/e2e/providers.ts (uazapi, Evolution, Cloud API: the seeded instance is of that provider, and
+// every message of a story is that provider's webhook): the shipped flows (intake, agent, followup,
+// handoff), the provider's fake and the fake AI providers, short delays, and a clock the test sets (the
+// clinic's hours and the Cloud API's 24-hour window are read against it; waits run in real time).
 //   - human takeover: pause, silence with the lead's words kept, resume with the operator's words in
-//     the model's input, destrans ends it;
+//     the model's input, destrans ends it; LeadFlow's own sends echoed back pause nothing;
 //   - follow-ups: two after the two delays and none after; a lead's reply cancels and restarts the
 //     count; none to a transferred, paused, opted-out or erased lead; a closed clinic waits for its
-//     next opening;
+//     next opening; inside the lead's 24-hour window free text, after 24 h of silence the follow_up
+//     template where the gateway has that rule (Cloud API), kept in memory as the lead received it;
 //   - opt-out: confirmed once, silence after, commands still work, counted, cleared by a new form.
+// Backends: every story runs on every provider with the embedded backend (SQLite, in-process); on
+// PostgreSQL + Redis the stories run once, on uazapi (what they prove of the backend does not depend
+// on the provider), plus the 24-hour window story on the Cloud API, whose window lives in Redis there.
+// (One provider's run of every story takes some 20-25 s; the whole cross product would add about 45 s
+// to this file, on machines where CI runs everything on 2 cores, and prove nothing more.)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settableClock, type SettableClock } from '../../adapters/clock.js';
+import { CUSTOMER_WINDOW_MS } from '../../adapters/gateway/cloud/customer-window.js';
 import type { ExecutionRecord } from '../../engine/types.js';
+import type { FakeCloudApi } from '../fakes/cloud-api-server.js';
 import { parseMetrics, sampleValue } from '../helpers/metrics-text.js';
-import { CLINIC_PHONE, forEachBackend, INSTANCE_TOKEN, startStack, type Backend, type Stack } from './stack.js';
+import { forEachProvider, type ProviderCase, send, sent, type StoryMessage, type TemplateUse, UAZAPI_CASE } from './providers.js';
+import { forEachBackend, startStack, type Backend, type Stack } from './stack.js';
 
 /** The follow-up delays of these tests, ms: the second counted from the first follow-up. */
 const FIRST_DELAY_MS = 700;
@@ -22,32 +33,6 @@ const TAKEOVER_MS = 3000;
 let phoneSeq = 0;
 /** A fresh lead phone per test, so keys and memory never mix. */
 const nextPhone = () => `55119${String(61000000 + ++phoneSeq * 1313).padStart(8, '0')}`;
-
-let idSeq = 0;
-/** A uazapi text event in the lead's chat: from the lead, or typed on the clinic's phone (fromMe). */
-function event(phone: string, text: string, options: { fromMe?: boolean; wasSentByApi?: boolean } = {}): Record<string, any> {
-  const jid = `${phone}@s.whatsapp.net`;
-  const fromMe = options.fromMe ?? false;
-  return {
-    EventType: 'messages',
-    token: INSTANCE_TOKEN,
-    owner: CLINIC_PHONE,
-    chat: { wa_chatid: jid },
-    message: {
-      messageid: `3EB0CARE${String(++idSeq).padStart(10, '0')}`,
-      chatid: jid,
-      sender_pn: fromMe ? `${CLINIC_PHONE}@s.whatsapp.net` : jid,
-      fromMe,
-      wasSentByApi: options.wasSentByApi ?? false,
-      isGroup: false,
-      messageType: 'Conversation',
-      type: 'text',
-      text,
-      content: text,
-      messageTimestamp: Date.now(),
-    },
-  };
-}
 
 /** Monday 2026-11-23 at `hhmmss` in São Paulo (UTC-3, no daylight saving), ms since the epoch. */
 const mondayInSaoPaulo = (hhmmss: string) => Date.parse(`2026-11-23T${hhmmss}-03:00`);
@@ -74,15 +59,28 @@ async function until<T>(what: string, probe: () => Promise<T | undefined | false
   }
 }
 
-forEachBackend('conversation care', (backend: Backend) => {
-  let stack: Stack;
-  let clock: SettableClock;
+/** What the follow-up template is filled with for the lead "Maria Souza" (flows/followup.yaml). */
+const FOLLOW_UP: TemplateUse = { purpose: 'follow_up', parameters: ['Maria', 'Clínica Sorriso'] };
 
+forEachProvider('conversation care', (provider, title) => {
+  if (provider === UAZAPI_CASE) forEachBackend(title, (backend) => stories(provider, backend));
+  else if (provider.name === 'cloud')
+    forEachBackend(title, (backend) =>
+      backend === 'embedded' ? stories(provider, backend) : windowStory(provider, careStack(provider, backend)),
+    );
+  // Evolution keeps nothing of its own in the backend: on PostgreSQL + Redis its stories are uazapi's.
+  else describe(`${title} [sqlite + in-process]`, () => stories(provider, 'embedded'));
+});
+
+/** A stack of `provider` on `backend` with the short delays of these tests and a settable clock; closed after the suite. */
+function careStack(provider: ProviderCase, backend: Backend) {
+  const state = {} as { stack: Stack; clock: SettableClock };
   beforeAll(async () => {
-    clock = settableClock();
-    stack = await startStack({
+    state.clock = settableClock();
+    state.stack = await startStack({
       backend,
-      clock,
+      provider,
+      clock: state.clock,
       env: {
         LEADFLOW_TAKEOVER_MS: String(TAKEOVER_MS),
         LEADFLOW_FOLLOWUP_AFTER_MS: `${FIRST_DELAY_MS},${SECOND_DELAY_MS}`,
@@ -91,46 +89,169 @@ forEachBackend('conversation care', (backend: Backend) => {
     });
   });
   afterAll(async () => {
-    await stack?.close();
+    await state.stack?.close();
   });
+  return state;
+}
 
-  const db = () => stack.runtime.db;
-  const post = async (body: unknown) => {
-    const res = await stack.post('/leadagent', body);
-    return { status: res.status, json: (await res.json()) as any };
+/** What the stories read and do on a stack, the provider's way. */
+function careActions(state: { stack: Stack }) {
+  const db = () => state.stack.runtime.db;
+  return {
+    db,
+    /** A message in the lead's chat (from the lead, or typed by a person on the clinic's phone). */
+    say: (phone: string, text: string, from: StoryMessage['from'] = 'lead') => send(state.stack, { phone, text, from }),
+    /** What the provider's fake sent to `phone`, in order. */
+    sends: (phone: string) => sent(state.stack).filter((m) => m.number === phone),
+    memory: async (phone: string) =>
+      (await db().find('wf_chat_histories', { where: { clinica_id: state.stack.clinic.id, session_id: phone } })).sort(
+        (a, b) => Number(a.id) - Number(b.id),
+      ),
+    lead: (phone: string) => db().get('leads', { clinica_id: state.stack.clinic.id, remotejid: phone }),
+    followups: async (phone: string): Promise<ExecutionRecord[]> =>
+      (await state.stack.executions('followup')).filter((r) => (r.trigger.body as any)?.remotejid === phone),
+    /** A lead row as the form leaves it, without the form's first message (nothing planned). */
+    insertLead: (phone: string) =>
+      db().insert('leads', {
+        remotejid: phone,
+        clinica_id: state.stack.clinic.id,
+        instancia_id: state.stack.clinic.instanceId,
+        nome: 'Maria Souza',
+        telefone: phone,
+      }),
+    /** Sets the clinic's hours (null: always open). */
+    setHours: (value: string | null) =>
+      db().update('clinicas_com_atendentes', { id: state.stack.clinic.id }, { horario_atendimento: value }),
   };
-  const sends = (phone: string) => stack.gateway.requestsTo('/send/text').filter((r) => r.status === 200 && r.body.number === phone);
-  const memory = async (phone: string) =>
-    (await db().find('wf_chat_histories', { where: { clinica_id: stack.clinic.id, session_id: phone } })).sort(
-      (a, b) => Number(a.id) - Number(b.id),
-    );
-  const lead = (phone: string) => db().get('leads', { clinica_id: stack.clinic.id, remotejid: phone });
-  const followups = async (phone: string): Promise<ExecutionRecord[]> =>
-    (await stack.executions('followup')).filter((r) => (r.trigger.body as any)?.remotejid === phone);
-  const chatRequestsAbout = (text: string) => stack.openai.chatRequests().filter((r) => JSON.stringify(r.messages).includes(text));
-  const metric = async (name: string) => sampleValue(parseMetrics(await (await fetch(`${stack.url}/metrics`)).text()), name);
+}
+
+/**
+ * Follow-ups and the 24-hour rule (CONTRACT §11): a lead writes and is answered; the first follow-up,
+ * inside the lead's window, is free text; then 24 h pass (the clock), and the second goes as the
+ * instance's follow_up template where the gateway has that rule (as free text elsewhere), recorded in
+ * memory as the text the lead received.
+ */
+function windowStory(provider: ProviderCase, state: { stack: Stack; clock: SettableClock }) {
+  const { say, sends, memory, followups, insertLead, setHours } = careActions(state);
+
+  describe('follow-ups and the 24-hour window', () => {
+    it('inside the window a follow-up is free text; after 24 h of silence it is the follow_up template where the gateway has that rule, and memory holds what the lead got', async () => {
+      const { clock } = state;
+      await setHours(null);
+      const phone = nextPhone();
+      await insertLead(phone);
+      expect((await say(phone, 'Oi! Quero saber das lentes')).json).toEqual({ status: 'queued' });
+      await until('the reply', () => sends(phone).length >= 1);
+      // Inside the window (the lead wrote a moment ago): free text, the model's words as written.
+      await until('the first follow-up', () => sends(phone).length >= 2, 10_000);
+      const firstFollowUp = sends(phone)[1]!.text;
+      // At once, before the second follow-up is due (SECOND_DELAY_MS after the first, in real time):
+      // 24 h and a minute later, by the clock, with no message from the lead since.
+      clock.set(Date.now() + CUSTOMER_WINDOW_MS + 60_000);
+      try {
+        await until('the second follow-up', () => sends(phone).length >= 3, 10_000);
+        const done = await until('the follow-up execution to end', async () =>
+          (await followups(phone)).find((r) => r.status === 'success'),
+        );
+        expect(done.output).toEqual({ sent: 2 });
+      } finally {
+        clock.set(Date.now());
+      }
+      const rows = await memory(phone);
+      expect(rows.map((r) => r.type)).toEqual(['lead', 'agent', 'agent', 'agent']);
+      const [, reply, first, second] = rows.map((r) => String(r.content));
+      // What went: the reply and the first follow-up as written; the second, after the window closed,
+      // the template alone on a gateway with that rule (no free text), else the text.
+      expect(sends(phone).map((m) => m.text)).toEqual([reply, first, ...provider.toSilent([second!], FOLLOW_UP)]);
+      expect(firstFollowUp).toBe(first);
+      expect(first).not.toMatch(/^template:/);
+      expect(second).toBe(provider.recordedFor(second!, FOLLOW_UP));
+      if (provider.name === 'cloud') {
+        // Every message request the Graph API got for the lead, answered or not: two texts, then the
+        // approved follow_up template with the lead's first name and the clinic's name, and no text.
+        const bodies = (state.stack.fake as FakeCloudApi).requests
+          .filter((r) => r.method === 'POST' && r.body?.to === phone)
+          .map((r) => r.body);
+        expect(bodies.map((b) => b.type)).toEqual(['text', 'text', 'template']);
+        expect(bodies[2].template).toEqual({
+          name: 'follow_up_v1',
+          language: { code: 'pt_BR' },
+          components: [
+            {
+              type: 'body',
+              parameters: [
+                { type: 'text', text: 'Maria' },
+                { type: 'text', text: 'Clínica Sorriso' },
+              ],
+            },
+          ],
+        });
+        expect(second).toBe('Oi, Maria! Ainda quer conversar com a Clínica Sorriso?');
+      }
+    });
+
+    // Only the Cloud API refuses free text outside the window (error 131047); uazapi and Evolution
+    // have no such rule, so there is nothing to tell there.
+    if (provider.name === 'cloud')
+      it('Meta refusing the follow-up as outside the window (131047): the follow_up template instead, once, and memory holds it', async () => {
+        const fake = state.stack.fake as FakeCloudApi;
+        await setHours(null);
+        const phone = nextPhone();
+        await insertLead(phone);
+        expect((await say(phone, 'Oi! Quero saber das lentes')).json).toEqual({ status: 'queued' });
+        await until('the reply', () => sends(phone).length >= 1);
+        // At once, before the follow-up is due: Meta sees the lead's window closed (LeadFlow does not).
+        fake.outsideWindow(phone);
+        try {
+          await until('the follow-up', () => sends(phone).length >= 2, 10_000);
+          await until('its memory row', async () => (await memory(phone)).length >= 3);
+        } finally {
+          fake.outsideWindow(phone, false);
+        }
+        const bodies = fake.requests.filter((r) => r.method === 'POST' && r.body?.to === phone);
+        expect(bodies.slice(0, 3).map((r) => [r.body.type, r.status])).toEqual([
+          ['text', 200],
+          ['text', 400],
+          ['template', 200],
+        ]);
+        expect(bodies[2]!.body.template.name).toBe('follow_up_v1');
+        expect((await memory(phone)).slice(2).map((r) => [r.type, r.content])).toEqual([
+          ['agent', 'Oi, Maria! Ainda quer conversar com a Clínica Sorriso?'],
+        ]);
+      });
+  });
+}
+
+function stories(provider: ProviderCase, backend: Backend) {
+  const state = careStack(provider, backend);
+  const { db, say, sends, memory, lead, followups, setHours } = careActions(state);
+  windowStory(provider, state);
+  const chatRequestsAbout = (text: string) => state.stack.openai.chatRequests().filter((r) => JSON.stringify(r.messages).includes(text));
+  const metric = async (name: string) => sampleValue(parseMetrics(await (await fetch(`${state.stack.url}/metrics`)).text()), name);
   const isFollowupRequest = (r: any) => JSON.stringify(r.messages).includes('parou de responder');
 
   /** A lead as the form makes one (the intake flow): its first message sent, a follow-up planned. */
   async function leadFromForm(phone: string, nome = 'Maria Souza') {
     const before = sends(phone).length;
-    const res = await stack.post('/form/intake', { nome, telefone: phone, orcamento: 'Até R$ 3.000', clinica_id: stack.clinic.id });
+    const res = await state.stack.post('/form/intake', {
+      nome,
+      telefone: phone,
+      orcamento: 'Até R$ 3.000',
+      clinica_id: state.stack.clinic.id,
+    });
     expect(res.status).toBe(202);
     await until('the first message', () => sends(phone).length > before);
     return until('the planned follow-up', async () => (await followups(phone)).find((r) => r.status === 'waiting'));
   }
 
-  /** Sets the clinic's hours (null: always open). */
-  const setHours = (value: string | null) =>
-    db().update('clinicas_com_atendentes', { id: stack.clinic.id }, { horario_atendimento: value });
-
   describe('human takeover', () => {
     it('a message typed on the clinic phone pauses the agent; the lead is kept in memory, unanswered; after the pause the model sees both', async () => {
+      const { stack } = state;
       const phone = nextPhone();
       await leadFromForm(phone);
       const sentBefore = sends(phone).length;
 
-      const typed = await post(event(phone, 'Oi Maria, aqui é a Carla da clínica. Posso te ligar amanhã?', { fromMe: true }));
+      const typed = await say(phone, 'Oi Maria, aqui é a Carla da clínica. Posso te ligar amanhã?', 'operator');
       expect(typed).toEqual({ status: 200, json: { status: 'ignored', reason: 'typed by the clinic' } });
       const paused = await lead(phone);
       const pausedUntil = Date.parse(String(paused!.pausado_ate));
@@ -138,12 +259,8 @@ forEachBackend('conversation care', (backend: Backend) => {
       expect(pausedUntil).toBeLessThanOrEqual(Date.now() + TAKEOVER_MS);
 
       const chatsBefore = stack.openai.chatRequests().length;
-      const during = await post(event(phone, 'Pode sim, depois das 14h'));
+      const during = await say(phone, 'Pode sim, depois das 14h');
       expect(during).toEqual({ status: 200, json: { status: 'ignored', reason: 'agent paused' } });
-      // LeadFlow's own send (wasSentByApi) pauses nothing.
-      const own = await post(event(phone, 'mensagem enviada pela API', { fromMe: true, wasSentByApi: true }));
-      expect(own.json.reason).toBe('sent by the clinic');
-      expect(Date.parse(String((await lead(phone))!.pausado_ate))).toBe(pausedUntil);
 
       expect((await memory(phone)).map((r) => [r.type, r.content])).toEqual([
         ['agent', expect.any(String)],
@@ -154,7 +271,7 @@ forEachBackend('conversation care', (backend: Backend) => {
       expect(sends(phone).length).toBe(sentBefore);
 
       await until('the end of the pause', () => Date.now() > pausedUntil + 50);
-      expect((await post(event(phone, 'Qual o valor?'))).json).toEqual({ status: 'queued' });
+      expect((await say(phone, 'Qual o valor?')).json).toEqual({ status: 'queued' });
       await until('the reply after the pause', () => sends(phone).length > sentBefore);
       const request = chatRequestsAbout('Qual o valor?').at(-1);
       const turns = request.messages.filter((m: any) => m.role !== 'system' && m.role !== 'tool').map((m: any) => `${m.role}:${m.content}`);
@@ -167,22 +284,39 @@ forEachBackend('conversation care', (backend: Backend) => {
       expect(currentAt).toBeGreaterThan(pausedLeadAt);
     });
 
+    // Only where the gateway echoes LeadFlow's own API sends as messages (uazapi); Evolution and the
+    // Cloud API never do (test/e2e/providers.ts, `can.apiEchoes`), so there is nothing to tell there.
+    if (provider.can.apiEchoes)
+      it("LeadFlow's own send, echoed back by the gateway, pauses nothing", async () => {
+        const phone = nextPhone();
+        await leadFromForm(phone);
+        await say(phone, 'Deixa comigo, eu atendo essa.', 'operator');
+        const pausedUntil = String((await lead(phone))!.pausado_ate);
+        expect(pausedUntil).not.toBe('null');
+        const own = await say(phone, 'mensagem enviada pela API', 'api');
+        expect(own.json.reason).toBe('sent by the clinic');
+        expect(String((await lead(phone))!.pausado_ate)).toBe(pausedUntil);
+        // Not recorded as the operator's words either.
+        expect((await memory(phone)).map((r) => r.type)).toEqual(['agent', 'operator']);
+      });
+
     it('destrans typed on the clinic phone ends a pause at once', async () => {
       const phone = nextPhone();
       await leadFromForm(phone);
-      await post(event(phone, 'Deixa comigo, eu atendo essa.', { fromMe: true }));
+      await say(phone, 'Deixa comigo, eu atendo essa.', 'operator');
       expect((await lead(phone))!.pausado_ate).not.toBeNull();
-      const res = await post(event(phone, 'destrans', { fromMe: true }));
+      const res = await say(phone, 'destrans', 'operator');
       expect(res.json.reason).toBe('command destrans');
       expect((await lead(phone))!.pausado_ate).toBeNull();
       const sentBefore = sends(phone).length;
-      expect((await post(event(phone, 'Ainda tenho uma dúvida'))).json).toEqual({ status: 'queued' });
+      expect((await say(phone, 'Ainda tenho uma dúvida')).json).toEqual({ status: 'queued' });
       await until('the reply', () => sends(phone).length > sentBefore);
     });
   });
 
   describe('follow-ups', () => {
     it('two follow-ups after the two delays, each counted from the previous message, then none', async () => {
+      const { stack } = state;
       await setHours(null);
       const phone = nextPhone();
       await leadFromForm(phone);
@@ -206,10 +340,10 @@ forEachBackend('conversation care', (backend: Backend) => {
       await setHours(null);
       const phone = nextPhone();
       const planned = await leadFromForm(phone);
-      expect((await post(event(phone, 'Oi! Quero saber mais'))).json).toEqual({ status: 'queued' });
+      expect((await say(phone, 'Oi! Quero saber mais')).json).toEqual({ status: 'queued' });
       await until('the agent reply', () => sends(phone).length >= 2);
       const reply = sends(phone)[1]!.at;
-      expect((await stack.runtime.store.get(planned.id))?.status).toBe('cancelled');
+      expect((await state.stack.runtime.store.get(planned.id))?.status).toBe('cancelled');
       await until('the follow-up after the reply', () => sends(phone).length >= 3, 10_000);
       expect(sends(phone)[2]!.at - reply).toBeGreaterThanOrEqual(FIRST_DELAY_MS);
       const all = await followups(phone);
@@ -219,13 +353,14 @@ forEachBackend('conversation care', (backend: Backend) => {
     it('any message from the lead cancels the pending follow-up, even one with nothing to answer', async () => {
       const phone = nextPhone();
       const planned = await leadFromForm(phone);
-      const res = await post(event(phone, '   '));
+      const res = await say(phone, '   ');
       expect(res.json).toEqual({ status: 'ignored', reason: 'no text in a text message' });
-      expect((await stack.runtime.store.get(planned.id))?.status).toBe('cancelled');
+      expect((await state.stack.runtime.store.get(planned.id))?.status).toBe('cancelled');
       expect((await followups(phone)).filter((r) => r.status === 'waiting')).toEqual([]);
     });
 
     it('none to a lead transferred, paused, opted out or erased by the time it is due', async () => {
+      const { stack } = state;
       await setHours(null);
       const transferred = nextPhone();
       const paused = nextPhone();
@@ -257,9 +392,9 @@ forEachBackend('conversation care', (backend: Backend) => {
         });
       }
       await db().update('leads', { clinica_id: stack.clinic.id, remotejid: transferred }, { transferido: true });
-      await post(event(paused, 'Oi, é a Carla, vou cuidar de você.', { fromMe: true }));
+      await say(paused, 'Oi, é a Carla, vou cuidar de você.', 'operator');
       await db().update('leads', { clinica_id: stack.clinic.id, remotejid: optedOut }, { optout_at: new Date().toISOString() });
-      expect((await post(event(erased, 'excluir', { fromMe: true }))).json.reason).toBe('command excluir');
+      expect((await say(erased, 'excluir', 'operator')).json.reason).toBe('command excluir');
 
       const reasons = await until('the four follow-ups to end', async () => {
         const ended = await Promise.all(
@@ -274,65 +409,70 @@ forEachBackend('conversation care', (backend: Backend) => {
       expect(JSON.stringify(erasedRun)).not.toContain(erased);
       await new Promise((r) => setTimeout(r, FIRST_DELAY_MS + 300));
       for (const phone of [transferred, paused, optedOut]) expect(sends(phone)).toHaveLength(0);
-      expect(sends(erased).map((s) => s.body.text)).toEqual(['Contato excluído ✅']);
+      expect(sends(erased).map((s) => s.text)).toEqual(['Contato excluído ✅']);
     });
 
     it('due while the clinic is closed, it waits for the next opening', async () => {
+      const { clock } = state;
       await setHours(WEEKDAYS_8_TO_18);
       // Saturday evening: the next opening is Monday 08:00, 60 hours away.
       clock.set(saturdayInSaoPaulo('20:00:00'));
-      const weekend = nextPhone();
-      await leadFromForm(weekend);
-      const parked = await until('the follow-up parked until Monday', async () => {
-        const run = (await followups(weekend))[0];
-        return run?.status === 'waiting' && run.steps.some((s) => s.id === 'opening') ? run : undefined;
-      });
-      const mondayMorning = Date.now() + (mondayInSaoPaulo('08:00:00') - clock.now());
-      expect(Math.abs(parked.wake_at! - mondayMorning)).toBeLessThan(2_000);
-      expect(sends(weekend)).toHaveLength(1);
-      // The agent's prompt states that the clinic is closed, and when it opens.
-      expect((await post(event(weekend, 'Vocês atendem no sábado?'))).json).toEqual({ status: 'queued' });
-      await until('the reply', () => sends(weekend).length >= 2);
-      const systemPrompt = chatRequestsAbout('Vocês atendem no sábado?').at(-1).messages[0].content as string;
-      expect(systemPrompt).toMatch(/fechada/);
-      expect(systemPrompt).toMatch(/segunda-feira/);
-      expect(systemPrompt).toMatch(/08:00/);
+      try {
+        const weekend = nextPhone();
+        await leadFromForm(weekend);
+        const parked = await until('the follow-up parked until Monday', async () => {
+          const run = (await followups(weekend))[0];
+          return run?.status === 'waiting' && run.steps.some((s) => s.id === 'opening') ? run : undefined;
+        });
+        const mondayMorning = Date.now() + (mondayInSaoPaulo('08:00:00') - clock.now());
+        expect(Math.abs(parked.wake_at! - mondayMorning)).toBeLessThan(2_000);
+        expect(sends(weekend)).toHaveLength(1);
+        // The agent's prompt states that the clinic is closed, and when it opens.
+        expect((await say(weekend, 'Vocês atendem no sábado?')).json).toEqual({ status: 'queued' });
+        await until('the reply', () => sends(weekend).length >= 2);
+        const systemPrompt = chatRequestsAbout('Vocês atendem no sábado?').at(-1).messages[0].content as string;
+        expect(systemPrompt).toMatch(/fechada/);
+        expect(systemPrompt).toMatch(/segunda-feira/);
+        expect(systemPrompt).toMatch(/08:00/);
 
-      // Monday, 1.5 s before opening: due after FIRST_DELAY_MS, sent only once the clinic opens.
-      clock.set(mondayInSaoPaulo('07:59:58.500'));
-      const early = nextPhone();
-      await leadFromForm(early);
-      const opensAt = Date.now() + (mondayInSaoPaulo('08:00:00') - clock.now());
-      await until('the follow-up at the opening', () => sends(early).length >= 2, 10_000);
-      expect(sends(early)[1]!.at).toBeGreaterThanOrEqual(opensAt - 50);
-      clock.set(Date.now());
-      await setHours(null);
+        // Monday, 1.5 s before opening: due after FIRST_DELAY_MS, sent only once the clinic opens.
+        clock.set(mondayInSaoPaulo('07:59:58.500'));
+        const early = nextPhone();
+        await leadFromForm(early);
+        const opensAt = Date.now() + (mondayInSaoPaulo('08:00:00') - clock.now());
+        await until('the follow-up at the opening', () => sends(early).length >= 2, 10_000);
+        expect(sends(early)[1]!.at).toBeGreaterThanOrEqual(opensAt - 50);
+      } finally {
+        clock.set(Date.now());
+        await setHours(null);
+      }
     });
   });
 
   describe('opt-out', () => {
     it('an opt-out word is confirmed once and silences the agent; commands still work; a new form clears it', async () => {
+      const { stack } = state;
       await setHours(null);
       const phone = nextPhone();
       await leadFromForm(phone);
       const metricsBefore = (await metric('leadflow_optouts_total')) ?? 0;
 
-      expect((await post(event(phone, ' Párar! '))).json).toEqual({ status: 'ignored', reason: 'lead opted out' });
+      expect((await say(phone, ' Párar! ')).json).toEqual({ status: 'ignored', reason: 'lead opted out' });
       await until('the confirmation', () => sends(phone).length >= 2);
-      expect(sends(phone)[1]!.body.text).toBe('Tudo bem, você não receberá mais mensagens automáticas. ✅');
+      expect(sends(phone)[1]!.text).toBe('Tudo bem, você não receberá mais mensagens automáticas. ✅');
       expect((await lead(phone))!.optout_at).not.toBeNull();
       // The opt-out cancelled the pending follow-up and planned none.
       const plannedAfter = await followups(phone);
       expect(plannedAfter.filter((r) => r.status === 'waiting' || r.status === 'running')).toEqual([]);
 
-      expect((await post(event(phone, 'oi, ainda está aí?'))).json).toEqual({ status: 'ignored', reason: 'lead opted out' });
-      expect((await post(event(phone, 'PARAR'))).json).toEqual({ status: 'ignored', reason: 'lead opted out' });
-      expect((await post(event(phone, 'reset', { fromMe: true }))).json.reason).toBe('command reset');
-      await until('the reset confirmation', () => sends(phone).some((s) => s.body.text === 'Conversa redefinida ✅'));
+      expect((await say(phone, 'oi, ainda está aí?')).json).toEqual({ status: 'ignored', reason: 'lead opted out' });
+      expect((await say(phone, 'PARAR')).json).toEqual({ status: 'ignored', reason: 'lead opted out' });
+      expect((await say(phone, 'reset', 'operator')).json.reason).toBe('command reset');
+      await until('the reset confirmation', () => sends(phone).some((s) => s.text === 'Conversa redefinida ✅'));
       await new Promise((r) => setTimeout(r, FIRST_DELAY_MS + 300));
       expect(
         sends(phone)
-          .map((s) => s.body.text)
+          .map((s) => s.text)
           .filter((t) => t.startsWith('Tudo bem')),
       ).toHaveLength(1);
       expect(sends(phone)).toHaveLength(3);
@@ -347,7 +487,7 @@ forEachBackend('conversation care', (backend: Backend) => {
         (r) => (r.output as any)?.remotejid === phone && (r.output as any)?.kind === 'return',
       );
       expect(intake).toBeDefined();
-      expect((await post(event(phone, 'Voltei, quero agendar'))).json).toEqual({ status: 'queued' });
+      expect((await say(phone, 'Voltei, quero agendar')).json).toEqual({ status: 'queued' });
     });
   });
-});
+}

@@ -18,7 +18,7 @@
 //   <number>          that HTTP status with a generic Graph error body (code 1 for 5xx, 4 for 429, 100 otherwise)
 //   GraphErrorSpec    {status (default 400), code, error_subcode, message, details, retryAfter}: see GRAPH_ERRORS
 //   'reset'           the connection is destroyed without an answer
-//   'hang'            no answer until close()
+//   'hang'            no answer until close(), or, with {ms}, for that long and then the normal answer
 // outsideWindow(number): free text to that number answers 131047 (HTTP 400) while templates are
 // accepted, as for a lead who has not written in 24 hours.
 import { createHash, randomBytes } from 'node:crypto';
@@ -120,6 +120,8 @@ export interface FakeCloudApiOptions {
 
 interface Queued {
   failure: GraphFailure | 'pass';
+  /** For 'hang': answer normally after this many ms instead of never. */
+  ms?: number;
 }
 
 export class FakeCloudApi {
@@ -169,10 +171,18 @@ export class FakeCloudApi {
     return this.requests.filter((r) => r.method === 'POST' && r.status === 200 && r.body?.status === 'read').map((r) => r.body);
   }
 
-  /** The next `n` requests fail this way (after `skip` normal ones). */
-  fail(n: number, failure: GraphFailure, options: { skip?: number } = {}): this {
+  /** The next `n` requests fail this way (after `skip` normal ones); a 'hang' with `ms` is answered normally after that long. */
+  fail(n: number, failure: GraphFailure, options: { skip?: number; ms?: number } = {}): this {
     for (let i = 0; i < (options.skip ?? 0); i++) this.failures.push({ failure: 'pass' });
-    for (let i = 0; i < n; i++) this.failures.push({ failure });
+    for (let i = 0; i < n; i++) this.failures.push({ failure, ...(options.ms !== undefined ? { ms: options.ms } : {}) });
+    return this;
+  }
+
+  /** Accepts `token` too, for `phoneNumberIds` (another instance of the same account or app). */
+  addToken(token: string, phoneNumberIds: string[]): this {
+    const ids = this.tokens.get(token) ?? new Set<string>();
+    for (const id of phoneNumberIds) ids.add(id);
+    this.tokens.set(token, ids);
     return this;
   }
 
@@ -233,9 +243,15 @@ export class FakeCloudApi {
     if (queued && queued.failure !== 'pass') {
       const failure = queued.failure;
       if (failure === 'reset') return void req.socket.destroy();
-      if (failure === 'hang') return void this.hanging.add(res);
+      if (failure === 'hang' && queued.ms === undefined) return void this.hanging.add(res);
+      if (failure === 'hang') {
+        this.hanging.add(res);
+        await new Promise((resolve) => setTimeout(resolve, queued.ms));
+        if (!this.hanging.has(res) || res.destroyed) return;
+        this.hanging.delete(res);
+      }
       if (typeof failure === 'number') return graphError(genericError(failure));
-      return graphError(failure);
+      if (failure !== 'hang') return graphError(failure);
     }
 
     const token = /^Bearer (.+)$/.exec(String(req.headers.authorization ?? ''))?.[1];

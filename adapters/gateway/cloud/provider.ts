@@ -53,7 +53,7 @@ export function parseCloudMessage(event: unknown, now: number = Date.now()): Par
 /** The Cloud API entry of the provider registry. */
 export const cloudProvider: GatewayProviderModule = {
   client(instance, defaults) {
-    const { kv, ...http } = defaults;
+    const { kv, now, ...http } = defaults;
     const client = cloudClientFactory(http)({
       server_url: instance.server_url,
       token: instance.token,
@@ -63,6 +63,7 @@ export const cloudProvider: GatewayProviderModule = {
       templates: instance.templates,
       ...(instance.id !== undefined ? { instanceId: instance.id } : {}),
       ...(kv ? { kv } : {}),
+      ...(now ? { now } : {}),
     });
   },
   parse: parseCloudMessage,

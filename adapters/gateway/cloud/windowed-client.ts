@@ -31,6 +31,8 @@ export interface CloudGatewayClientOptions {
   instanceId?: number;
   templates: TemplateSet | null;
   kv?: KeyValue;
+  /** The clock the window is read against, ms since the epoch (the host's). Default Date.now. */
+  now?: () => number;
 }
 
 const OPEN_WINDOW = { isOpen: async () => true };
@@ -62,9 +64,10 @@ export class CloudGatewayClient implements GatewayClient {
     const ref = this.#options.templates?.[intent.purpose];
     if (!ref) return { ...(await this.#client.sendText(text, options)), sent_as: 'text', text: text.text };
     const fallback: TemplateFallback = { template: ref, parameters: intent.parameters.map(templateParameter) };
-    const { kv, instanceId } = this.#options;
-    const window = kv && instanceId !== undefined ? new CustomerWindow(kv) : OPEN_WINDOW;
-    const sent = await sendTextOrTemplate({ client: this.#client, window, instanceId: instanceId ?? 0 }, text, fallback, options);
+    const { kv, instanceId, now } = this.#options;
+    const window = kv && instanceId !== undefined ? new CustomerWindow(kv, now ? { now } : {}) : OPEN_WINDOW;
+    const sender = { client: this.#client, window, instanceId: instanceId ?? 0, ...(now ? { now } : {}) };
+    const sent = await sendTextOrTemplate(sender, text, fallback, options);
     return { messageid: sent.messageid, answer: sent.answer, sent_as: sent.sent_as, text: sent.text };
   }
 
