@@ -157,10 +157,10 @@ const expectedText = (phone: string, motivo: string, summary?: string) =>
     ...(summary === undefined ? [] : [`Resumo: ${summary}`]),
   ].join('\n');
 
-/** The Hunter-alert template's parameters for the lead "Ana" (flows/handoff.yaml). */
-const alertTemplate = (phone: string, motivo: string): TemplateUse => ({
+/** The Hunter-alert template's parameters for a handoff (flows/handoff.yaml): phone, reason, summary. */
+const alertTemplate = (phone: string, motivo: string, summary: string): TemplateUse => ({
   purpose: 'alerta_hunter',
-  parameters: ['Lead pediu atendimento', 'Ana', phone, motivo],
+  parameters: [phone, motivo, summary],
 });
 
 const words = (n: number) => Array.from({ length: n }, (_, i) => `palavra${i + 1}`).join(' ');
@@ -240,11 +240,11 @@ function handoffSuite(provider: ProviderCase, backend: Backend, which: 'every st
       }
       const text = expectedText(phone, 'Quer agendar', 'Lead quer lentes.');
       expect(notifications()).toEqual(
-        provider.toSilent([text], alertTemplate(phone, 'Quer agendar')).map((t) => ({ number: HUNTER_PHONE, text: t })),
+        provider.toSilent([text], alertTemplate(phone, 'Quer agendar', 'Lead quer lentes.')).map((t) => ({ number: HUNTER_PHONE, text: t })),
       );
       if (provider.name === 'cloud')
         expect(notifications()).toEqual([
-          { number: HUNTER_PHONE, text: `template:alerta_hunter_v1(Lead pediu atendimento|Ana|${phone}|Quer agendar)` },
+          { number: HUNTER_PHONE, text: `template:alerta_hunter_v1(${phone}|Quer agendar|Lead quer lentes.)` },
         ]);
       expect(sent(stack).every((m) => m.authenticated)).toBe(true);
     });

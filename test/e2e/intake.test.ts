@@ -40,10 +40,10 @@ const promptText = (body: any) => JSON.stringify([body.system ?? null, body.mess
 forEachProvider('intake', (provider, title) => {
   /** The first-contact template of a lead who has not written (its first name, the clinic's name). */
   const firstContact = (firstName: string): TemplateUse => ({ purpose: 'primeiro_contato', parameters: [firstName, 'Clínica Sorriso'] });
-  /** The Hunter's alert line as the Hunter gets it: the line, or the alert template with its four parts. */
+  /** The Hunter's alert line as the Hunter gets it: the line, or the alert template with its fields (name, phone, budget). */
   const alert = (line: string): string[] => {
-    const [, what, name, phone, budget] = /^🚨 (.+?): (.+?) \| (\d+) \| (.+)$/.exec(line)!;
-    return provider.toSilent([line], { purpose: 'alerta_hunter', parameters: [what!, name!, phone!, budget!] });
+    const [, name, phone, budget] = /^🚨 .+?: (.+?) \| (\d+) \| (.+)$/.exec(line)!;
+    return provider.toSilent([line], { purpose: 'alerta_hunter', parameters: [name!, phone!, budget!] });
   };
   forEachBackend(title, (backend) => {
     beforeAll(async () => {

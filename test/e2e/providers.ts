@@ -239,8 +239,9 @@ const CLOUD_APP_SECRET = 'cloud-app-secret';
 export const CLOUD_VERIFY_TOKEN = 'cloud-verify-token';
 /**
  * The e2e Cloud instance's approved templates (CONTRACT §11), with their bodies as approved, so the
- * rendered text is recorded: primeiro_contato (lead's first name, clinic name), alerta_hunter (what
- * happened, lead's name, phone, budget or reason), follow_up (lead's first name, clinic name).
+ * rendered text is recorded: primeiro_contato (lead's first name, clinic name), alerta_hunter (the
+ * alert's name, phone, budget; or the handoff notification's phone, reason, summary), follow_up (the
+ * lead's first name).
  */
 export const CLOUD_TEMPLATES = {
   primeiro_contato: {
@@ -248,8 +249,8 @@ export const CLOUD_TEMPLATES = {
     language: 'pt_BR',
     body: 'Olá, {{1}}! Aqui é da {{2}}. Recebemos seu contato e podemos conversar por aqui. Posso te ajudar?',
   },
-  alerta_hunter: { name: 'alerta_hunter_v1', language: 'pt_BR', body: '🚨 {{1}}: {{2}} | {{3}} | {{4}}' },
-  follow_up: { name: 'follow_up_v1', language: 'pt_BR', body: 'Oi, {{1}}! Ainda quer conversar com a {{2}}?' },
+  alerta_hunter: { name: 'alerta_hunter_v1', language: 'pt_BR', body: '🚨 LeadFlow: {{1}} | {{2}} | {{3}}' },
+  follow_up: { name: 'follow_up_v1', language: 'pt_BR', body: 'Oi, {{1}}! Ainda quer conversar com a gente?' },
 };
 /** A fresh Graph media id (digits, as Meta hands them out). */
 const mediaId = () => `${Date.now()}${String(++sequence).padStart(6, '0')}`;
