@@ -48,11 +48,24 @@ function isLoopback(address: string | undefined): boolean {
   return a === '::1' || (isIP(a) === 4 && a.startsWith('127.'));
 }
 
-/** Whether the request came over HTTPS (see the header of this file for the proxy rule). */
+/**
+ * Whether a request came over HTTPS, from what its connection says: TLS on the connection itself, or
+ * a peer on this host (a loopback `peer` address) whose `X-Forwarded-Proto` (first value) is `https`.
+ * A forwarded `https` from any other peer counts for nothing.
+ */
+export function isHttpsRequest(connection: { encrypted: boolean; peer: string | undefined; forwardedProto: string | undefined }): boolean {
+  if (connection.encrypted) return true;
+  const forwarded = connection.forwardedProto?.split(',')[0]?.trim().toLowerCase();
+  return forwarded === 'https' && isLoopback(connection.peer);
+}
+
+/** Whether the request came over HTTPS (isHttpsRequest on its socket; see the header of this file for the proxy rule). */
 export function cameOverHttps(req: Request): boolean {
-  if ((req.socket as { encrypted?: boolean }).encrypted) return true;
-  const forwarded = req.header('x-forwarded-proto')?.split(',')[0]?.trim().toLowerCase();
-  return forwarded === 'https' && isLoopback(req.socket.remoteAddress);
+  return isHttpsRequest({
+    encrypted: (req.socket as { encrypted?: boolean }).encrypted === true,
+    peer: req.socket.remoteAddress,
+    forwardedProto: req.header('x-forwarded-proto'),
+  });
 }
 
 function cookieHeader(value: string, maxAgeSeconds: number, secure: boolean): string {
