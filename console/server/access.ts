@@ -3,7 +3,8 @@
 //
 //   POST   /admin/session {token}  200 {csrf} + Set-Cookie lf_session (HttpOnly; SameSite=Strict;
 //                                  Path=/; Max-Age=43200; Secure over HTTPS); 401 {error} on a wrong
-//                                  token (constant time), 400 without a JSON {token: string}, 413 over
+//                                  token (constant time), 422 {error, details: [{path: "token"}]} without
+//                                  a JSON {token: string} (400 for a JSON syntax error), 413 over
 //                                  4 KB or past a shape limit of engine/triggers/json-limits.ts
 //   GET    /admin/session          200 {signed_in: true, csrf} with a live session; 401 {error}
 //   DELETE /admin/session          204, cookie cleared (Max-Age=0), session revoked
@@ -21,6 +22,7 @@ import { constantTimeEqual } from '../../engine/constant-time.js';
 import { enforceJsonLimits } from '../../engine/triggers/json-limits.js';
 import { sendError } from '../../engine/triggers/webhook-pipeline.js';
 import type { SessionResponse } from './api-types.js';
+import { sendInvalid } from './lead-rows.js';
 import { type ConsoleSessions, readCookie, SESSION_COOKIE, SESSION_TTL_MS } from './session-store.js';
 
 /** Headers of every /console and /admin answer. */
@@ -116,7 +118,7 @@ export function sessionRoutes({ sessions, token, publicBaseUrl }: ConsoleAccessO
     router.post('/session', express.json({ limit: SESSION_BODY_LIMIT }), withinJsonLimits, async (req, res) => {
       const body = req.body as { token?: unknown } | undefined;
       if (!body || typeof body !== 'object' || typeof body.token !== 'string')
-        return void res.status(400).json({ error: 'body must be JSON {"token": string}' });
+        return void sendInvalid(res, 'invalid input', [{ path: 'token', message: 'must be a string (the body: JSON {"token": string})' }]);
       if (!originAllowed(req, publicBaseUrl)) return void res.status(403).json({ error: 'cross-origin request refused' });
       if (!constantTimeEqual(body.token, token)) return void res.status(401).json({ error: 'invalid token' });
       const created = await sessions.create();
