@@ -22,7 +22,7 @@ import { constantTimeEqual } from '../../engine/constant-time.js';
 import { enforceJsonLimits } from '../../engine/triggers/json-limits.js';
 import { sendError } from '../../engine/triggers/webhook-pipeline.js';
 import type { SessionResponse } from './api-types.js';
-import { sendInvalid } from './lead-rows.js';
+import { sendApiError, sendInvalid } from './lead-rows.js';
 import { type ConsoleSessions, readCookie, SESSION_COOKIE, SESSION_TTL_MS } from './session-store.js';
 
 /** Headers of every /console and /admin answer. */
@@ -119,8 +119,8 @@ export function sessionRoutes({ sessions, token, publicBaseUrl }: ConsoleAccessO
       const body = req.body as { token?: unknown } | undefined;
       if (!body || typeof body !== 'object' || typeof body.token !== 'string')
         return void sendInvalid(res, 'invalid input', [{ path: 'token', message: 'must be a string (the body: JSON {"token": string})' }]);
-      if (!originAllowed(req, publicBaseUrl)) return void res.status(403).json({ error: 'cross-origin request refused' });
-      if (!constantTimeEqual(body.token, token)) return void res.status(401).json({ error: 'invalid token' });
+      if (!originAllowed(req, publicBaseUrl)) return void sendApiError(res, 403, 'cross-origin request refused');
+      if (!constantTimeEqual(body.token, token)) return void sendApiError(res, 401, 'invalid token');
       const created = await sessions.create();
       res.set('Set-Cookie', cookieHeader(created.cookie, SESSION_TTL_MS / 1000, cameOverHttps(req)));
       res.set('Cache-Control', 'no-store');
@@ -128,7 +128,7 @@ export function sessionRoutes({ sessions, token, publicBaseUrl }: ConsoleAccessO
     });
     router.get('/session', async (req, res) => {
       const session = await sessions.find(readCookie(req.header('cookie'), SESSION_COOKIE));
-      if (!session) return void res.status(401).json({ error: 'not signed in' });
+      if (!session) return void sendApiError(res, 401, 'not signed in');
       res.set('Cache-Control', 'no-store');
       res.json({ signed_in: true, csrf: session.csrf } satisfies SessionResponse);
     });
@@ -137,7 +137,7 @@ export function sessionRoutes({ sessions, token, publicBaseUrl }: ConsoleAccessO
       const session = await sessions.find(cookie);
       if (session) {
         const problem = forgeryProblem(req, session.csrf, publicBaseUrl);
-        if (problem) return void res.status(403).json({ error: problem });
+        if (problem) return void sendApiError(res, 403, problem);
         await sessions.revoke(cookie);
       }
       res.set('Set-Cookie', cookieHeader('', 0, cameOverHttps(req)));

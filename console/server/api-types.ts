@@ -3,7 +3,7 @@
 // Every endpoint lives under /admin/ and exists only when LEADFLOW_ADMIN_TOKEN is set (404 otherwise);
 // it accepts `Authorization: Bearer <token>` or the session cookie `lf_session` (non-GET requests with
 // the cookie also need `X-CSRF-Token`). Timestamps are ISO 8601 strings (UTC), or null when unset.
-// Errors are ApiError: 422 (bad input: a query or path parameter, or a body field; `details` names
+// Errors are ApiError `{error, details}`: 422 (bad input: a query or path parameter, or a body field; `details` names
 // each, as the executions endpoints do), 400 (a body that is not JSON), 401 (not signed in), 403
 // (CSRF / Origin), 404 (unknown id).
 // The executions endpoints' bodies are engine/triggers/admin-api-types.ts.
@@ -165,10 +165,10 @@ export interface SessionResponse {
   csrf: string;
 }
 
-/** Every error answer; `details` on 422 (bad input): each problem, `path` naming the parameter or field. */
+/** Every error answer, in the admin API's shape; `details` lists each problem on 422 (bad input, `path` naming the parameter or field), else it is empty. */
 export interface ApiError {
   error: string;
-  details?: Array<{ path: string; message: string }>;
+  details: Array<{ path: string; message: string }>;
 }
 
 /** How a flow starts: its webhook, its schedule, or neither (started by another flow or the console). */

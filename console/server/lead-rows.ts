@@ -53,9 +53,9 @@ export function leadIdParam(value: unknown): number | undefined {
   return Number.isSafeInteger(id) ? id : undefined;
 }
 
-/** Answers `{error}` with `status`. */
+/** Answers `{error, details: []}` with `status` (the admin API's shape; sendInvalid for bad input, with its details). */
 export function sendApiError(res: Response, status: number, error: string): void {
-  res.status(status).json({ error });
+  res.status(status).json({ error, details: [] });
 }
 
 /** One problem with a request's input: the query or path parameter (or body field) it is about, and what is wrong. */

@@ -35,7 +35,7 @@ forEachBackend('console access', (backend) => {
   it('refuses a wrong token (401) and a body without one (422, naming token), setting no cookie', async () => {
     const wrong = await stack.post('/admin/session', { token: `${ADMIN_TOKEN}x` });
     expect(wrong.status).toBe(401);
-    expect(await wrong.json()).toEqual({ error: 'invalid token' });
+    expect(await wrong.json()).toEqual({ error: 'invalid token', details: [] });
     expect(wrong.headers.get('set-cookie')).toBeNull();
     const without = await stack.post('/admin/session', { nope: 1 });
     expect(without.status).toBe(422);
