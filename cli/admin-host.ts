@@ -48,7 +48,7 @@ export function adminFromEnv(options: AdminHostOptions): AdminOptions | undefine
     return run;
   };
   const access = {
-    sessions: new ConsoleSessions(options.runtime.services.kv, token),
+    sessions: new ConsoleSessions(options.runtime.services.kv, token, options.runtime.services.clock),
     token,
     publicBaseUrl: () => options.env.PUBLIC_BASE_URL || undefined,
   };

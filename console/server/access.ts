@@ -3,7 +3,8 @@
 //
 //   POST   /admin/session {token}  200 {csrf} + Set-Cookie lf_session (HttpOnly; SameSite=Strict;
 //                                  Path=/; Max-Age=43200; Secure over HTTPS); 401 {error} on a wrong
-//                                  token (constant time), 400 without a JSON {token: string}, 413 over
+//                                  token (constant time), 422 {error, details: [{path: "token"}]} without
+//                                  a JSON {token: string} (400 for a JSON syntax error), 413 over
 //                                  4 KB or past a shape limit of engine/triggers/json-limits.ts
 //   GET    /admin/session          200 {signed_in: true, csrf} with a live session; 401 {error}
 //   DELETE /admin/session          204, cookie cleared (Max-Age=0), session revoked
@@ -21,6 +22,7 @@ import { constantTimeEqual } from '../../engine/constant-time.js';
 import { enforceJsonLimits } from '../../engine/triggers/json-limits.js';
 import { sendError } from '../../engine/triggers/webhook-pipeline.js';
 import type { SessionResponse } from './api-types.js';
+import { sendApiError, sendInvalid } from './lead-rows.js';
 import { type ConsoleSessions, readCookie, SESSION_COOKIE, SESSION_TTL_MS } from './session-store.js';
 
 /** Headers of every /console and /admin answer. */
@@ -48,11 +50,24 @@ function isLoopback(address: string | undefined): boolean {
   return a === '::1' || (isIP(a) === 4 && a.startsWith('127.'));
 }
 
-/** Whether the request came over HTTPS (see the header of this file for the proxy rule). */
+/**
+ * Whether a request came over HTTPS, from what its connection says: TLS on the connection itself, or
+ * a peer on this host (a loopback `peer` address) whose `X-Forwarded-Proto` (first value) is `https`.
+ * A forwarded `https` from any other peer counts for nothing.
+ */
+export function isHttpsRequest(connection: { encrypted: boolean; peer: string | undefined; forwardedProto: string | undefined }): boolean {
+  if (connection.encrypted) return true;
+  const forwarded = connection.forwardedProto?.split(',')[0]?.trim().toLowerCase();
+  return forwarded === 'https' && isLoopback(connection.peer);
+}
+
+/** Whether the request came over HTTPS (isHttpsRequest on its socket; see the header of this file for the proxy rule). */
 export function cameOverHttps(req: Request): boolean {
-  if ((req.socket as { encrypted?: boolean }).encrypted) return true;
-  const forwarded = req.header('x-forwarded-proto')?.split(',')[0]?.trim().toLowerCase();
-  return forwarded === 'https' && isLoopback(req.socket.remoteAddress);
+  return isHttpsRequest({
+    encrypted: (req.socket as { encrypted?: boolean }).encrypted === true,
+    peer: req.socket.remoteAddress,
+    forwardedProto: req.header('x-forwarded-proto'),
+  });
 }
 
 function cookieHeader(value: string, maxAgeSeconds: number, secure: boolean): string {
@@ -103,9 +118,9 @@ export function sessionRoutes({ sessions, token, publicBaseUrl }: ConsoleAccessO
     router.post('/session', express.json({ limit: SESSION_BODY_LIMIT }), withinJsonLimits, async (req, res) => {
       const body = req.body as { token?: unknown } | undefined;
       if (!body || typeof body !== 'object' || typeof body.token !== 'string')
-        return void res.status(400).json({ error: 'body must be JSON {"token": string}' });
-      if (!originAllowed(req, publicBaseUrl)) return void res.status(403).json({ error: 'cross-origin request refused' });
-      if (!constantTimeEqual(body.token, token)) return void res.status(401).json({ error: 'invalid token' });
+        return void sendInvalid(res, 'invalid input', [{ path: 'token', message: 'must be a string (the body: JSON {"token": string})' }]);
+      if (!originAllowed(req, publicBaseUrl)) return void sendApiError(res, 403, 'cross-origin request refused');
+      if (!constantTimeEqual(body.token, token)) return void sendApiError(res, 401, 'invalid token');
       const created = await sessions.create();
       res.set('Set-Cookie', cookieHeader(created.cookie, SESSION_TTL_MS / 1000, cameOverHttps(req)));
       res.set('Cache-Control', 'no-store');
@@ -113,7 +128,7 @@ export function sessionRoutes({ sessions, token, publicBaseUrl }: ConsoleAccessO
     });
     router.get('/session', async (req, res) => {
       const session = await sessions.find(readCookie(req.header('cookie'), SESSION_COOKIE));
-      if (!session) return void res.status(401).json({ error: 'not signed in' });
+      if (!session) return void sendApiError(res, 401, 'not signed in');
       res.set('Cache-Control', 'no-store');
       res.json({ signed_in: true, csrf: session.csrf } satisfies SessionResponse);
     });
@@ -122,7 +137,7 @@ export function sessionRoutes({ sessions, token, publicBaseUrl }: ConsoleAccessO
       const session = await sessions.find(cookie);
       if (session) {
         const problem = forgeryProblem(req, session.csrf, publicBaseUrl);
-        if (problem) return void res.status(403).json({ error: problem });
+        if (problem) return void sendApiError(res, 403, problem);
         await sessions.revoke(cookie);
       }
       res.set('Set-Cookie', cookieHeader('', 0, cameOverHttps(req)));

@@ -3,7 +3,9 @@
 // Every endpoint lives under /admin/ and exists only when LEADFLOW_ADMIN_TOKEN is set (404 otherwise);
 // it accepts `Authorization: Bearer <token>` or the session cookie `lf_session` (non-GET requests with
 // the cookie also need `X-CSRF-Token`). Timestamps are ISO 8601 strings (UTC), or null when unset.
-// Errors are ApiError with 400 (bad input), 401 (not signed in), 403 (CSRF / Origin), 404 (unknown id).
+// Errors are ApiError `{error, details}`: 422 (bad input: a query or path parameter, or a body field; `details` names
+// each, as the executions endpoints do), 400 (a body that is not JSON), 401 (not signed in), 403
+// (CSRF / Origin), 404 (unknown id).
 // The executions endpoints' bodies are engine/triggers/admin-api-types.ts.
 import type { FlowGraph as FlowGraphView } from '../../engine/graph/flow-graph.js';
 import type { ExecutionStatus, LoadProblem } from '../../engine/types.js';
@@ -133,7 +135,7 @@ export type LeadAction = 'pause' | 'resume' | 'transfer' | 'untransfer' | 'reset
 /** `POST /admin/leads/:id/actions` body. */
 export interface LeadActionRequest {
   action: LeadAction;
-  /** Required for `erase`: exactly the lead's `remotejid` (400 otherwise, nothing changed). */
+  /** Required for `erase`: exactly the lead's `remotejid` (422 otherwise, nothing changed). */
   confirm?: string;
 }
 
@@ -163,9 +165,10 @@ export interface SessionResponse {
   csrf: string;
 }
 
-/** Every error answer. */
+/** Every error answer, in the admin API's shape; `details` lists each problem on 422 (bad input, `path` naming the parameter or field), else it is empty. */
 export interface ApiError {
   error: string;
+  details: Array<{ path: string; message: string }>;
 }
 
 /** How a flow starts: its webhook, its schedule, or neither (started by another flow or the console). */
@@ -316,7 +319,7 @@ export interface OverviewSeries {
 
 /**
  * `GET /admin/overview?days=<1..31, default 7>&tz=<IANA zone, default America/Sao_Paulo>`: per
- * clinic, per local day of the last `days` days (today included) and in total. 422 {error} on a bad
+ * clinic, per local day of the last `days` days (today included) and in total. 422 {error, details} on a bad
  * parameter.
  */
 export interface OverviewResponse {

@@ -3,7 +3,8 @@
 //                                of the latest load of the flows directory (FlowLoadReport)
 //   GET /admin/flows/:name    -> FlowDetailResponse: the flow, its graph (engine/graph/flow-graph.ts)
 //                                and each step as written (raw params, `file:line`, retry, on_error);
-//                                422 {error} on a name that is not a flow name, 404 {error} on an unknown one
+//                                422 {error, details: [{path: "name", message}]} on a name that is not a
+//                                flow name, 404 {error} on an unknown one
 // A step's line is where its mapping starts in the flow's source text (the text of the version served,
 // not the file as it may be now), found from its path in the file through the YAML source; computed
 // once per loaded flow.
@@ -14,7 +15,7 @@ import { YamlSource } from '../../engine/load/yaml-source.js';
 import type { LoadedFlow, LoadedStep } from '../../engine/types.js';
 import type { FlowLoadReport } from '../../cli/flow-load-report.js';
 import type { FlowDetailResponse, FlowGraphView, FlowsResponse, FlowStepView, FlowSummary, FlowTriggerSummary } from './api-types.js';
-import { sendApiError } from './lead-rows.js';
+import { sendApiError, sendInvalid } from './lead-rows.js';
 
 /** A flow name as the flow schema allows it (`name`), at most 100 characters. */
 const FLOW_NAME = /^[a-z][a-z0-9-]{0,99}$/;
@@ -89,7 +90,9 @@ export function getFlow(engine: Engine): RequestHandler {
   return (req, res) => {
     const name = String(req.params.name ?? '');
     if (!FLOW_NAME.test(name))
-      return sendApiError(res, 422, 'flow name must be lower-case letters, digits and "-", starting with a letter');
+      return sendInvalid(res, 'invalid input', [
+        { path: 'name', message: 'must be a flow name: lower-case letters, digits and "-", starting with a letter' },
+      ]);
     const flow = engine.getFlow(name);
     if (!flow) return sendApiError(res, 404, 'no such flow');
     res.json(flowDetail(flow));

@@ -1,8 +1,11 @@
 // POST /admin/leads/:id/actions {action, confirm?} -> LeadActionResponse {execution_id, status, lead}.
 // Each action is one execution of the flow `lead-action` (flows/lead-action.yaml, input
 // {lead_id, action}), awaited to its end; `lead` is the row afterwards (null once erased).
-//   400 {error}  body not JSON {action, confirm?}, unknown action, or `erase` without `confirm`
-//                equal to the lead's remotejid (nothing changed)
+//   400 {error}  body not JSON (a syntax error)
+//   422 {error, details: [{path, message}]}  a lead id that is not a positive integer (`id`), a body
+//                that is not an object (`(body)`), an unknown action (`action`), a `confirm` that is
+//                not a string, or `erase` without `confirm` equal to the lead's remotejid (`confirm`);
+//                nothing changed
 //   404 {error}  no such lead
 //   409 {error}  the flow `lead-action` is not loaded (a flows directory without it)
 //   413 {error, details}  body over 4 KB, or past a shape limit of json-limits.ts (e.g. nested deeper than 32 levels)
@@ -13,7 +16,7 @@ import type { Engine } from '../../engine/engine.js';
 import { enforceJsonLimits } from '../../engine/triggers/json-limits.js';
 import { sendError } from '../../engine/triggers/webhook-pipeline.js';
 import type { LeadAction, LeadActionResponse } from './api-types.js';
-import { leadIdParam, sendApiError, toLeadSummary } from './lead-rows.js';
+import { type InputProblem, leadIdOrProblem, sendApiError, sendInvalid, toLeadSummary } from './lead-rows.js';
 
 /** The flow each lead action runs as (flows/lead-action.yaml, input `{lead_id, action}`). */
 export const LEAD_ACTION_FLOW = 'lead-action';
@@ -25,22 +28,31 @@ const withinJsonLimits = enforceJsonLimits(sendError, (req) => req.body);
 
 const isLeadAction = (value: unknown): value is LeadAction => LEAD_ACTIONS.includes(value as LeadAction);
 
+/** The problems of a lead action's body (an object with a known `action` and an optional string `confirm`). */
+function bodyProblems(body: unknown): InputProblem[] {
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    return [{ path: '(body)', message: 'must be an object {"action", "confirm"?}' }];
+  const { action, confirm } = body as { action?: unknown; confirm?: unknown };
+  const problems: InputProblem[] = [];
+  if (!isLeadAction(action)) problems.push({ path: 'action', message: `must be one of ${LEAD_ACTIONS.join(', ')}` });
+  if (confirm !== undefined && typeof confirm !== 'string') problems.push({ path: 'confirm', message: 'must be a string' });
+  return problems;
+}
+
 /**
  * Adds `POST /leads/:id/actions` to the admin router: checks the body and the lead (see the header for the
  * answers), runs LEAD_ACTION_FLOW and answers once its execution has ended.
  */
 export function mountLeadActions(router: Router, db: Database, engine: Engine): void {
   router.post('/leads/:id/actions', express.json({ limit: BODY_LIMIT }), withinJsonLimits, async (req, res) => {
-    const id = leadIdParam(req.params.id);
-    if (id === undefined) return sendApiError(res, 400, 'lead id must be a positive integer');
-    const body = req.body as { action?: unknown; confirm?: unknown } | undefined;
-    if (!body || typeof body !== 'object' || Array.isArray(body)) return sendApiError(res, 400, 'body must be JSON {"action", "confirm"?}');
-    if (!isLeadAction(body.action)) return sendApiError(res, 400, `action must be one of ${LEAD_ACTIONS.join(', ')}`);
-    if (body.confirm !== undefined && typeof body.confirm !== 'string') return sendApiError(res, 400, 'confirm must be a string');
+    const id = leadIdOrProblem(req.params.id);
+    const problems = [...(typeof id === 'object' ? [id] : []), ...bodyProblems(req.body)];
+    if (problems.length > 0 || typeof id === 'object') return sendInvalid(res, 'invalid input', problems);
+    const body = req.body as { action: LeadAction; confirm?: string };
     const row = await db.get('leads', { id });
     if (!row) return sendApiError(res, 404, 'no such lead');
     if (body.action === 'erase' && body.confirm !== String(row.remotejid))
-      return sendApiError(res, 400, "erase needs confirm equal to the lead's phone (remotejid)");
+      return sendInvalid(res, 'invalid input', [{ path: 'confirm', message: "erase needs confirm equal to the lead's phone (remotejid)" }]);
     if (!engine.getFlow(LEAD_ACTION_FLOW)) return sendApiError(res, 409, `flow ${LEAD_ACTION_FLOW} is not loaded`);
     const handle = await engine.start(LEAD_ACTION_FLOW, { body: { lead_id: id, action: body.action } });
     const record = await engine.waitForEnd(handle.id);

@@ -1,6 +1,6 @@
 // GET /admin/leads/:id -> LeadResponse: the lead, its conversation (wf_chat_histories of its clinic
 // and phone, oldest first, at most 1000 rows) and its executions (newest first, at most 50).
-// 400 {error} on an id that is not a positive integer, 404 {error} when there is no such lead.
+// 422 {error, details: [{path: "id", message}]} on an id that is not a positive integer, 404 {error} when there is no such lead.
 //
 // A lead's executions are found by its phone: the records whose trigger, vars or key contain the
 // remotejid or one of its Brazilian forms with the country code (store.list({containing})). That is
@@ -13,7 +13,7 @@ import { brazilianVariants } from '../../adapters/phones/brazilian-variants.js';
 import type { ExecutionStore } from '../../engine/store/execution-store.js';
 import type { ExecutionRecord } from '../../engine/types.js';
 import type { ChatMessageRow, ExecutionSummary, LeadHandoff, LeadResponse } from './api-types.js';
-import { leadIdParam, sendApiError, toLeadDetail } from './lead-rows.js';
+import { leadIdOrProblem, sendApiError, sendInvalid, toLeadDetail } from './lead-rows.js';
 
 /** Most executions on a lead's page. */
 export const LEAD_EXECUTIONS_LIMIT = 50;
@@ -61,8 +61,8 @@ export function leadExecutions(store: ExecutionStore, remotejid: string): Promis
 /** `GET /admin/leads/:id`: the lead, its conversation, its executions and its latest handoff (see the header). */
 export function getLead(db: Database, store: ExecutionStore): RequestHandler {
   return async (req, res) => {
-    const id = leadIdParam(req.params.id);
-    if (id === undefined) return sendApiError(res, 400, 'lead id must be a positive integer');
+    const id = leadIdOrProblem(req.params.id);
+    if (typeof id === 'object') return sendInvalid(res, 'invalid input', [id]);
     const row = await db.get('leads', { id });
     if (!row) return sendApiError(res, 404, 'no such lead');
     const remotejid = String(row.remotejid);

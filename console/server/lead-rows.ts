@@ -53,7 +53,26 @@ export function leadIdParam(value: unknown): number | undefined {
   return Number.isSafeInteger(id) ? id : undefined;
 }
 
-/** Answers `{error}` with `status`. */
+/** Answers `{error, details: []}` with `status` (the admin API's shape; sendInvalid for bad input, with its details). */
 export function sendApiError(res: Response, status: number, error: string): void {
-  res.status(status).json({ error });
+  res.status(status).json({ error, details: [] });
+}
+
+/** One problem with a request's input: the query or path parameter (or body field) it is about, and what is wrong. */
+export interface InputProblem {
+  path: string;
+  message: string;
+}
+
+/**
+ * Answers 422 `{error, details}` (the admin API's shape, engine/triggers/webhook-pipeline.ts
+ * `sendError`): `error` says what was wrong (`invalid query`, `invalid input`), `details` each problem.
+ */
+export function sendInvalid(res: Response, error: string, details: InputProblem[]): void {
+  res.status(422).json({ error, details });
+}
+
+/** The lead id of a path (`:id`) as leadIdParam reads it, or the problem with it. */
+export function leadIdOrProblem(value: unknown): number | InputProblem {
+  return leadIdParam(value) ?? { path: 'id', message: 'must be a positive integer' };
 }

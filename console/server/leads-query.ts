@@ -1,6 +1,7 @@
 // GET /admin/leads?clinica_id=<int>&q=<text>&limit=<1..200, default 50>&offset=<int ≥ 0, default 0>
 //   -> LeadsResponse {leads, total}, newest `ultima_mensagem_at` first (leads without one last), then
-//   newest `created_at`, then highest id. 400 {error} on a malformed or repeated parameter.
+//   newest `created_at`, then highest id. 422 {error: "invalid query", details: [{path, message}]}
+//   on a malformed, out-of-range or repeated parameter (`path` names it; every problem listed).
 // `q` (1..200 characters, trimmed) matches the name, case and accents ignored (contains), or, when it
 // holds only digits and phone punctuation (`+ ( ) - . space`), the phone's digits (contains).
 // Accents are folded in SQL by one `replace` per accented Latin letter (SQLite and PostgreSQL alike,
@@ -9,7 +10,7 @@ import type { Knex } from 'knex';
 import type { RequestHandler } from 'express';
 import type { Database } from '../../adapters/db/database.js';
 import type { LeadsResponse } from './api-types.js';
-import { sendApiError, toLeadSummary } from './lead-rows.js';
+import { type InputProblem, sendInvalid, toLeadSummary } from './lead-rows.js';
 
 /** Leads per page when `limit` is not given. */
 export const DEFAULT_LEADS_LIMIT = 50;
@@ -55,28 +56,31 @@ interface LeadsQuery {
   offset: number;
 }
 
-/** The query parameters, or the first problem with them. */
-export function parseLeadsQuery(query: Record<string, unknown>): LeadsQuery | { error: string } {
+/** The query parameters, or every problem with them (each naming its parameter). */
+export function parseLeadsQuery(query: Record<string, unknown>): LeadsQuery | { problems: InputProblem[] } {
+  const problems: InputProblem[] = [];
   const one = (name: string): string | undefined | null => {
     const v = query[name];
     return v === undefined ? undefined : typeof v === 'string' ? v : null;
   };
-  const integer = (name: string, min: number, max: number, fallback?: number): number | undefined | { error: string } => {
+  const integer = (name: string, min: number, max: number, fallback?: number): number | undefined => {
     const v = one(name);
     if (v === undefined) return fallback;
     const n = v !== null && /^[0-9]{1,15}$/.test(v) ? Number(v) : Number.NaN;
-    return Number.isSafeInteger(n) && n >= min && n <= max ? n : { error: `${name} must be an integer from ${min} to ${max}` };
+    if (Number.isSafeInteger(n) && n >= min && n <= max) return n;
+    problems.push({ path: name, message: `must be given once, an integer from ${min} to ${max}` });
+    return fallback;
   };
   const clinicaId = integer('clinica_id', 1, Number.MAX_SAFE_INTEGER);
   const limit = integer('limit', 1, MAX_LEADS_LIMIT, DEFAULT_LEADS_LIMIT);
   const offset = integer('offset', 0, Number.MAX_SAFE_INTEGER, 0);
-  for (const v of [clinicaId, limit, offset]) if (typeof v === 'object') return v;
   const q = one('q');
-  if (q === null) return { error: 'q must be given once' };
-  if (q !== undefined && q.length > MAX_QUERY_LENGTH) return { error: `q must be at most ${MAX_QUERY_LENGTH} characters` };
+  if (q === null || (q !== undefined && q.length > MAX_QUERY_LENGTH))
+    problems.push({ path: 'q', message: `must be given once, at most ${MAX_QUERY_LENGTH} characters` });
+  if (problems.length > 0) return { problems };
   const trimmed = q?.trim();
   return {
-    ...(clinicaId !== undefined ? { clinicaId: clinicaId as number } : {}),
+    ...(clinicaId !== undefined ? { clinicaId } : {}),
     ...(trimmed ? { q: trimmed } : {}),
     limit: limit as number,
     offset: offset as number,
@@ -117,11 +121,11 @@ export async function queryLeads(db: Database, params: LeadsQuery, now: number =
   return { leads, total: Number(counted?.n ?? 0) };
 }
 
-/** `GET /admin/leads`: one page of leads and their total; 400 on a malformed parameter (see the header). */
+/** `GET /admin/leads`: one page of leads and their total; 422 on a malformed parameter (see the header). */
 export function listLeads(db: Database): RequestHandler {
   return async (req, res) => {
     const parsed = parseLeadsQuery(req.query as Record<string, unknown>);
-    if ('error' in parsed) return sendApiError(res, 400, parsed.error);
+    if ('problems' in parsed) return sendInvalid(res, 'invalid query', parsed.problems);
     res.json(await queryLeads(db, parsed));
   };
 }

@@ -1,7 +1,8 @@
 // GET /admin/overview?days=<1..31, default 7>&tz=<IANA zone, default America/Sao_Paulo>
 //   -> OverviewResponse (api-types.ts): per clinic and for all clinics, the figures of each local
 //   day of the last `days` days in `tz` (today last, today's figures so far) and their totals for
-//   today and for the period. 422 {error} on a malformed, out-of-range or repeated parameter.
+//   today and for the period. 422 {error: "invalid query", details: [{path, message}]} on a
+//   malformed, out-of-range or repeated parameter (`path` names it; every problem listed).
 // The database counts per 15-minute UTC bucket (overview-query.ts); the buckets are regrouped here
 // into local days with luxon (daylight saving and half-hour zones handled). First-contact
 // percentiles are nearest-rank over every first contact of the day or period.
@@ -9,7 +10,7 @@ import type { RequestHandler } from 'express';
 import { DateTime, IANAZone } from 'luxon';
 import type { Database } from '../../adapters/db/database.js';
 import type { OverviewAiModel, OverviewFigures, OverviewResponse, OverviewSeries } from './api-types.js';
-import { sendApiError } from './lead-rows.js';
+import { type InputProblem, sendInvalid } from './lead-rows.js';
 import { type BucketRow, type OverviewRows, overviewRows } from './overview-query.js';
 
 /** Days covered when `days` is not given, today included. */
@@ -26,17 +27,17 @@ interface OverviewParams {
   tz: string;
 }
 
-/** The query parameters, or the first problem with them. */
-export function parseOverviewQuery(query: Record<string, unknown>): OverviewParams | { error: string } {
+/** The query parameters, or every problem with them (each naming its parameter). */
+export function parseOverviewQuery(query: Record<string, unknown>): OverviewParams | { problems: InputProblem[] } {
   const { days, tz } = query;
-  if (days !== undefined && typeof days !== 'string') return { error: 'days must be given once' };
-  if (tz !== undefined && typeof tz !== 'string') return { error: 'tz must be given once' };
-  const n = days === undefined ? DEFAULT_OVERVIEW_DAYS : /^[0-9]{1,2}$/.test(days) ? Number(days) : Number.NaN;
-  if (!(n >= 1 && n <= MAX_OVERVIEW_DAYS)) return { error: `days must be an integer from 1 to ${MAX_OVERVIEW_DAYS}` };
+  const problems: InputProblem[] = [];
+  const n = days === undefined ? DEFAULT_OVERVIEW_DAYS : typeof days === 'string' && /^[0-9]{1,2}$/.test(days) ? Number(days) : Number.NaN;
+  if (!(n >= 1 && n <= MAX_OVERVIEW_DAYS))
+    problems.push({ path: 'days', message: `must be given once, an integer from 1 to ${MAX_OVERVIEW_DAYS}` });
   const zone = tz ?? DEFAULT_OVERVIEW_TZ;
-  if (zone.length > 64 || !/^[A-Za-z0-9_+\-/]+$/.test(zone) || !IANAZone.isValidZone(zone))
-    return { error: 'tz must be an IANA time zone, e.g. America/Sao_Paulo' };
-  return { days: n, tz: zone };
+  if (typeof zone !== 'string' || zone.length > 64 || !/^[A-Za-z0-9_+\-/]+$/.test(zone) || !IANAZone.isValidZone(zone))
+    problems.push({ path: 'tz', message: 'must be given once, an IANA time zone, e.g. America/Sao_Paulo' });
+  return problems.length > 0 ? { problems } : { days: n, tz: zone as string };
 }
 
 /** What one day (or period) of one clinic adds up to, before it becomes OverviewFigures. */
@@ -257,7 +258,7 @@ export async function queryOverview(db: Database, params: OverviewParams, now: n
 export function getOverview(db: Database): RequestHandler {
   return async (req, res) => {
     const parsed = parseOverviewQuery(req.query as Record<string, unknown>);
-    if ('error' in parsed) return sendApiError(res, 422, parsed.error);
+    if ('problems' in parsed) return sendInvalid(res, 'invalid query', parsed.problems);
     res.set('Cache-Control', 'no-store');
     res.json(await queryOverview(db, parsed));
   };

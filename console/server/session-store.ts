@@ -4,12 +4,15 @@
 //
 //   cookie value  `<id>.<signature>`: id = 32 random bytes (base64url), signature = HMAC-SHA256 of the
 //                 id under LEADFLOW_ADMIN_TOKEN; a changed token invalidates every session at once.
-//   stored        the lock `console-session:<sha256(id)>` (the raw id is never stored), life 12 h
-//                 from signing in (not renewed by use).
+//   stored        the lock `console-session:<sha256(id)>` (the raw id is never stored), holding
+//                 `until:<ms>`: the session ends 12 h after signing in (not renewed by use), by the
+//                 service's clock (`services.clock`); the lock's own life (the same 12 h, by the
+//                 store's clock) only clears it away.
 //   CSRF token    HMAC-SHA256 of the id under the admin token (base64url): derived, never stored, a
 //                 different value for every session.
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import type { KeyValue } from '../../adapters/kv/key-value.js';
+import { type Clock, systemClock } from '../../adapters/clock.js';
 import { constantTimeEqual } from '../../engine/constant-time.js';
 
 /** Name of the session cookie. */
@@ -18,8 +21,13 @@ export const SESSION_COOKIE = 'lf_session';
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 /** Random bytes of a session id. */
 const ID_BYTES = 32;
-/** What the stored lock holds (its presence is what counts). */
-const HOLDER = 'signed-in';
+/** What the stored lock holds: the instant (ms since the epoch) the session ends. */
+const holderOf = (untilMs: number): string => `until:${untilMs}`;
+/** The end a stored holder names, or undefined for anything else. */
+function untilOf(holder: string | null): number | undefined {
+  const match = /^until:([0-9]{1,16})$/.exec(holder ?? '');
+  return match ? Number(match[1]) : undefined;
+}
 
 /** A live session: its CSRF token. */
 export interface Session {
@@ -32,12 +40,14 @@ export class ConsoleSessions {
     private readonly kv: KeyValue,
     /** LEADFLOW_ADMIN_TOKEN: the key of the cookie's signature and of the CSRF token. */
     private readonly secret: string,
+    /** What "now" is when a session starts and when it is checked (the service's `services.clock`). */
+    private readonly clock: Clock = systemClock,
   ) {}
 
   /** Starts a session; returns the cookie value and its CSRF token. */
   async create(): Promise<{ cookie: string; csrf: string }> {
     const id = randomBytes(ID_BYTES).toString('base64url');
-    const taken = await this.kv.acquireLock(storeKey(id), SESSION_TTL_MS, HOLDER);
+    const taken = await this.kv.acquireLock(storeKey(id), SESSION_TTL_MS, holderOf(this.clock.now() + SESSION_TTL_MS));
     if (taken === null) throw new Error('session id collision');
     return { cookie: `${id}.${this.mac('session', id)}`, csrf: this.mac('csrf', id) };
   }
@@ -46,13 +56,16 @@ export class ConsoleSessions {
   async find(cookie: string | undefined): Promise<Session | undefined> {
     const id = this.verifiedId(cookie);
     if (!id) return undefined;
-    return (await this.kv.lockHolder(storeKey(id))) === null ? undefined : { csrf: this.mac('csrf', id) };
+    const until = untilOf(await this.kv.lockHolder(storeKey(id)));
+    return until !== undefined && this.clock.now() < until ? { csrf: this.mac('csrf', id) } : undefined;
   }
 
   /** Ends the session a cookie value names (nothing when it names none). */
   async revoke(cookie: string | undefined): Promise<void> {
     const id = this.verifiedId(cookie);
-    if (id) await this.kv.releaseLock(storeKey(id), HOLDER);
+    if (!id) return;
+    const holder = await this.kv.lockHolder(storeKey(id));
+    if (holder !== null) await this.kv.releaseLock(storeKey(id), holder);
   }
 
   private verifiedId(cookie: string | undefined): string | undefined {

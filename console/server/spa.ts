@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import express, { type Express } from 'express';
 import { packageRoot } from '../../engine/package-root.js';
 import { SECURITY_HEADERS } from './access.js';
+import { sendApiError } from './lead-rows.js';
 
 const NOT_BUILT_PAGE = `<!doctype html>
 <html lang="pt-BR"><head><meta charset="utf-8"><title>LeadFlow</title></head>
@@ -36,7 +37,7 @@ export function mountConsole(app: Express, dir: string = defaultConsoleDir()): v
     res.status(200).type('html').send(NOT_BUILT_PAGE);
   });
   router.use((_req, res) => {
-    res.status(404).json({ error: 'not found' });
+    sendApiError(res, 404, 'not found');
   });
   app.use('/console', router);
 }

@@ -32,12 +32,15 @@ forEachBackend('console access', (backend) => {
     expect(session.setCookie).toMatch(/; Secure$/);
   });
 
-  it('refuses a wrong token (401) and a body without one (400), setting no cookie', async () => {
+  it('refuses a wrong token (401) and a body without one (422, naming token), setting no cookie', async () => {
     const wrong = await stack.post('/admin/session', { token: `${ADMIN_TOKEN}x` });
     expect(wrong.status).toBe(401);
-    expect(await wrong.json()).toEqual({ error: 'invalid token' });
+    expect(await wrong.json()).toEqual({ error: 'invalid token', details: [] });
     expect(wrong.headers.get('set-cookie')).toBeNull();
-    expect((await stack.post('/admin/session', { nope: 1 })).status).toBe(400);
+    const without = await stack.post('/admin/session', { nope: 1 });
+    expect(without.status).toBe(422);
+    expect(((await without.json()) as { details: Array<{ path: string }> }).details.map((d) => d.path)).toEqual(['token']);
+    expect(without.headers.get('set-cookie')).toBeNull();
   });
 
   it('answers 401 without a session, with a forged cookie, and to the admin API without credentials', async () => {

@@ -103,9 +103,10 @@ describe('console flows', () => {
     expect(unknown.status).toBe(404);
     expect(unknown.body.error).toBe('no such flow');
     for (const bad of ['Agent', '1agent', 'agent.yaml', `a${'b'.repeat(100)}`, '%20agent']) {
-      const res = await get<{ error: string }>(`/admin/flows/${bad}`);
+      const res = await get<{ error: string; details: Array<{ path: string; message: string }> }>(`/admin/flows/${bad}`);
       expect(res.status, bad).toBe(422);
-      expect(res.body.error).toMatch(/flow name/);
+      expect(res.body.details.map((d) => d.path)).toEqual(['name']);
+      expect(res.body.details[0]!.message).toMatch(/flow name/);
     }
   });
 });

@@ -1,7 +1,7 @@
 // POST /admin/leads/:id/actions (issue 14) on the in-process stack: each action's effect on the
 // database (and the Hunter's notification through the fake gateway), each recorded as one
 // `lead-action` execution; erase only with the exact confirmation, then the lead gone and its
-// executions masked; 400 / 404 on bad input.
+// executions masked; 422 / 400 / 404 on bad input.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { LeadActionResponse } from '../../console/server/api-types.js';
 import { forEachBackend, HUNTER_PHONE, type Stack, startStack } from '../e2e/stack.js';
@@ -86,15 +86,22 @@ forEachBackend('console lead actions', (backend) => {
     expect(await lead()).not.toBeNull();
   });
 
-  it('answers 400 to a bad action or body and 404 to an unknown lead, starting nothing', async () => {
+  it('answers 422 to a bad action or body (naming the field), 400 to broken JSON and 404 to an unknown lead, starting nothing', async () => {
     const before = (await stack.executions('lead-action')).length;
-    expect((await act({ action: 'delete' })).status).toBe(400);
-    expect((await act({})).status).toBe(400);
-    expect((await act({ action: 'pause', confirm: 5 })).status).toBe(400);
+    const paths = async (body: unknown) => {
+      const res = await act(body);
+      expect(res.status, JSON.stringify(body)).toBe(422);
+      return (res.body as unknown as { details: Array<{ path: string }> }).details.map((d) => d.path);
+    };
+    expect(await paths({ action: 'delete' })).toEqual(['action']);
+    expect(await paths({})).toEqual(['action']);
+    expect(await paths([])).toEqual(['(body)']);
+    expect(await paths({ action: 'pause', confirm: 5 })).toEqual(['confirm']);
     expect((await act({ action: 'pause' }, 999_999)).status).toBe(404);
-    const raw = await withSession(stack, session, `/admin/leads/${leadId}/actions`, {
+    const raw = await fetch(`${stack.url}/admin/leads/${leadId}/actions`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { cookie: session.cookie, 'x-csrf-token': session.csrf, 'content-type': 'application/json' },
+      body: '{"action": ',
     });
     expect(raw.status).toBe(400);
     expect((await stack.executions('lead-action')).length).toBe(before);
@@ -103,7 +110,7 @@ forEachBackend('console lead actions', (backend) => {
   it('erase needs the exact phone as confirmation; then the lead is gone and its executions masked', async () => {
     for (const confirm of [undefined, '', '11987654321', `${PHONE} `]) {
       const refused = await act({ action: 'erase', ...(confirm !== undefined ? { confirm } : {}) });
-      expect(refused.status, String(confirm)).toBe(400);
+      expect(refused.status, String(confirm)).toBe(422);
     }
     expect(await lead()).not.toBeNull();
 

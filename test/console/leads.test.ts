@@ -1,6 +1,6 @@
 // The console's lead endpoints (issue 14) on the in-process stack: clinics, the leads listing
 // (search by name, accents and case ignored, and by phone; pagination; bad parameters), a lead's page
-// (its conversation in order, an operator row included; its executions), and 400 / 404.
+// (its conversation in order, an operator row included; its executions), and 422 / 404.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { forEachBackend, type Stack, startStack } from '../e2e/stack.js';
 import type { LeadResponse, LeadsResponse } from '../../console/server/api-types.js';
@@ -88,7 +88,7 @@ forEachBackend('console leads', (backend) => {
     expect((await get<LeadsResponse>('/admin/leads?offset=10')).body).toEqual({ leads: [], total: 5 });
   });
 
-  it('answers 400 to bad parameters', async () => {
+  it('answers 422 to bad parameters, naming each', async () => {
     for (const query of [
       'limit=0',
       'limit=201',
@@ -100,9 +100,13 @@ forEachBackend('console leads', (backend) => {
       'q=a&q=b',
       `q=${'a'.repeat(201)}`,
     ]) {
-      const { status, body } = await get<{ error: string }>(`/admin/leads?${query}`);
-      expect(status, query).toBe(400);
-      expect(typeof body.error, query).toBe('string');
+      const { status, body } = await get<{ error: string; details: Array<{ path: string }> }>(`/admin/leads?${query}`);
+      expect(status, query).toBe(422);
+      expect(body.error, query).toBe('invalid query');
+      expect(
+        body.details.map((d) => d.path),
+        query,
+      ).toEqual([query.slice(0, query.indexOf('='))]);
     }
   });
 
@@ -139,9 +143,15 @@ forEachBackend('console leads', (backend) => {
     expect(body.handoff!.resumo).not.toBe('');
   });
 
-  it('answers 404 to an unknown lead and 400 to a malformed id', async () => {
+  it('answers 404 to an unknown lead and 422 to a malformed id', async () => {
     expect((await get<{ error: string }>('/admin/leads/999999')).status).toBe(404);
-    expect((await get<{ error: string }>('/admin/leads/abc')).status).toBe(400);
-    expect((await get<{ error: string }>('/admin/leads/0')).status).toBe(400);
+    for (const id of ['abc', '0']) {
+      const { status, body } = await get<{ details: Array<{ path: string }> }>(`/admin/leads/${id}`);
+      expect(status, id).toBe(422);
+      expect(
+        body.details.map((d) => d.path),
+        id,
+      ).toEqual(['id']);
+    }
   });
 });

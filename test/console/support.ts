@@ -12,8 +12,8 @@ export interface SignedIn {
   setCookie: string;
 }
 
-export async function signIn(stack: Stack, headers: Record<string, string> = {}): Promise<SignedIn> {
-  const res = await stack.post('/admin/session', { token: ADMIN_TOKEN }, headers);
+export async function signIn(stack: Stack, headers: Record<string, string> = {}, token = ADMIN_TOKEN): Promise<SignedIn> {
+  const res = await stack.post('/admin/session', { token }, headers);
   expect(res.status).toBe(200);
   const body = (await res.json()) as { csrf: string };
   const setCookie = res.headers.get('set-cookie') ?? '';

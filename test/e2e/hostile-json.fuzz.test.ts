@@ -1,14 +1,22 @@
 // Generated hostile JSON (fast-check, seeded, bounded runs) thrown at the whole service wired as
-// `serve` wires it (test/e2e/stack.ts, embedded backend), authenticated so bodies get past auth: the
-// three webhooks (POST /form/intake, the gateway's POST /leadagent, POST /handoff-agenteia), the
-// admin API's bodies (cancel, replay) and its query strings. Deep nesting, wide objects and arrays,
-// huge strings, `__proto__` / `constructor` / `prototype` keys, lone surrogates in strings and keys,
-// numbers past 2^53 and invalid bytes. Every answer must be 2xx or 4xx (errors `{"error", "details"}`),
-// /healthz must still answer afterwards, and no prototype may change.
+// `serve` wires it (test/e2e/stack.ts, embedded backend), authenticated so bodies get past auth:
+// every inbound route. The webhooks (POST /form/intake, uazapi's POST /leadagent, POST
+// /handoff-agenteia; on stacks of their own Evolution's POST /leadagent/evolution with its JWT and
+// the Cloud API's POST /leadagent/cloud signed with the app secret, and its verification GET), the
+// admin API's bodies (cancel, replay) and its query strings, the console's sign-in (POST
+// /admin/session) and lead actions (POST /admin/leads/:id/actions). Deep nesting, wide objects and
+// arrays, huge strings, `__proto__` / `constructor` / `prototype` keys, lone surrogates in strings
+// and keys, numbers past 2^53 and invalid bytes. Every answer must be 2xx or 4xx (errors `{"error",
+// "details"}`), /healthz must still answer afterwards, and no prototype may change. After each target
+// the executions it started must all end (stack.idle, whose timeout fails the target), and none may
+// have failed otherwise than the flows' own way (unexpectedFailures).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ExecutionRecord } from '../../engine/types.js';
+import { signCloudBody } from '../fakes/cloud-webhooks.js';
+import { CLOUD_CASE, CLOUD_VERIFY_TOKEN, EVOLUTION_CASE, type ProviderCase } from './providers.js';
 import { CLINIC_PHONE, INSTANCE_TOKEN, startStack, type Stack } from './stack.js';
 
 const SECRET = 'fuzz-webhook-secret-0b7e';
@@ -18,6 +26,8 @@ const RUNS = 120;
 const SEED = 20261125;
 /** Each target's runs take a few seconds alone; the bound leaves room for a loaded machine. */
 const TARGET_TIMEOUT_MS = 60_000;
+/** How long the executions a target started may take to end (stack.idle's bound; past it the target fails). */
+const IDLE_TIMEOUT_MS = 30_000;
 
 /** The own keys of the prototypes a request could pollute, before any request. */
 const prototypeKeys = () => ({
@@ -69,6 +79,8 @@ const { value: valueText } = fc.letrec<{ value: string; array: string; object: s
 }));
 /** Around the limits: deep nesting, wide objects (duplicate `__proto__` keys too), wide arrays, many values. */
 const shapeText = fc.oneof(
+  // Just past the depth limit (32), small enough for the 4 KB bodies of the console's routes.
+  fc.tuple(fc.integer({ min: 30, max: 40 }), valueText).map(([n, inner]) => `${'{"a":'.repeat(n)}${inner}${'}'.repeat(n)}`),
   fc
     .tuple(fc.integer({ min: 1, max: 50_000 }), fc.constantFrom('[', '{"a":', '{"__proto__":', '{"constructor":{"prototype":'), valueText)
     .map(([n, open, inner]) => {
@@ -142,16 +154,17 @@ function percentEncode(bytes: Uint8Array): string {
 
 let stack: Stack;
 let recordedId: string;
+let leadId: number;
 const before = prototypeKeys();
 const webhookHeaders = { 'content-type': 'application/json', 'x-webhook-secret': SECRET };
 const adminHeaders = { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_TOKEN}` };
 
-/** 2xx, or 4xx with `{"error": string, "details": [...]}`; never 5xx. */
 /** What the current target answered: status and error (a test shows its bodies reached what it means to test). */
 let answers: Array<{ status: number; error?: string }> = [];
 /** The errors of json-limits.ts (depth, keys, items, values). */
 const SHAPE_LIMIT = /^body (nested deeper than|has an object of more than|has an array of more than|holds more than) /;
 
+/** 2xx, or 4xx with `{"error": string, "details": [...]}`; never 5xx. */
 async function expectWellFormed(res: Response, what: string): Promise<void> {
   const text = await res.text();
   answers.push({ status: res.status, ...(res.status >= 400 ? { error: (JSON.parse(text) as { error?: string }).error } : {}) });
@@ -163,8 +176,8 @@ async function expectWellFormed(res: Response, what: string): Promise<void> {
   }
 }
 
-async function expectStillServing(): Promise<void> {
-  const res = await fetch(`${stack.url}/healthz`);
+async function expectStillServing(on: Stack = stack): Promise<void> {
+  const res = await fetch(`${on.url}/healthz`);
   expect(res.status).toBe(200);
   expect(await res.json()).toEqual({ status: 'ok' });
   expect(prototypeKeys()).toEqual(before);
@@ -172,21 +185,26 @@ async function expectStillServing(): Promise<void> {
   expect(([] as unknown as { polluted?: unknown }).polluted).toBeUndefined();
 }
 
-/** Posts each generated body (with a hostile query string) to `path`; every answer well formed. Returns the answers. */
+/** A request's headers: fixed, or made for its bytes (a signature over them, a fresh token). */
+type HeadersFor = Record<string, string> | ((bytes: Buffer) => Record<string, string>);
+
+/** Posts each generated body (with a hostile query string) to `path` on `on`; every answer well formed. Returns the answers. */
 async function fuzzPost(
   path: (query: string) => string,
   body: fc.Arbitrary<Payload>,
-  headers: Record<string, string>,
+  headers: HeadersFor,
+  on: Stack = stack,
 ): Promise<Array<{ status: number; error?: string }>> {
   answers = [];
   await fc.assert(
     fc.asyncProperty(body, hostileQuery, async (payload, query) => {
-      const url = `${stack.url}${path(query)}`;
-      await expectWellFormed(await fetch(url, { method: 'POST', headers, body: payload.bytes }), `POST ${url.slice(0, 120)}`);
+      const url = `${on.url}${path(query)}`;
+      const sent = typeof headers === 'function' ? headers(payload.bytes) : headers;
+      await expectWellFormed(await fetch(url, { method: 'POST', headers: sent, body: payload.bytes }), `POST ${url.slice(0, 120)}`);
     }),
     { numRuns: RUNS, seed: SEED, endOnFailure: true },
   );
-  await expectStillServing();
+  await expectStillServing(on);
   return answers;
 }
 
@@ -196,7 +214,53 @@ function expectBothSides(answered: Array<{ status: number; error?: string }>, re
   expect(answered.some((a) => a.status === 413 && SHAPE_LIMIT.test(a.error ?? ''))).toBe(true);
 }
 
+/** One line per execution, for a failure's message. */
+const describeRecord = (r: ExecutionRecord): string =>
+  `${r.flow} ${r.id} ${r.status}: ${r.error ? `${r.error.step ?? '-'} ${r.error.name}: ${r.error.message.slice(0, 200)}` : '-'}`;
+
+/**
+ * The errors flows raise on purpose for input they refuse (a gateway's parse step naming each path;
+ * a trigger input that does not match its schema). A flow's own answers (404 no lead, a duplicate
+ * form, not a lead) end `stopped` through `respond` and `stop`, with no error.
+ */
+const FLOWS_OWN_ERRORS = new Set([
+  'GatewayEventError',
+  'UazapiEventError',
+  'EvolutionEventError',
+  'CloudEventError',
+  'InputValidationError',
+]);
+
+/**
+ * The executions that failed, or hold a step error, otherwise than the flows' own way (an unexpected
+ * exception: RangeError, TypeError, an internal error, a database error...), one line each.
+ */
+function unexpectedFailures(records: ExecutionRecord[]): string[] {
+  const problems: string[] = [];
+  for (const r of records) {
+    if (r.status === 'failed' && !FLOWS_OWN_ERRORS.has(r.error?.name ?? '')) problems.push(describeRecord(r));
+    for (const step of r.steps)
+      if (step.error && !FLOWS_OWN_ERRORS.has(step.error.name))
+        problems.push(`${describeRecord(r)}; step ${step.key}: ${step.error.name}: ${step.error.message.slice(0, 200)}`);
+  }
+  return problems;
+}
+
+/**
+ * Waits until no execution of `on` is running or due (stack.idle: past IDLE_TIMEOUT_MS it throws,
+ * failing the target), then checks the executions not judged before; returns how many there were.
+ */
+async function expectExecutionsSettled(on: Stack, judged: Set<string>): Promise<number> {
+  const all = await on.idle(IDLE_TIMEOUT_MS);
+  const fresh = all.filter((r) => !judged.has(r.id));
+  for (const r of fresh) judged.add(r.id);
+  expect(unexpectedFailures(fresh)).toEqual([]);
+  return fresh.length;
+}
+
 describe('hostile JSON at every inbound surface [sqlite + in-process]', () => {
+  /** The executions the targets before have checked. */
+  const judged = new Set<string>();
   beforeAll(async () => {
     stack = await startStack({ env: { LEADFLOW_WEBHOOK_SECRET: SECRET, LEADFLOW_ADMIN_TOKEN: ADMIN_TOKEN } });
     const res = await stack.post('/handoff-agenteia', { telefone: '5511900000001' }, { 'x-webhook-secret': SECRET });
@@ -208,11 +272,10 @@ describe('hostile JSON at every inbound surface [sqlite + in-process]', () => {
     );
     recordedId = ((await form.json()) as { execution_id: string }).execution_id;
     await stack.engine.waitForEnd(recordedId);
+    leadId = Number((await stack.runtime.db.get('leads', { nome: 'Ana' }))!.id);
   });
-  afterAll(async () => {
-    await stack?.idle(20_000).catch(() => undefined);
-    await stack?.close();
-  });
+  // Each target waited for its executions; what close() throws (a step that does not end) fails here.
+  afterAll(() => stack?.close());
 
   // The admin API first, while the store holds few executions (the webhooks' runs add large ones).
   it(
@@ -251,6 +314,7 @@ describe('hostile JSON at every inbound surface [sqlite + in-process]', () => {
       await expectStillServing();
       // 404: an unknown id, after its body passed every check.
       expectBothSides(answers, 404);
+      await expectExecutionsSettled(stack, judged);
     },
     TARGET_TIMEOUT_MS,
   );
@@ -266,6 +330,52 @@ describe('hostile JSON at every inbound surface [sqlite + in-process]', () => {
         { numRuns: RUNS, seed: SEED, endOnFailure: true },
       );
       await expectStillServing();
+      expect(await expectExecutionsSettled(stack, judged)).toBe(0);
+    },
+    TARGET_TIMEOUT_MS,
+  );
+
+  it(
+    "the console's sign-in: POST /admin/session",
+    async () => {
+      let seq = 0;
+      const valid = (hole: string) => (++seq % 2 ? `{"token":${hole}}` : `{"token":"not-the-token","extra":${hole}}`);
+      const answered = await fuzzPost((q) => `/admin/session?${q}`, hostileBody(valid), { 'content-type': 'application/json' });
+      // 401: a well-formed sign-in with a wrong token; no hostile body signs in.
+      expectBothSides(answered, 401);
+      expect(answered.map((a) => a.status)).not.toContain(200);
+      expect(await expectExecutionsSettled(stack, judged)).toBe(0);
+    },
+    TARGET_TIMEOUT_MS,
+  );
+
+  it(
+    "the console's lead actions: POST /admin/leads/:id/actions",
+    async () => {
+      answers = [];
+      // The seeded lead (a `pause` with any string as `confirm` runs the flow), an unknown one, or hostile ids.
+      const id = fc.oneof(
+        { arbitrary: fc.constant(String(leadId)), weight: 4 },
+        fc.constant('999999'),
+        fc.uint8Array({ maxLength: 12 }).map((b) => percentEncode(b) || 'x'),
+      );
+      let seq = 0;
+      // The hole as the action, or beside a valid one (a member the route does not read).
+      const valid = (hole: string) => (++seq % 2 ? `{"action":${hole}}` : `{"action":"pause","note":${hole}}`);
+      await fc.assert(
+        fc.asyncProperty(id, hostileBody(valid), hostileQuery, async (lead, payload, query) => {
+          const url = `${stack.url}/admin/leads/${lead}/actions?${query}`;
+          await expectWellFormed(
+            await fetch(url, { method: 'POST', headers: adminHeaders, body: payload.bytes }),
+            `POST ${url.slice(0, 120)}`,
+          );
+        }),
+        { numRuns: RUNS, seed: SEED, endOnFailure: true },
+      );
+      await expectStillServing();
+      // 200: the action ran (lead-action's execution ended, whatever its status).
+      expectBothSides(answers, 200);
+      expect(await expectExecutionsSettled(stack, judged)).toBeGreaterThan(0);
     },
     TARGET_TIMEOUT_MS,
   );
@@ -276,6 +386,7 @@ describe('hostile JSON at every inbound surface [sqlite + in-process]', () => {
       const valid = (hole: string) => `{"nome":"Ana","telefone":"11987654321","clinica_id":${stack.clinic.id},"respostas":{"q":${hole}}}`;
       const answered = await fuzzPost((q) => `/form/intake?${q}`, hostileBody(valid), webhookHeaders);
       expectBothSides(answered, 202);
+      expect(await expectExecutionsSettled(stack, judged)).toBeGreaterThan(0);
     },
     TARGET_TIMEOUT_MS,
   );
@@ -297,6 +408,7 @@ describe('hostile JSON at every inbound surface [sqlite + in-process]', () => {
       expect(valid('1')).toContain('"text":1');
       const answered = await fuzzPost((q) => `/leadagent?${q}`, hostileBody(valid), webhookHeaders);
       expectBothSides(answered, 200);
+      expect(await expectExecutionsSettled(stack, judged)).toBeGreaterThan(0);
     },
     TARGET_TIMEOUT_MS,
   );
@@ -309,7 +421,106 @@ describe('hostile JSON at every inbound surface [sqlite + in-process]', () => {
       const answered = await fuzzPost((q) => `/handoff-agenteia?${q}`, hostileBody(valid), webhookHeaders);
       // 404: the flow ran and found no lead for that phone.
       expectBothSides(answered, 404);
+      expect(await expectExecutionsSettled(stack, judged)).toBeGreaterThan(0);
     },
     TARGET_TIMEOUT_MS,
   );
 });
+
+/** The lead the gateway events come from (seeded by each gateway stack's intake). */
+const LEAD_PHONE = '5511977770000';
+
+/**
+ * A provider's message event with a hole: the text is the hole, or the text is `Oi` and the hole an
+ * extra member beside it; a fresh message id each time (so dedupe lets each through to the flow).
+ */
+function gatewayEvent(provider: ProviderCase, on: () => Stack): (hole: string) => string {
+  let seq = 0;
+  return (hole) => {
+    seq += 1;
+    const call = provider.inbound({ phone: LEAD_PHONE, text: '\u0000HOLE', id: `3A5FFUZZ${seq}` }, on().instance);
+    return call.raw.replace('"\\u0000HOLE"', seq % 2 ? hole : `"Oi","extra":${hole}`);
+  };
+}
+
+for (const provider of [EVOLUTION_CASE, CLOUD_CASE]) {
+  describe(`hostile JSON at the ${provider.name} gateway's routes [sqlite + in-process]`, () => {
+    let other: Stack;
+    const judged = new Set<string>();
+    beforeAll(async () => {
+      other = await startStack({ provider });
+      // The events come from this lead, so they reach the agent (a stranger's stop at "not a lead").
+      const form = await other.post('/form/intake', {
+        nome: 'Bia',
+        telefone: LEAD_PHONE.slice(2),
+        clinica_id: other.clinic.id,
+        respostas: {},
+      });
+      expect(form.status).toBe(202);
+      await other.engine.waitForEnd(((await form.json()) as { execution_id: string }).execution_id);
+    });
+    afterAll(() => other?.close());
+
+    it(
+      `POST /leadagent/${provider.name} (authenticated as the seeded instance)`,
+      async () => {
+        const valid = gatewayEvent(provider, () => other);
+        expect(valid('1')).toMatch(/:1[,}]/);
+        // Evolution: the instance's JWT (fresh for each request); Cloud: the app secret's signature over the very bytes.
+        const headers = (bytes: Buffer): Record<string, string> => ({
+          'content-type': 'application/json',
+          ...(provider === CLOUD_CASE
+            ? { 'x-hub-signature-256': signCloudBody(bytes, other.instance.app_secret ?? '') }
+            : provider.inbound({ phone: LEAD_PHONE }, other.instance).headers),
+        });
+        const answered = await fuzzPost((q) => `/leadagent/${provider.name}?${q}`, hostileBody(valid), headers, other);
+        expectBothSides(answered, 200);
+        expect(await expectExecutionsSettled(other, judged)).toBeGreaterThan(0);
+      },
+      TARGET_TIMEOUT_MS,
+    );
+
+    if (provider === CLOUD_CASE)
+      it(
+        'GET /leadagent/cloud (the webhook verification): 200 echoing a valid challenge or 403, never anything else',
+        async () => {
+          const challenge = fc.oneof(
+            fc.constantFrom('1158201444', 'abc.DEF_~-', '%31%32', '<script>', ''),
+            fc.uint8Array({ maxLength: 40 }).map(percentEncode),
+            fc.integer({ min: 120, max: 140 }).map((n) => '9'.repeat(n)),
+          );
+          const token = fc.oneof(
+            fc.constant(CLOUD_VERIFY_TOKEN),
+            fc.uint8Array({ maxLength: 40 }).map(percentEncode),
+            fc.constant('t'.repeat(600)),
+          );
+          const query = fc.oneof(
+            hostileQuery,
+            fc.tuple(fc.boolean(), token, challenge, hostileQuery).map(([first, t, c, rest]) => {
+              const hub = `hub.mode=subscribe&hub.verify_token=${t}&hub.challenge=${c}`;
+              return first ? `${hub}&${rest}` : `${rest}&${hub}`;
+            }),
+          );
+          let verified = 0;
+          await fc.assert(
+            fc.asyncProperty(query, async (q) => {
+              const url = `${other.url}/leadagent/cloud?${q}`;
+              const res = await fetch(url);
+              const text = await res.text();
+              expect([200, 403], `GET ${url.slice(0, 120)}: ${text.slice(0, 100)}`).toContain(res.status);
+              if (res.status === 403) return void expect(text).toBe('forbidden');
+              verified += 1;
+              expect(text).toMatch(/^[A-Za-z0-9._~-]{1,128}$/);
+              expect(new URL(url).searchParams.getAll('hub.challenge')).toContain(text);
+            }),
+            { numRuns: RUNS, seed: SEED, endOnFailure: true },
+          );
+          expect(verified).toBeGreaterThan(0);
+          await expectStillServing(other);
+          // A verification starts nothing.
+          expect(await expectExecutionsSettled(other, judged)).toBe(0);
+        },
+        TARGET_TIMEOUT_MS,
+      );
+  });
+}

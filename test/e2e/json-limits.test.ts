@@ -160,9 +160,9 @@ describe('json-limits over HTTP [sqlite + in-process]', () => {
       json: error,
     });
     expect(await answer(await send('/admin/leads/1/actions', `{"action":${deep}}`, admin))).toMatchObject({ status: 413, json: error });
-    // Within the limits the same routes answer as before (404 unknown execution, 400 no such action).
+    // Within the limits the same routes answer as before (404 unknown execution, 422 no such action).
     expect((await send('/admin/executions/x/cancel', '{"reason":"r"}', admin)).status).toBe(404);
-    expect((await send('/admin/leads/1/actions', '{"action":"nope"}', admin)).status).toBe(400);
+    expect((await send('/admin/leads/1/actions', '{"action":"nope"}', admin)).status).toBe(422);
   });
 
   it('admin query strings: repeated, huge, __proto__ and more than 100 parameters answer 4xx or 2xx, never 5xx', async () => {
