@@ -34,6 +34,8 @@ export const MIN_PHONE_DIGITS = 8;
  */
 export const MESSAGE_TEXT_KEYS = [
   'text',
+  // Evolution API's (Baileys') plain text message: `message.conversation`.
+  'conversation',
   'content',
   'caption',
   'messages',

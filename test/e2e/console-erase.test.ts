@@ -14,7 +14,7 @@ import type { ExecutionRecord } from '../../engine/types.js';
 import type { LeadActionResponse } from '../../console/server/api-types.js';
 import { ADMIN_TOKEN, signIn, withSession } from '../console/support.js';
 import { cloudAudioWebhook, cloudTextWebhook, signCloudBody } from '../fakes/cloud-webhooks.js';
-import { dumpDatabase, dumpKeyValues, tracesIn } from '../helpers/erasure-dump.js';
+import { dumpDatabase, dumpKeyValues, linesHolding, realisticWamid, tracesIn } from '../helpers/erasure-dump.js';
 import { pollFor } from '../helpers/poll.js';
 import { CLINIC_NUMBER, CLOUD_CASE, type InboundCall, post, sent } from './providers.js';
 import { forEachBackend, startStack, type Stack } from './stack.js';
@@ -55,23 +55,6 @@ const keptLead = (): Lead => ({
   wamids: [],
 });
 
-let sequence = 0;
-/**
- * A wamid as Meta makes them: `wamid.` and base64 of a small record holding the lead's number and a
- * random message key, so the phone can be read back from it (a trace of the lead in its own right).
- */
-function realisticWamid(phone: string): string {
-  const key = `3EB0${String(Date.now()).slice(-8)}${String(++sequence).padStart(8, '0')}`;
-  const record = Buffer.concat([
-    Buffer.from([0x1c, 0x18, phone.length]),
-    Buffer.from(phone),
-    Buffer.from([0x15, 0x02, 0x00, 0x12, 0x18, key.length]),
-    Buffer.from(key),
-    Buffer.from([0x00]),
-  ]);
-  return `wamid.${record.toString('base64')}`;
-}
-
 /** What would betray the lead: its phone in every variant, its name's words, its BSUID, its wamids, its texts. */
 function traces(lead: Lead): string[] {
   return [...brazilianVariants(lead.phone), ...lead.name.split(' '), lead.bsuid, ...lead.wamids, ...lead.texts];
@@ -110,7 +93,8 @@ forEachBackend('the console erase leaves no trace [cloud]', (backend) => {
       id,
       timestamp: Math.floor(Date.now() / 1000),
     };
-    const body = 'text' in message ? cloudTextWebhook({ ...who, text: message.text }) : cloudAudioWebhook({ ...who, mediaId: message.mediaId });
+    const body =
+      'text' in message ? cloudTextWebhook({ ...who, text: message.text }) : cloudAudioWebhook({ ...who, mediaId: message.mediaId });
     const raw = JSON.stringify(body);
     return { path: '/leadagent/cloud', raw, headers: { 'x-hub-signature-256': signCloudBody(raw, stack.instance.app_secret ?? '') } };
   }
@@ -156,7 +140,9 @@ forEachBackend('the console erase leaves no trace [cloud]', (backend) => {
 
     // Its follow-up waits on its timer (planned after the last reply), its window is open, its memory kept.
     const waiting = await pollFor('the follow-up planned after the last reply', async () =>
-      (await followups(ERASED.phone)).find((r) => r.status === 'waiting' && (r.wake_at ?? 0) >= sendsTo(ERASED.phone).at(-1)!.at + FOLLOWUP_MS - 1000),
+      (await followups(ERASED.phone)).find(
+        (r) => r.status === 'waiting' && (r.wake_at ?? 0) >= sendsTo(ERASED.phone).at(-1)!.at + FOLLOWUP_MS - 1000,
+      ),
     );
     const lead = await db.get('leads', { clinica_id: stack.clinic.id, remotejid: ERASED.phone });
     expect(lead).toMatchObject({ nome: ERASED.name });
@@ -194,8 +180,14 @@ forEachBackend('the console erase leaves no trace [cloud]', (backend) => {
     const dbDump = await dumpDatabase(db);
     expect(dbDump.names).toEqual(expect.arrayContaining(['leads', 'wf_chat_histories', 'executions', 'kv_slots']));
     const kvDump = await dumpKeyValues(stack.runtime.services.kv);
-    expect(tracesIn(traces(ERASED), dbDump.text), 'the erased lead in the database').toEqual([]);
-    expect(tracesIn(traces(ERASED), kvDump.text), 'the erased lead in the key-value store').toEqual([]);
+    expect(
+      tracesIn(traces(ERASED), dbDump.text),
+      `the erased lead in the database:\n${linesHolding(traces(ERASED), dbDump.text).join('\n')}`,
+    ).toEqual([]);
+    expect(
+      tracesIn(traces(ERASED), kvDump.text),
+      `the erased lead in the key-value store:\n${linesHolding(traces(ERASED), kvDump.text).join('\n')}`,
+    ).toEqual([]);
     expect(kvDump.names.filter((k) => k.includes('cloud-window:'))).not.toEqual([]);
     // The other lead is all there: row, memory, window, executions (so the dumps do see data).
     expect(tracesIn(traces(KEPT), dbDump.text)).toEqual(traces(KEPT));

@@ -1,7 +1,8 @@
 // The whole stored state of a running LeadFlow, as text to search for a person's traces (CONTRACT
 // §8 `excluir`, the console's erase): every row of every table of its database, and every key and
 // value of its key-value namespace (Redis, or the in-process store). What a lead leaves behind is
-// looked for with `tracesIn`: after an erasure, none of its needles may appear anywhere.
+// looked for with `tracesIn`: after an erasure, none of its needles may appear anywhere. Also the
+// identifiers providers derive from a lead's number (`realisticWamid`), so they are looked for too.
 import type { Database } from '../../adapters/db/database.js';
 import type { KeyValue } from '../../adapters/kv/key-value.js';
 import type { MemoryKeyValue } from '../../adapters/kv/memory-key-value.js';
@@ -33,7 +34,8 @@ export async function dumpDatabase(db: Database): Promise<Dump> {
   const lines: string[] = [];
   for (const table of names) {
     const rows = (await db.knex(table).select('*')) as Array<Record<string, unknown>>;
-    for (const row of rows) lines.push(`${table}: ${JSON.stringify(row, (_k, v: unknown) => (Buffer.isBuffer(v) ? v.toString('utf8') : v))}`);
+    for (const row of rows)
+      lines.push(`${table}: ${JSON.stringify(row, (_k, v: unknown) => (Buffer.isBuffer(v) ? v.toString('utf8') : v))}`);
   }
   return { names, text: lines.join('\n') };
 }
@@ -98,4 +100,37 @@ export async function dumpKeyValues(store: KeyValue): Promise<Dump> {
 export function tracesIn(needles: readonly string[], text: string): string[] {
   const lower = text.toLowerCase();
   return needles.filter((n) => lower.includes(n.toLowerCase()));
+}
+
+let wamidSequence = 0;
+/**
+ * A Cloud API message id as Meta makes them: `wamid.` and base64 of a small record holding the
+ * lead's number and a random message key, so the phone can be read back from it (a trace of the
+ * lead in its own right). The test fakes' `wamid()` holds random bytes only.
+ */
+export function realisticWamid(phone: string): string {
+  const key = `3EB0${String(Date.now()).slice(-8)}${String(++wamidSequence).padStart(8, '0')}`;
+  const record = Buffer.concat([
+    Buffer.from([0x1c, 0x18, phone.length]),
+    Buffer.from(phone),
+    Buffer.from([0x15, 0x02, 0x00, 0x12, 0x18, key.length]),
+    Buffer.from(key),
+    Buffer.from([0x00]),
+  ]);
+  return `wamid.${record.toString('base64')}`;
+}
+
+/** The lines of `text` holding one of the needles (any case), each cut to `width` around the first, at most `max`: where a trace is. */
+export function linesHolding(needles: readonly string[], text: string, max = 5, width = 400): string[] {
+  const lower = needles.map((n) => n.toLowerCase());
+  const out: string[] = [];
+  for (const line of text.split('\n')) {
+    const l = line.toLowerCase();
+    const at = lower.map((n) => l.indexOf(n)).filter((i) => i >= 0);
+    if (at.length === 0) continue;
+    const from = Math.max(0, Math.min(...at) - width / 2);
+    out.push(line.slice(0, 40) + (from > 40 ? ' … ' : '') + line.slice(Math.max(from, 40), from + width));
+    if (out.length >= max) break;
+  }
+  return out;
 }
