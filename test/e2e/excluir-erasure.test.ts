@@ -5,10 +5,11 @@
 // lead's chat on the clinic's phone. Once the stack is idle, every row of every table of the
 // database and every key and value of the stack's key-value namespace are dumped
 // (test/helpers/erasure-dump.ts): the erased lead's phone (every Brazilian variant, as digits), its
-// name, its message texts and the provider's identifiers of it (uazapi's LID; Evolution's remoteJid,
-// its `@lid` form and the legacy 12-digit JID; Cloud's wa_id, the wamids that encode its number, and
-// its business-scoped user id) appear nowhere, while the other lead's still do. One stack per
+// name, its message texts and the provider's identifiers of it (uazapi's LID and message ids;
+// Evolution's remoteJid, its `@lid` form, the legacy 12-digit JID and message ids; Cloud's wa_id,
+// the wamids that encode its number, and its business-scoped user id) appear nowhere, while the other lead's still do. One stack per
 // provider and backend, with its own leads.
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -34,7 +35,7 @@ interface Lead {
   bsuid: string;
   /** Texts only this lead writes (or is told), to look for afterwards. */
   texts: string[];
-  /** The provider's identifiers of the lead its messages carried (Evolution's `@lid` and legacy JIDs, Cloud's wamids), collected as they go. */
+  /** The provider's identifiers of the lead its messages carried (message ids and wamids, Evolution's `@lid` and legacy JIDs), collected as they go. */
   ids: string[];
 }
 
@@ -77,8 +78,10 @@ interface Dialect {
   identifiers(lead: Lead): string[];
 }
 
-let idSeq = 0;
-const freshId = (prefix: string) => `${prefix}${String(++idSeq).padStart(12, '0')}`;
+/** A WhatsApp message id as uazapi and Evolution pass them on: `prefix` and upper-case hex, 20 or 32 characters. */
+const messageId = (prefix: '3EB0' | '3A' | '2C') =>
+  `${prefix}${randomBytes(16).toString('hex').toUpperCase()}`.slice(0, prefix === '2C' ? 32 : 20);
+let mediaSeq = 0;
 const json = (path: string, body: unknown, headers: Record<string, string> = {}): InboundCall => ({
   path,
   raw: JSON.stringify(body),
@@ -93,7 +96,8 @@ const uazapi: Dialect = {
     const body = JSON.parse(readFileSync(join(UAZAPI_FIXTURES, audio ? 'audio-ptt.json' : 'text-conversation.json'), 'utf8'));
     const jid = `${lead.phone}@s.whatsapp.net`;
     const lid = `${lead.lid}@lid`;
-    const messageid = freshId('3EB0ERASE');
+    const messageid = messageId('3EB0');
+    lead.ids.push(messageid);
     body.token = stack.instance.token;
     body.owner = CLINIC_NUMBER;
     Object.assign(body.chat, {
@@ -120,7 +124,7 @@ const uazapi: Dialect = {
     if (!audio) Object.assign(body.message, { text: said.text, content: said.text });
     return { ...json('/leadagent', body), ...(audio ? { mediaRef: messageid } : {}) };
   },
-  identifiers: (lead) => [lead.lid],
+  identifiers: (lead) => [lead.lid, ...lead.ids],
 };
 
 /**
@@ -135,7 +139,8 @@ const evolution: Dialect = {
     const operator = !audio && said.from === 'operator';
     const kind: EvolutionFixtureKind = audio ? 'audio' : operator ? 'from-me-phone' : forms[index % forms.length]!;
     const legacy = lead.phone.replace(/^(55\d\d)9(\d{8})$/, '$1$2');
-    const id = freshId('3A5FERASE');
+    const id = messageId(operator ? '2C' : '3A');
+    lead.ids.push(id);
     if (kind === 'lid-alt') lead.ids.push(`${lead.lid}@lid`, `${legacy}@s.whatsapp.net`);
     if (kind === 'lid-pn-swapped') lead.ids.push(`${lead.lid}@lid`);
     const body = evolutionEvent(kind, {
@@ -170,7 +175,7 @@ const cloud: Dialect = {
     let body: Record<string, unknown>;
     let mediaRef: string | undefined;
     if ('audio' in said) {
-      mediaRef = freshId('77');
+      mediaRef = `${Date.now()}${String(++mediaSeq).padStart(4, '0')}`;
       body = cloudAudioWebhook({ ...who, mediaId: mediaRef });
     } else if (said.from === 'operator') {
       body = cloudEchoWebhook({ ...business, to: lead.phone, text: said.text, id, timestamp });
