@@ -7,8 +7,11 @@
 // - In them: each variant, also typed with spaces or punctuation (`+55 (11) 98765-4321`), becomes its
 //   masked form (`5511*******21`, maskPhone); the lead's name (whole, and each word of 3 letters or
 //   more but particles like "dos") becomes `[nome apagado]`; WhatsApp LIDs (`…@lid`) become
-//   `[lid apagado]`; and with `texts`, message texts and form answers (MESSAGE_TEXT_KEYS) become
-//   `[texto apagado]`.
+//   `[lid apagado]`; the Cloud API's message ids (`wamid.…`, base64 of a record holding the lead's
+//   number, so the phone can be read back from them) and business-scoped user ids (BSUIDs,
+//   `BR.1502576394655843`) become `[id apagado]`, and so do the message ids of uazapi and Evolution
+//   (WhatsApp's own: 16 or more upper-case hex digits, `3EB0C767D097B7E1B5`); and with `texts`, message texts and form answers
+//   (MESSAGE_TEXT_KEYS) become `[texto apagado]`.
 import type { Erasure, ReplaceRule } from '../../engine/store/erasure.js';
 import { brazilianVariants } from './brazilian-variants.js';
 import { maskPhone } from './mask-phone.js';
@@ -17,6 +20,8 @@ import { maskPhone } from './mask-phone.js';
 export const NAME_MASK = '[nome apagado]';
 /** What a WhatsApp LID (`…@lid`) becomes in the erased lead's execution records. */
 export const LID_MASK = '[lid apagado]';
+/** What a message id (`wamid.…`, `3EB0C767…`) or business-scoped user id (`BR.1502…`) becomes in the erased lead's execution records. */
+export const ID_MASK = '[id apagado]';
 /** What a message text or form answer becomes in the erased lead's execution records (with `texts`). */
 export const TEXT_MASK = '[texto apagado]';
 
@@ -30,6 +35,8 @@ export const MIN_PHONE_DIGITS = 8;
  */
 export const MESSAGE_TEXT_KEYS = [
   'text',
+  // Evolution API's (Baileys') plain text message: `message.conversation`.
+  'conversation',
   'content',
   'caption',
   'messages',
@@ -103,5 +110,9 @@ export function leadErasure(input: LeadErasureInput): Erasure {
   const name = nameRule(input.names ?? []);
   if (name) replace.push(name);
   replace.push({ pattern: '\\d{6,}@lid\\b', with: LID_MASK });
+  replace.push({ pattern: 'wamid\\.[A-Za-z0-9+/_=-]+', with: ID_MASK });
+  replace.push({ pattern: '(?<![A-Za-z0-9.])[A-Z]{2}\\.[0-9]{10,}(?![A-Za-z0-9])', with: ID_MASK });
+  // WhatsApp message ids: a run of 16+ upper-case hex digits holding a letter (not a long number).
+  replace.push({ pattern: '(?<![0-9A-Za-z])(?=[0-9]*[A-F])[0-9A-F]{16,64}(?![0-9A-Za-z])', with: ID_MASK });
   return { needles, replace, ...(input.texts === false ? {} : { text_keys: MESSAGE_TEXT_KEYS, text_mask: TEXT_MASK }) };
 }

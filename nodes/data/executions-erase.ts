@@ -13,7 +13,7 @@ export default defineServiceNode({
   type: 'executions.erase',
   services: ['executions'],
   description:
-    "Erases a lead from the recorded executions (`excluir`, data protection): in every execution holding the lead's phone (any Brazilian variant, also inside JIDs), the phone becomes a masked form (`5511*******21`), the lead's name `[nome apagado]`, WhatsApp LIDs `[lid apagado]`, and message texts and form answers `[texto apagado]`. Covers the stored executions now, and what this execution (and any flow it calls) records after this step; the lead's executions still running or waiting are erased when they end. A dry run erases nothing.",
+    "Erases a lead from the recorded executions (`excluir`, data protection): in every execution holding the lead's phone (any Brazilian variant, also inside JIDs), the phone becomes a masked form (`5511*******21`), the lead's name `[nome apagado]`, WhatsApp LIDs `[lid apagado]`, Cloud API message ids (`wamid.…`, which encode the phone) and business-scoped user ids `[id apagado]`, and message texts and form answers `[texto apagado]`. Covers the stored executions now, and what this execution (and any flow it calls) records after this step; the lead's executions still running or waiting are erased when they end. A dry run erases nothing.",
   params: Type.Object(
     {
       phones: Type.Array(Type.Union([Type.String(), Type.Number(), Type.Null()]), {
