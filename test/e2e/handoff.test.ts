@@ -240,7 +240,9 @@ function handoffSuite(provider: ProviderCase, backend: Backend, which: 'every st
       }
       const text = expectedText(phone, 'Quer agendar', 'Lead quer lentes.');
       expect(notifications()).toEqual(
-        provider.toSilent([text], alertTemplate(phone, 'Quer agendar', 'Lead quer lentes.')).map((t) => ({ number: HUNTER_PHONE, text: t })),
+        provider
+          .toSilent([text], alertTemplate(phone, 'Quer agendar', 'Lead quer lentes.'))
+          .map((t) => ({ number: HUNTER_PHONE, text: t })),
       );
       if (provider.name === 'cloud')
         expect(notifications()).toEqual([
