@@ -1,7 +1,9 @@
 // The fast YAML reading (engine/load/core-yaml.ts) gives exactly the data the `yaml` library gives,
 // on every text it accepts: the shipped flows, every YAML of the repository's fixtures, tricky
 // scalars and keys, and generated documents in both libraries' styles. Whatever it cannot read the
-// same way (anchors, tags, collection or null keys, errors, too deep) it leaves to `yaml`.
+// same way (anchors, tags, collection or null keys, directives, glued comments, under-indented
+// flow and quoted lines, tabs as indentation, errors, too deep) it leaves to `yaml`. The YAML test
+// suite itself: test/conformance/yaml-test-suite.test.ts.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { inspect, isDeepStrictEqual } from 'node:util';
@@ -127,8 +129,41 @@ describe('what core-yaml leaves to yaml', () => {
     ['two documents', 'a: 1\n---\nb: 2\n'],
     ['a syntax error', 'a: [1, 2\n'],
     ['a tab as indentation', 'a:\n\tb: 1\n'],
+    // Texts js-yaml reads where `yaml` reports a problem or reads other data (cases of the YAML test
+    // suite and their kin), declined by kind: an explicit scalar key, say, would read the same.
+    ['a directive', '%YAML 1.2\n---\na: 1\n'],
+    ['an unknown directive', '%FOO bar\n---\na: 1\n'],
+    ['content on the document start line', '--- a: 1\n'],
+    ['a line that only starts like a document start', '---word1\nword2\n'],
+    ['content after a document end', 'a: 1\n... b\n'],
+    ['the non-specific tag alone', '!\n'],
+    ['an explicit core string tag', 'k: !!str 1\n'],
+    ['an explicit scalar key', '? a\n: b\n'],
+    ['an explicit mapping key without a value', 'a: 1\n? d: 2\n'],
+    ['a comment glued to a quoted value', 'key: "value"# c\n'],
+    ['a comment glued to a single-quoted value', "key: 'value'# c\n"],
+    ['a comment glued to a flow sequence', 'k: [a, b]#c\n'],
+    ['a comment glued to a comma', 'k: [a,#c\n  b]\n'],
+    ["a flow sequence continued at its key's indentation", 'flow: [a,\nb]\n'],
+    ["a flow mapping closed at its key's indentation", 'k:\n  m: {a: 1,\n  b: 2}\n'],
+    ["a quoted scalar continued at its key's indentation", 'quoted: "a\nb"\n'],
+    ['a quoted scalar continued after a tab', 'quoted: "a\n\tb"\n'],
+    ['a block scalar with a tab-only line', 'k: |\n\t\nb: 1\n'],
+    ['a block scalar whose leading blank line is longer than its first line', 'k: >\n \n  \n   \n # comment\n'],
+    ['a lone carriage return', 'a: 1\rb: 2\n'],
+    ['a byte order mark after the start', 'a: 1\n\ufeffb: 2\n'],
+    ['a last line of blanks without a line break', 'k: |+\n  x\n\n '],
   ])('%s', (_name, text) => {
     expect(readCoreYaml(text)).toBeUndefined();
+  });
+
+  it('but reads multi-line flow collections and quoted scalars indented under their key, and blank texts as null', () => {
+    for (const text of ['k: [a,\n  b]\nq: "a\n  b"\n', '- {a: 1,\n   b: [2,\n  3]}\n', 'k:\n  - "a\n\n    b"\n', 'a: |\n  x\n\n  y\n']) {
+      expect(agrees(text), text).toBe(true);
+    }
+    expect(readCoreYaml('')).toEqual({ value: null });
+    expect(readCoreYaml('# nothing\n')).toEqual({ value: null });
+    expect(agrees('')).toBe(true);
   });
 
   it('nesting deeper than 100 levels', () => {
