@@ -12,19 +12,8 @@ const MARKER_WITH_CONTENT = /^(?:---|\.\.\.)(?![ \t]*$|[ \t]+#.*$)/m;
 const GLUED_COMMENT = /[\]}"',[{:]#/;
 /** A carriage return alone: js-yaml takes it as a line break, `yaml` does not. */
 const LONE_CR = /\r(?!\n)/;
-/**
- * What YAML 1.1 took for line breaks, and JavaScript's `^` and `$` still do (the checks here read
- * lines with them); and a byte order mark after the first character (`yaml` drops it, js-yaml
- * reads it as text).
- */
-const ODD_CHARACTER = /[\u0085\u2028\u2029]|(?!^)\ufeff/;
-/**
- * A tab in a line's indentation: `yaml` rejects most (and js-yaml reads them); where one is
- * allowed, inside a scalar, declining is safe. So the node checks below meet no tab at a line's start.
- */
-const TAB_INDENT = /^ *\t/m;
-/** A last line of blanks without a line break (js-yaml counts it as one more line of a `|+` scalar). */
-const BLANK_LAST_LINE = /[\r\n][ \t]+$/;
+/** What YAML 1.1 took for line breaks, and JavaScript's `^` and `$` still do (the checks here read lines with them). */
+const OLD_LINE_BREAK = /[\u0085\u2028\u2029]/;
 /** A character that may begin a tag, an anchor, an alias or an explicit key (`? `). */
 const PROPERTY_OR_KEY_INDICATOR = /[!&*?]/g;
 /** What may come before a node's first character, on its line (blanks aside). */
@@ -37,11 +26,34 @@ export function outsideByText(text: string): boolean {
     MARKER_WITH_CONTENT.test(text) ||
     GLUED_COMMENT.test(text) ||
     LONE_CR.test(text) ||
-    ODD_CHARACTER.test(text) ||
-    TAB_INDENT.test(text) ||
-    BLANK_LAST_LINE.test(text) ||
+    OLD_LINE_BREAK.test(text) ||
+    // A byte order mark after the first character: `yaml` drops it, js-yaml reads it as text.
+    text.indexOf('\ufeff', 1) !== -1 ||
+    hasTabIndent(text) ||
+    endsWithBlankLine(text) ||
     hasPropertyOrExplicitKey(text)
   );
+}
+
+/**
+ * Whether a tab is in a line's indentation (only spaces before it on its line): `yaml` rejects most
+ * (and js-yaml reads them); where one is allowed, inside a scalar, declining is safe. So the node
+ * checks below meet no tab at a line's start.
+ */
+function hasTabIndent(text: string): boolean {
+  for (let tab = text.indexOf('\t'); tab !== -1; tab = text.indexOf('\t', tab + 1)) {
+    let before = tab - 1;
+    while (text[before] === ' ') before--;
+    if (before < 0 || text[before] === '\n') return true;
+  }
+  return false;
+}
+
+/** Whether the last line holds blanks and no line break (js-yaml counts it as one more line of a `|+` scalar). */
+function endsWithBlankLine(text: string): boolean {
+  let i = text.length - 1;
+  while (text[i] === ' ' || text[i] === '\t') i--;
+  return i < text.length - 1 && (text[i] === '\n' || text[i] === '\r');
 }
 
 /**
@@ -185,17 +197,21 @@ function continuationIndented(text: string, start: number, end: number, indent: 
 }
 
 /**
- * Whether no leading blank line of a block scalar (header at `start`, in a block collection
- * indented by `indent`) is longer than its first content line's indentation (js-yaml reads it,
- * the spec and `yaml` call it an error). Its lines: the ones after the header, up to the first
- * one with content indented by `indent` or less.
+ * Whether a block scalar (header at `start`, in a block collection indented by `indent`) has no
+ * indentation indicator (`|2`) and no blank line longer than its first content line's indentation
+ * (or, without content, than `indent`): js-yaml and `yaml` read some of those differently (the
+ * spec calls a longer leading blank line an error). Its lines: the ones after the header, up to
+ * the first one with content indented by `indent` or less.
  */
 function blockScalarFits(text: string, start: number, indent: number): boolean {
-  let longestLeadingBlank = 0;
+  if (/^[|>][-+]?[0-9]/.test(text.slice(start, start + 3))) return false;
+  let longestBlank = 0;
+  let contentIndent: number | undefined;
   for (let i = text.indexOf('\n', start); i !== -1; i = text.indexOf('\n', i + 1)) {
     const { spaces, next } = lineStart(text, i + 1);
-    if (isLineEnd(next)) longestLeadingBlank = Math.max(longestLeadingBlank, spaces);
-    else return spaces <= indent || longestLeadingBlank <= spaces;
+    if (isLineEnd(next)) longestBlank = Math.max(longestBlank, spaces);
+    else if (spaces <= indent) break;
+    else contentIndent ??= spaces;
   }
-  return true;
+  return longestBlank <= (contentIndent ?? indent);
 }

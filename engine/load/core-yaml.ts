@@ -20,8 +20,9 @@
 //   alias expansion to bound), no explicit key (`? `);
 // - no comment glued to a quoted scalar, a flow collection or its punctuation (`"a"#c`, `[a,#c`),
 //   no multi-line flow collection or quoted scalar continued at or left of its block collection's
-//   indentation, no block scalar whose leading blank lines are longer than its first line, no tab
-//   in a line's indentation: js-yaml reads them, `yaml` and the spec call them errors;
+//   indentation, no tab in a line's indentation: js-yaml reads them, `yaml` and the spec call them
+//   errors; no block scalar with an indentation indicator (`|2`) or a blank line longer than its
+//   content's indentation: some of those are errors, others the two read differently;
 // - no lone carriage return, no byte order mark after the start, no last line of blanks without a
 //   line break (the two read them differently), no U+0085, U+2028 or U+2029 (line breaks to YAML 1.1
 //   and to the regular expressions of the checks);
