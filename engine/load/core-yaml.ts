@@ -4,19 +4,34 @@
 // document with positions); js-yaml reads them in ~15 ms, and `yaml` is then only loaded when a
 // problem needs a line and column.
 //
-// Contract: readCoreYaml(text) returns `{ value }`, the data of the text, only when js-yaml reads it
-// without error and the text stays within the subset below; otherwise undefined, and the caller
-// reads it with `yaml` as it always did (same data, same problems). Within the subset both read
-// the same data (test/load/core-yaml.test.ts compares them over the shipped flows, the fixtures and
-// generated documents):
-// - one document; YAML 1.2 core schema scalars resolved as `yaml` resolves them (CORE_SCALARS:
-//   `0b101`, `+0x1`, `-.5` and friends are where js-yaml's own core schema differs);
-// - no anchors (so no aliases: nothing is shared, no alias expansion to bound), no tags but
-//   `!!str`, `!!seq`, `!!map` (any other tag: `yaml`, which reports unknown tags as problems);
-// - no duplicate keys (js-yaml refuses them), no key that is a collection (`[a]: b`, `? {a: 1}`)
-//   and no null key (`~: b`): `yaml` turns those into other texts than js-yaml;
+// Contract: readCoreYaml(text) returns `{ value }`, the data of the text, only when `yaml` reads the
+// same data from it with no error and no warning; otherwise undefined, and the caller reads it with
+// `yaml` as it always did (same data, same problems). It answers only when js-yaml reads the text
+// without error and the text stays within the subset below, where both read the same data
+// (test/engine/core-yaml.test.ts compares them over the shipped flows, the fixtures and generated
+// documents; test/conformance/yaml-test-suite.test.ts over the whole YAML test suite, and its
+// valid texts with typos). The checks are in core-yaml-checks.ts:
+// - one document, or none (read as null, as `yaml` does); YAML 1.2 core schema scalars resolved as
+//   `yaml` resolves them (CORE_SCALARS: `0b101`, `+0x1`, `-.5` and friends are where js-yaml's own
+//   core schema differs);
+// - no directive (`%YAML`, `%TAG`: `yaml` warns on versions and names it does not know), no content
+//   on a `---` or `...` line, nor a line that only starts like one (js-yaml reads `---word` as `---`);
+// - no tag (js-yaml loses some, reads `!` alone otherwise), anchor or alias (so nothing is shared, no
+//   alias expansion to bound), no explicit key (`? `);
+// - no comment glued to a quoted scalar, a flow collection or its punctuation (`"a"#c`, `[a,#c`),
+//   no multi-line flow collection or quoted scalar continued at or left of its block collection's
+//   indentation, no tab in a line's indentation: js-yaml reads them, `yaml` and the spec call them
+//   errors; no block scalar with an indentation indicator (`|2`) or a blank line longer than its
+//   content's indentation: some of those are errors, others the two read differently;
+// - no lone carriage return, no byte order mark after the start, no last line of blanks without a
+//   line break (the two read them differently), no U+0085, U+2028 or U+2029 (line breaks to YAML 1.1
+//   and to the regular expressions of the checks);
+// - no duplicate keys (js-yaml refuses them), no key that is a collection (`[a]: b`) and no null key
+//   (`~: b`): `yaml` turns those into other texts than js-yaml;
 // - at most MAX_DEPTH levels of nesting (js-yaml's maxDepth).
+// Where the subset's edge is unclear it is drawn on the safe side: declining costs only time.
 import { FAILSAFE_SCHEMA, load, type State, Type } from 'js-yaml';
+import { NodeChecks, outsideByText } from './core-yaml-checks.js';
 
 /** Deepest nesting read here (js-yaml's default, 100); a deeper document is read by `yaml`. */
 const MAX_DEPTH = 100;
@@ -24,7 +39,7 @@ const MAX_DEPTH = 100;
 /**
  * Plain scalars as the `yaml` library's YAML 1.2 core schema resolves them (yaml/dist/schema/core,
  * in its order: null, bool, octal, decimal, hexadecimal int, .inf/.nan, exponent float, float).
- * Private tags: an explicit `!!int` or `!!null` is then an unknown tag here, read by `yaml`.
+ * Private tags, never written in a text read here (tags are left to `yaml`).
  */
 const CORE_SCALARS = [
   scalar('null', /^(?:~|[Nn]ull|NULL)?$/, () => null),
@@ -49,41 +64,24 @@ function scalar(name: string, test: RegExp, construct: (source: string) => unkno
 
 const CORE_SCHEMA = FAILSAFE_SCHEMA.extend({ implicit: CORE_SCALARS });
 
-/** Characters between a node and what follows it on its line or the next ones. */
-const BLANK = /[ \t\r\n]/;
-
 /**
  * The data of `text` when js-yaml reads it within the subset of this module's contract; undefined
- * when it does not (an error, an anchor, an unknown tag, a collection or null key, too deep).
+ * when it does not (an error, a directive, a tag or anchor, a collection or null key, too deep …).
  * Never throws.
  */
 export function readCoreYaml(text: string): { value: unknown } | undefined {
-  let outside = false;
-  const listener = (event: string, state: State) => {
-    if (event !== 'close' || outside) return;
-    const node = state as State & { anchor: string | null; kind: string | null; tag: string | null; position: number };
-    if (node.anchor !== null) outside = true;
-    // A collection followed by `:` is a key (`[a]: b`, `{a: 1}: b`, `? [a]\n: b`).
-    else if ((node.kind === 'sequence' || node.kind === 'mapping') && nextSignificant(text, node.position) === ':') outside = true;
-  };
+  if (outsideByText(text)) return undefined;
+  const checks = new NodeChecks(text);
   let value: unknown;
   try {
+    const listener = (event: string, state: State) => checks.on(event, state);
     value = load(text, { schema: CORE_SCHEMA, listener, maxDepth: MAX_DEPTH } as Parameters<typeof load>[1]);
   } catch {
     return undefined;
   }
-  if (outside || hasNullKey(value)) return undefined;
-  return { value };
-}
-
-/** The first character at or after `from` that is not a space, tab, line break or comment ('' at the end). */
-function nextSignificant(text: string, from: number): string {
-  let i = from;
-  for (;;) {
-    while (i < text.length && BLANK.test(text[i]!)) i++;
-    if (text[i] !== '#') return text[i] ?? '';
-    while (i < text.length && text[i] !== '\n') i++;
-  }
+  if (checks.outside || hasNullKey(value)) return undefined;
+  // No document at all (an empty text): js-yaml gives undefined, `yaml` an empty document, null.
+  return { value: value === undefined ? null : value };
 }
 
 /** Whether a mapping of `value` has the key `null` (js-yaml's text of a null key; `yaml`'s is ''). */
