@@ -79,12 +79,17 @@ async function executionsOf(url: string, flow: string): Promise<ExecutionListRes
   return (await admin<ExecutionListResponse>(url, `/executions?flow=${flow}`)).executions;
 }
 
-/** Resolves once every execution of `flows` has ended (none running or waiting): nothing more will be sent. */
-async function allEnded(url: string, flows: string[]): Promise<void> {
+/**
+ * Resolves once every agent execution and, with `phone`, that lead's follow-ups (keyed
+ * `<clinic>:<phone>`) have ended (none running or waiting): nothing more will be sent. The other
+ * tests' leads keep their own follow-ups waiting (hours away), so only this lead's count.
+ */
+async function allEnded(url: string, flows: string[], phone?: string): Promise<void> {
+  const ours = (flow: string, key: string | undefined) => flow !== 'followup' || (phone !== undefined && key?.endsWith(`:${phone}`));
   await pollFor(
     `every ${flows.join(' and ')} execution ended`,
     async () => {
-      const all = (await Promise.all(flows.map((flow) => executionsOf(url, flow)))).flat();
+      const all = (await Promise.all(flows.map(async (flow) => (await executionsOf(url, flow)).filter((e) => ours(flow, e.key))))).flat();
       return all.length > 0 && all.every((e) => e.status !== 'running' && e.status !== 'waiting');
     },
     45_000,
@@ -208,7 +213,7 @@ describe('embedded mode after SIGKILL (SQLite, in-process)', () => {
     await serving.stop('SIGKILL');
     serving = await startServe([], followupEnv);
     await until('the follow-up to be sent', () => repliesTo(phone).length >= 2, 45_000);
-    await allEnded(serving.url, ['agent', 'followup']);
+    await allEnded(serving.url, ['agent', 'followup'], phone);
     expect(repliesTo(phone)).toEqual(['Resposta do agente', 'Olá! Como posso ajudar?']);
     expect(openai.chatRequests()).toHaveLength(3);
     await serving.stop('SIGKILL');
