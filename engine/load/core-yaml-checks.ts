@@ -200,7 +200,7 @@ function continuationIndented(text: string, start: number, end: number, indent: 
  * Whether a block scalar (header at `start`, in a block collection indented by `indent`) has no
  * indentation indicator (`|2`) and no blank line longer than its first content line's indentation
  * (or, without content, than `indent`): js-yaml and `yaml` read some of those differently (the
- * spec calls a longer leading blank line an error). Its lines: the ones after the header, up to
+ * spec calls a longer blank line before the content an error). Its lines: the ones after the header, up to
  * the first one with content indented by `indent` or less.
  */
 function blockScalarFits(text: string, start: number, indent: number): boolean {

@@ -9,9 +9,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { inspect, isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { parseDocument } from 'yaml';
 import { readCoreYaml } from '../../engine/load/core-yaml.js';
 import { prng } from '../helpers/prng.js';
+import { yamlReads } from '../helpers/yaml-reads.js';
 
 interface SuiteCase {
   id: string;
@@ -24,17 +24,6 @@ interface SuiteCase {
 
 const FIXTURE = join(import.meta.dirname, '../fixtures/yaml-test-suite/cases.json');
 const { source, cases } = JSON.parse(readFileSync(FIXTURE, 'utf8')) as { source: { commit: string }; cases: SuiteCase[] };
-
-/** What the loader read with `yaml` before core-yaml (yaml-source.ts): its data, or 'problem'. */
-function yamlReads(text: string): unknown {
-  const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: false });
-  if (doc.errors.length > 0 || doc.warnings.length > 0) return 'problem';
-  try {
-    return doc.toJS({ maxAliasCount: 100 });
-  } catch {
-    return 'problem';
-  }
-}
 
 /** How core-yaml's answer on `text` breaks its contract ('' when it declines or keeps it). */
 function disagreement(text: string, suite?: SuiteCase): string {

@@ -14,7 +14,7 @@ import type { ExecutionRecord } from '../../engine/types.js';
 import type { LeadActionResponse } from '../../console/server/api-types.js';
 import { ADMIN_TOKEN, signIn, withSession } from '../console/support.js';
 import { cloudAudioWebhook, cloudTextWebhook, signCloudBody } from '../fakes/cloud-webhooks.js';
-import { dumpDatabase, dumpKeyValues, linesHolding, realisticWamid, tracesIn } from '../helpers/erasure-dump.js';
+import { dumpDatabase, dumpKeyValues, realisticWamid, tracesIn, expectNoTraces } from '../helpers/erasure-dump.js';
 import { pollFor } from '../helpers/poll.js';
 import { CLINIC_NUMBER, CLOUD_CASE, type InboundCall, post, sent } from './providers.js';
 import { forEachBackend, startStack, type Stack } from './stack.js';
@@ -183,14 +183,8 @@ forEachBackend('the console erase leaves no trace [cloud]', (backend) => {
     const dbDump = await dumpDatabase(db);
     expect(dbDump.names).toEqual(expect.arrayContaining(['leads', 'wf_chat_histories', 'executions', 'kv_slots']));
     const kvDump = await dumpKeyValues(stack.runtime.services.kv);
-    expect(
-      tracesIn(traces(ERASED), dbDump.text),
-      `the erased lead in the database:\n${linesHolding(traces(ERASED), dbDump.text).join('\n')}`,
-    ).toEqual([]);
-    expect(
-      tracesIn(traces(ERASED), kvDump.text),
-      `the erased lead in the key-value store:\n${linesHolding(traces(ERASED), kvDump.text).join('\n')}`,
-    ).toEqual([]);
+    expectNoTraces(traces(ERASED), dbDump, 'the database');
+    expectNoTraces(traces(ERASED), kvDump, 'the key-value store');
     expect(kvDump.names.filter((k) => k.includes('cloud-window:'))).not.toEqual([]);
     // The other lead is all there: row, memory, window, executions (so the dumps do see data).
     expect(tracesIn(traces(KEPT), dbDump.text)).toEqual(traces(KEPT));

@@ -11,12 +11,10 @@
 // memory as one `lead` row (answered with the rest after the pause); handed off or opted out, nothing
 // of the burst is kept (as for a message arriving after it); erased, nothing of the lead remains.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Database } from '../../adapters/db/database.js';
-import type { MemoryKeyValue } from '../../adapters/kv/memory-key-value.js';
-import type { RedisKeyValue } from '../../adapters/kv/redis-key-value.js';
 import { brazilianVariants } from '../../adapters/phones/index.js';
 import { isFinalStatus } from '../../engine/statuses.js';
 import type { ExecutionRecord } from '../../engine/types.js';
+import { dumpDatabase, dumpKeyValues, tracesIn } from '../helpers/erasure-dump.js';
 import { pollFor } from '../helpers/poll.js';
 import { send, sentTo } from './providers.js';
 import { forEachBackend, HUNTER_PHONE, startStack, type Stack } from './stack.js';
@@ -40,58 +38,6 @@ const nextPhone = () => `55119${String(83000000 + ++phoneSeq * 1217).padStart(8,
 let idSeq = 0;
 /** A fresh gateway message id. */
 const nextId = () => `3EB0GRP${process.pid}${String(++idSeq).padStart(8, '0')}`;
-
-/** Every row of every table of the stack's database, as JSON text (one line per row). */
-async function dumpDatabase(db: Database): Promise<string> {
-  const knex = db.knex;
-  const tables =
-    db.dialect === 'sqlite'
-      ? ((await knex.raw("select name from sqlite_master where type = 'table'")) as Array<{ name: string }>).map((r) => r.name)
-      : (
-          (await knex.raw(
-            "select table_name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE'",
-          )) as { rows: Array<{ table_name: string }> }
-        ).rows.map((r) => r.table_name);
-  const lines: string[] = [];
-  for (const table of tables) {
-    for (const row of (await knex(table).select('*')) as Array<Record<string, unknown>>) lines.push(`${table}: ${JSON.stringify(row)}`);
-  }
-  return lines.join('\n');
-}
-
-/** Every key of the stack's key-value namespace with its value, as text (one line per key). */
-async function dumpKeyValues(stack: Stack): Promise<string> {
-  const kv = stack.runtime.services.kv as RedisKeyValue | MemoryKeyValue;
-  const lines: string[] = [];
-  if ('redis' in kv) {
-    const redis = kv.redis;
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${kv.prefix.replace(/[*?[\]\\]/g, '\\$&')}*`, 'COUNT', 500);
-      cursor = next;
-      for (const key of keys) {
-        const type = await redis.type(key);
-        const value =
-          type === 'string'
-            ? await redis.get(key)
-            : type === 'list'
-              ? await redis.lrange(key, 0, -1)
-              : type === 'hash'
-                ? await redis.hgetall(key)
-                : type === 'zset'
-                  ? await redis.zrange(key, '0', '-1')
-                  : type === 'set'
-                    ? await redis.smembers(key)
-                    : `(${type})`;
-        lines.push(`${key} ${JSON.stringify(value)}`);
-      }
-    } while (cursor !== '0');
-  } else {
-    for (const key of kv.storage.keysStartingWith(kv.prefix))
-      lines.push(`${key} ${JSON.stringify(kv.storage.get(key), (_k, v: unknown) => (v instanceof Set ? [...v] : v))}`);
-  }
-  return lines.join('\n');
-}
 
 forEachBackend('a burst interrupted in its grouping window', (backend) => {
   let stack: Stack;
@@ -270,8 +216,8 @@ forEachBackend('a burst interrupted in its grouping window', (backend) => {
       const burst = ['Bom dia, sou a Joana Prado', 'Tenho medo de anestesia'];
       const runIds = await burstInWindow(phone, burst);
       // What would betray the lead afterwards is there now (so its absence later means something).
-      expect(await dumpKeyValues(stack)).toContain(phone);
-      const before = await dumpDatabase(db());
+      expect((await dumpKeyValues(stack.runtime.services.kv)).text).toContain(phone);
+      const before = (await dumpDatabase(db())).text;
       expect([phone, ...burst].filter((t) => before.includes(t))).toEqual([phone, ...burst]);
 
       expect(await send(stack, { phone, text: 'excluir', from: 'operator' })).toEqual({
@@ -289,9 +235,8 @@ forEachBackend('a burst interrupted in its grouping window', (backend) => {
       expect(await followups(phone)).toEqual([]);
       // Nowhere in the database (the burst's own execution records included) or the key-value store.
       const traces = [...brazilianVariants(phone), ...burst];
-      const [database, keyValues] = [await dumpDatabase(db()), await dumpKeyValues(stack)];
-      expect(traces.filter((t) => database.includes(t))).toEqual([]);
-      expect(traces.filter((t) => keyValues.includes(t))).toEqual([]);
+      expect(tracesIn(traces, (await dumpDatabase(db())).text)).toEqual([]);
+      expect(tracesIn(traces, (await dumpKeyValues(stack.runtime.services.kv)).text)).toEqual([]);
       // The path that kept it silent: the burst went with the lead's keys, so when the window ended
       // no message of it was left to answer.
       expect(ended.map((r) => [r.status, r.stop_reason])).toEqual([

@@ -10,23 +10,13 @@ import { inspect, isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { dump } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
-import { parseDocument, stringify } from 'yaml';
+import { stringify } from 'yaml';
 import { readCoreYaml } from '../../engine/load/core-yaml.js';
 import { YamlSource } from '../../engine/load/yaml-source.js';
 import { prng } from '../helpers/prng.js';
+import { yamlReads } from '../helpers/yaml-reads.js';
 
 const ROOT = join(import.meta.dirname, '../..');
-
-/** What `yaml` reads, as the loader did before: its data, or 'problem' when it reports one. */
-function yamlReads(text: string): unknown {
-  const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: false });
-  if (doc.errors.length > 0 || doc.warnings.length > 0) return 'problem';
-  try {
-    return doc.toJS({ maxAliasCount: 100 });
-  } catch {
-    return 'problem';
-  }
-}
 
 /** Asserts that when core-yaml reads `text`, it reads what `yaml` reads; returns whether it read it. */
 function agrees(text: string): boolean {

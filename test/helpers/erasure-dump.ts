@@ -3,6 +3,7 @@
 // value of its key-value namespace (Redis, or the in-process store). What a lead leaves behind is
 // looked for with `tracesIn`: after an erasure, none of its needles may appear anywhere. Also the
 // identifiers providers derive from a lead's number (`realisticWamid`), so they are looked for too.
+import { expect } from 'vitest';
 import type { Database } from '../../adapters/db/database.js';
 import type { KeyValue } from '../../adapters/kv/key-value.js';
 import type { MemoryKeyValue } from '../../adapters/kv/memory-key-value.js';
@@ -133,4 +134,9 @@ export function linesHolding(needles: readonly string[], text: string, max = 5, 
     if (out.length >= max) break;
   }
   return out;
+}
+
+/** Fails when any needle is in the dump, showing the lines that hold them (`where`: the database, the key-value store). */
+export function expectNoTraces(needles: readonly string[], dump: Dump, where: string): void {
+  expect(tracesIn(needles, dump.text), `the erased lead in ${where}:\n${linesHolding(needles, dump.text).join('\n')}`).toEqual([]);
 }
