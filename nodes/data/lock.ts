@@ -1,12 +1,13 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { Type } from '../../engine/typebox.js';
 import { defineServiceNode } from '../services.js';
+import { releaseLockPatiently } from './lib/release-lock.js';
 
 /**
  * `lock`: runs `do` while holding the lock `key`, so at most one execution per key runs it at a time
  * in any number of processes. Waits for the lock up to `wait_ms` (polling every `poll_ms`), then
  * fails. The lock lives `ttl_ms`, is renewed every ttl/2 while `do` runs, belongs to the execution
- * (one taken over finds it its own), and is released when `do` ends, fails or waits. Outputs
+ * (one taken over finds it its own), and is released when `do` ends, fails or waits (tried again while the store is away, at most `ttl_ms`). Outputs
  * `{outputs, waited_ms}`. Needs the key-value store.
  */
 export default defineServiceNode({
@@ -79,9 +80,9 @@ export default defineServiceNode({
     } finally {
       done = true;
       clearTimeout(renewal);
-      await kv.releaseLock(params.key, owned).catch((err: unknown) => {
-        ctx.log('warn', 'releasing the lock failed; it expires on its own', { key: params.key, error: (err as Error).message });
-      });
+      // While the store is away the release is tried again (at most the lock's life), so the key's
+      // next holder does not wait for it to expire.
+      await releaseLockPatiently(kv, params.key, owned, params.ttl_ms, (level, message, fields) => ctx.log(level, message, fields), ctx.signal);
     }
   },
 });
