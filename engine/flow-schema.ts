@@ -200,6 +200,17 @@ const triggerSchema: Schema = {
               default: RESPOND_DEFAULTS.timeout_ms,
               description: 'For `step`: longest wait for the respond step, ms.',
             },
+            late: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['status', 'body'],
+              description:
+                'For `step`: the answer when the respond step has not run within `timeout_ms` (the execution is recorded and goes on). Without it: 202 `{execution_id, status: "running"}`.',
+              properties: {
+                status: { type: 'integer', minimum: 100, maximum: 599, description: 'Status of the late answer.' },
+                body: { description: 'JSON body of the late answer, sent as written (no expressions).' },
+              },
+            },
           },
         },
       },

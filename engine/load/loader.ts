@@ -174,7 +174,11 @@ function buildWebhook(webhookRaw: (Raw & { respond?: Raw }) | undefined): Webhoo
     ...(routes.length > 0 ? { routes } : {}),
     respond:
       respondRaw.mode === 'step'
-        ? { mode: 'step', timeout_ms: Number(respondRaw.timeout_ms ?? RESPOND_DEFAULTS.timeout_ms) }
+        ? {
+            mode: 'step',
+            timeout_ms: Number(respondRaw.timeout_ms ?? RESPOND_DEFAULTS.timeout_ms),
+            ...(respondRaw.late ? { late: { status: Number((respondRaw.late as Raw).status), body: (respondRaw.late as Raw).body ?? null } } : {}),
+          }
         : {
             mode: 'immediately',
             status: Number(respondRaw.status ?? RESPOND_DEFAULTS.status),

@@ -237,7 +237,7 @@ export function startExecution(deps: WebhookPipelineDeps): RequestHandler {
 
 /**
  * The answer: `immediately` (the flow's status and body), or at the `respond` step; past its
- * `timeout_ms`, 202 `{execution_id, status: "running"}`; a finished execution without a respond
+ * `timeout_ms`, the trigger's `late` answer, or without one 202 `{execution_id, status: "running"}`; a finished execution without a respond
  * step answers 200 with its status, or 500 `execution failed` when it failed. A request split into
  * any number of events but one: 200 `{status: "accepted", executions: n}`.
  */
@@ -261,7 +261,8 @@ export function answerWebhook(deps: WebhookPipelineDeps): RequestHandler {
     const answer = await Promise.race([handle!.responded, timeout]);
     clearTimeout(timer);
     if (answer === 'timeout') {
-      res.status(202).json({ execution_id: handle!.id, status: 'running' });
+      if (respond.late) res.status(respond.late.status).json(respond.late.body);
+      else res.status(202).json({ execution_id: handle!.id, status: 'running' });
     } else if (answer) {
       if (answer.headers) res.set(answer.headers);
       res.status(answer.status).json(answer.body);

@@ -93,9 +93,13 @@ export interface WebhookTrigger extends WebhookRoute {
   routes?: WebhookRoute[];
   /**
    * `immediately`: answer at once with status/body; `step`: answer when a `respond` step runs, waiting
-   * at most `timeout_ms`. What the YAML leaves out comes from RESPOND_DEFAULTS (engine/load/defaults.ts).
+   * at most `timeout_ms`; past it, `late` (a fixed status and JSON body: the execution is recorded
+   * and goes on) or, without `late`, 202 `{execution_id, status: "running"}`. What the YAML leaves
+   * out comes from RESPOND_DEFAULTS (engine/load/defaults.ts).
    */
-  respond: { mode: 'immediately'; status: number; body: unknown } | { mode: 'step'; timeout_ms: number };
+  respond:
+    | { mode: 'immediately'; status: number; body: unknown }
+    | { mode: 'step'; timeout_ms: number; late?: { status: number; body: unknown } };
 }
 
 /** Every route of a webhook: the main one first, then `routes` in the order the flow lists them. */

@@ -1,6 +1,7 @@
 // Redis restarted in the middle of a grouping window: a private redis-server (append-only file,
 // fsync on every write, as production should run it) is killed with SIGKILL and started again on
-// the same port and data; the service in queue mode reconnects and answers the burst once.
+// the same port and data; the service in queue mode reconnects and answers the burst once. A
+// message that arrives while Redis is down still gets CONTRACT §4's answer, and its reply after.
 // Skipped by name, with the reason, without PostgreSQL or the redis-server binary (a failure instead
 // when LEADFLOW_TEST_REQUIRE lists the part: the binary counts as part of `redis`).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -126,4 +127,27 @@ suite('Redis restart (queue mode)', () => {
     const rows = await stack.runtime.db.find('wf_chat_histories', { where: { session_id: phone, type: 'lead' } });
     expect(rows.map((r) => r.content)).toEqual(['primeira parte\nsegunda parte']);
   }, 90_000);
+
+  it('a message that arrives while Redis is down is answered as CONTRACT §4 says (200 queued), then answered to the lead once Redis is back', async () => {
+    const phone = '5511933330002';
+    await stack.runtime.db.insert('leads', {
+      remotejid: phone,
+      clinica_id: stack.clinic.id,
+      instancia_id: stack.clinic.instanceId,
+      nome: 'Lead',
+      telefone: phone,
+      orcamento: 'Até R$ 3.000',
+    });
+    await killRedis();
+    // Recorded in PostgreSQL; its steps wait for Redis, so the flow's respond step comes past the
+    // trigger's 10 s: the answer is the agent trigger's `late` one, never 202 "running".
+    const res = await stack.post('/leadagent', event(phone, 'Oi, ainda estão aí?', '3EB0REDIS00000000003'));
+    expect({ status: res.status, json: await res.json() }).toEqual({ status: 200, json: { status: 'queued' } });
+    await startRedis();
+    const replies = () => stack.gateway.sent.filter((s) => s.number === phone).map((s) => s.text);
+    const restarted = Date.now();
+    while (replies().length === 0 && Date.now() - restarted < 60_000) await new Promise((r) => setTimeout(r, 100));
+    await stack.idle();
+    expect(replies()).toEqual(['Olá! Como posso ajudar?']);
+  }, 120_000);
 });
