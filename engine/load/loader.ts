@@ -177,7 +177,9 @@ function buildWebhook(webhookRaw: (Raw & { respond?: Raw }) | undefined): Webhoo
         ? {
             mode: 'step',
             timeout_ms: Number(respondRaw.timeout_ms ?? RESPOND_DEFAULTS.timeout_ms),
-            ...(respondRaw.late ? { late: { status: Number((respondRaw.late as Raw).status), body: (respondRaw.late as Raw).body ?? null } } : {}),
+            ...(respondRaw.late
+              ? { late: { status: Number((respondRaw.late as Raw).status), body: (respondRaw.late as Raw).body ?? null } }
+              : {}),
           }
         : {
             mode: 'immediately',
