@@ -54,6 +54,8 @@ export interface TriggerInput {
   auth?: JsonObject;
   /** The tick of a schedule trigger (scheduleTriggerValue), recorded and seen as `trigger.schedule`. */
   schedule?: JsonObject;
+  /** The execution this one replays (recordedTriggerInput), recorded and seen as `trigger.replay_of`. */
+  replay_of?: string;
 }
 
 /** How Engine.start runs an execution. */

@@ -79,8 +79,11 @@ export interface KeyValue {
    * True only for the first call with `key` within `ttlMs` (ms); the mark expires after that. With
    * `owner` (e.g. the caller's execution id), also true for every later call of that same owner
    * while the mark lasts: a caller run again after a crash gets the answer it got the first time.
+   * With `previousOwner` too (the execution the caller replays), a mark that owner holds is taken
+   * over by `owner` (renewed for `ttlMs`) and counts as first: one replay passes, a second one
+   * (replaying the same execution) then finds the first replay's mark.
    */
-  dedupe(key: string, ttlMs: number, owner?: string): Promise<boolean>;
+  dedupe(key: string, ttlMs: number, owner?: string, previousOwner?: string): Promise<boolean>;
 
   /**
    * Takes the lock `key` for `ttlMs` ms; returns the owner token (`token` when given, else a random

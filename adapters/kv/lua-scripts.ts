@@ -47,13 +47,18 @@ return 0
 `;
 
 /**
- * KEYS[1] dedupe mark; ARGV owner ('' for none), ttl ms. Returns 1 when the mark was absent (now set
- * to the owner, '' for none), or when it is there and holds the (non-empty) owner; else 0.
+ * KEYS[1] dedupe mark; ARGV owner ('' for none), ttl ms, previous owner ('' for none). Returns 1 when
+ * the mark was absent (now set to the owner, '' for none), when it holds the (non-empty) owner, or
+ * when it holds the (non-empty) previous owner (then taken over: set to the owner for ttl ms); else 0.
  */
 const DEDUPE = `
 local held = redis.call('GET', KEYS[1])
 if held then
   if ARGV[1] ~= '' and held == ARGV[1] then return 1 end
+  if ARGV[3] ~= '' and held == ARGV[3] then
+    redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+    return 1
+  end
   return 0
 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])

@@ -163,13 +163,19 @@ export class MemoryKeyValue implements KeyValue {
     };
   }
 
-  async dedupe(key: string, ttlMs: number, owner?: string): Promise<boolean> {
+  async dedupe(key: string, ttlMs: number, owner?: string, previousOwner?: string): Promise<boolean> {
     checkKey('dedupe key', key);
     checkTtl('dedupe ttl', ttlMs);
     if (owner !== undefined) checkKey('dedupe owner', owner);
+    if (previousOwner !== undefined) checkKey('dedupe previous owner', previousOwner);
     const full = this.key('dedupe', key);
     const held = this.storage.get(full);
     if (held && owner !== undefined && 'value' in held && held.value === owner) return true;
+    if (held && owner !== undefined && previousOwner !== undefined && 'value' in held && held.value === previousOwner) {
+      this.storage.set(full, { value: owner, expiresAt: Date.now() + ttlMs });
+      await this.storage.flush();
+      return true;
+    }
     // Without an owner the mark holds '' (never an owner: owners are not empty).
     const first = this.setIfAbsent(full, owner ?? '', ttlMs);
     await this.storage.flush();

@@ -88,11 +88,13 @@ export class RedisKeyValue implements KeyValue {
   }
 
   /** One EVALSHA (lua-scripts.ts DEDUPE): the mark is read and set atomically. */
-  async dedupe(key: string, ttlMs: number, owner?: string): Promise<boolean> {
+  async dedupe(key: string, ttlMs: number, owner?: string, previousOwner?: string): Promise<boolean> {
     checkKey('dedupe key', key);
     checkTtl('dedupe ttl', ttlMs);
     if (owner !== undefined) checkKey('dedupe owner', owner);
-    return Number(await scripts.dedupe.run(this.redis, [this.key('dedupe', key)], [owner ?? '', ttlMs])) === 1;
+    if (previousOwner !== undefined) checkKey('dedupe previous owner', previousOwner);
+    const previous = owner !== undefined ? (previousOwner ?? '') : '';
+    return Number(await scripts.dedupe.run(this.redis, [this.key('dedupe', key)], [owner ?? '', ttlMs, previous])) === 1;
   }
 
   async acquireLock(key: string, ttlMs: number, owner?: string): Promise<string | null> {

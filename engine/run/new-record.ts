@@ -27,7 +27,7 @@ export interface NewRecordHost {
   readonly versions: FlowVersions;
 }
 
-/** The trigger as recorded: body, headers without credentials, query without `secret`, auth and schedule when given. */
+/** The trigger as recorded: body, headers without credentials, query without `secret`, auth, schedule and replay_of when given. */
 function recordedTrigger(input: TriggerInput): JsonObject {
   return {
     body: input.body,
@@ -35,6 +35,7 @@ function recordedTrigger(input: TriggerInput): JsonObject {
     query: Object.fromEntries(Object.entries(input.query ?? {}).filter(([k]) => k !== 'secret')),
     ...(input.auth ? { auth: input.auth } : {}),
     ...(input.schedule ? { schedule: input.schedule } : {}),
+    ...(input.replay_of ? { replay_of: input.replay_of } : {}),
   };
 }
 

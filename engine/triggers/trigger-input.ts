@@ -9,7 +9,8 @@ function isObject(value: unknown): value is JsonObject {
 /**
  * `body`, `headers`, `query`, `auth` and `schedule` (the tick of a schedule trigger) of the recorded trigger. Credentials were never recorded
  * (secret headers dropped, a credential in the body kept as "***" by its auth mode): a replay runs on what the original
- * authentication established (`auth`), it is not authenticated again.
+ * authentication established (`auth`), it is not authenticated again. `replay_of` names the recorded
+ * execution (seen as `trigger.replay_of`: a flow's dedupe can take over that execution's marks).
  */
 export function recordedTriggerInput(record: ExecutionRecord): TriggerInput {
   const trigger = (isObject(record.trigger) ? record.trigger : {}) as Record<string, JsonValue | undefined>;
@@ -21,5 +22,6 @@ export function recordedTriggerInput(record: ExecutionRecord): TriggerInput {
     query: strings(trigger.query),
     ...(isObject(trigger.auth) ? { auth: trigger.auth } : {}),
     ...(isObject(trigger.schedule) ? { schedule: trigger.schedule } : {}),
+    replay_of: record.id,
   };
 }

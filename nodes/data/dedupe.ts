@@ -5,7 +5,8 @@ import { defineServiceNode } from '../services.js';
  * `dedupe`: whether `key` is seen for the first time within `ttl_ms`: `{first: true}` for the first
  * execution, `{first: false}` for every other one within the TTL. Atomic across processes with Redis.
  * The mark holds the execution id, so the same execution run again gets `first: true` again
- * (repeatable). Needs the key-value store.
+ * (repeatable); with `replay_of`, a mark of the replayed execution is taken over (a replay runs the
+ * event again, CONTRACT §1). Needs the key-value store.
  */
 export default defineServiceNode({
   type: 'dedupe',
@@ -20,6 +21,12 @@ export default defineServiceNode({
         examples: ['{{ vars.clinic_id }}:{{ vars.phone }}:{{ trigger.body.message.messageid }}'],
       }),
       ttl_ms: Type.Integer({ minimum: 1, maximum: 30 * 24 * 3600 * 1000, default: 86_400_000, description: 'How long the key is remembered, ms (max 30 days). Default one day.', examples: [86_400_000, 600_000] }),
+      replay_of: Type.String({
+        default: '',
+        description:
+          'The execution this one replays (`{{ trigger.replay_of }}`), or empty: a mark that execution set counts as this one\'s own (taken over), so a replay runs the event again; a second replay of the same execution then finds the first replay\'s mark.',
+        examples: ["{{ trigger.replay_of ? trigger.replay_of : '' }}"],
+      }),
     },
     { additionalProperties: false },
   ),
@@ -32,6 +39,7 @@ export default defineServiceNode({
   ],
   repeatable: true,
   async run(params, ctx) {
-    return { first: await ctx.services.kv.dedupe(params.key, params.ttl_ms, ctx.executionId) };
+    const previous = params.replay_of !== '' && params.replay_of !== ctx.executionId ? params.replay_of : undefined;
+    return { first: await ctx.services.kv.dedupe(params.key, params.ttl_ms, ctx.executionId, previous) };
   },
 });

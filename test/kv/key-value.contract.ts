@@ -214,6 +214,28 @@ export function keyValueContract(open: OpenKeyValue): void {
       expect(racing.filter(Boolean)).toHaveLength(1);
     });
 
+    it("with a previous owner (a replay): that owner's mark is taken over once; the replayed-again and racing replays are not first", async () => {
+      expect(await kv().dedupe('msg-r', 60_000, 'exec-1')).toBe(true);
+      // A replay of exec-1 takes its mark over and is first; run again (a crash), still first.
+      expect(await kv().dedupe('msg-r', 60_000, 'replay-1', 'exec-1')).toBe(true);
+      expect(await kv().dedupe('msg-r', 60_000, 'replay-1', 'exec-1')).toBe(true);
+      // A second replay of exec-1 finds replay-1's mark; the original no longer holds it.
+      expect(await kv().dedupe('msg-r', 60_000, 'replay-2', 'exec-1')).toBe(false);
+      expect(await kv().dedupe('msg-r', 60_000, 'exec-1')).toBe(false);
+      // A replay of the replay takes it over in turn.
+      expect(await kv().dedupe('msg-r', 60_000, 'replay-3', 'replay-1')).toBe(true);
+      // A previous owner that never held the mark changes nothing: a mark without an owner stays.
+      expect(await kv().dedupe('msg-s', 60_000)).toBe(true);
+      expect(await kv().dedupe('msg-s', 60_000, 'replay-4', 'exec-9')).toBe(false);
+      // Many replays of one execution at once: exactly one is first.
+      expect(await kv().dedupe('msg-t', 60_000, 'exec-t')).toBe(true);
+      const callers = clients(3);
+      const racing = await Promise.all(
+        Array.from({ length: 12 }, (_, i) => callers[i % 3]!.dedupe('msg-t', 60_000, `replay-t${i}`, 'exec-t')),
+      );
+      expect(racing.filter(Boolean)).toHaveLength(1);
+    });
+
     it('does not share keys with buffers or locks', async () => {
       await kv().bufferPush('same', 'a', 1, T0);
       expect(await kv().acquireLock('same', 60_000)).not.toBeNull();
