@@ -102,6 +102,7 @@ export class Engine {
       newRecord: (name, input, options) => newRecord(this.recordHost, name, input, options),
       start: (name, input, options) => this.start(name, input, options),
       cancel: (name, key, reason, by) => this.cancel(name, key, reason, by),
+      recheckMs: this.leases.ms,
     });
     this.drives = new Drives({
       registry: this.registry,

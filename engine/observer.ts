@@ -44,15 +44,17 @@ export interface EngineObserver {
   flowMetrics?(event: FlowMetricsEvent): void;
   /**
    * One drive of an execution ended: final (success, failed, stopped, cancelled) or parked (waiting). `ms` is
-   * this drive's wall time (a resumed execution reports each drive). The record is the engine's own:
-   * read it, never change it.
+   * this drive's wall time (a resumed execution reports each drive). A drive that ends `cancelled`
+   * ends an execution already told by executionCancelled (where it was cancelled): a watcher counting
+   * executions counts it once, from one of the two. The record is the engine's own: read it, never change it.
    */
   executionEnded?(record: Readonly<ExecutionRecord>, ms: number): void;
   /**
-   * A waiting execution was cancelled by id (Engine.cancelExecution): it ends without a drive, so
-   * executionEnded is not called for it. A running one cancelled is told by executionEnded when its
-   * drive ends. (Waiting executions cancelled by a flow and key, or replaced, are not told: the store
-   * does not say which of them were waiting.) The record is the stored one, now cancelled: read it only.
+   * An execution was cancelled by this process: by id (Engine.cancelExecution), by flow and key
+   * (Engine.cancel, a flow.cancel step) or replaced by a newer execution of its key. Told once per
+   * execution, by the process that cancelled it, whether it was waiting (it then ends without a
+   * drive) or running (its drive, in whichever process, then ends with executionEnded, `cancelled`).
+   * The record is the stored one, now cancelled: read it only.
    */
   executionCancelled?(record: Readonly<ExecutionRecord>): void;
   stepEnded?(event: StepEndedEvent): void;

@@ -115,7 +115,7 @@ function hookGuards(onError: MetricsOptions['onError']) {
 function engineFigures(registers: Registry[], readQueueDepth: QueueDepthSource, failed: (where: string) => (err: unknown) => void) {
   const executions = new Counter({
     name: `${METRIC_PREFIX}executions_total`,
-    help: 'Execution drives ended, by flow and status (success, failed, stopped, cancelled; waiting when parked at a wait); a waiting execution cancelled by id counts as cancelled.',
+    help: 'Execution drives ended, by flow and status (success, failed, stopped; waiting when parked at a wait); cancelled: executions cancelled (by id, by key or replaced, waiting or running), counted once by the process that cancelled them.',
     labelNames: ['flow', 'status'] as const,
     registers,
   });
@@ -198,10 +198,11 @@ function engineObserver(
 ): EngineObserver {
   return {
     executionEnded: guard('executionEnded', (record: Readonly<ExecutionRecord>, ms: number) => {
-      figures.executions.inc({ flow: record.flow, status: record.status });
+      // A cancelled one was counted where it was cancelled (executionCancelled).
+      if (record.status !== 'cancelled') figures.executions.inc({ flow: record.flow, status: record.status });
       figures.executionDuration.observe({ flow: record.flow, status: record.status }, ms / 1000);
     }),
-    // A waiting execution cancelled by id ends without a drive: counted, with no drive duration.
+    // Every execution cancelled here, waiting (no drive ends it) or running: counted once, with no drive duration.
     executionCancelled: guard('executionCancelled', (record: Readonly<ExecutionRecord>) => {
       figures.executions.inc({ flow: record.flow, status: 'cancelled' });
     }),

@@ -2,7 +2,7 @@ import type { JsonObject } from '../types.js';
 
 /**
  * Thrown by a node (through `ctx.suspend`) to park the execution until `wakeAt` (ms since epoch;
- * `null`: until another execution wakes it, as a finished child flow does). Not a failure.
+ * `null`: until something wakes it; no sweep finds such a wait). Not a failure.
  */
 export class SuspendSignal extends Error {
   override name = 'SuspendSignal';

@@ -1,5 +1,9 @@
 // The flows a step starts, cancels or calls (NodeContext.startFlow, cancelFlow, callFlow), as the
-// engine does them for a step of `parent`. A dry run starts and cancels nothing.
+// engine does them for a step of `parent`. A dry run starts and cancels nothing. A parent awaiting a
+// child is woken by the child's end, in whichever process ends it; in case that wake is lost (the
+// process dies between the child's end and the parent's wake), the parent also has a wake time of
+// its own, a lease life away, at which it looks at its child again: the sweep finds it like any
+// other wait.
 import type { ExecutionHandle, StartOptions, TriggerInput } from '../engine-options.js';
 import { SuspendSignal } from '../errors/suspend-signal.js';
 import type { ExecutionStore } from '../store/execution-store.js';
@@ -16,6 +20,13 @@ export interface ChildFlowHost {
   start(name: string, input: TriggerInput, options: StartOptions): Promise<ExecutionHandle>;
   /** Engine.cancel. */
   cancel(name: string, key: string, reason: string, by?: string): Promise<string[]>;
+  /**
+   * How long a parent awaiting a child waits before it looks at the child again on its own, ms: the
+   * engine's lease life, the bound in which a crashed process's running executions are taken over,
+   * so a lost wake-up holds a parent up no longer than a crash mid-step does (plus the sweep's
+   * minute when no process was up at that time). Each look is one claim and one write.
+   */
+  readonly recheckMs: number;
 }
 
 /** NodeContext.startFlow, cancelFlow and callFlow of the steps of an execution (`parent`). */
@@ -44,8 +55,9 @@ export class ChildFlows {
 
   /**
    * `call-flow`: runs the child in this process and returns its output; if it parks, the parent
-   * parks (SuspendSignal with the child's id as state) until the child's end wakes it. Throws when
-   * the child failed or was cancelled.
+   * parks (SuspendSignal with the child's id as state) until the child's end wakes it, or at the
+   * latest `recheckMs` from now, when it reads the child again (the same answer a wake gives: its
+   * output, its failure, or another wait). Throws when the child failed or was cancelled.
    */
   async callFlow(
     parent: ExecutionRecord,
@@ -67,6 +79,6 @@ export class ChildFlows {
       throw new Error(`flow "${name}" (execution ${child.id}) failed: ${child.error?.message ?? 'unknown error'}`);
     if (child.status === 'cancelled')
       throw new Error(`flow "${name}" (execution ${child.id}) was cancelled: ${child.stop_reason ?? 'no reason given'}`);
-    throw new SuspendSignal(null, { child_id: child.id }, stepKey);
+    throw new SuspendSignal(Date.now() + this.host.recheckMs, { child_id: child.id }, stepKey);
   }
 }

@@ -97,7 +97,7 @@ describe('Engine.cancelExecution', () => {
     expect(record).toMatchObject({ status: 'cancelled', stop_reason: 'stop it' });
     expect(record.steps.map((s) => [s.id, s.status])).toEqual([['slow', 'success']]);
     expect(server.requests.map((r) => r.path)).toEqual(['/slow']);
-    // Counted once, by its drive's end.
+    // Counted once, where it was cancelled (its drive's end does not count it again).
     expect(await executionsTotal(metrics, 'steps', 'cancelled')).toBe(1);
     expect(await executionsTotal(metrics, 'steps', 'success')).toBe(0);
   });

@@ -16,6 +16,7 @@
 import type { ChatMessage } from '../../../adapters/ai/chat-model.js';
 import { describeHours, parseBusinessHours } from '../../../adapters/hours/business-hours.js';
 import type { JsonValue } from '../../../engine/types.js';
+import { clinicTimeZone, localDateTime } from '../../ai/lib/local-time.js';
 import { renderTemplate } from '../../ai/lib/prompt-template.js';
 
 const OPEN = '<mensagem_do_lead>';
@@ -75,12 +76,14 @@ export function hoursLine(horarioAtendimento: JsonValue | undefined, nowMs: numb
 
 /**
  * The agent's system prompt for one clinic: the `template` text (flows/prompts/agent-system.md) filled
- * with the clinic's row and its protocol's (a null row fills its placeholders with ''), today's date
- * and the clinic's business hours at `nowMs` (ms since the epoch; `{{horario_atendimento}}`, see
- * hoursLine). Shared by `ai.agent` and `leadflow chat`, so the test path talks with the same prompt
- * as the leads.
+ * with the clinic's row and its protocol's (a null row fills its placeholders with ''), the date
+ * (`{{data_hoje}}`, with its weekday) and time (`{{hora_agora}}`) at `nowMs` (ms since the epoch) in
+ * the clinic's time zone (`{{fuso_horario}}`, its hours' zone: see clinicTimeZone), and the clinic's
+ * business hours then (`{{horario_atendimento}}`, see hoursLine). Shared by `ai.agent` and `leadflow
+ * chat`, so the test path talks with the same prompt as the leads.
  */
 export function buildSystemPrompt(clinic: Row | null, protocol: Row | null, template: string, nowMs: number = Date.now()): string {
+  const now = localDateTime(nowMs, clinicTimeZone(clinic?.horario_atendimento));
   return renderTemplate(template, {
     clinica_nome: text(clinic?.nome),
     clinica_endereco: text(clinic?.endereco),
@@ -90,12 +93,8 @@ export function buildSystemPrompt(clinic: Row | null, protocol: Row | null, temp
     protocolo_descricao: text(protocol?.descricao),
     protocolo_preco: text(protocol?.preco),
     horario_atendimento: hoursLine(clinic?.horario_atendimento, nowMs),
-    data_hoje: new Date(nowMs).toLocaleDateString('pt-BR', {
-      timeZone: 'America/Sao_Paulo',
-      weekday: 'long',
-      day: 'numeric',
-      month: 'long',
-      year: 'numeric',
-    }),
+    data_hoje: now.date,
+    hora_agora: now.time,
+    fuso_horario: now.zone,
   });
 }
