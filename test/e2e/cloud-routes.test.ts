@@ -1,7 +1,8 @@
 // The WhatsApp Cloud API's own route rules end to end (CONTRACT §11), on both backends: the
 // verification GET (200 with the challenge as text/plain, 403 otherwise), the X-Hub-Signature-256
-// check (401, nothing recorded), several messages in one request (one execution each), statuses
-// (200, nothing started), and the lead's 24-hour window opened by a lead's message.
+// check (401, nothing recorded), a signed body that is not a Cloud webhook (422 with each path,
+// nothing recorded), several messages in one request (one execution each), statuses (200, nothing
+// started), and the lead's 24-hour window opened by a lead's message.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CustomerWindow } from '../../adapters/gateway/cloud/customer-window.js';
 import { cloudBatchWebhook, cloudStatusWebhook, signCloudBody } from '../fakes/cloud-webhooks.js';
@@ -50,6 +51,70 @@ forEachBackend('cloud routes', (backend) => {
       const signed = { ...call, raw: foreign, headers: { 'x-hub-signature-256': signCloudBody(foreign, stack.instance.app_secret!) } };
       expect((await post(stack, signed)).status).toBe(401);
       expect(await stack.executions()).toEqual([]);
+    });
+
+    it('a correctly signed body that is not a Cloud webhook is 422 with each path, and records nothing', async () => {
+      const pnid = stack.instance.external_id!;
+      const signed = (body: unknown) => {
+        const raw = JSON.stringify(body);
+        return { path: '/leadagent/cloud', raw, headers: { 'x-hub-signature-256': signCloudBody(raw, stack.instance.app_secret!) } };
+      };
+      const metadata = { display_phone_number: '5511912345678', phone_number_id: pnid };
+      const cases: Array<[unknown, Array<{ path: string; message: string }>]> = [
+        // Another object type (a Page webhook) naming the instance's number.
+        [
+          { object: 'page', entry: [{ id: '1', changes: [{ field: 'messages', value: { metadata } }] }] },
+          [{ path: 'object', message: 'must be equal to constant' }],
+        ],
+        // The lists of a messages change that are not lists.
+        [
+          {
+            object: 'whatsapp_business_account',
+            entry: [{ id: '1', changes: [{ field: 'messages', value: { metadata, messages: {} } }] }],
+          },
+          [{ path: 'entry.0.changes.0.value.messages', message: 'must be array' }],
+        ],
+        [
+          {
+            object: 'whatsapp_business_account',
+            entry: [{ id: '1', changes: [{ field: 'messages', value: { metadata, statuses: 'read' } }] }],
+          },
+          [{ path: 'entry.0.changes.0.value.statuses', message: 'must be array' }],
+        ],
+        // A message without an id, beside a well-formed one: the whole request is refused.
+        [
+          {
+            object: 'whatsapp_business_account',
+            entry: [
+              {
+                id: '1',
+                changes: [
+                  {
+                    field: 'messages',
+                    value: {
+                      metadata,
+                      messages: [
+                        { from: '5511987650009', id: 'wamid.ok', type: 'text', text: { body: 'oi' } },
+                        { from: '5511987650009', type: 'text', text: { body: 'sem id' } },
+                      ],
+                    },
+                  },
+                ],
+              },
+            ],
+          },
+          [{ path: 'entry.0.changes.0.value.messages.1.id', message: 'is required' }],
+        ],
+      ];
+      const before = (await stack.executions()).length;
+      for (const [body, details] of cases) {
+        expect(await post(stack, signed(body)), JSON.stringify(body)).toEqual({ status: 422, json: { error: 'invalid input', details } });
+      }
+      expect(await stack.executions()).toHaveLength(before);
+      // A body naming no phone number id cannot be tied to an app secret: not authenticated.
+      for (const body of [{}, { object: 'page' }, { object: 'whatsapp_business_account', entry: [{ changes: {} }] }])
+        expect((await post(stack, signed(body))).status, JSON.stringify(body)).toBe(401);
+      expect(await stack.executions()).toHaveLength(before);
     });
 
     it('a webhook of three messages starts three executions, each parsing its own message, in order', async () => {
