@@ -2,11 +2,12 @@
 // verification GET (200 with the challenge as text/plain, 403 otherwise), the X-Hub-Signature-256
 // check (401, nothing recorded), a signed body that is not a Cloud webhook (422 with each path,
 // nothing recorded), several messages in one request (one execution each), statuses (200, nothing
-// started), and the lead's 24-hour window opened by a lead's message.
+// started), the lead's 24-hour window opened by a lead's message, and a text Meta accepted then
+// refused late (a `failed` status, 131047) answered with the template, once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CustomerWindow } from '../../adapters/gateway/cloud/customer-window.js';
 import { cloudBatchWebhook, cloudStatusWebhook, signCloudBody } from '../fakes/cloud-webhooks.js';
-import { CLOUD_CASE, CLOUD_VERIFY_TOKEN, post, send } from './providers.js';
+import { CLOUD_CASE, CLOUD_TEMPLATES, CLOUD_VERIFY_TOKEN, post, send } from './providers.js';
 import { forEachBackend, startStack, type Stack } from './stack.js';
 
 let stack: Stack;
@@ -168,6 +169,43 @@ forEachBackend('cloud routes', (backend) => {
         status: 413,
         json: { error: `body larger than ${1024 * 1024} bytes` },
       });
+    });
+
+    it("a text refused late as outside the window (a failed status, 131047) sends the purpose's template once", async () => {
+      const lead = '5511987650021';
+      const { kv, gateway, instances } = stack.runtime.services;
+      // LeadFlow takes the window as open (the lead wrote), so the texts go as texts and Meta accepts them.
+      await new CustomerWindow(kv).noteInbound(stack.instance.id, lead, Date.now() - 60_000);
+      const client = gateway((await instances.get(stack.instance.id))!);
+      const template = { purpose: 'follow_up' as const, parameters: ['Maria'] };
+      const first = await client.sendText({ number: lead, text: 'Oi, Maria! Ainda quer conversar?', template });
+      const second = await client.sendText({ number: lead, text: 'Estamos por aqui.', template });
+      expect([first.sent_as, second.sent_as]).toEqual(['text', 'text']);
+      const templates = () =>
+        stack.provider.sent(stack.fake, stack.instance).filter((m) => m.number === lead && m.text.startsWith('template:'));
+      expect(templates()).toEqual([]);
+
+      const failed = (messageId: string) => {
+        const raw = JSON.stringify(
+          cloudStatusWebhook({
+            phoneNumberId: stack.instance.external_id!,
+            recipient: lead,
+            messageId,
+            status: 'failed',
+            errorCode: 131047,
+          }),
+        );
+        return { path: '/leadagent/cloud', raw, headers: { 'x-hub-signature-256': signCloudBody(raw, stack.instance.app_secret!) } };
+      };
+      const before = (await stack.executions()).length;
+      const status = failed(first.messageid!);
+      expect(await post(stack, status)).toEqual({ status: 200, json: { status: 'accepted', executions: 0 } });
+      expect(templates().map((m) => m.text)).toEqual([`template:${CLOUD_TEMPLATES.follow_up.name}(Maria)`]);
+      // The same status again (Meta's redelivery), and the late refusal of the same send's other text: nothing more.
+      expect(await post(stack, status)).toEqual({ status: 200, json: { status: 'accepted', executions: 0 } });
+      expect(await post(stack, failed(second.messageid!))).toEqual({ status: 200, json: { status: 'accepted', executions: 0 } });
+      expect(templates()).toHaveLength(1);
+      expect(await stack.executions()).toHaveLength(before);
     });
 
     it('a webhook of statuses only answers 200 and starts nothing', async () => {

@@ -11,6 +11,9 @@
 //      Statuses (sent, delivered, read, failed), errors and other fields start nothing: a request of
 //      statuses only is 0 events (200 {status: accepted, executions: 0}).
 //   3. each event's instance: the one whose external_id is its change's phone number id.
+//   4. with the host's services: a `failed` status with error 131047 (a text Meta accepted, then
+//      refused as outside the 24-hour window) sends the template of that text's purpose, once
+//      (late-failures.ts), before the request is answered.
 //   A signed body that is not a Cloud webhook (cloudEventSchema, event-schema.ts: e.g. `object` not
 //   "whatsapp_business_account", a list that is not an array, a message without `id`) is one event,
 //   the whole body, which the route's `eventSchema` (the same schema) refuses: 422 `{error: "invalid
@@ -25,6 +28,8 @@ import type { JsonObject, JsonValue } from '../../../engine/types.js';
 import type { InboundEvent, InboundInstance, InboundProvider } from '../provider-inbound.js';
 import { eventProblems } from '../event-problems.js';
 import { cloudEventSchema } from './event-schema.js';
+import { answerLateOutsideWindow } from './late-failures.js';
+import { parseCloudWebhook } from './events.js';
 import { authenticateCloudWebhook } from './signature.js';
 import { verifyCloudSubscription } from './verification.js';
 
@@ -94,7 +99,7 @@ export const cloudInbound: InboundProvider = {
   headersNeverRecorded: [SIGNATURE_HEADER],
   maxBodyBytes: CLOUD_MAX_BODY_BYTES,
   eventSchema: cloudEventSchema,
-  async accept(request, instances) {
+  async accept(request, instances, services) {
     const found = new Map<string, InboundInstance | undefined>();
     const verdict = await authenticateCloudWebhook(request.raw, request.header(SIGNATURE_HEADER), async (id) => {
       const instance = await instances.byExternalId('cloud', id);
@@ -106,8 +111,11 @@ export const cloudInbound: InboundProvider = {
     // Not a Cloud webhook: the whole body as the one event, which the route's eventSchema answers 422.
     if (eventProblems(cloudEventSchema, request.body)) return { events: [{ body: request.body, instance: named }] };
     const events: InboundEvent[] = [];
-    for (const part of splitCloudWebhook(request.body))
-      events.push({ body: part.body, instance: found.get(part.phoneNumberId) ?? named });
+    for (const part of splitCloudWebhook(request.body)) events.push({ body: part.body, instance: found.get(part.phoneNumberId) ?? named });
+    if (services) {
+      const { failures } = parseCloudWebhook(request.body);
+      if (failures.length > 0) await answerLateOutsideWindow(failures, (id) => found.get(id)?.id, services);
+    }
     return { events };
   },
   verification: {
