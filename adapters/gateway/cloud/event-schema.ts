@@ -1,10 +1,11 @@
 // JSON Schema (draft-07) of a WhatsApp Cloud API webhook body (reference whatsapp-providers.md
 // §2.3-2.6): `{object: "whatsapp_business_account", entry: [{id, changes: [{field, value}]}]}`.
 // Usable as a flow's `trigger.input`. Only what parseCloudWebhook reads is constrained; other fields
-// pass. A change of field `messages` or `smb_message_echoes` names its business number
-// (`value.metadata.phone_number_id`), and its lists are arrays; each message or echo has an `id` and a
-// `type`, and a `timestamp` (when given) of seconds as a string or a number. Changes of other fields
-// need only `field` and an object `value`.
+// pass. Every change has a `field` and an object `value`, whose lists (`messages`, `message_echoes`,
+// `statuses`, `contacts`, `errors`) are arrays; a value holding messages, echoes or statuses names its
+// business number (`metadata.phone_number_id`); each message or echo has an `id` and a `type`, and a
+// `timestamp` (when given) of seconds as a string or a number. No `if`/`then`: a 422 lists only the
+// problems themselves.
 // The one check of a Cloud body's shape: parseCloudWebhook (events.ts) and the route's `eventSchema`
 // (auth.ts: a signed body that is not a Cloud webhook is answered 422 before anything is recorded).
 
@@ -21,9 +22,8 @@ const message = {
   },
 };
 
-/** The `value` of a `messages` or `smb_message_echoes` change. */
-const messagesValue = {
-  type: 'object',
+/** What a change that holds messages, echoes or statuses must say: the business number they are about. */
+const namesItsNumber = {
   required: ['metadata'],
   properties: {
     metadata: {
@@ -31,12 +31,21 @@ const messagesValue = {
       required: ['phone_number_id'],
       properties: { phone_number_id: { ...nonEmpty, description: 'The business phone number id (the instance’s `external_id`).' } },
     },
+  },
+};
+
+/** The `value` of a change: its lists are arrays, and one holding messages, echoes or statuses names its number. */
+const changeValue = {
+  type: 'object',
+  properties: {
+    metadata: { type: 'object' },
     messages: { type: 'array', items: message },
     message_echoes: { type: 'array', items: message },
     statuses: { type: 'array' },
     contacts: { type: 'array' },
     errors: { type: 'array' },
   },
+  dependencies: { messages: namesItsNumber, message_echoes: namesItsNumber, statuses: namesItsNumber },
 };
 
 /** JSON Schema (draft-07) of a Cloud API webhook body (see the file's head); the route's `eventSchema`. */
@@ -58,9 +67,7 @@ export const cloudEventSchema: Record<string, unknown> = {
             items: {
               type: 'object',
               required: ['field', 'value'],
-              properties: { field: nonEmpty, value: { type: 'object' } },
-              if: { required: ['field'], properties: { field: { enum: ['messages', 'smb_message_echoes'] } } },
-              then: { properties: { value: messagesValue } },
+              properties: { field: nonEmpty, value: changeValue },
             },
           },
         },

@@ -17,11 +17,9 @@
 import type { GatewayClientFactory } from '../gateway-client.js';
 import type { InstanceDirectory } from '../instance-directory.js';
 import type { KeyValue } from '../../kv/key-value.js';
+import { OUTSIDE_WINDOW_CODE } from './error-codes.js';
 import type { CloudStatusFailure } from './events.js';
 import { NOTE_TTL_MS, SentTextNotes } from './sent-text-notes.js';
-
-/** Meta's error code for a message sent outside the 24-hour window. */
-export const OUTSIDE_WINDOW_CODE = 131047;
 
 /** What answering a late refusal needs: the store of the notes, the instances and their clients, and where it logs. */
 export interface LateFailureServices {
