@@ -19,7 +19,7 @@ import type { InstanceDirectory } from '../instance-directory.js';
 import type { KeyValue } from '../../kv/key-value.js';
 import { OUTSIDE_WINDOW_CODE } from './error-codes.js';
 import type { CloudStatusFailure } from './events.js';
-import { NOTE_TTL_MS, SentTextNotes } from './sent-text-notes.js';
+import { NOTE_TTL_MS, type SentTextNote, SentTextNotes } from './sent-text-notes.js';
 
 /** What answering a late refusal needs: the store of the notes, the instances and their clients, and where it logs. */
 export interface LateFailureServices {
@@ -57,11 +57,11 @@ export async function answerLateOutsideWindow(
 async function sendTemplate(
   instanceId: number,
   number: string,
-  note: { purpose: string; parameters: string[] },
+  note: SentTextNote,
   services: LateFailureServices,
 ): Promise<boolean> {
   const instance = await services.instances.get(instanceId);
-  const template = instance?.templates?.[note.purpose as keyof NonNullable<typeof instance.templates>];
+  const template = instance?.templates?.[note.purpose];
   const fields = { instance_id: instanceId, purpose: note.purpose };
   if (!instance || !template) {
     services.logger?.warn(fields, 'late 131047: the instance has no template for that purpose, nothing sent');
