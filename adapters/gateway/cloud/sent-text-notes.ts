@@ -87,8 +87,8 @@ export class SentTextNotes {
 function numbersIn(parameters: readonly string[]): string[] {
   const out: string[] = [];
   for (const parameter of parameters) {
-    const digits = /^\+?(\d{10,15})(@s\.whatsapp\.net)?$/.exec(parameter.replace(/[\s().-]/g, ''))?.[1];
-    if (digits) out.push(windowPhone(digits));
+    const digits = parameter.replace(/@s\.whatsapp\.net$/, '').replace(/[\s().+-]/g, '');
+    if (/^\d{10,15}$/.test(digits)) out.push(windowPhone(digits));
   }
   return out;
 }
