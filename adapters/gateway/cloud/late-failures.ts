@@ -54,12 +54,7 @@ export async function answerLateOutsideWindow(
 }
 
 /** The instance's template for `note`'s purpose to `number`; false when none went (logged). */
-async function sendTemplate(
-  instanceId: number,
-  number: string,
-  note: SentTextNote,
-  services: LateFailureServices,
-): Promise<boolean> {
+async function sendTemplate(instanceId: number, number: string, note: SentTextNote, services: LateFailureServices): Promise<boolean> {
   const instance = await services.instances.get(instanceId);
   const template = instance?.templates?.[note.purpose];
   const fields = { instance_id: instanceId, purpose: note.purpose };
