@@ -29,7 +29,7 @@ export async function listenForWebhooks(executing: ExecutingProcess, listen: Lis
     engine,
     logger,
     secret,
-    authModes: hostAuthModes(runtime.inboundInstances),
+    authModes: hostAuthModes(runtime.inboundInstances, { ...runtime.services, logger }),
     extend: gatewayVerificationRoutes(gatewayProviders.inbound(), runtime.inboundInstances, logger),
     ...(admin ? { admin } : {}),
     metrics,

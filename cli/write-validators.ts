@@ -9,6 +9,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cloudEventSchema } from '../adapters/gateway/cloud/event-schema.js';
 import { evolutionEventSchema } from '../adapters/gateway/evolution/event-schema.js';
 import { uazapiEventSchema } from '../adapters/gateway/uazapi/event-schema.js';
 import { buildFlowSchema } from '../engine/flow-schema.js';
@@ -49,7 +50,7 @@ writeFileSync(flowFile, flowValidatorSource(buildFlowSchema(registry)));
 process.stderr.write(`flow validator: ${flowFile}\n`);
 
 const inputs = shippedInputSchemas(join(packageRoot(import.meta.dirname), 'flows'));
-const schemas = [...registry.all().map((def) => def.params), uazapiEventSchema, evolutionEventSchema, ...inputs];
+const schemas = [...registry.all().map((def) => def.params), uazapiEventSchema, evolutionEventSchema, cloudEventSchema, ...inputs];
 const schemasFile = fileURLToPath(new URL(`../engine/run/${GENERATED_SCHEMA_VALIDATORS}`, import.meta.url));
 writeFileSync(schemasFile, prebuiltValidatorsSource(schemas));
 process.stderr.write(`schema validators: ${schemasFile} (${schemas.length} schemas, ${inputs.length} of them flow inputs, and draft-07)\n`);

@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
+import { cloudEventSchema } from '../adapters/gateway/cloud/event-schema.js';
 import { evolutionEventSchema } from '../adapters/gateway/evolution/event-schema.js';
 import { uazapiEventSchema } from '../adapters/gateway/uazapi/event-schema.js';
 import { listFlowFiles, loadFlowDirectory } from '../engine/load/loader.js';
@@ -24,7 +25,7 @@ const DIR = mkdtempSync(join(SCRATCH, 'test-prebuilt-validators-'));
 afterAll(() => rmSync(DIR, { recursive: true, force: true }));
 
 const registry = defaultRegistry();
-const schemas = [...registry.all().map((def) => def.params), uazapiEventSchema, evolutionEventSchema];
+const schemas = [...registry.all().map((def) => def.params), uazapiEventSchema, evolutionEventSchema, cloudEventSchema];
 const file = join(DIR, 'schema-validators.generated.cjs');
 writeFileSync(file, prebuiltValidatorsSource(schemas));
 const prebuilt = loadPrebuiltValidators(file);

@@ -85,10 +85,13 @@ export interface DownloadedMedia {
 }
 
 /**
- * One gateway call, for metrics (`leadflow_gateway_*_total`): `send` (a text or a template) or
- * `download`; `retried` before each retry of a call, then once `ok` or `error` when it ends.
+ * One gateway call, for metrics (`leadflow_gateway_*_total`): the provider whose client made it,
+ * `send` (a text or a template) or `download`; `retried` before each retry of a call, then once `ok`
+ * or `error` when it ends.
  */
 export interface GatewayCallEvent {
+  /** The registered provider whose client made the call (its `provider`, set by the HTTP base). */
+  provider: GatewayProvider;
   op: 'send' | 'download';
   outcome: 'ok' | 'error' | 'retried';
 }

@@ -1,12 +1,13 @@
 // The HTTP base every provider's client is built on (uazapi, Evolution, Cloud): the checks of an
 // instance's server URL and credential, the shared options' defaults (http-client-options.ts), and
 // its calls: each with the credential's headers, the retry policy of http-call.ts and the metrics
-// hook (measured-call.ts). The credential lives in a private field: it is sent as the headers the
+// hook (measured-call.ts), each call's events labelled with the provider the profile names. The credential lives in a private field: it is sent as the headers the
 // provider names and never appears in an error, a log line or `JSON.stringify`.
 // Defaults: timeoutMs 15000 (per attempt), retries 3, baseDelayMs 500, maxDelayMs 8000,
 // maxRetryAfterMs 30000, maxDownloadBytes 64 MiB, the global fetch, Math.random.
 import type { GatewayCallEvent } from './gateway-client.js';
 import type { GatewayHttpOptions } from './http-client-options.js';
+import type { GatewayProvider } from './providers.js';
 import {
   displayUrl,
   type ErrorAnswerJudge,
@@ -28,6 +29,8 @@ export interface GatewayEndpointOptions extends GatewayHttpOptions {
 
 /** What a provider's client adds to the base: how its messages name it, how its credential is sent, its own error reading. */
 export interface GatewayEndpointProfile {
+  /** The registered provider this client speaks to: the `provider` label of its calls' metrics. */
+  provider: GatewayProvider;
   /** How an unusable row's TypeError names the server: `<server> server_url is not a valid URL` (e.g. `uazapi`, `Cloud API`). */
   server: string;
   /** How it names the credential: `<credential> is empty` (e.g. `uazapi token`, `Cloud API access token`). */
@@ -61,6 +64,7 @@ export class GatewayHttp {
   readonly #headers: Record<string, string>;
   readonly #token: string;
   readonly #onCall: ((event: GatewayCallEvent) => void) | undefined;
+  readonly #provider: GatewayProvider;
 
   constructor(options: GatewayEndpointOptions, profile: GatewayEndpointProfile) {
     let url: URL;
@@ -89,11 +93,12 @@ export class GatewayHttp {
       ...(profile.judge ? { judge: profile.judge } : {}),
     };
     this.#onCall = options.onCall;
+    this.#provider = profile.provider;
   }
 
-  /** Runs one operation's calls with `policy` reporting its retries, and reports its end (the hook never breaks the call). */
+  /** Runs one operation's calls with `policy` reporting its retries, and reports its end, labelled with the profile's provider (the hook never breaks the call). */
   measured<T>(op: GatewayCallEvent['op'], run: (policy: RetryPolicy) => Promise<T>): Promise<T> {
-    return measuredCall(this.#onCall, this.policy, op, run);
+    return measuredCall(this.#onCall, this.policy, this.#provider, op, run);
   }
 
   /** One call with the credential's headers, retried under `policy` (default: this client's, unmeasured). */

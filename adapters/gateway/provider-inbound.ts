@@ -19,6 +19,9 @@ import { compileInputSchema } from '../../engine/run/param-validator.js';
 import { sharedSecretDecision } from '../../engine/triggers/webhook-auth.js';
 import type { JsonValue } from '../../engine/types.js';
 import type { GatewayProvider } from './providers.js';
+import type { GatewayClientFactory } from './gateway-client.js';
+import type { InstanceDirectory } from './instance-directory.js';
+import type { KeyValue } from '../kv/key-value.js';
 
 /** One registered instance, as an inbound check needs it. Holds credentials: never log, record or return it. */
 export interface InboundInstance {
@@ -55,6 +58,19 @@ export interface InboundRequest extends AuthRequest {
   raw: Buffer;
   /** The body parsed as JSON. */
   body: JsonValue;
+}
+
+/**
+ * What the host lends a provider's inbound side to act on what a request reports besides its messages
+ * (Cloud: a text Meta refused late as outside the 24-hour window is answered with the template,
+ * cloud/late-failures.ts): the key-value store, the instances and their clients, where it logs.
+ * Absent (e.g. flows checked as they load): such reports are left alone.
+ */
+export interface InboundServices {
+  kv: KeyValue;
+  gateway: GatewayClientFactory;
+  instances: InstanceDirectory;
+  logger?: { info(fields: object, message: string): void; warn(fields: object, message: string): void };
 }
 
 /** One event of a request: one message for the flow. */
@@ -108,18 +124,21 @@ export interface InboundProvider {
    * path before anything is recorded. Absent: the parse step alone judges the shape.
    */
   readonly eventSchema?: Record<string, unknown>;
-  /** Authenticates one request and splits it into events (see InboundAcceptance). */
-  accept(request: InboundRequest, instances: InboundInstanceLookup): Promise<InboundAcceptance>;
+  /**
+   * Authenticates one request and splits it into events (see InboundAcceptance); with `services`, it
+   * may also act on what the request reports besides messages (a rejection answers 5xx).
+   */
+  accept(request: InboundRequest, instances: InboundInstanceLookup, services?: InboundServices): Promise<InboundAcceptance>;
   /** The provider's verification GET, when it has one. */
   readonly verification?: InboundVerification;
 }
 
 /**
  * The webhook auth mode of `inbound` (named `inbound.authMode`): the shared secret when it is set,
- * then `accept`. Each event becomes its own execution with `trigger.auth = {instance_id,
- * clinica_id, provider}`; with exactly one the flow answers as usual.
+ * then `accept` (lent `services` when given). Each event becomes its own execution with
+ * `trigger.auth = {instance_id, clinica_id, provider}`; with exactly one the flow answers as usual.
  */
-export function providerAuthMode(inbound: InboundProvider, instances: InboundInstanceLookup): WebhookAuthMode {
+export function providerAuthMode(inbound: InboundProvider, instances: InboundInstanceLookup, services?: InboundServices): WebhookAuthMode {
   // Compiled now, with the host's routes, rather than at the first request.
   if (inbound.eventSchema) compileInputSchema(inbound.eventSchema);
   return {
@@ -129,7 +148,7 @@ export function providerAuthMode(inbound: InboundProvider, instances: InboundIns
     ...(inbound.maxBodyBytes ? { maxBodyBytes: inbound.maxBodyBytes } : {}),
     beforeBody: sharedSecretDecision,
     async withBody(req, body, _ctx, raw) {
-      const accepted = await inbound.accept({ header: (name) => req.header(name), query: req.query, raw, body }, instances);
+      const accepted = await inbound.accept({ header: (name) => req.header(name), query: req.query, raw, body }, instances, services);
       if ('denied' in accepted) return accepted;
       return {
         events: accepted.events.map((event) => ({

@@ -3,7 +3,8 @@
 // `createMetrics` builds its own Registry (never prom-client's global one), so tests can build several.
 //
 // Fed by hooks, never by polling the business: the engine's observer (executions, steps, wait lag,
-// and the metrics flows declare in their `metrics:` block), the AI service's onCall / onAgentAttempt, the uazapi client's onCall; the
+// and the metrics flows declare in their `metrics:` block), the AI service's onCall / onAgentAttempt, the gateway clients' onCall
+// (every provider's, labelled with its `provider`: only the registry's names, adapters/gateway/providers.ts); the
 // queue depth is read at scrape time from a callback the host sets (embedded: running + due waits
 // of this process; a queue backend sets its own). Every hook swallows its own errors.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
@@ -11,6 +12,7 @@ import type { EngineObserver, FlowMetricsEvent, StepEndedEvent } from '../../eng
 import type { ExecutionRecord, FlowMetric } from '../../engine/types.js';
 import type { AgentAttemptEvent, AiCallEvent } from '../ai/ai-service.js';
 import type { GatewayCallEvent } from '../gateway/gateway-client.js';
+import { isGatewayProvider } from '../gateway/providers.js';
 
 /** Prefix of every figure's name, process metrics included. */
 export const METRIC_PREFIX = 'leadflow_';
@@ -42,7 +44,7 @@ export interface Metrics {
   aiCall(event: AiCallEvent): void;
   /** AiServiceOptions.onAgentAttempt. */
   agentAttempt(event: AgentAttemptEvent): void;
-  /** UazapiClientOptions.onCall. */
+  /** The gateway clients' onCall (GatewayHttpOptions.onCall); an event naming no registered provider is skipped (reported to onError). */
   gatewayCall(event: GatewayCallEvent): void;
   /** Where `leadflow_queue_depth` comes from (replaces the previous source); without one it is 0. */
   setQueueDepth(source: QueueDepthSource): void;
@@ -82,7 +84,9 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       calls.agentAttempts.inc({ model: event.model, role: event.role, outcome: event.outcome });
     }),
     gatewayCall: guard('gatewayCall', (event: GatewayCallEvent) => {
-      (event.op === 'send' ? calls.gatewaySends : calls.gatewayDownloads).inc({ outcome: event.outcome });
+      // The label's values are the registry's provider names only: anything else would grow the series.
+      if (!isGatewayProvider(event.provider)) throw new Error(`gateway call of an unregistered provider ${JSON.stringify(event.provider)}`);
+      (event.op === 'send' ? calls.gatewaySends : calls.gatewayDownloads).inc({ provider: event.provider, outcome: event.outcome });
     }),
     setQueueDepth(source) {
       queueDepth = source;
@@ -177,14 +181,14 @@ function callFigures(registers: Registry[]) {
   });
   const gatewaySends = new Counter({
     name: `${METRIC_PREFIX}gateway_sends_total`,
-    help: 'WhatsApp gateway text sends: ok or error once per send, retried once per retry.',
-    labelNames: ['outcome'] as const,
+    help: 'WhatsApp gateway sends (texts and templates), by provider (uazapi, evolution, cloud): ok or error once per send, retried once per retry.',
+    labelNames: ['provider', 'outcome'] as const,
     registers,
   });
   const gatewayDownloads = new Counter({
     name: `${METRIC_PREFIX}gateway_downloads_total`,
-    help: 'WhatsApp gateway media downloads: ok or error once per download, retried once per retry.',
-    labelNames: ['outcome'] as const,
+    help: 'WhatsApp gateway media downloads, by provider (uazapi, evolution, cloud): ok or error once per download, retried once per retry.',
+    labelNames: ['provider', 'outcome'] as const,
     registers,
   });
   return { aiCalls, aiTokens, agentAttempts, gatewaySends, gatewayDownloads };

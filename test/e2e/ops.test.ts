@@ -122,8 +122,8 @@ forEachBackend('ops endpoints', (backend) => {
 
     // Gateway: every message delivered once, the failed attempt retried.
     expect(stack.gateway.sent.length).toBe(3); // two paragraphs to the lead, one alert to the Hunter
-    expect(sampleValue(samples, 'leadflow_gateway_sends_total', { outcome: 'ok' })).toBe(3);
-    expect(sampleValue(samples, 'leadflow_gateway_sends_total', { outcome: 'retried' })).toBe(1);
+    expect(sampleValue(samples, 'leadflow_gateway_sends_total', { provider: 'uazapi', outcome: 'ok' })).toBe(3);
+    expect(sampleValue(samples, 'leadflow_gateway_sends_total', { provider: 'uazapi', outcome: 'retried' })).toBe(1);
     expect(sampleValue(samples, 'leadflow_gateway_sends_total', { outcome: 'error' })).toBeUndefined();
 
     // Rule 1: the intake's form_to_first_message_ms, observed in seconds.

@@ -293,7 +293,7 @@ async function start(options: StackOptions, backend: Backend, undo: Array<() => 
     engine,
     logger,
     secret: env.LEADFLOW_WEBHOOK_SECRET || undefined,
-    authModes: hostAuthModes(runtime.inboundInstances),
+    authModes: hostAuthModes(runtime.inboundInstances, { ...runtime.services, logger }),
     extend: gatewayVerificationRoutes(gatewayProviders.inbound(), runtime.inboundInstances, logger),
     ...(admin ? { admin } : {}),
     metrics,

@@ -291,9 +291,9 @@ describe('rate limits and temporary errors: retried with backoff', () => {
       text: 'oi',
     });
     expect(events).toEqual([
-      { op: 'send', outcome: 'retried' },
-      { op: 'send', outcome: 'retried' },
-      { op: 'send', outcome: 'ok' },
+      { provider: 'cloud', op: 'send', outcome: 'retried' },
+      { provider: 'cloud', op: 'send', outcome: 'retried' },
+      { provider: 'cloud', op: 'send', outcome: 'ok' },
     ]);
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatchObject({ gateway: `${fake.graphUrl}/${PNID}/messages`, attempt: 1 });

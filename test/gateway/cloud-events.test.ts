@@ -253,9 +253,9 @@ describe('parseCloudWebhook: malformed bodies', () => {
     expect(err).toBeInstanceOf(CloudEventError);
     expect(err).toMatchObject({ status: 422, code: 'invalid-event' });
     expect((err as CloudEventError).details).toEqual([
-      { path: 'entry[0].changes[0].value.metadata.phone_number_id', message: 'must be a non-empty string' },
-      { path: 'entry[0].changes[0].value.messages[0].id', message: 'must be a non-empty string' },
-      { path: 'entry[0].changes[0].value.messages[0].timestamp', message: 'must be a string or a number of seconds' },
+      { path: 'entry.0.changes.0.value.metadata.phone_number_id', message: 'is required' },
+      { path: 'entry.0.changes.0.value.messages.0.id', message: 'is required' },
+      { path: 'entry.0.changes.0.value.messages.0.timestamp', message: 'must be string,number' },
     ]);
   });
 
@@ -271,9 +271,16 @@ describe('parseCloudWebhook: malformed bodies', () => {
     expect(details('text')).toEqual(['(body)']);
     expect(details({ object: 'page', entry: [] })).toEqual(['object']);
     expect(details({ object: 'whatsapp_business_account' })).toEqual(['entry']);
-    expect(details({ object: 'whatsapp_business_account', entry: [{ id: '1' }, 3] })).toEqual(['entry[0].changes', 'entry[1]']);
+    expect(details({ object: 'whatsapp_business_account', entry: [{ id: '1' }, 3] })).toEqual(['entry.0.changes', 'entry.1']);
     expect(details({ object: 'whatsapp_business_account', entry: [{ changes: [{ field: 'messages' }] }] })).toEqual([
-      'entry[0].changes[0].value',
+      'entry.0.changes.0.value',
     ]);
+    expect(details({ object: 'whatsapp_business_account', entry: [{ changes: {} }] })).toEqual(['entry.0.changes']);
+    expect(
+      details({
+        object: 'whatsapp_business_account',
+        entry: [{ changes: [{ field: 'messages', value: { metadata: { phone_number_id: '1' }, messages: {}, statuses: 'x' } }] }],
+      }),
+    ).toEqual(['entry.0.changes.0.value.messages', 'entry.0.changes.0.value.statuses']);
   });
 });

@@ -98,7 +98,7 @@ describe('createMetrics', () => {
     const a = createMetrics();
     const b = createMetrics({ defaultMetrics: false });
     expect(a.registry).not.toBe(b.registry);
-    a.gatewayCall({ op: 'send', outcome: 'ok' });
+    a.gatewayCall({ provider: 'uazapi', op: 'send', outcome: 'ok' });
     const textA = await a.render();
     const textB = await b.render();
     expect(a.contentType).toMatch(/^text\/plain; version=0\.0\.4/);
@@ -115,7 +115,7 @@ describe('createMetrics', () => {
       leadflow_gateway_downloads_total: 'counter',
     });
     // Registries are independent: a's send is not in b.
-    expect(sampleValue(parseMetrics(textA), 'leadflow_gateway_sends_total', { outcome: 'ok' })).toBe(1);
+    expect(sampleValue(parseMetrics(textA), 'leadflow_gateway_sends_total', { provider: 'uazapi', outcome: 'ok' })).toBe(1);
     expect(sampleValue(parseMetrics(textB), 'leadflow_gateway_sends_total', { outcome: 'ok' })).toBeUndefined();
     expect(Object.keys(familyTypes(textA))).toEqual(
       expect.arrayContaining(['leadflow_process_cpu_user_seconds_total', 'leadflow_nodejs_heap_size_total_bytes']),
@@ -339,7 +339,7 @@ steps:
     metrics.aiCall({ model: 'anthropic:c', kind: 'chat', outcome: 'ok', ms: 3, input_tokens: 10, output_tokens: 4 });
     metrics.aiCall({ model: 'openai:t', kind: 'transcribe', outcome: 'error', ms: 3 });
     metrics.agentAttempt({ model: 'openai:m', role: 'primary', outcome: 'rate_limited', ms: 1 });
-    metrics.gatewayCall({ op: 'download', outcome: 'ok' });
+    metrics.gatewayCall({ provider: 'cloud', op: 'download', outcome: 'ok' });
     const samples = parseMetrics(await metrics.render());
     expect(sampleValue(samples, 'leadflow_ai_calls_total', { model: 'openai:m', kind: 'chat', outcome: 'rate_limited' })).toBe(1);
     expect(sampleValue(samples, 'leadflow_ai_calls_total', { model: 'anthropic:c', kind: 'chat', outcome: 'ok' })).toBe(1);
@@ -349,7 +349,7 @@ steps:
     expect(sampleValue(samples, 'leadflow_ai_agent_attempts_total', { model: 'openai:m', role: 'primary', outcome: 'rate_limited' })).toBe(
       1,
     );
-    expect(sampleValue(samples, 'leadflow_gateway_downloads_total', { outcome: 'ok' })).toBe(1);
+    expect(sampleValue(samples, 'leadflow_gateway_downloads_total', { provider: 'cloud', outcome: 'ok' })).toBe(1);
   });
 });
 
@@ -420,8 +420,8 @@ describe('hooks of the agent runner and the uazapi client', () => {
     fake.failNext('500', 1);
     await client.sendText({ number: '5511999990000', text: 'a' });
     expect(events).toEqual([
-      { op: 'send', outcome: 'retried' },
-      { op: 'send', outcome: 'ok' },
+      { provider: 'uazapi', op: 'send', outcome: 'retried' },
+      { provider: 'uazapi', op: 'send', outcome: 'ok' },
     ]);
     events.length = 0;
     fake.failNext('500', 3);

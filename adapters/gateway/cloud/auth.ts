@@ -11,8 +11,14 @@
 //      Statuses (sent, delivered, read, failed), errors and other fields start nothing: a request of
 //      statuses only is 0 events (200 {status: accepted, executions: 0}).
 //   3. each event's instance: the one whose external_id is its change's phone number id.
-//   A signed body that is not a Cloud webhook at all is one event (the whole body), so the flow's
-//   parse step fails it with each path, recorded.
+//   4. with the host's services: a `failed` status with error 131047 (a text Meta accepted, then
+//      refused as outside the 24-hour window) sends the template of that text's purpose, once
+//      (late-failures.ts), before the request is answered.
+//   A signed body that is not a Cloud webhook (cloudEventSchema, event-schema.ts: e.g. `object` not
+//   "whatsapp_business_account", a list that is not an array, a message without `id`) is one event,
+//   the whole body, which the route's `eventSchema` (the same schema) refuses: 422 `{error: "invalid
+//   input", details: [{path, message}]}`, before anything is recorded. A body naming no phone number
+//   id (`{}`, no `entry`, `changes` not an array) cannot be tied to an instance's app secret: 401.
 // Nothing in a Cloud body is a credential: bodies are recorded as received. The signature header is
 // never recorded (headersNeverRecorded).
 //
@@ -20,6 +26,10 @@
 // reads up to CLOUD_MAX_BODY_BYTES (4 MiB; the other webhooks 1 MiB) and answers 413 above it.
 import type { JsonObject, JsonValue } from '../../../engine/types.js';
 import type { InboundEvent, InboundInstance, InboundProvider } from '../provider-inbound.js';
+import { eventProblems } from '../event-problems.js';
+import { cloudEventSchema } from './event-schema.js';
+import { answerLateOutsideWindow } from './late-failures.js';
+import { parseCloudWebhook } from './events.js';
 import { authenticateCloudWebhook } from './signature.js';
 import { verifyCloudSubscription } from './verification.js';
 
@@ -88,7 +98,8 @@ export const cloudInbound: InboundProvider = {
   path: CLOUD_PATH,
   headersNeverRecorded: [SIGNATURE_HEADER],
   maxBodyBytes: CLOUD_MAX_BODY_BYTES,
-  async accept(request, instances) {
+  eventSchema: cloudEventSchema,
+  async accept(request, instances, services) {
     const found = new Map<string, InboundInstance | undefined>();
     const verdict = await authenticateCloudWebhook(request.raw, request.header(SIGNATURE_HEADER), async (id) => {
       const instance = await instances.byExternalId('cloud', id);
@@ -96,11 +107,15 @@ export const cloudInbound: InboundProvider = {
       return instance?.app_secret;
     });
     if (!verdict.ok) return { denied: verdict.reason };
-    const parts = splitCloudWebhook(request.body);
     const named = (verdict.phone_number_ids.map((id) => found.get(id)).filter(Boolean) as InboundInstance[])[0]!;
+    // Not a Cloud webhook: the whole body as the one event, which the route's eventSchema answers 422.
+    if (eventProblems(cloudEventSchema, request.body)) return { events: [{ body: request.body, instance: named }] };
     const events: InboundEvent[] = [];
-    for (const part of parts) events.push({ body: part.body, instance: found.get(part.phoneNumberId) ?? named });
-    if (parts.length === 0 && !isCloudEnvelope(request.body)) events.push({ body: request.body, instance: named });
+    for (const part of splitCloudWebhook(request.body)) events.push({ body: part.body, instance: found.get(part.phoneNumberId) ?? named });
+    if (services) {
+      const { failures } = parseCloudWebhook(request.body);
+      if (failures.length > 0) await answerLateOutsideWindow(failures, (id) => found.get(id)?.id, services);
+    }
     return { events };
   },
   verification: {
@@ -112,9 +127,3 @@ export const cloudInbound: InboundProvider = {
     },
   },
 };
-
-/** True for `{object: "whatsapp_business_account", entry: [...]}` (whatever its changes hold). */
-function isCloudEnvelope(body: unknown): boolean {
-  const root = asObj(body);
-  return root?.object === 'whatsapp_business_account' && Array.isArray(root.entry);
-}

@@ -103,6 +103,7 @@ const MEDIA_ID = /^[A-Za-z0-9._-]{1,128}$/;
 /** How the Cloud API names its base and token, sends the token (bearer) and reads Meta's error answers (`pairRateDelayMs`, ms: error-codes.ts). */
 function cloudEndpoint(pairRateDelayMs: number): GatewayEndpointProfile {
   return {
+    provider: 'cloud',
     server: 'Cloud API',
     credential: 'Cloud API access token',
     headers: (token) => ({ authorization: `Bearer ${token}` }),

@@ -37,10 +37,13 @@
 //     taken as ms; absent or unreadable: `now`.
 //   - Fields other than `messages` and `smb_message_echoes` are listed in `ignored`; `value.errors[]`
 //     too, with their codes.
-// A body without this shape throws CloudEventError listing each problem's path (answer 422).
+// A body without this shape (cloudEventSchema, event-schema.ts: the route checks the same) throws
+// CloudEventError listing each problem's path (answer 422).
 import { CloudEventError } from './errors.js';
 import type { GatewayMessage, MessageKind } from '../gateway-message.js';
 import { asObj, asStr, type Fields } from '../event-fields.js';
+import { eventProblems } from '../event-problems.js';
+import { cloudEventSchema } from './event-schema.js';
 
 /** A normalised Cloud API message: GatewayMessage's fields (`media_ref` present only for media), and the Cloud ones. */
 export interface CloudMessage extends Omit<GatewayMessage, 'provider' | 'media_ref'> {
@@ -81,8 +84,6 @@ export interface CloudWebhook {
   ignored: string[];
 }
 
-type Problem = { path: string; message: string };
-
 const asArr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
 const MEDIA_KINDS: Record<string, MessageKind> = {
@@ -92,55 +93,6 @@ const MEDIA_KINDS: Record<string, MessageKind> = {
   document: 'document',
   sticker: 'sticker',
 };
-
-/** Checks the envelope; every problem with its path. */
-function problemsOf(body: unknown): Problem[] {
-  const problems: Problem[] = [];
-  const root = asObj(body);
-  if (!root) return [{ path: '(body)', message: 'must be a JSON object' }];
-  if (root.object !== 'whatsapp_business_account') problems.push({ path: 'object', message: 'must be "whatsapp_business_account"' });
-  if (!Array.isArray(root.entry)) {
-    problems.push({ path: 'entry', message: 'must be an array' });
-    return problems;
-  }
-  for (const [i, entry] of root.entry.entries()) {
-    const e = asObj(entry);
-    if (!e) problems.push({ path: `entry[${i}]`, message: 'must be an object' });
-    else if (!Array.isArray(e.changes)) problems.push({ path: `entry[${i}].changes`, message: 'must be an array' });
-    else for (const [j, change] of e.changes.entries()) checkChange(change, `entry[${i}].changes[${j}]`, problems);
-  }
-  return problems;
-}
-
-function checkChange(change: unknown, path: string, problems: Problem[]): void {
-  const c = asObj(change);
-  if (!c) return void problems.push({ path, message: 'must be an object' });
-  if (typeof c.field !== 'string' || c.field === '') problems.push({ path: `${path}.field`, message: 'must be a non-empty string' });
-  const value = asObj(c.value);
-  if (!value) return void problems.push({ path: `${path}.value`, message: 'must be an object' });
-  if (c.field !== 'messages' && c.field !== 'smb_message_echoes') return;
-  const pnid = asObj(value.metadata)?.phone_number_id;
-  if (typeof pnid !== 'string' || pnid === '')
-    problems.push({ path: `${path}.value.metadata.phone_number_id`, message: 'must be a non-empty string' });
-  for (const key of ['messages', 'message_echoes', 'statuses', 'contacts', 'errors']) {
-    if (value[key] !== undefined && !Array.isArray(value[key]))
-      problems.push({ path: `${path}.value.${key}`, message: 'must be an array' });
-  }
-  for (const key of ['messages', 'message_echoes']) {
-    for (const [k, message] of asArr(value[key]).entries()) {
-      const m = asObj(message);
-      const at = `${path}.value.${key}[${k}]`;
-      if (!m) {
-        problems.push({ path: at, message: 'must be an object' });
-        continue;
-      }
-      if (typeof m.id !== 'string' || m.id === '') problems.push({ path: `${at}.id`, message: 'must be a non-empty string' });
-      if (typeof m.type !== 'string' || m.type === '') problems.push({ path: `${at}.type`, message: 'must be a non-empty string' });
-      if (m.timestamp !== undefined && typeof m.timestamp !== 'string' && typeof m.timestamp !== 'number')
-        problems.push({ path: `${at}.timestamp`, message: 'must be a string or a number of seconds' });
-    }
-  }
-}
 
 function timestampOf(value: unknown, now: number): number {
   const n = typeof value === 'string' && /^\d+(\.\d+)?$/.test(value) ? Number(value) : typeof value === 'number' ? value : NaN;
@@ -266,8 +218,8 @@ function failuresOf(statuses: unknown[], phoneNumberId: string): CloudStatusFail
 
 /** Parses a Cloud API webhook body; throws CloudEventError when the body is not one. */
 export function parseCloudWebhook(body: unknown, now: number = Date.now()): CloudWebhook {
-  const problems = problemsOf(body);
-  if (problems.length > 0) throw new CloudEventError(problems);
+  const problems = eventProblems(cloudEventSchema, body, true);
+  if (problems) throw new CloudEventError(problems);
   const result: CloudWebhook = { phone_number_id: null, phone_number_ids: [], messages: [], statuses: 0, failures: [], ignored: [] };
   for (const entry of asArr((body as Fields).entry)) {
     for (const change of asArr((entry as Fields).changes)) {

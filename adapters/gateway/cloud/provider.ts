@@ -9,6 +9,7 @@
 //   inbound       POST /leadagent/cloud (`cloud-signature`) and its verification GET (auth.ts)
 //   noteInbound   each message a lead sent opens (or extends) that lead's 24-hour window on the
 //                 instance (CustomerWindow, keyed by instance id and phone, at the message's time)
+//   forget        the lead's window, and the notes of texts concerning the lead (sent-text-notes.ts)
 // What the Cloud API can tell: API sends never come back as messages (only as statuses), so nothing
 // inbound is `sent_by_api`; a message typed by a person of the clinic arrives only on a Coexistence
 // number (a WhatsApp Business app number also on the Cloud API), as an `smb_message_echoes` echo:
@@ -23,6 +24,7 @@ import { type CloudWebhook, parseCloudWebhook } from './events.js';
 import { CloudGatewayClient } from './windowed-client.js';
 import { cloudInbound } from './auth.js';
 import { CustomerWindow } from './customer-window.js';
+import { SentTextNotes } from './sent-text-notes.js';
 
 /** One Cloud API event body as the normalised message (see the head comment). */
 export function parseCloudMessage(event: unknown, now: number = Date.now()): ParsedEvent {
@@ -64,6 +66,7 @@ export const cloudProvider: GatewayProviderModule = {
       ...(instance.id !== undefined ? { instanceId: instance.id } : {}),
       ...(kv ? { kv } : {}),
       ...(now ? { now } : {}),
+      ...(http.logger ? { logger: http.logger } : {}),
     });
   },
   parse: parseCloudMessage,
@@ -72,5 +75,7 @@ export const cloudProvider: GatewayProviderModule = {
     if (message.from_me || message.is_group) return;
     await new CustomerWindow(kv).noteInbound(instanceId, message.phone, message.timestamp_ms);
   },
-  forget: (instanceId, phone, kv) => new CustomerWindow(kv).forget(instanceId, phone),
+  async forget(instanceId, phone, kv) {
+    return (await new CustomerWindow(kv).forget(instanceId, phone)) + (await new SentTextNotes(kv).forget(instanceId, phone));
+  },
 };

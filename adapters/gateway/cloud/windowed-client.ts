@@ -9,8 +9,13 @@
 //   The result says which went out (`sent_as`) and what the lead received (`text`: the text, or the
 //   template's rendered body; `[template <name>]` without a body).
 // A text without `template` is sent as is: an OutsideWindowError then fails the call.
+// A text that named a template and went out as text is noted (sent-text-notes.ts: its purpose and
+// parameters, under its wamid, with this client's send group), so a late 131047 (a `failed` status,
+// late-failures.ts) sends the template then; a note that cannot be written is logged, never thrown
+// (the text went: failing the call would send it again).
 // Template parameters are sent as given, except that line breaks, tabs and runs of spaces become
 // one space (Meta refuses them in a body parameter) and an empty one becomes "-".
+import { randomBytes } from 'node:crypto';
 import type { KeyValue } from '../../kv/key-value.js';
 import type {
   DownloadedMedia,
@@ -24,6 +29,8 @@ import type {
 import type { CloudClient } from './client.js';
 import { sendTextOrTemplate, type TemplateFallback } from './windowed-send.js';
 import { CustomerWindow } from './customer-window.js';
+import { SentTextNotes } from './sent-text-notes.js';
+import type { GatewayLogger } from '../http-call.js';
 
 /** What the windowed client reads besides its CloudClient: the instance's templates, and where the 24-hour window is kept (instance id, key-value store). */
 export interface CloudGatewayClientOptions {
@@ -33,6 +40,8 @@ export interface CloudGatewayClientOptions {
   kv?: KeyValue;
   /** The clock the window is read against, ms since the epoch (the host's). Default Date.now. */
   now?: () => number;
+  /** Where a note that could not be written is reported. */
+  logger?: GatewayLogger;
 }
 
 const OPEN_WINDOW = { isOpen: async () => true };
@@ -51,6 +60,8 @@ export class CloudGatewayClient implements GatewayClient {
   readonly serverUrl: string;
   readonly #client: CloudClient;
   readonly #options: CloudGatewayClientOptions;
+  /** This client's sends (one gateway.send step): the late refusal of several of its texts sends one template. */
+  readonly #group = randomBytes(8).toString('hex');
 
   constructor(client: CloudClient, options: CloudGatewayClientOptions) {
     this.#client = client;
@@ -68,7 +79,21 @@ export class CloudGatewayClient implements GatewayClient {
     const window = kv && instanceId !== undefined ? new CustomerWindow(kv, now ? { now } : {}) : OPEN_WINDOW;
     const sender = { client: this.#client, window, instanceId: instanceId ?? 0, ...(now ? { now } : {}) };
     const sent = await sendTextOrTemplate(sender, text, fallback, options);
+    if (sent.sent_as === 'text' && sent.messageid && kv && instanceId !== undefined)
+      await this.#note(kv, instanceId, sent.messageid, text.number, { purpose: intent.purpose, parameters: fallback.parameters });
     return { messageid: sent.messageid, answer: sent.answer, sent_as: sent.sent_as, text: sent.text };
+  }
+
+  /** Notes what the text `wamid` stood for (see the file's head); a failure is logged, never thrown. */
+  async #note(kv: KeyValue, instanceId: number, wamid: string, number: string, what: { purpose: keyof TemplateSet; parameters: string[] }) {
+    try {
+      await new SentTextNotes(kv, this.#options.now ? { now: this.#options.now } : {}).note(instanceId, wamid, number, {
+        ...what,
+        group: this.#group,
+      });
+    } catch (err) {
+      this.#options.logger?.warn({ instance_id: instanceId, error: (err as Error).message }, 'noting a sent text failed');
+    }
   }
 
   sendTemplate(request: SendTemplateRequest, options?: GatewayCallOptions): Promise<SendTextResult> {

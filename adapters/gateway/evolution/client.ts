@@ -67,6 +67,7 @@ export type EvolutionInstanceAccess = Pick<GatewayInstanceAccess, 'server_url' |
 
 /** How Evolution names its server and API key, sends the key (header `apikey`) and reads its error answers. */
 const EVOLUTION_ENDPOINT: GatewayEndpointProfile = {
+  provider: 'evolution',
   server: 'evolution',
   credential: 'evolution token (instance API key)',
   headers: (apikey) => ({ apikey }),

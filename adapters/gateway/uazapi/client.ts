@@ -39,7 +39,12 @@ export type { GatewayCallEvent } from '../gateway-client.js';
 export type UazapiClientDefaults = Omit<UazapiClientOptions, 'serverUrl' | 'token'>;
 
 /** How uazapi names its server and token, and sends the token: header `token`. */
-const UAZAPI_ENDPOINT: GatewayEndpointProfile = { server: 'uazapi', credential: 'uazapi token', headers: (token) => ({ token }) };
+const UAZAPI_ENDPOINT: GatewayEndpointProfile = {
+  provider: 'uazapi',
+  server: 'uazapi',
+  credential: 'uazapi token',
+  headers: (token) => ({ token }),
+};
 
 /** The uazapi instance's client (see the file's head). Throws TypeError for an unusable server URL or an empty token. */
 export class UazapiClient implements GatewayClient {

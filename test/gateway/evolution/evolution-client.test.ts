@@ -307,11 +307,11 @@ describe('retries', () => {
     expect(lines[0]!.fields).toMatchObject({ gateway: `${fake.url}/message/sendText/${INSTANCE}`, attempt: 1 });
     expect(JSON.stringify(lines)).not.toContain(KEY);
     expect(events).toEqual([
-      { op: 'send', outcome: 'retried' },
-      { op: 'send', outcome: 'ok' },
+      { provider: 'evolution', op: 'send', outcome: 'retried' },
+      { provider: 'evolution', op: 'send', outcome: 'ok' },
     ]);
     await failure(client({ onCall: (e) => events.push(e) }).downloadMedia('3AMISSING'));
-    expect(events.at(-1)).toEqual({ op: 'download', outcome: 'error' });
+    expect(events.at(-1)).toEqual({ provider: 'evolution', op: 'download', outcome: 'error' });
   });
 });
 

@@ -29,7 +29,7 @@ describe('the evolution provider', () => {
     try {
       fake = await startFakeEvolution({ instances: { 'clinica-aurora': 'evo-secret-key-4471' } });
       const calls: string[] = [];
-      const client = gatewayProviders.clientFactory({ onCall: (e) => calls.push(`${e.op}:${e.outcome}`) })(
+      const client = gatewayProviders.clientFactory({ onCall: (e) => calls.push(`${e.provider}:${e.op}:${e.outcome}`) })(
         row({ server_url: `${fake.url}/` }),
       );
       expect(client).toBeInstanceOf(EvolutionClient);
@@ -38,7 +38,7 @@ describe('the evolution provider', () => {
       const result = await client.sendText({ number: '5511987654321', text: 'Oi' });
       expect(result.messageid).toMatch(/^3EB0/);
       expect(fake.requests.map((r) => [r.path, r.headers.apikey])).toEqual([['/message/sendText/clinica-aurora', 'evo-secret-key-4471']]);
-      expect(calls).toEqual(['send:ok']);
+      expect(calls).toEqual(['evolution:send:ok']);
     } finally {
       await fake?.close();
     }
