@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { ExecutionRecord } from '../../engine/types.js';
 import { pollFor } from '../helpers/poll.js';
 import { leadTextEvent } from '../helpers/uazapi-events.js';
-import { CLINIC_PHONE, forEachBackend, INSTANCE_TOKEN, startStack, type Stack } from './stack.js';
+import { CLINIC_PHONE, forEachBackend, INSTANCE_TOKEN, insertLead, startStack, type Stack } from './stack.js';
 
 const ADMIN_TOKEN = 'replay-admin-token';
 
@@ -41,14 +41,7 @@ forEachBackend('replay runs the trigger again', (backend) => {
 
   it('a message answered, replayed, is answered again; replayed once more, it is a duplicate', async () => {
     const phone = '5511944440001';
-    await stack.runtime.db.insert('leads', {
-      remotejid: phone,
-      clinica_id: stack.clinic.id,
-      instancia_id: stack.clinic.instanceId,
-      nome: 'Rita',
-      telefone: phone,
-      orcamento: 'Até R$ 3.000',
-    });
+    await insertLead(stack, phone, { nome: 'Rita' });
     const res = await stack.post('/leadagent', leadTextEvent({ phone, text: 'Quanto custa?', token: INSTANCE_TOKEN, owner: CLINIC_PHONE }));
     expect(await res.json()).toEqual({ status: 'queued' });
     await pollFor('the answer', async () => sentTo(phone).length === 1);

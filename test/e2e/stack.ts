@@ -351,3 +351,19 @@ async function start(options: StackOptions, backend: Backend, undo: Array<() => 
     close: cleanup,
   };
 }
+
+/**
+ * Inserts a lead of the stack's clinic and instance with `phone` (name "Lead", budget
+ * "Até R$ 3.000"), `fields` over those defaults; resolves with the row.
+ */
+export function insertLead(stack: Stack, phone: string, fields: Record<string, unknown> = {}) {
+  return stack.runtime.db.insert('leads', {
+    remotejid: phone,
+    clinica_id: stack.clinic.id,
+    instancia_id: stack.clinic.instanceId,
+    nome: 'Lead',
+    telefone: phone,
+    orcamento: 'Até R$ 3.000',
+    ...fields,
+  });
+}

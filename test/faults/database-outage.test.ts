@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestSchema, dropTestSchema, withSearchPath } from '../helpers/databases.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
-import { CLINIC_PHONE, INSTANCE_TOKEN, postgresRedisProblem, startStack, type Stack } from '../e2e/stack.js';
+import { CLINIC_PHONE, INSTANCE_TOKEN, insertLead, postgresRedisProblem, startStack, type Stack } from '../e2e/stack.js';
 import { leadTextEvent } from '../helpers/uazapi-events.js';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -51,14 +51,7 @@ suite('database outage (PostgreSQL behind a proxy, queue mode on Redis)', () => 
 
   it('a webhook during the outage gets 503 and records nothing', async () => {
     const phone = '5511944440001';
-    await stack.runtime.db.insert('leads', {
-      remotejid: phone,
-      clinica_id: stack.clinic.id,
-      instancia_id: stack.clinic.instanceId,
-      nome: 'Lead',
-      telefone: phone,
-      orcamento: 'Até R$ 3.000',
-    });
+    await insertLead(stack, phone);
     const before = (await stack.executions()).length;
     proxy.down();
     try {
@@ -78,14 +71,7 @@ suite('database outage (PostgreSQL behind a proxy, queue mode on Redis)', () => 
 
   it('a grouping window that ends while the database is away: answered once when it is back', async () => {
     const phone = '5511944440002';
-    await stack.runtime.db.insert('leads', {
-      remotejid: phone,
-      clinica_id: stack.clinic.id,
-      instancia_id: stack.clinic.instanceId,
-      nome: 'Lead',
-      telefone: phone,
-      orcamento: 'Até R$ 3.000',
-    });
+    await insertLead(stack, phone);
     const res = await stack.post('/leadagent', event(phone, 'Oi, tudo bem?'));
     expect(await res.json()).toEqual({ status: 'queued' });
     proxy.down();

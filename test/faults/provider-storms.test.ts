@@ -4,7 +4,7 @@
 // recovers leaves the execution failed with the reason, never silently dropped.
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
-import { CLINIC_PHONE, forEachBackend, INSTANCE_TOKEN, startStack, type Stack } from '../e2e/stack.js';
+import { CLINIC_PHONE, forEachBackend, INSTANCE_TOKEN, insertLead, startStack, type Stack } from '../e2e/stack.js';
 import { leadTextEvent } from '../helpers/uazapi-events.js';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -17,14 +17,7 @@ forEachBackend('provider storms', (backend) => {
   const repliesTo = (phone: string) => stack.gateway.sent.filter((s) => s.number === phone).map((s) => s.text);
   const newLead = async () => {
     const phone = `55119222${String(++phoneSeq).padStart(5, '0')}`;
-    await stack.runtime.db.insert('leads', {
-      remotejid: phone,
-      clinica_id: stack.clinic.id,
-      instancia_id: stack.clinic.instanceId,
-      nome: 'Lead',
-      telefone: phone,
-      orcamento: 'Até R$ 3.000',
-    });
+    await insertLead(stack, phone);
     return phone;
   };
 

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresProblem } from '../helpers/databases.js';
-import { CLINIC_PHONE, INSTANCE_TOKEN, startStack, type Stack } from '../e2e/stack.js';
+import { CLINIC_PHONE, INSTANCE_TOKEN, insertLead, startStack, type Stack } from '../e2e/stack.js';
 import { leadTextEvent } from '../helpers/uazapi-events.js';
 import { partProblem } from '../helpers/required-parts.js';
 
@@ -93,14 +93,7 @@ suite('Redis restart (queue mode)', () => {
 
   it('killed and started again during a grouping window: the burst is answered once', async () => {
     const phone = '5511933330001';
-    await stack.runtime.db.insert('leads', {
-      remotejid: phone,
-      clinica_id: stack.clinic.id,
-      instancia_id: stack.clinic.instanceId,
-      nome: 'Lead',
-      telefone: phone,
-      orcamento: 'Até R$ 3.000',
-    });
+    await insertLead(stack, phone);
     const post = async (text: string, id: string) => (await stack.post('/leadagent', event(phone, text, id))).json();
     expect(await post('primeira parte', '3EB0REDIS00000000001')).toEqual({ status: 'queued' });
     expect(await post('segunda parte', '3EB0REDIS00000000002')).toEqual({ status: 'queued' });
@@ -130,14 +123,7 @@ suite('Redis restart (queue mode)', () => {
 
   it('a message that arrives while Redis is down is answered as CONTRACT §4 says (200 queued), then answered to the lead once Redis is back', async () => {
     const phone = '5511933330002';
-    await stack.runtime.db.insert('leads', {
-      remotejid: phone,
-      clinica_id: stack.clinic.id,
-      instancia_id: stack.clinic.instanceId,
-      nome: 'Lead',
-      telefone: phone,
-      orcamento: 'Até R$ 3.000',
-    });
+    await insertLead(stack, phone);
     await killRedis();
     // Recorded in PostgreSQL; its steps wait for Redis, so the flow's respond step comes past the
     // trigger's 10 s: the answer is the agent trigger's `late` one, never 202 "running".
