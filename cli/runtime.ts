@@ -100,6 +100,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
       ...(options.metrics ? { onCall: options.metrics.gatewayCall } : {}),
     }),
     gatewayProviders,
+    ...(options.metrics ? { sendRecoveries: options.metrics.sendRecovery } : {}),
     media: new MediaCache(),
     // Built at start so a malformed LEADFLOW_MODEL_* fails before the first lead, not during it.
     ai,

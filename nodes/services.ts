@@ -23,6 +23,7 @@ import type { GatewayClientFactory } from '../adapters/gateway/gateway-client.js
 import type { InstanceDirectory } from '../adapters/gateway/instance-directory.js';
 import type { GatewayProviderRegistry } from '../adapters/gateway/provider-registry.js';
 import type { MediaStore } from '../adapters/gateway/media-cache.js';
+import type { SendRecoveryEvent } from '../adapters/gateway/send-evidence.js';
 import type { KeyValue } from '../adapters/kv/key-value.js';
 import type { MediaConverterOptions } from '../adapters/media/media-to-text.js';
 import type { ExecutionEraser } from '../engine/store/erasing-store.js';
@@ -54,6 +55,8 @@ export type NodeServices = {
   executions: ExecutionEraser;
   /** Optional: media conversion settings; absent means the converter's defaults. */
   mediaOptions?: MediaHostOptions;
+  /** Optional: told what became of each send a take-over found started and not finished (metrics). */
+  sendRecoveries?: (event: SendRecoveryEvent) => void;
   /** Optional: what "now" is for nodes that read the time of day (`hours.check`, `ai.agent`); absent means the system clock. */
   clock?: Clock;
 };
@@ -73,6 +76,7 @@ const SERVICE_DESCRIPTIONS: Record<ServiceName, string> = {
   executions: 'an execution store that can erase',
   mediaOptions: 'media conversion settings',
   clock: 'a clock',
+  sendRecoveries: 'a send-recovery metrics hook',
 };
 
 /** The services a node declaring `S` reads: those typed as present, every other one as optional. */

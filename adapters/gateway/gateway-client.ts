@@ -46,6 +46,12 @@ export interface SendTextRequest {
    * templates (uazapi, Evolution) ignore it.
    */
   template?: TemplateIntent;
+  /**
+   * This send's id, chosen by the caller (at most 64 characters of `[A-Za-z0-9_:.-]`): providers
+   * that can carry it echo it on their webhooks (uazapi `track_id`, Cloud `biz_opaque_callback_data`),
+   * so a send whose answer was lost can be confirmed (send-evidence.ts). Absent: none is sent.
+   */
+  send_id?: string;
 }
 
 /** A message's template purpose and body parameters (`gateway.send`'s `template` param). */
@@ -62,6 +68,8 @@ export interface SendTemplateRequest {
   template: TemplateRef;
   /** The template's body parameters, in order ({{1}}, {{2}}, …). */
   parameters: string[];
+  /** This send's id (SendTextRequest's `send_id`). */
+  send_id?: string;
 }
 
 /** The gateway's answer to a send; only `messageid` is relied on (null when the gateway gave none). */
@@ -138,6 +146,12 @@ export interface GatewayClient {
   /** Base URL of the instance's server, without a trailing slash (safe to show: holds no secret). */
   readonly serverUrl: string;
   sendText(request: SendTextRequest, options?: GatewayCallOptions): Promise<SendTextResult>;
+  /**
+   * The key under which this provider's webhooks confirm `request` as accepted (send-evidence.ts):
+   * `id:<send_id>` where the provider echoes the send id, a digest of recipient and text where it
+   * reports what was sent; null when this send can get no evidence (e.g. no `send_id`).
+   */
+  sendEvidenceKey(request: SendTextRequest): string | null;
   /** Sends an approved template; only providers with templates (Cloud API) have it. */
   sendTemplate?(request: SendTemplateRequest, options?: GatewayCallOptions): Promise<SendTextResult>;
   /**

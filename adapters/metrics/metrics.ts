@@ -13,6 +13,7 @@ import type { ExecutionRecord, FlowMetric } from '../../engine/types.js';
 import type { AgentAttemptEvent, AiCallEvent } from '../ai/ai-service.js';
 import type { GatewayCallEvent } from '../gateway/gateway-client.js';
 import { isGatewayProvider } from '../gateway/providers.js';
+import type { SendRecoveryEvent } from '../gateway/send-evidence.js';
 
 /** Prefix of every figure's name, process metrics included. */
 export const METRIC_PREFIX = 'leadflow_';
@@ -46,6 +47,8 @@ export interface Metrics {
   agentAttempt(event: AgentAttemptEvent): void;
   /** The gateway clients' onCall (GatewayHttpOptions.onCall); an event naming no registered provider is skipped (reported to onError). */
   gatewayCall(event: GatewayCallEvent): void;
+  /** NodeServices.sendRecoveries: what became of a send a take-over found started and not finished. */
+  sendRecovery(event: SendRecoveryEvent): void;
   /** Where `leadflow_queue_depth` comes from (replaces the previous source); without one it is 0. */
   setQueueDepth(source: QueueDepthSource): void;
 }
@@ -87,6 +90,11 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       // The label's values are the registry's provider names only: anything else would grow the series.
       if (!isGatewayProvider(event.provider)) throw new Error(`gateway call of an unregistered provider ${JSON.stringify(event.provider)}`);
       (event.op === 'send' ? calls.gatewaySends : calls.gatewayDownloads).inc({ provider: event.provider, outcome: event.outcome });
+    }),
+    sendRecovery: guard('sendRecovery', (event: SendRecoveryEvent) => {
+      if (!isGatewayProvider(event.provider))
+        throw new Error(`send recovery of an unregistered provider ${JSON.stringify(event.provider)}`);
+      calls.sendRecoveries.inc({ provider: event.provider, outcome: event.outcome });
     }),
     setQueueDepth(source) {
       queueDepth = source;
@@ -191,7 +199,13 @@ function callFigures(registers: Registry[]) {
     labelNames: ['provider', 'outcome'] as const,
     registers,
   });
-  return { aiCalls, aiTokens, agentAttempts, gatewaySends, gatewayDownloads };
+  const sendRecoveries = new Counter({
+    name: `${METRIC_PREFIX}gateway_send_recoveries_total`,
+    help: "Messages a take-over found started and not recorded as sent (the process died during the call), by provider and outcome: confirmed (the provider's evidence came; not sent again), resent or skipped (no evidence; gateway.send's `unconfirmed` policy).",
+    labelNames: ['provider', 'outcome'] as const,
+    registers,
+  });
+  return { aiCalls, aiTokens, agentAttempts, gatewaySends, gatewayDownloads, sendRecoveries };
 }
 
 /** The engine hooks feeding `figures` and the flows' declared metrics; every hook guarded. */

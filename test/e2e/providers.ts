@@ -133,6 +133,20 @@ export interface ProviderCase {
   forge(call: InboundCall): InboundCall;
   /** Every send the fake answered with success, in arrival order. */
   sent(fake: ProviderFake, instance: SeededInstance): SentMessage[];
+  /**
+   * The fake accepts the next request (a send: it counts among sendRequests) and never answers it, as
+   * a provider that delivered the message while its answer was lost with the process that waited.
+   */
+  acceptNextSilently(fake: ProviderFake): void;
+  /** Every send request the fake received, answered or not, in arrival order: recipient, text and the request's body. */
+  sendRequests(fake: ProviderFake): Array<{ number: string; text: string; body: any }>;
+  /**
+   * The provider's own webhook saying it accepted the send whose request body is `body`
+   * (adapters/gateway/send-evidence.ts): uazapi's echo carrying the send's `track_id`, Evolution's
+   * `send.message` with its recipient and text, a Cloud `sent` status carrying its
+   * `biz_opaque_callback_data`.
+   */
+  sendConfirmation(instance: SeededInstance, body: any): InboundCall;
   /** Media references the fake was asked to download, in order. */
   downloads(fake: ProviderFake): string[];
   /** The fake serves `media` for the reference `ref`. */
@@ -223,6 +237,16 @@ const uazapi: ProviderCase = {
         ...(r.answeredAt !== undefined ? { answeredAt: r.answeredAt } : {}),
         authenticated: r.headers.token === instance.token,
       }));
+  },
+  acceptNextSilently: (fake) => void (fake as FakeGateway).failNext('hang'),
+  sendRequests: (fake) =>
+    (fake as FakeGateway).requestsTo('/send/text').map((r) => ({ number: r.body.number, text: r.body.text, body: r.body })),
+  sendConfirmation(instance, body) {
+    const call = uazapi.inbound({ phone: body.number, text: body.text, from: 'api' }, instance);
+    const event = JSON.parse(call.raw);
+    event.message.track_source = body.track_source;
+    event.message.track_id = body.track_id;
+    return { ...call, raw: JSON.stringify(event) };
   },
   downloads: (fake) => (fake as FakeGateway).requestsTo('/message/download').map((r) => r.body.id),
   setMedia: (fake, ref, media) => void (fake as FakeGateway).setMedia(ref, media),
@@ -342,6 +366,22 @@ const cloud: ProviderCase = {
         authenticated: r.headers.authorization === `Bearer ${instance.token}`,
       }));
   },
+  acceptNextSilently: (fake) => void (fake as FakeCloudApi).fail(1, 'hang'),
+  sendRequests: (fake) =>
+    (fake as FakeCloudApi).requests
+      .filter((r) => r.method === 'POST' && (r.body?.type === 'text' || r.body?.type === 'template'))
+      .map((r) => ({ number: r.body.to, text: cloudSentText(r.body), body: r.body })),
+  sendConfirmation(instance, body) {
+    const envelope: Record<string, any> = cloudStatusWebhook({
+      phoneNumberId: instance.external_id ?? CLOUD_PHONE_NUMBER_ID,
+      displayPhoneNumber: CLINIC_NUMBER,
+      recipient: body.to,
+      status: 'sent',
+    });
+    envelope.entry[0].changes[0].value.statuses[0].biz_opaque_callback_data = body.biz_opaque_callback_data;
+    const raw = JSON.stringify(envelope);
+    return { path: '/leadagent/cloud', raw, headers: { 'x-hub-signature-256': signCloudBody(raw, instance.app_secret ?? '') } };
+  },
   downloads: (fake) =>
     (fake as FakeCloudApi).requests
       .filter((r) => r.method === 'GET' && /^\/v[\d.]+\/[^/]+$/.test(r.path))
@@ -445,6 +485,11 @@ const evolution: ProviderCase = {
         ...(typeof r.answer?.key?.id === 'string' ? { id: r.answer.key.id } : {}),
       }));
   },
+  acceptNextSilently: (fake) => void (fake as FakeEvolution).failNext('hang'),
+  sendRequests: (fake) =>
+    (fake as FakeEvolution).requestsTo('/message/sendText/').map((r) => ({ number: r.body.number, text: r.body.text, body: r.body })),
+  // Evolution fires `send.message` for every API send: the recipient and the text, no id of ours.
+  sendConfirmation: (instance, body) => evolution.inbound({ phone: body.number, text: body.text, from: 'api' }, instance),
   downloads: (fake) => (fake as FakeEvolution).requestsTo('/chat/getBase64FromMediaMessage/').map((r) => r.body?.message?.key?.id),
   setMedia: (fake, ref, media) => void (fake as FakeEvolution).setMedia(ref, media),
   reset(fake) {

@@ -93,17 +93,38 @@ describe('gateway.send', () => {
         method: 'POST',
         url: `${fake.url}/send/text`,
         headers: { token: '***', 'content-type': 'application/json' },
-        body: { number: PHONE, text: 'a', delay: fake.requests[0]!.body.delay },
+        body: {
+          number: PHONE,
+          text: 'a',
+          delay: fake.requests[0]!.body.delay,
+          track_source: 'leadflow',
+          track_id: fake.requests[0]!.body.track_id,
+        },
         performed: true,
       }),
-      expect.objectContaining({ body: { number: PHONE, text: 'b', delay: fake.requests[1]!.body.delay }, performed: true }),
+      expect.objectContaining({
+        body: {
+          number: PHONE,
+          text: 'b',
+          delay: fake.requests[1]!.body.delay,
+          track_source: 'leadflow',
+          track_id: fake.requests[1]!.body.track_id,
+        },
+        performed: true,
+      }),
     ]);
+    // Each message has a send id of its own (uazapi echoes it on the message's webhook).
+    const ids = fake.requests.map((r) => r.body.track_id);
+    expect(ids.every((id) => typeof id === 'string' && /^[0-9a-f]{32}$/.test(id))).toBe(true);
+    expect(new Set(ids).size).toBe(2);
     expect(stepRecord(record, 'send').params).toEqual({
       instance_id: 1,
       number: PHONE,
       messages: ['a', 'b'],
       typing_min_ms: 30,
       typing_max_ms: 90,
+      evidence_wait_ms: 10_000,
+      unconfirmed: 'resend',
       template: null,
     });
     expect(JSON.stringify(record)).not.toContain(TOKEN);

@@ -41,6 +41,7 @@ function standIn(
         provider: name,
         serverUrl: instance.server_url,
         sendText: async () => ({ messageid: `${name}-1`, answer: {} }),
+        sendEvidenceKey: () => null,
         downloadMedia: async () => ({ mimetype: 'audio/ogg', bytes: Buffer.from('x') }),
       };
       return client;

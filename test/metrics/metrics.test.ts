@@ -113,6 +113,7 @@ describe('createMetrics', () => {
       leadflow_ai_agent_attempts_total: 'counter',
       leadflow_gateway_sends_total: 'counter',
       leadflow_gateway_downloads_total: 'counter',
+      leadflow_gateway_send_recoveries_total: 'counter',
     });
     // Registries are independent: a's send is not in b.
     expect(sampleValue(parseMetrics(textA), 'leadflow_gateway_sends_total', { provider: 'uazapi', outcome: 'ok' })).toBe(1);

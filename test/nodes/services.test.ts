@@ -116,6 +116,7 @@ describe('node services', () => {
       executions: {},
       mediaOptions: undefined,
       clock: undefined,
+      sendRecoveries: undefined,
     };
     const { ai: _ai, ...withoutAi } = all;
     expect(() => createEngine(new Map(), silent, { services: withoutAi as NodeServices })).toThrow(

@@ -13,7 +13,8 @@
 //   3. each event's instance: the one whose external_id is its change's phone number id.
 //   4. with the host's services: a `failed` status with error 131047 (a text Meta accepted, then
 //      refused as outside the 24-hour window) sends the template of that text's purpose, once
-//      (late-failures.ts), before the request is answered.
+//      (late-failures.ts), before the request is answered; every other status carrying LeadFlow's
+//      send id (`biz_opaque_callback_data`) is recorded as that send's evidence (send-evidence.ts).
 //   A signed body that is not a Cloud webhook (cloudEventSchema, event-schema.ts: e.g. `object` not
 //   "whatsapp_business_account", a list that is not an array, a message without `id`) is one event,
 //   the whole body, which the route's `eventSchema` (the same schema) refuses: 422 `{error: "invalid
@@ -29,6 +30,8 @@ import type { InboundEvent, InboundInstance, InboundProvider } from '../provider
 import { eventProblems } from '../event-problems.js';
 import { cloudEventSchema } from './event-schema.js';
 import { answerLateOutsideWindow } from './late-failures.js';
+import { SendEvidence } from '../send-evidence.js';
+import { cloudSendConfirmations } from './send-confirmations.js';
 import { parseCloudWebhook } from './events.js';
 import { authenticateCloudWebhook } from './signature.js';
 import { verifyCloudSubscription } from './verification.js';
@@ -115,6 +118,11 @@ export const cloudInbound: InboundProvider = {
     if (services) {
       const { failures } = parseCloudWebhook(request.body);
       if (failures.length > 0) await answerLateOutsideWindow(failures, (id) => found.get(id)?.id, services);
+      const evidence = new SendEvidence(services.kv);
+      for (const confirmed of cloudSendConfirmations(request.body)) {
+        const instance = found.get(confirmed.phone_number_id);
+        if (instance) await evidence.record(instance.id, confirmed.key, confirmed.messageid);
+      }
     }
     return { events };
   },

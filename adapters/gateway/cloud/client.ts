@@ -44,6 +44,7 @@ import { displayUrl, type RetryPolicy, unusableAnswer } from '../http-call.js';
 import { type GatewayEndpointProfile, GatewayHttp, MAX_SEND_ANSWER_BYTES } from '../http-client.js';
 import type { GatewayHttpOptions } from '../http-client-options.js';
 import { graphErrorJudge } from './error-codes.js';
+import { idEvidenceKey } from '../send-evidence.js';
 
 /**
  * A Cloud API number's Graph base, access token and phone number id, and the common client options
@@ -90,6 +91,8 @@ export interface SendTemplateRequest {
   template: CloudTemplateRef;
   /** Body parameters, in order (`{{1}}`, `{{2}}`… or the names of `parameter_names`). */
   parameters: string[];
+  /** This send's id, carried back on the message's statuses as `biz_opaque_callback_data`. */
+  send_id?: string;
 }
 
 /** Meta's longest text body, characters. */
@@ -148,11 +151,17 @@ export class CloudClient implements GatewayClient {
           to: request.number,
           type: 'text',
           text: { body: request.text, preview_url: false },
+          ...callbackData(request.send_id),
         },
         options,
         policy,
       ),
     );
+  }
+
+  /** `id:<send_id>`: every status of the message carries the send id back as `biz_opaque_callback_data` (send-evidence.ts). */
+  sendEvidenceKey(request: SendTextRequest): string | null {
+    return request.send_id ? idEvidenceKey(request.send_id) : null;
   }
 
   /** Sends an approved template with body parameters (reference §2.9). Allowed inside and outside the window. */
@@ -161,7 +170,14 @@ export class CloudClient implements GatewayClient {
     const template = templateBody(request.template, request.parameters);
     return this.#http.measured('send', (policy) =>
       this.#postMessage(
-        { messaging_product: 'whatsapp', recipient_type: 'individual', to: request.number, type: 'template', template },
+        {
+          messaging_product: 'whatsapp',
+          recipient_type: 'individual',
+          to: request.number,
+          type: 'template',
+          template,
+          ...callbackData(request.send_id),
+        },
         options,
         policy,
       ),
@@ -311,4 +327,9 @@ export function cloudClientFactory(defaults: CloudClientDefaults = {}): (instanc
       throw new TypeError('a Cloud API instance needs external_id (its phone number id)');
     return new CloudClient({ ...defaults, serverUrl: instance.server_url, token: instance.token, phoneNumberId: instance.external_id });
   };
+}
+
+/** `biz_opaque_callback_data` of a send with an id (Meta echoes it on the message's statuses); nothing without one. */
+function callbackData(sendId: string | undefined): { biz_opaque_callback_data?: string } {
+  return sendId ? { biz_opaque_callback_data: sendId } : {};
 }

@@ -96,6 +96,10 @@ export class CloudGatewayClient implements GatewayClient {
     }
   }
 
+  sendEvidenceKey(request: SendTextRequest): string | null {
+    return this.#client.sendEvidenceKey(request);
+  }
+
   sendTemplate(request: SendTemplateRequest, options?: GatewayCallOptions): Promise<SendTextResult> {
     return this.#client.sendTemplate(request, options);
   }

@@ -50,7 +50,10 @@ export async function sendTextOrTemplate(
   const now = (sender.now ?? Date.now)();
   const viaTemplate = async (): Promise<WindowedSendResult> => {
     const { template, parameters } = fallback!;
-    const sent = await sender.client.sendTemplate({ number: request.number, template, parameters }, options);
+    const sent = await sender.client.sendTemplate(
+      { number: request.number, template, parameters, ...(request.send_id ? { send_id: request.send_id } : {}) },
+      options,
+    );
     return { ...sent, sent_as: 'template', template: template.name, text: renderTemplateText(template, parameters) };
   };
   if (fallback && !(await sender.window.isOpen(sender.instanceId, request.number, now))) return viaTemplate();

@@ -30,6 +30,8 @@ import type { JsonObject, JsonValue } from '../../../engine/types.js';
 import type { InboundInstance, InboundProvider } from '../provider-inbound.js';
 import { evolutionEventSchema } from './event-schema.js';
 import { verifyHs256Jwt } from './hs256-jwt.js';
+import { SendEvidence } from '../send-evidence.js';
+import { evolutionSendConfirmations } from './send-confirmations.js';
 
 /** What the check needs of an Evolution instance row. `token` and `app_secret` are credentials: never log them. */
 export interface EvolutionInstanceCredentials {
@@ -118,7 +120,7 @@ export const evolutionInbound: InboundProvider = {
     "the webhook secret when it is set, and the Evolution instance named by the body's `instance`: the HS256 JWT Evolution signs with its app_secret as jwt_key (Authorization: Bearer), or, without app_secret, the body's `apikey` equal to its token",
   path: '/leadagent/evolution',
   eventSchema: evolutionEventSchema,
-  async accept(request, instances) {
+  async accept(request, instances, services) {
     let found: InboundInstance | undefined;
     const grant = await authorizeEvolutionWebhook(request.body, request.header('authorization'), async (name) => {
       found = await instances.byExternalId('evolution', name);
@@ -127,6 +129,7 @@ export const evolutionInbound: InboundProvider = {
     });
     if ('denied' in grant) return grant;
     if (!found) return { denied: 'unknown Evolution instance' };
+    if (services) await new SendEvidence(services.kv).recordAll(found.id, evolutionSendConfirmations(request.body));
     return { events: [{ body: grant.body, instance: found }] };
   },
 };

@@ -44,6 +44,7 @@ import { postPlainText } from '../plain-text-send.js';
 import type { GatewayHttpOptions } from '../http-client-options.js';
 import { decodeBase64Media } from '../base64-media.js';
 import { evolutionFetch } from './error-answers.js';
+import { textEvidenceKey } from '../send-evidence.js';
 
 /** An Evolution instance's address, API key and name, and the common client options (http-client-options.ts). */
 export interface EvolutionClientOptions extends GatewayHttpOptions {
@@ -116,6 +117,11 @@ export class EvolutionClient implements GatewayClient {
         "evolution: the sent message's id was not kept; an echo of it would count as typed on the clinic's phone",
       );
     }
+  }
+
+  /** A digest of recipient and text: Evolution's `send.message` webhook reports both, and no id of ours (send-evidence.ts). */
+  sendEvidenceKey(request: SendTextRequest): string | null {
+    return textEvidenceKey(request.number, request.text);
   }
 
   async #sendText(request: SendTextRequest, options: GatewayCallOptions, policy: RetryPolicy): Promise<SendTextResult> {

@@ -1,5 +1,6 @@
 // HTTP client of one uazapi (uazapiGO v2) instance. Contract (CONTRACT §5, reference §1.5-1.6):
-//   sendText      POST {server_url}/send/text         header `token`, body {number, text, delay}
+//   sendText      POST {server_url}/send/text         header `token`, body {number, text, delay}, and with a
+//                 send id `track_source: "leadflow"`, `track_id: <send id>` (echoed on its webhook)
 //   downloadMedia POST {server_url}/message/download  header `token`, body {id, return_base64: true, return_link: false}
 // Time limits are per attempt. A send's limit is `timeoutMs + delay`, because uazapi may hold the
 // answer while it shows "typing…" for `delay` ms. Retries (http-call.ts): 429 / 5xx / network
@@ -22,6 +23,10 @@ import { type GatewayEndpointProfile, GatewayHttp } from '../http-client.js';
 import { postPlainText } from '../plain-text-send.js';
 import type { GatewayHttpOptions } from '../http-client-options.js';
 import { decodeBase64Media } from '../base64-media.js';
+import { idEvidenceKey } from '../send-evidence.js';
+
+/** The `track_source` of LeadFlow's sends (uazapi echoes it with `track_id` on the sent message's webhook). */
+export const UAZAPI_TRACK_SOURCE = 'leadflow';
 
 /** A uazapi instance's address and token, and the common client options (http-client-options.ts). */
 export interface UazapiClientOptions extends GatewayHttpOptions {
@@ -63,7 +68,7 @@ export class UazapiClient implements GatewayClient {
   }
 
   async #sendText(request: SendTextRequest, options: GatewayCallOptions, policy: RetryPolicy): Promise<SendTextResult> {
-    const answer = await postPlainText(this.#http, `${this.serverUrl}/send/text`, request, options.signal, policy);
+    const answer = await postPlainText(this.#http, `${this.serverUrl}/send/text`, request, options.signal, policy, trackingOf(request));
     return { messageid: messageIdOf(answer), answer };
   }
 
@@ -88,8 +93,13 @@ export class UazapiClient implements GatewayClient {
       method: 'POST',
       url: `${this.serverUrl}/send/text`,
       headers,
-      body: { number, text, delay: Math.max(0, Math.round(delay ?? 0)) },
+      body: { number, text, delay: Math.max(0, Math.round(delay ?? 0)), ...trackingOf(operation.request) },
     };
+  }
+
+  /** `id:<send_id>`: uazapi echoes the send's `track_id` on the message's `wasSentByApi` webhook (send-evidence.ts). */
+  sendEvidenceKey(request: SendTextRequest): string | null {
+    return request.send_id ? idEvidenceKey(request.send_id) : null;
   }
 
   async #downloadMedia(messageId: string, options: GatewayCallOptions, policy: RetryPolicy): Promise<DownloadedMedia> {
@@ -149,4 +159,9 @@ function splitDataUrl(value: string): { data: string; mimetype?: string } {
  */
 export function uazapiClientFactory(defaults: UazapiClientDefaults = {}): GatewayClientFactory {
   return (instance) => new UazapiClient({ ...defaults, serverUrl: instance.server_url, token: instance.token });
+}
+
+/** The tracking tags of a send with an id: `track_source` "leadflow", `track_id` the send id (echoed on the message). */
+function trackingOf(request: SendTextRequest): Record<string, string> {
+  return request.send_id ? { track_source: UAZAPI_TRACK_SOURCE, track_id: request.send_id } : {};
 }
