@@ -7,7 +7,6 @@ import { withErasure, type ExecutionEraser } from '../engine/store/erasing-store
 import { type AiCallEvent, createAiService } from '../adapters/ai/ai-service.js';
 import { systemClock, type Clock } from '../adapters/clock.js';
 import { DbInboundInstances } from '../adapters/gateway/inbound-instances.js';
-import { MediaCache } from '../adapters/gateway/media-cache.js';
 import type { InboundInstanceLookup } from '../adapters/gateway/provider-inbound.js';
 import { gatewayProviders } from '../adapters/gateway/providers.js';
 import { DurableKeyValueStorage } from '../adapters/kv/durable-storage.js';
@@ -17,6 +16,7 @@ import type { Metrics } from '../adapters/metrics/metrics.js';
 import type { Logger } from '../engine/logger.js';
 import type { NodeServices } from '../nodes/services.js';
 import type { ActivityRecorder } from '../console/server/activity-recorder.js';
+import { sharedMediaStore } from './media-service.js';
 
 /** What a command runs executions on: the database, the services for nodes and the store (openRuntime). */
 export interface Runtime {
@@ -88,20 +88,23 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
   options.activity?.open(db);
   const store = withErasure(new DbExecutionStore(db));
   const clock = options.clock ?? systemClock;
+  const instances = { get: (id: number) => db.instanceById(id) };
+  // Each instance's client by its provider (adapters/gateway/providers.ts).
+  const gateway = gatewayProviders.clientFactory({
+    logger: options.logger,
+    kv,
+    // The 24-hour rule of the Cloud API is read against the same "now" as the clinic's hours.
+    now: () => clock.now(),
+    ...(options.metrics ? { onCall: options.metrics.gatewayCall } : {}),
+  });
   const services: NodeServices = {
     db,
-    instances: { get: (id: number) => db.instanceById(id) },
-    // Each instance's client by its provider (adapters/gateway/providers.ts).
-    gateway: gatewayProviders.clientFactory({
-      logger: options.logger,
-      kv,
-      // The 24-hour rule of the Cloud API is read against the same "now" as the clinic's hours.
-      now: () => clock.now(),
-      ...(options.metrics ? { onCall: options.metrics.gatewayCall } : {}),
-    }),
+    instances,
+    gateway,
     gatewayProviders,
     ...(options.metrics ? { sendRecoveries: options.metrics.sendRecovery } : {}),
-    media: new MediaCache(),
+    // Bytes in this process, their sources on the key-value store: a take-over downloads again.
+    media: sharedMediaStore({ gateway, instances }, kv),
     // Built at start so a malformed LEADFLOW_MODEL_* fails before the first lead, not during it.
     ai,
     kv,

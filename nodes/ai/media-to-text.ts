@@ -12,11 +12,12 @@ interface CachedMedia {
 
 /**
  * The part of `services.media` this node reads: `take` hands the item out and removes it; `get`,
- * when the cache has it, reads without removing (so a retried step still finds the bytes).
+ * when the cache has it, reads without removing (so a retried step still finds the bytes). Either
+ * may answer later: the runtime's store downloads the medium again when this process lacks it.
  */
 interface MediaReader {
-  take(ref: string): CachedMedia | undefined | Promise<CachedMedia | undefined>;
-  get?(ref: string): CachedMedia | undefined | Promise<CachedMedia | undefined>;
+  take(ref: string, options?: { signal?: AbortSignal }): CachedMedia | undefined | Promise<CachedMedia | undefined>;
+  get?(ref: string, options?: { signal?: AbortSignal }): CachedMedia | undefined | Promise<CachedMedia | undefined>;
 }
 
 /**
@@ -85,7 +86,8 @@ export default defineServiceNode({
     const cache: MediaReader = ctx.services.media;
     // Read without removing when the cache allows it: a step that fails (on_failure error) and is
     // retried must find the bytes again. They are removed once a conversion result exists.
-    const item = await (cache.get ? cache.get(params.media_ref) : cache.take(params.media_ref));
+    const read = { signal: ctx.signal };
+    const item = await (cache.get ? cache.get(params.media_ref, read) : cache.take(params.media_ref, read));
     if (!item) throw new MediaNotFoundError(params.media_ref);
     // The converter loads on the first run: describing or validating flows never needs it.
     const { createMediaConverter } = await import('../../adapters/media/media-to-text.js');

@@ -8,8 +8,10 @@ import { defineServiceNode } from '../services.js';
  * gateway, whatever its provider; outbound (a dry run records the call and downloads nothing).
  * Media contract: the bytes go into `ctx.services.media` (adapters/gateway/media-cache.ts) and
  * never into the execution: the output carries `media_ref`, a handle the next step (transcribe,
- * describe, read a document) passes to `media.get(ref)` / `media.take(ref)`. The handle lives 10
- * minutes by default and only in this process: put no `wait` between the download and its consumer.
+ * describe, read a document) passes to `media.get(ref)` / `media.take(ref)`. The step gives the
+ * store the medium's source (instance and gateway reference), so the runtime's store
+ * (adapters/gateway/media-store.ts) downloads it again when the handle is read in another process
+ * (a take-over after a crash) or after the bytes' 10 minutes in memory, for 24 hours.
  * Which media: the param `media_ref` is the gateway's reference of it, as `gateway.parse` gave it
  * (uazapi and Evolution: the message id; Cloud API: the media id); `message_id` is its older name.
  */
@@ -17,7 +19,7 @@ export default defineServiceNode({
   type: 'gateway.download',
   services: ['media', 'gateway', 'instances'],
   description:
-    "Downloads the media (audio, image, video, document) of a received WhatsApp message through the instance's gateway, whatever its provider (uazapi: POST {server_url}/message/download), and keeps the bytes in the in-process media cache. The output holds a `media_ref` handle, never the bytes. In dry-run the call is recorded and nothing is downloaded.",
+    "Downloads the media (audio, image, video, document) of a received WhatsApp message through the instance's gateway, whatever its provider (uazapi: POST {server_url}/message/download), and keeps the bytes in the media cache (in memory) with a note of where they came from (on the key-value store), so another process reading the handle downloads them again. The output holds a `media_ref` handle, never the bytes. In dry-run the call is recorded and nothing is downloaded.",
   outbound: true,
   params: Type.Object(
     {
@@ -48,7 +50,7 @@ export default defineServiceNode({
   ),
   output: {
     description:
-      '`{mimetype, size, media_ref}` (size in bytes; `transcription` too when the gateway sent one). `media_ref` reads the bytes from `services.media` for about 10 minutes, in this process only. In dry-run: `{mimetype: null, size: 0, media_ref: null, dry_run: true}`.',
+      '`{mimetype, size, media_ref}` (size in bytes; `transcription` too when the gateway sent one). `media_ref` reads the bytes from `services.media` in any process for 24 hours (downloaded again when not in memory). In dry-run: `{mimetype: null, size: 0, media_ref: null, dry_run: true}`.',
   },
   examples: [
     {
@@ -68,7 +70,8 @@ export default defineServiceNode({
     const perform = ctx.recordOutbound({ kind: 'gateway', ...recordedCall(client, { op: 'download', media_ref: ref }) });
     if (!perform) return { mimetype: null, size: 0, media_ref: null, dry_run: true };
     const downloaded = await client.downloadMedia(ref, { signal: ctx.signal });
-    const handle = media.put(downloaded.bytes, downloaded.mimetype, params.file_name || undefined);
+    const source = { instance_id: params.instance_id, media_ref: ref };
+    const handle = await media.put(downloaded.bytes, downloaded.mimetype, params.file_name || undefined, source);
     return {
       mimetype: downloaded.mimetype,
       size: downloaded.bytes.length,
