@@ -420,6 +420,21 @@ forEachProvider('agent', (provider, title) => {
         expect(rows.filter((r) => r.type === 'lead').map((r) => r.content)).toEqual(['[áudio] quanto custa a lente?\ne parcela?']);
       });
 
+      it('an audio no model can transcribe becomes a marker text and the lead is still answered', async () => {
+        const phone = nextPhone();
+        await createLead(phone);
+        const audio = stack.provider.inbound({ phone, kind: 'audio' }, stack.instance);
+        stack.provider.setMedia(stack.fake, audio.mediaRef!, { mimetype: 'audio/ogg; codecs=opus', bytes: Buffer.from('OggS fake audio') });
+        stack.openai.queueTranscription(...Array.from({ length: 6 }, () => ({ status: 500 })));
+        stack.openai.queueChat({ text: 'Não consegui ouvir seu áudio, pode escrever?' });
+        expect((await post(stack, audio)).json).toEqual({ status: 'queued' });
+        await stack.idle();
+        expect(stack.openai.transcriptionRequests().length).toBeGreaterThan(0);
+        expect(sentTo(phone)).toEqual(['Não consegui ouvir seu áudio, pode escrever?']);
+        const rows = await memory(phone);
+        expect(rows.filter((r) => r.type === 'lead').map((r) => r.content)).toEqual(['[áudio] não foi possível abrir o arquivo']);
+      });
+
       it('primary 500 -> the fallback (Anthropic) answers', async () => {
         const phone = nextPhone();
         await createLead(phone);
