@@ -1,9 +1,10 @@
 // What `serve` and `worker` share: a process that runs executions. It builds the metrics, the
 // console overview's recorder, the runtime (database, migrations, services), the queue scheduler
 // (REDIS_URL) and the engine over them; it starts the scheduler, the sweep of stored waits, the
-// take-over check (cli/take-over-check.ts), the retention pruning and the schedule triggers; and it stops all of it on SIGTERM or SIGINT in one
-// order. The commands add only what differs: serve its HTTP app (webhooks, admin, console) and
-// `--watch`, the worker its optional metrics port (cli/metrics-port.ts).
+// take-over check (cli/take-over-check.ts), the retention pruning and the schedule triggers; and it
+// stops all of it on SIGTERM or SIGINT in one order. The commands add only what differs: serve its
+// HTTP app (webhooks, admin, console) and `--watch`, the worker its optional metrics port
+// (cli/metrics-port.ts).
 // Loaded inside the commands' actions (it imports the database, engine and metrics).
 import { DbTickStore } from '../adapters/db/tick-store.js';
 import type { BullMqScheduler } from '../adapters/queue/bullmq-scheduler.js';
@@ -48,8 +49,9 @@ export interface ExecutingProcess {
   /**
    * Starts the upkeep every executing process does: the sweep of stored waits every SWEEP_EVERY_MS,
    * the take-over check of executions held by a dead process of this machine every
-   * LEADFLOW_TAKE_OVER_CHECK_MS (cli/take-over-check.ts), and the retention pruning (awaited once now, then hourly; cli/pruning.ts), so a deployment of
-   * workers behind a receiver that does not prune still prunes.
+   * LEADFLOW_TAKE_OVER_CHECK_MS (cli/take-over-check.ts), and the retention pruning (awaited once
+   * now, then hourly; cli/pruning.ts), so a deployment of workers behind a receiver that does not
+   * prune still prunes.
    */
   startUpkeep(): Promise<void>;
   /** Starts the schedule triggers. Last: a tick's execution may start as soon as they run. */

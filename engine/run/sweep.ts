@@ -44,7 +44,8 @@ async function sweepRunning(host: TakeOverHost): Promise<void> {
  * it and driven, without waiting for its lease to lapse. A holder on another machine, or a live one,
  * is left alone (another machine's holder is known dead only when its lease lapses; the sweep and the
  * queue look again then). Resolves, with the claims under way (their ids count as held here at once),
- * to the ids it is taking over; their drives go on after, and a failure of one is logged at warn. Rejects when the store cannot be reached.
+ * to the ids it is taking over; their drives go on after, and a failure of one is logged at warn.
+ * Rejects when the store cannot be reached.
  */
 export async function takeOverDeadLocalHolders(host: TakeOverHost): Promise<string[]> {
   const dead = new Map<string, boolean>();
