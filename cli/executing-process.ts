@@ -1,9 +1,10 @@
 // What `serve` and `worker` share: a process that runs executions. It builds the metrics, the
 // console overview's recorder, the runtime (database, migrations, services), the queue scheduler
 // (REDIS_URL) and the engine over them; it starts the scheduler, the sweep of stored waits, the
-// retention pruning and the schedule triggers; and it stops all of it on SIGTERM or SIGINT in one
-// order. The commands add only what differs: serve its HTTP app (webhooks, admin, console) and
-// `--watch`, the worker its optional metrics port (cli/metrics-port.ts).
+// take-over check (cli/take-over-check.ts), the retention pruning and the schedule triggers; and it
+// stops all of it on SIGTERM or SIGINT in one order. The commands add only what differs: serve its
+// HTTP app (webhooks, admin, console) and `--watch`, the worker its optional metrics port
+// (cli/metrics-port.ts).
 // Loaded inside the commands' actions (it imports the database, engine and metrics).
 import { DbTickStore } from '../adapters/db/tick-store.js';
 import type { BullMqScheduler } from '../adapters/queue/bullmq-scheduler.js';
@@ -18,6 +19,7 @@ import { createEngine } from './host.js';
 import { startPruning } from './pruning.js';
 import { leaseMsFromEnv, queueSchedulerFromEnv, SWEEP_EVERY_MS } from './queue-mode.js';
 import { openRuntime, type Runtime } from './runtime.js';
+import { startTakeOverCheck, takeOverCheckMsFromEnv } from './take-over-check.js';
 import { withModelDefaults } from '../adapters/ai/model-config.js';
 
 /** Longest a graceful shutdown waits for requests and steps in flight before exiting with 1, ms. */
@@ -45,9 +47,11 @@ export interface ExecutingProcess {
   /** Starts the engine's scheduler: stored waits are handed to it and, in queue mode, jobs are taken. */
   startScheduler(): Promise<void>;
   /**
-   * Starts the upkeep every executing process does: the sweep of stored waits every SWEEP_EVERY_MS
-   * and the retention pruning (awaited once now, then hourly; cli/pruning.ts), so a deployment of
-   * workers behind a receiver that does not prune still prunes.
+   * Starts the upkeep every executing process does: the sweep of stored waits every SWEEP_EVERY_MS,
+   * the take-over check of executions held by a dead process of this machine every
+   * LEADFLOW_TAKE_OVER_CHECK_MS (cli/take-over-check.ts), and the retention pruning (awaited once
+   * now, then hourly; cli/pruning.ts), so a deployment of workers behind a receiver that does not
+   * prune still prunes.
    */
   startUpkeep(): Promise<void>;
   /** Starts the schedule triggers. Last: a tick's execution may start as soon as they run. */
@@ -95,6 +99,7 @@ export async function openExecutingProcess(options: ExecutingProcessOptions): Pr
 
   let sweepTimer: NodeJS.Timeout | undefined;
   let stopPruning: () => void = () => undefined;
+  let stopTakeOverCheck: () => void = () => undefined;
   return {
     logger,
     metrics,
@@ -107,6 +112,7 @@ export async function openExecutingProcess(options: ExecutingProcessOptions): Pr
         () => void engine.sweep().catch((err: Error) => logger.warn({ err: err.message }, 'sweeping waits failed')),
         SWEEP_EVERY_MS,
       ).unref();
+      stopTakeOverCheck = startTakeOverCheck(engine, logger, takeOverCheckMsFromEnv(process.env));
       stopPruning = await startPruning(runtime.store, logger, ticks, activity);
     },
     startSchedules: () => engine.startSchedules(),
@@ -117,6 +123,7 @@ export async function openExecutingProcess(options: ExecutingProcessOptions): Pr
         await stopIntake();
         stopPruning();
         clearInterval(sweepTimer);
+        stopTakeOverCheck();
         await engine.shutdown();
         await activity.idle();
         await scheduler?.close();

@@ -4,7 +4,7 @@
 // new records (new-record.ts), the drives in this process (drives.ts, drive-outcome.ts), cancels
 // (cancels.ts), child flows (child-flows.ts), who awaits an end (end-waiters.ts), following
 // executions another process drives (store-poll.ts); holding executions among several processes is
-// in leases.ts, take-over.ts and sweep.ts.
+// in leases.ts, take-over.ts and sweep.ts (the sweep and the take-over check).
 import { evaluateValue } from './expressions.js';
 import type { CancelOutcome, EngineOptions, ExecutionHandle, StartOptions, TriggerInput } from './engine-options.js';
 import { notifyObserver, type EngineObserver } from './observer.js';
@@ -19,7 +19,7 @@ import { FlowVersions } from './run/flow-versions.js';
 import { DEFAULT_LEASE_MS, Leases, leaseOwnerName } from './run/leases.js';
 import { insertNew, newRecord, type NewRecordHost } from './run/new-record.js';
 import { lookForEnd, watchStored } from './run/store-poll.js';
-import { sweepExecutions } from './run/sweep.js';
+import { sweepExecutions, takeOverDeadLocalHolders } from './run/sweep.js';
 import { InProcessScheduler } from './scheduler/in-process-scheduler.js';
 import type { Scheduler } from './scheduler/scheduler.js';
 import type { ExecutionStore, Lease } from './store/execution-store.js';
@@ -176,6 +176,17 @@ export class Engine {
    */
   async sweep(): Promise<void> {
     await sweepExecutions(this.drives.takeOverHost);
+  }
+
+  /**
+   * The take-over check (see takeOverDeadLocalHolders): running executions whose holder is a dead
+   * process of this machine are taken over now. One store read; resolves to the ids taken over (their
+   * drives go on). `serve` and `worker` call it every LEADFLOW_TAKE_OVER_CHECK_MS. Nothing after
+   * shutdown. Rejects when the store cannot be reached.
+   */
+  async takeOverDeadHolders(): Promise<string[]> {
+    if (this.abort.signal.aborted) return [];
+    return takeOverDeadLocalHolders(this.drives.takeOverHost);
   }
 
   /** Stops timers and aborts running steps; waits stay in the store. */

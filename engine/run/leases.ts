@@ -14,22 +14,41 @@ export const DEFAULT_LEASE_MS = 30_000;
 const MIN_RENEWAL_MS = 50;
 
 /**
+ * The names leaseOwnerName gave out in this process, shared by every copy of this module the process
+ * loaded (a global registry), so isDeadLocalOwner tells this process's names from a dead one's.
+ */
+const OWN_NAMES_KEY = Symbol.for('leadflow.leaseOwnerNames');
+const registry = globalThis as unknown as Record<symbol, Set<string> | undefined>;
+registry[OWN_NAMES_KEY] ??= new Set<string>();
+const ownNames: Set<string> = registry[OWN_NAMES_KEY];
+
+/**
  * A new name for this process on leases: `host:pid:random`. The random part (8 hex digits) tells
- * apart two engines of one process. Never throws.
+ * apart two engines of one process, and this process from an earlier one that had the same pid.
+ * Never throws.
  */
 export function leaseOwnerName(): string {
-  return `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  const name = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  ownNames.add(name);
+  return name;
 }
 
 /**
  * True when a lease owner (`host:pid:random`, see leaseOwnerName) is a process of this machine that
- * no longer exists, so its executions can be taken over without waiting for the lease to lapse.
- * False for this process, another machine, or an owner name it cannot read. Never throws.
+ * no longer exists, so its executions can be taken over without waiting for the lease to lapse:
+ * `host` is this machine's hostname and no process has that pid (a signal-0 probe says ESRCH), or
+ * the pid is this process's own but the name is not one this process gave out (an earlier process
+ * with the same pid, as a restarted container's). False for this process's names, a live pid (or one
+ * reused since), another machine, or an owner name it cannot read. "This machine" is the hostname:
+ * processes sharing one hostname must share their process ids too (not so for containers given the
+ * same hostname, or the host's, each with its own pid namespace: such deployments must give each
+ * process a hostname of its own). Never throws.
  */
 export function isDeadLocalOwner(owner: string): boolean {
   const [host, pidText] = owner.split(':');
   const pid = Number(pidText);
-  if (host !== hostname() || !Number.isInteger(pid) || pid <= 0 || pid === process.pid) return false;
+  if (host !== hostname() || !Number.isInteger(pid) || pid <= 0) return false;
+  if (pid === process.pid) return !ownNames.has(owner);
   try {
     process.kill(pid, 0);
     return false;

@@ -1,6 +1,7 @@
 // Take-over: driving executions whose holder died in the middle of a step. A holder that is a dead
 // process of this machine is known dead at once (isDeadLocalOwner); any other holder is known dead
-// when its lease lapses unrenewed. Used by the sweep (sweep.ts) and by NodeContext.interruptedPeersUntil.
+// when its lease lapses unrenewed. Used by the sweep and the take-over check (sweep.ts) and by
+// NodeContext.interruptedPeersUntil.
 import { DEPENDENCY_RETRY_MS, isDependencyUnavailable } from '../errors/dependency-unavailable.js';
 import type { Scheduler } from '../scheduler/scheduler.js';
 import type { ClaimResult, ExecutionStore } from '../store/execution-store.js';
@@ -48,15 +49,19 @@ export async function claimOrLookLater(host: TakeOverHost, id: string, signal: A
   return undefined;
 }
 
+/** Who found a dead holder's execution, as the take-over's log line says (`via`). */
+export type TakeOverVia = 'sweep' | 'check' | 'peers';
+
 /**
- * Claims execution `id` from `deadOwner` (whose lease may still be live) and drives it. Resolves
- * with the drive's end, or undefined when the execution is no longer running (finished meanwhile,
- * or taken by another process). Rejects when the store cannot be reached.
+ * Claims execution `id` from `deadOwner` (whose lease may still be live) and drives it; the take-over
+ * is logged at warn with `via` (who found it). Resolves with the drive's end, or undefined when the
+ * execution is no longer running (finished meanwhile, or taken by another process). Rejects when the
+ * store cannot be reached.
  */
-export async function takeOver(host: TakeOverHost, id: string, deadOwner: string): Promise<ExecutionRecord | undefined> {
+export async function takeOver(host: TakeOverHost, id: string, deadOwner: string, via: TakeOverVia): Promise<ExecutionRecord | undefined> {
   const claimed = await host.claim(id, deadOwner);
   if (claimed.record?.status !== 'running') return undefined;
-  host.logger.warn({ execution: id, flow: claimed.record.flow }, 'took over an execution whose process died');
+  host.logger.warn({ execution: id, flow: claimed.record.flow, via }, 'took over an execution whose process died');
   return host.drive(claimed.record);
 }
 
@@ -77,7 +82,7 @@ export async function interruptedPeersUntil(host: TakeOverHost, self: ExecutionR
     if (!deadHere && !host.leases.missedRenewal(running.lease_until, now)) continue;
     const until = deadHere ? now : Math.max(now, running.lease_until);
     if (deadHere)
-      void takeOver(host, running.id, running.lease_owner!).catch((err: unknown) =>
+      void takeOver(host, running.id, running.lease_owner!, 'peers').catch((err: unknown) =>
         host.logger.warn({ execution: running.id, err: (err as Error).message }, 'taking over an interrupted execution failed'),
       );
     else host.scheduler.schedule(running.id, until + AFTER_LAPSE_MS);
