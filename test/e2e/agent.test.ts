@@ -420,7 +420,7 @@ forEachProvider('agent', (provider, title) => {
         expect(rows.filter((r) => r.type === 'lead').map((r) => r.content)).toEqual(['[áudio] quanto custa a lente?\ne parcela?']);
       });
 
-      it('an audio no model can transcribe becomes a marker text and the lead is still answered', async () => {
+      it('an audio no model can transcribe becomes its marker in the lead row and the lead is still answered', async () => {
         const phone = nextPhone();
         await createLead(phone);
         const audio = stack.provider.inbound({ phone, kind: 'audio' }, stack.instance);
@@ -432,7 +432,7 @@ forEachProvider('agent', (provider, title) => {
         expect(stack.openai.transcriptionRequests().length).toBeGreaterThan(0);
         expect(sentTo(phone)).toEqual(['Não consegui ouvir seu áudio, pode escrever?']);
         const rows = await memory(phone);
-        expect(rows.filter((r) => r.type === 'lead').map((r) => r.content)).toEqual(['[áudio] não foi possível abrir o arquivo']);
+        expect(rows.filter((r) => r.type === 'lead').map((r) => r.content)).toEqual(['[áudio] [áudio recebido: não foi possível transcrever]']);
       });
 
       it('primary 500 -> the fallback (Anthropic) answers', async () => {
