@@ -248,7 +248,7 @@ suite('queue mode across processes (serve + workers on PostgreSQL and Redis)', (
     expect(rows.map((r) => r.content)).toEqual(['primeira parte\nsegunda parte']);
   }, 90_000);
 
-  it('SIGKILL in the middle of a step: once the lease lapses another worker takes the execution over and the lead is answered once', async () => {
+  it('SIGKILL of every process in the middle of a step: a worker started afterwards takes the execution over at its start and the lead is answered once', async () => {
     const { url } = await startServe('serve-3');
     const phone = nextPhone();
     await createLead(phone);
