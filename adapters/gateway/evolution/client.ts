@@ -22,7 +22,8 @@
 // The id of every message sent is handed to `noteSent` when given (the provider notes it on the
 // key-value store: sent-ids.ts), so an echo of it is known as LeadFlow's own. Noting it failing is
 // logged as a warning and the send still succeeds (the message went out: failing the call would
-// have it sent again).
+// have it sent again). Each send's recipient and text are handed to `noteSending` before its call,
+// for an echo that overtakes the answer (sent-ids.ts); failing that is a warning too.
 //
 // Time limits are per attempt. A send's limit is `timeoutMs + delay`: Evolution shows "typing…" for
 // `delay` ms inside the request before it sends (`sendMessageWithTyping`). Retries (http-call.ts):
@@ -58,10 +59,12 @@ export interface EvolutionClientOptions extends GatewayHttpOptions {
   maxDownloadBytes?: number;
   /** Called with the id of each message sent (sendText's `messageid`), before sendText resolves; see the file's head. */
   noteSent?: (messageId: string) => Promise<void>;
+  /** Called with each send's recipient and text before its call (an echo may overtake the answer); see sent-ids.ts. */
+  noteSending?: (number: string, text: string) => Promise<void>;
 }
 
 /** The options every Evolution client of a host shares (all but the instance's server, API key and name). */
-export type EvolutionClientDefaults = Omit<EvolutionClientOptions, 'serverUrl' | 'token' | 'instanceName' | 'noteSent'>;
+export type EvolutionClientDefaults = Omit<EvolutionClientOptions, 'serverUrl' | 'token' | 'instanceName' | 'noteSent' | 'noteSending'>;
 
 /** What the client needs of an instance row (a full GatewayInstanceAccess fits): its server, token and external id. */
 export type EvolutionInstanceAccess = Pick<GatewayInstanceAccess, 'server_url' | 'token'> & { external_id: string };
@@ -83,11 +86,13 @@ export class EvolutionClient implements GatewayClient {
   readonly instanceName: string;
   readonly #http: GatewayHttp;
   readonly #noteSent: ((messageId: string) => Promise<void>) | undefined;
+  readonly #noteSending: ((number: string, text: string) => Promise<void>) | undefined;
   readonly #logger: EvolutionClientOptions['logger'];
 
   constructor(options: EvolutionClientOptions) {
     this.#http = new GatewayHttp(options, EVOLUTION_ENDPOINT);
     this.#noteSent = options.noteSent;
+    this.#noteSending = options.noteSending;
     this.#logger = options.logger;
     if (typeof options.instanceName !== 'string' || options.instanceName.trim() === '')
       throw new TypeError('evolution external_id (instance name) is empty');
@@ -102,9 +107,22 @@ export class EvolutionClient implements GatewayClient {
 
   /** Sends one text. `number` must be digits; `delay` (ms, default 0) is sent as is. */
   async sendText(request: SendTextRequest, options: GatewayCallOptions = {}): Promise<SendTextResult> {
+    await this.#noteBefore(request);
     const sent = await this.#http.measured('send', (policy) => this.#sendText(request, options, policy));
     if (sent.messageid !== null && this.#noteSent) await this.#note(sent.messageid);
     return sent;
+  }
+
+  /** Hands the send to `noteSending` before its call; a failure is a warning (only an echo overtaking the answer would then read as typed by hand). */
+  async #noteBefore(request: SendTextRequest): Promise<void> {
+    try {
+      await this.#noteSending?.(request.number, request.text);
+    } catch (err) {
+      this.#logger?.warn(
+        { instance: this.instanceName, error: err instanceof Error ? err.message : String(err) },
+        "evolution: the send was not noted before its call; an echo overtaking its answer would count as typed on the clinic's phone",
+      );
+    }
   }
 
   /** Hands a sent message's id to `noteSent`; a failure is a warning (the message went out). */

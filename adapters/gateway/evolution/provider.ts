@@ -51,10 +51,20 @@ export const evolutionProvider: GatewayProviderModule = {
       serverUrl: instance.server_url,
       token: instance.token,
       instanceName: instance.external_id ?? '',
-      ...(sentIds && id !== undefined ? { noteSent: (messageId: string) => sentIds.note(id, messageId) } : {}),
+      ...(sentIds && id !== undefined
+        ? {
+            noteSent: (messageId: string) => sentIds.note(id, messageId),
+            noteSending: (number: string, text: string) => sentIds.noteSending(id, number, text),
+          }
+        : {}),
     });
   },
   parse: parseEvolutionMessage,
   inbound: evolutionInbound,
-  sentByApi: (message, instanceId, kv) => new EvolutionSentIds(kv).has(instanceId, message.message_id),
+  // Its id noted from the send's answer, or (an echo overtaking the answer) its text noted before the call.
+  sentByApi: async (message, instanceId, kv) => {
+    const ids = new EvolutionSentIds(kv);
+    if (await ids.has(instanceId, message.message_id)) return true;
+    return message.phone !== null && ids.isSending(instanceId, message.phone, message.text ?? '');
+  },
 };

@@ -18,10 +18,18 @@
 // whose id falls in the same slot replaces the older id (which then reads as not LeadFlow's); with
 // 1024 slots that needs one of the next sends of that instance to hash to that slot before its echo.
 //
-// An echo parsed before the send's answer reached LeadFlow (the echo overtaking the answer) finds
-// nothing yet: the id is only known from the answer.
+// An echo parsed before the send's answer reached LeadFlow (the echo overtaking the answer) cannot
+// be found by its id, which only the answer names. So a send is also noted BEFORE its call, by what
+// it says:
+//   noteSending(instance, number, text)  before the call: `evolution-sending:<instanceId>:<digest of
+//                       recipient and text>` (send-evidence.ts textEvidenceKey: no phone, no text in
+//                       clear) for SENT_ID_TTL_MS;
+//   isSending(instance, number, text)    true while such a note lasts: an echo of that text to that
+//                       number is LeadFlow's, whichever came first. A person typing the very same text
+//                       to the same lead within the TTL would read as LeadFlow's too (no takeover).
 import { createHash } from 'node:crypto';
 import type { KeyValue } from '../../kv/key-value.js';
+import { textEvidenceKey } from '../send-evidence.js';
 
 /** How long a sent message's id is kept, ms (10 minutes). */
 export const SENT_ID_TTL_MS = 10 * 60 * 1000;
@@ -37,6 +45,8 @@ const MAX_ROUNDS = 32;
 export interface EvolutionSentIdsOptions {
   /** Caller-key prefix. Default `evolution-sent:`. */
   keyPrefix?: string;
+  /** Caller-key prefix of the notes taken before a send. Default `evolution-sending:`. */
+  sendingKeyPrefix?: string;
   /** Life of a noted id, ms. Default SENT_ID_TTL_MS. */
   ttlMs?: number;
   /** Slots per instance. Default SENT_ID_SLOTS. */
@@ -49,10 +59,12 @@ export class EvolutionSentIds {
   readonly #prefix: string;
   readonly #ttlMs: number;
   readonly #slots: number;
+  readonly #sendingPrefix: string;
 
   constructor(kv: KeyValue, options: EvolutionSentIdsOptions = {}) {
     this.#kv = kv;
     this.#prefix = options.keyPrefix ?? 'evolution-sent:';
+    this.#sendingPrefix = options.sendingKeyPrefix ?? 'evolution-sending:';
     this.#ttlMs = options.ttlMs ?? SENT_ID_TTL_MS;
     this.#slots = options.slots ?? SENT_ID_SLOTS;
   }
@@ -79,6 +91,23 @@ export class EvolutionSentIds {
       if ((await this.#kv.acquireLock(key, this.#ttlMs, messageId)) !== null) return;
     }
     throw new Error('evolution sent ids: too many concurrent writers for one slot');
+  }
+
+  /** Notes that LeadFlow is about to send `text` to `number` through `instanceId` (see the file's head). */
+  async noteSending(instanceId: number, number: string, text: string): Promise<void> {
+    if (text.trim() === '') return;
+    await this.#kv.acquireLock(this.#sendingKey(instanceId, number, text), this.#ttlMs, 'sending');
+  }
+
+  /** True while a send of `text` to `number` through `instanceId` is noted (see the file's head). */
+  async isSending(instanceId: number, number: string, text: string): Promise<boolean> {
+    if (text.trim() === '') return false;
+    return (await this.#kv.lockHolder(this.#sendingKey(instanceId, number, text))) !== null;
+  }
+
+  #sendingKey(instanceId: number, number: string, text: string): string {
+    if (!Number.isInteger(instanceId) || instanceId < 1) throw new TypeError(`evolution sent ids: bad instance id ${String(instanceId)}`);
+    return `${this.#sendingPrefix}${instanceId}:${textEvidenceKey(number, text).slice('text:'.length)}`;
   }
 
   /** True while `messageId` is noted as sent by LeadFlow through `instanceId`. */

@@ -107,6 +107,31 @@ forEachKeyValue('evolution sent ids', (open) => {
       await fake.close();
     }
   });
+
+  it("an echo that overtakes the send's answer is LeadFlow's too (its text was noted before the call); a different text typed by hand is not", async () => {
+    const fake = await startFakeEvolution({ instances: { [INSTANCE]: KEY } });
+    try {
+      fake.failNext('hang', 1, { ms: 400 });
+      const client = gatewayProviders.clientFactory({ kv: store.current.kv })(row(fake.url));
+      const sending = client.sendText({ number: '5543999806366', text: 'Posso te explicar como funciona?' });
+      await pollFor('the send to reach Evolution', async () => fake.requestsTo('/message/sendText/').length === 1);
+      // Evolution's echo names an id LeadFlow does not know yet, and the legacy 12-digit number.
+      const kv = store.current.openAnother();
+      const echo = evolutionEvent('api-echo', {
+        instance: INSTANCE,
+        id: '3EB0OVERTAKE000000000001',
+        phone: '554399806366',
+        text: 'Posso te explicar como funciona?',
+      });
+      const typed = evolutionEvent('from-me-phone', { instance: INSTANCE, phone: '554399806366', text: 'Oi, aqui é a Júlia da recepção' });
+      expect(await parseStep(echo, kv, 7)).toMatchObject({ from_me: true, sent_by_api: true });
+      expect(await parseStep(typed, kv, 7)).toMatchObject({ from_me: true, sent_by_api: false });
+      expect(await parseStep(echo, kv, 8)).toMatchObject({ from_me: true, sent_by_api: false });
+      await sending;
+    } finally {
+      await fake.close();
+    }
+  });
 });
 
 describe('evolution sent ids: the send', () => {
@@ -126,7 +151,7 @@ describe('evolution sent ids: the send', () => {
     }
   });
 
-  it('a store that fails to note the id: the send still succeeds (it went out), with a warning naming no credential', async () => {
+  it('a store that fails to note the send and its id: the send still succeeds (it went out), with warnings naming no credential', async () => {
     const fake = await startFakeEvolution({ instances: { [INSTANCE]: KEY } });
     try {
       const kv = new MemoryKeyValue();
@@ -145,6 +170,10 @@ describe('evolution sent ids: the send', () => {
       expect(sent.messageid).toMatch(/^3EB0/);
       expect(fake.sent).toHaveLength(1);
       expect(warnings).toEqual([
+        {
+          fields: { instance: INSTANCE, error: expect.any(String) },
+          message: "evolution: the send was not noted before its call; an echo overtaking its answer would count as typed on the clinic's phone",
+        },
         {
           fields: { instance: INSTANCE, message_id: sent.messageid, error: 'store unavailable' },
           message: "evolution: the sent message's id was not kept; an echo of it would count as typed on the clinic's phone",
