@@ -154,6 +154,19 @@ describe('CalcomCalendar: create', () => {
     expect(fake.count('create')).toBe(1);
   });
 
+  it('a look that came before Cal.com stored the first POST: the slot refusal is checked by another look', async () => {
+    const first = await calendar().create(appointment(41, BASE));
+    let lists = 0;
+    const staleFirstList: typeof fetch = async (input, init) => {
+      if (String(input).includes('/v2/bookings?') && lists++ === 0) return Response.json({ status: 'success', data: [] });
+      return fetch(input, init);
+    };
+    const again = await calendar({ fetch: staleFirstList }).create(appointment(41, BASE));
+    expect(again).toEqual(first);
+    expect(fake.bookings).toHaveLength(1);
+    expect(fake.count('create')).toBe(2);
+  });
+
   it('a taken, past, off-grid or conflicting start is SlotUnavailableError, and nothing more is booked', async () => {
     const cal = calendar();
     await cal.create(appointment(41, BASE));
@@ -215,12 +228,39 @@ describe('CalcomCalendar: move', () => {
     expect(fake.count('reschedule')).toBe(1);
   });
 
+  it('a repeat whose read of the old booking predates the first reschedule: the refusal is checked by a look', async () => {
+    const cal = calendar();
+    const old = await cal.create(appointment(41, BASE));
+    const stale = await (await fetch(`${fake.url}/bookings/${old.external_id}`, { headers: fake.requests[0]!.headers as any })).text();
+    const first = await cal.move(old, appointment(41, BASE + 2 * HOUR));
+    const staleRead: typeof fetch = async (input, init) => {
+      if (String(input).endsWith(`/v2/bookings/${old.external_id}`)) return new Response(stale, { status: 200 });
+      return fetch(input, init);
+    };
+    expect(await calendar({ fetch: staleRead }).move(old, appointment(41, BASE + 2 * HOUR))).toEqual(first);
+    expect(fake.count('reschedule')).toBe(2);
+    expect(fake.live.map((b) => b.uid)).toEqual([first.external_id]);
+  });
+
   it('to a taken time is SlotUnavailableError and keeps the booking where it was', async () => {
     const cal = calendar();
     const mine = await cal.create(appointment(41, BASE));
     await cal.create(appointment(42, BASE + 2 * HOUR));
     await expect(cal.move(mine, appointment(41, BASE + 2 * HOUR))).rejects.toBeInstanceOf(SlotUnavailableError);
     expect(fake.booking(mine.external_id!)).toMatchObject({ status: 'accepted', start: BASE });
+  });
+
+  it('a booking the clinic rescheduled in Cal.com is followed to its successor, which is moved: one live booking', async () => {
+    const cal = calendar();
+    const ref = await cal.create(appointment(41, BASE));
+    const byClinic = await fetch(`${fake.url}/bookings/${ref.external_id}/reschedule`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${fake.apiKey}`, 'cal-api-version': '2026-02-25', 'content-type': 'application/json' },
+      body: JSON.stringify({ start: new Date(BASE + HOUR).toISOString() }),
+    });
+    expect(byClinic.status).toBe(201);
+    const moved = await cal.move(ref, appointment(41, BASE + 3 * HOUR));
+    expect(fake.live.map((b) => [b.uid, b.start])).toEqual([[moved.external_id, BASE + 3 * HOUR]]);
   });
 
   it('a booking cancelled outside LeadFlow, or none yet, is booked at the new time', async () => {

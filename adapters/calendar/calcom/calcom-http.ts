@@ -9,7 +9,8 @@
 //                 `transient`; with `retry` they are tried again (backoff 250 ms doubling, or the
 //                 Retry-After header), at most 3 attempts and never past the call's deadline.
 // Messages name the method and the path with any booking uid replaced by `{uid}` (a uid lets anyone
-// cancel the booking) and never the key (removed from every text taken from an answer).
+// cancel the booking; `uid=…` in Cal.com's own messages is masked too) and never the key (removed
+// from every text taken from an answer).
 import { sleep } from '../../../engine/run/retry.js';
 import type { Clock } from '../../clock.js';
 import { parseRetryAfter } from '../../gateway/backoff.js';
@@ -166,7 +167,10 @@ export class CalcomHttp {
     const error = isObject(body) && isObject(body.error) ? body.error : undefined;
     const raw = error?.message ?? (isObject(body) ? body.message : undefined) ?? text;
     const message = typeof raw === 'string' ? raw : JSON.stringify(raw);
-    const clean = this.redact(message).slice(0, MAX_MESSAGE_CHARS);
+    // Cal.com's messages name booking uids (`Booking with uid=… not found`): masked like paths.
+    const clean = this.redact(message)
+      .replace(/uid=[^\s,.;:)]+/g, 'uid={uid}')
+      .slice(0, MAX_MESSAGE_CHARS);
     return { code: typeof error?.code === 'string' ? this.redact(error.code) : '', message: clean };
   }
 
