@@ -195,6 +195,16 @@ describe('CalcomCalendar: create', () => {
     expect(fake.bookings).toHaveLength(1);
     expect(fake.live).toHaveLength(0);
   });
+
+  it('a pending booking whose cancel failed is refused all the same, and cancelled by the next create', async () => {
+    fake.requiresConfirmation = true;
+    fake.fail(3, 500, { route: 'cancel' });
+    await expect(calendar().create(appointment(41, BASE))).rejects.toThrow(/requires confirmation/i);
+    expect(fake.live.map((b) => b.status)).toEqual(['pending']);
+    await expect(calendar().create(appointment(41, BASE))).rejects.toThrow(/requires confirmation/i);
+    expect(fake.bookings).toHaveLength(1);
+    expect(fake.live).toHaveLength(0);
+  });
 });
 
 describe('CalcomCalendar: move', () => {

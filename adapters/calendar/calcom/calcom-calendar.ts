@@ -34,8 +34,10 @@ import { type CalcomAnswer, type CalcomCall, CalcomHttp, type CalcomRefusal, Cal
 import { CALCOM_API_VERSIONS, CALCOM_BASE_URL, CALCOM_DEADLINE_MS, CALCOM_TIMEOUT_MS, type CalcomOptions } from './calcom-options.js';
 import { type CalcomBooking, bookingBody, isFor, isLive, isSlotRefusal, parseBooking, parseSlots } from './calcom-payloads.js';
 
-/** POSTs of one create (each after a look), and bookings followed by one move or cancel, at most. */
+/** POSTs of one create (each after a look), at most. */
 const MAX_ROUNDS = 3;
+/** Requests of one move or cancel following a booking (reads of rescheduled ones, tries), at most. */
+const MAX_STEPS = 6;
 /** Page size of GET /v2/bookings (Cal.com: ≤ 250) and pages read at most. */
 const PAGE_SIZE = 100;
 const MAX_PAGES = 5;
@@ -110,7 +112,7 @@ export class CalcomCalendar implements CalendarProvider {
     const call = this.call(signal);
     let uid = ref.external_id;
     for (let round = 1; uid !== null; round++) {
-      if (round > MAX_ROUNDS) throw new CalcomUnavailableError('calcom: the booking could not be moved in time', true);
+      if (round > MAX_STEPS) throw new CalcomUnavailableError('calcom: the booking could not be moved in time', true);
       const current = await this.get(uid, call);
       if (!current) break;
       if (!isLive(current)) {
@@ -130,7 +132,7 @@ export class CalcomCalendar implements CalendarProvider {
     const call = this.call(signal);
     let uid = ref.external_id ?? (await this.find(appointment, call))?.uid;
     for (let round = 1; uid !== undefined; round++) {
-      if (round > MAX_ROUNDS) throw new CalcomUnavailableError('calcom: the booking could not be cancelled in time', true);
+      if (round > MAX_STEPS) throw new CalcomUnavailableError('calcom: the booking could not be cancelled in time', true);
       const answer = await this.post(
         `/bookings/${encodeURIComponent(uid)}/cancel`,
         reason ? { cancellationReason: reason } : {},
@@ -186,12 +188,11 @@ export class CalcomCalendar implements CalendarProvider {
   /** An accepted booking's reference; a pending one is cancelled and refused (see the file's head). */
   private async settled(booking: CalcomBooking, call: CalcomCall): Promise<ProviderRef> {
     if (booking.status === 'accepted') return { external_id: booking.uid };
-    await this.post(
-      `/bookings/${encodeURIComponent(booking.uid)}/cancel`,
-      { cancellationReason: 'Tipo de evento exige confirmação' },
-      true,
-      call,
-    );
+    // Best effort: a pending booking left by a failed cancel is found and cancelled by the next create.
+    const path = `/bookings/${encodeURIComponent(booking.uid)}/cancel`;
+    await this.post(path, { cancellationReason: 'Tipo de evento exige confirmação' }, true, call).catch((err) => {
+      if (call.signal?.aborted) throw err;
+    });
     throw new CalcomUnavailableError(
       `calcom: event type ${this.eventTypeId} requires confirmation (its bookings come back pending); turn "Requires confirmation" off for LeadFlow to book`,
       false,
