@@ -21,7 +21,7 @@ beforeEach(async () => {
 afterEach(() => fake.close());
 
 function calendar(extra: Partial<CalcomOptions> = {}): CalcomCalendar {
-  return new CalcomCalendar({ api_key: KEY, event_type_id: 123, base_url: fake.url, timeoutMs: 300, deadlineMs: 3000, ...extra });
+  return new CalcomCalendar({ api_key: KEY, event_type_id: 123, base_url: fake.url, timeoutMs: 1000, deadlineMs: 5000, ...extra });
 }
 
 function appointment(id: number, start: number): ProviderAppointment {
@@ -57,7 +57,7 @@ describe('CalcomCalendar: each failure → CalendarUnavailableError, bounded, wi
     { failure: 403, route: 'slots', message: /HTTP 403/, attempts: 1 },
     { failure: 429, route: 'slots', message: /HTTP 429/, attempts: 3 },
     { failure: 503, route: 'slots', message: /HTTP 503/, attempts: 3 },
-    { failure: 'hang', route: 'slots', message: /timeout after 300 ms on GET \/v2\/slots/, attempts: 3 },
+    { failure: 'hang', route: 'slots', message: /timeout after 1000 ms on GET \/v2\/slots/, attempts: 3 },
     { failure: 'reset', route: 'slots', message: /network failure on GET \/v2\/slots/, attempts: 3 },
   ];
   for (const c of cases) {

@@ -171,6 +171,12 @@ export class FakeCalcom {
     return this;
   }
 
+  /** Drops the failures still queued. */
+  clearFailures(): this {
+    this.failures.length = 0;
+    return this;
+  }
+
   async close(): Promise<void> {
     for (const res of this.hanging) res.destroy();
     this.hanging.clear();
