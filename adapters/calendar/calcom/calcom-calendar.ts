@@ -127,7 +127,7 @@ export class CalcomCalendar implements CalendarProvider {
     return this.book(appointment, call);
   }
 
-  /** The booking cancelled (see the file's head); resolves once none of the appointment's is live. */
+  /** The booking (or the one it was rescheduled to) cancelled; without a uid, the appointment's found by its metadata (see the file's head). */
   async cancel(ref: ProviderRef, appointment: ProviderAppointment, reason: string, signal?: AbortSignal): Promise<void> {
     const call = this.call(signal);
     let uid = ref.external_id ?? (await this.find(appointment, call))?.uid;
