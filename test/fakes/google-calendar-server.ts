@@ -31,7 +31,7 @@
 //   'reset'           the connection is destroyed without an answer
 //   'accept-then-hang'  the request is carried out (state changes) and then never answered: a lost answer
 //   'accept-then-reset' carried out, then the connection destroyed
-import { createVerify, type KeyObject, randomBytes } from 'node:crypto';
+import { createVerify, generateKeyPairSync, type KeyObject, randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DateTime } from 'luxon';
@@ -463,4 +463,18 @@ function busyOf(calendar: FakeCalendar, from: number, to: number): Array<{ start
 /** A started fake Google for `options`. */
 export function startFakeGoogleCalendar(options: FakeGoogleOptions = {}): Promise<FakeGoogleCalendar> {
   return new FakeGoogleCalendar(options).start();
+}
+
+/** A service account for tests: a fresh RSA key pair (2048 bits), the key JSON's two fields and the public key the fake verifies with. */
+export function testServiceAccount(email = 'leadflow-agenda@clinica-aurora.iam.gserviceaccount.com'): {
+  client_email: string;
+  private_key: string;
+  publicKey: string;
+} {
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+  });
+  return { client_email: email, private_key: privateKey, publicKey };
 }
