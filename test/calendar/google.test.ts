@@ -97,7 +97,11 @@ describe('google calendar: service account token', () => {
     clock.set(at('2026-12-01T12:30:00Z'));
     await google.availability(dayQuery);
     expect(fake.count('POST', '/token')).toBe(1);
-    clock.set(at('2026-12-01T13:01:00Z'));
+    // 30 s before the token's end (12:59:59): inside the renewal margin, so a new one, never a 401.
+    clock.set(at('2026-12-01T12:59:29Z'));
+    await google.availability(dayQuery);
+    expect(fake.count('POST', '/token')).toBe(2);
+    clock.set(at('2026-12-01T13:30:00Z'));
     await google.availability(dayQuery);
     expect(fake.count('POST', '/token')).toBe(2);
     expect(fake.requests.filter((r) => r.status === 401)).toEqual([]);

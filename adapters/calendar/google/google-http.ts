@@ -74,7 +74,7 @@ export class GoogleHttp {
     let refreshed = false;
     for (let attempt = 1; ; ) {
       const remaining = deadline - performance.now();
-      const outcome = await this.attempt(req, Math.max(1, Math.min(this.o.timeoutMs, remaining)), signal);
+      const outcome = await this.attempt(req, Math.max(1, Math.floor(Math.min(this.o.timeoutMs, remaining))), signal);
       if ('answer' in outcome) return outcome.answer;
       if (outcome.staleToken && !refreshed) {
         refreshed = true;

@@ -30,7 +30,7 @@ export async function requestToken(
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
       body: form.toString(),
-      signal: AbortSignal.timeout(options.timeoutMs),
+      signal: AbortSignal.timeout(Math.max(1, Math.floor(options.timeoutMs))),
     });
     status = response.status;
     text = await response.text();
