@@ -183,6 +183,13 @@ describe('google calendar: failures end in the right error', () => {
     expect(other.error).not.toBeInstanceOf(SlotUnavailableError);
   });
 
+  it('a token Google would echo in its error is not shown', async () => {
+    fake.fail(1, { status: 400, reason: 'invalid', message: 'Invalid header: Bearer $bearer' });
+    const { error } = await failure(calendar().availability(dayQuery));
+    expect(error.message).toContain('Invalid header: Bearer ***');
+    expect(error.message).not.toContain(fake.issuedTokens[0]);
+  });
+
   it("the caller's abort stops the call with the caller's reason", async () => {
     fake.fail(10, 'hang');
     const controller = new AbortController();

@@ -26,7 +26,8 @@
 // makes the next n requests matching `match` (default: any Calendar API request, not /token) fail:
 //   <status>          that status with Google's error body for it (401 authError, 403 requiredAccessLevel,
 //                     404 notFound, 409 duplicate, 410 deleted, 429 rateLimitExceeded, 5xx backendError, 400 badRequest)
-//   GoogleErrorSpec   {status, reason, message, location, retryAfter}
+//   GoogleErrorSpec   {status, reason, message, location, retryAfter}; `$bearer` in message is replaced by the
+//                     request's bearer token (Google never echoes it: this checks the client would not show it)
 //   'hang'            no answer until close()
 //   'reset'           the connection is destroyed without an answer
 //   'accept-then-hang'  the request is carried out (state changes) and then never answered: a lost answer
@@ -274,7 +275,9 @@ export class FakeGoogleCalendar {
     if (failure === 'reset') return void req.socket.destroy();
     if (failure === 'hang') return void this.held.add(res);
     if (typeof failure === 'number' || (typeof failure === 'object' && failure !== null)) {
-      const spec = typeof failure === 'number' ? { status: failure } : failure;
+      const bearer = String(req.headers.authorization ?? '').replace(/^Bearer /, '');
+      const spec: GoogleErrorSpec =
+        typeof failure === 'number' ? { status: failure } : { ...failure, message: failure.message?.replace('$bearer', bearer) };
       return send(spec.status, googleErrorBody(spec), spec.retryAfter ? { 'retry-after': spec.retryAfter } : {});
     }
     let answer: { status: number; body?: unknown };
