@@ -129,7 +129,8 @@ describe('google calendar: failures end in the right error', () => {
     expect(error).toBeInstanceOf(CalendarUnavailableError);
     expect(error.message).toMatch(/timeout after \d+ ms on POST \/freeBusy/);
     expect(api('POST').length).toBeGreaterThanOrEqual(2);
-    expect(ms).toBeLessThan(DEADLINE_MS + 1000);
+    // The deadline contract (a tool answers within a few seconds), with room for a loaded machine.
+    expect(ms).toBeLessThan(DEADLINE_MS + 2500);
   });
 
   it('a refused token (401) is replaced once: the call succeeds with a new token', async () => {

@@ -114,6 +114,23 @@ describe('google calendar: service account token', () => {
     await expect(google.availability(dayQuery)).resolves.toEqual({ kind: 'busy', busy: [] });
   });
 
+  it('takes the whole key JSON, as an object or as its text', async () => {
+    const keyJson = {
+      type: 'service_account',
+      project_id: 'clinica-aurora',
+      private_key_id: 'abc123',
+      private_key: account.private_key,
+      client_email: account.client_email,
+      token_uri: 'https://oauth2.googleapis.com/token',
+    };
+    await expect(calendar({ service_account: keyJson }).availability(dayQuery)).resolves.toEqual({ kind: 'busy', busy: [] });
+    await expect(calendar({ service_account: JSON.stringify(keyJson) }).availability(dayQuery)).resolves.toEqual({
+      kind: 'busy',
+      busy: [],
+    });
+    expect(() => calendar({ service_account: '{"client_email": "x@y"}' })).toThrow(/private_key of x@y is missing/);
+  });
+
   it('a key the service account does not own is refused once (invalid_grant), naming the account and never the key', async () => {
     const stranger = testServiceAccount(account.client_email);
     const google = calendar({ service_account: { client_email: account.client_email, private_key: stranger.private_key } });
@@ -192,6 +209,16 @@ describe('google calendar: create', () => {
     });
     expect(event!.description).toContain('https://wa.me/5511999990001');
     expect(event!.attendees).toBeUndefined();
+  });
+
+  it('gives each event time the offset its zone has at that instant (a zone with summer time)', async () => {
+    const lisbon = { time_zone: 'Europe/Lisbon' };
+    await calendar().create(appointment({ ...lisbon, start: at('2026-10-20T13:00:00+01:00') }));
+    await calendar().create(appointment({ ...lisbon, appointment_id: 1235, start: at('2026-11-20T12:00:00Z') }));
+    expect(fake.events(CAL).map((e) => e.start)).toEqual([
+      { dateTime: '2026-10-20T13:00:00+01:00', timeZone: 'Europe/Lisbon' },
+      { dateTime: '2026-11-20T12:00:00+00:00', timeZone: 'Europe/Lisbon' },
+    ]);
   });
 
   it('a lead without a name is titled by its phone', async () => {

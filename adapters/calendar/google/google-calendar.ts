@@ -21,7 +21,7 @@ import { eventIdFor, movedEventId, namespaceTag } from './event-id.js';
 import { readBusy } from './free-busy.js';
 import { GoogleUnavailableError } from './google-errors.js';
 import { type CalendarLogger, GoogleHttp } from './google-http.js';
-import { checkedServiceAccount, type ServiceAccount } from './service-account.js';
+import { checkedServiceAccount, type ServiceAccount, type ServiceAccountInput } from './service-account.js';
 import { sharedTokenCache, type TokenCache } from './token-cache.js';
 
 /** Google's API base. */
@@ -33,8 +33,8 @@ export const DEFAULT_GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
 export interface GoogleCalendarOptions {
   /** The clinic's calendar id (an e-mail-like id; never `primary`, the service account's own calendar). */
   calendar_id: string;
-  /** The key JSON (only `client_email` and `private_key` are read; a key with literal backslash-n is repaired). */
-  service_account: ServiceAccount;
+  /** The key JSON, object or text (only `client_email` and `private_key` are read; a key with literal backslash-n is repaired). */
+  service_account: ServiceAccountInput | string;
   /** Default DEFAULT_GOOGLE_BASE_URL. */
   base_url?: string;
   /** Default DEFAULT_GOOGLE_TOKEN_URL. */

@@ -15,6 +15,19 @@ export interface ServiceAccount {
   private_key: string;
 }
 
+/** The key JSON as Google gives it (`type`, `project_id`, `private_key_id`… are kept but not read). */
+export type ServiceAccountInput = Partial<ServiceAccount> & Record<string, unknown>;
+
+/** The key JSON given as text; undefined when it is not a JSON object (the check then names the missing fields). */
+function parseKeyJson(text: string): ServiceAccountInput | undefined {
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    return parsed && typeof parsed === 'object' ? (parsed as ServiceAccountInput) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** `pem` with literal backslash-n (and backslash-r) sequences turned into real newlines; a PEM already fine is returned as is. */
 export function repairPrivateKey(pem: string): string {
   if (!pem.includes('\\n')) return pem;
@@ -22,10 +35,11 @@ export function repairPrivateKey(pem: string): string {
 }
 
 /**
- * The account with its key repaired; throws CalendarUnavailableError (naming the field, never its
+ * The account (the key JSON, as an object or its text) with its key repaired; throws CalendarUnavailableError (naming the field, never its
  * value) when `client_email` or `private_key` is missing or the key is not a PEM private key.
  */
-export function checkedServiceAccount(account: Partial<ServiceAccount> | null | undefined): ServiceAccount {
+export function checkedServiceAccount(value: ServiceAccountInput | string | null | undefined): ServiceAccount {
+  const account = typeof value === 'string' ? parseKeyJson(value) : value;
   const email = account?.client_email;
   if (typeof email !== 'string' || !email.includes('@')) {
     throw new CalendarUnavailableError('google: service_account.client_email is missing or not an e-mail');
