@@ -320,6 +320,16 @@ describe('google calendar: move and cancel', () => {
     expect(live[0]).toMatchObject({ id: again.external_id, start: { dateTime: '2026-12-04T08:00:00-03:00' } });
   });
 
+  it('a move of an event the staff turned into an all-day one makes it a timed one again', async () => {
+    const google = calendar();
+    const ref = await google.create(appointment());
+    const event = fake.events(CAL)[0]!;
+    event.start = { date: '2026-12-02' };
+    event.end = { date: '2026-12-03' };
+    await google.move(ref, appointment({ start: at('2026-12-04T08:00:00-03:00') }));
+    expect(fake.events(CAL)[0]!.start).toEqual({ dateTime: '2026-12-04T08:00:00-03:00', timeZone: ZONE });
+  });
+
   it('a move of a row that never got its event id creates it (or finds it)', async () => {
     await expect(calendar().move({ external_id: null }, appointment())).resolves.toEqual({ external_id: eventIdFor(7, 1234) });
     expect(fake.events(CAL)).toHaveLength(1);

@@ -15,7 +15,8 @@
 //                                     already used (deleted ones too) 409 duplicate, attendees 403
 //                                     forbiddenForServiceAccounts, end not after start 400 timeRangeEmpty
 //   GET    /calendar/v3/calendars/{c}/events/{e}     the event, cancelled ones too; unknown 404 notFound
-//   PATCH  /calendar/v3/calendars/{c}/events/{e}     patch semantics (extendedProperties merged); a deleted
+//   PATCH  /calendar/v3/calendars/{c}/events/{e}     patch semantics (extendedProperties, start and end merged,
+//                                     null removes a field; `date` and `dateTime` together 400); a deleted
 //                                     event 403 forbidden (as Google answers an update of one); unknown 404
 //   DELETE /calendar/v3/calendars/{c}/events/{e}     204; already deleted 410 deleted; unknown 404
 // Calls need `Authorization: Bearer <token>` of an unexpired token (401 authError otherwise) and a
@@ -60,14 +61,21 @@ export interface RecordedGoogleRequest {
 
 export type CalendarRole = 'owner' | 'writer' | 'reader' | 'freeBusyReader';
 
+/** Google's EventDateTime: `dateTime` (timed) or `date` (all-day, `YYYY-MM-DD`), never both. */
+export interface EventTime {
+  dateTime?: string;
+  date?: string;
+  timeZone?: string;
+}
+
 /** A stored event, as Google returns it, plus its instants. */
 export interface FakeEvent {
   id: string;
   status: 'confirmed' | 'cancelled';
   summary?: string;
   description?: string;
-  start: { dateTime?: string; timeZone?: string };
-  end: { dateTime?: string; timeZone?: string };
+  start: EventTime;
+  end: EventTime;
   transparency?: 'opaque' | 'transparent';
   extendedProperties?: { private?: Record<string, string>; shared?: Record<string, string> };
   [field: string]: unknown;
@@ -416,6 +424,13 @@ export class FakeGoogleCalendar {
   private patch(calendar: FakeCalendar, stored: StoredEvent, body: any): FakeEvent {
     if (stored.event.status === 'cancelled') throw new HttpError({ status: 403, reason: 'forbidden', message: 'Forbidden' });
     const merged: FakeEvent = { ...stored.event, ...body, id: stored.event.id, status: body.status ?? stored.event.status };
+    // Patch semantics reach into start and end: fields not sent stay, fields sent as null go.
+    for (const which of ['start', 'end'] as const) {
+      if (!body[which]) continue;
+      const time: Record<string, unknown> = { ...stored.event[which], ...body[which] };
+      for (const [key, value] of Object.entries(time)) if (value === null) delete time[key];
+      merged[which] = time as EventTime;
+    }
     if (body.extendedProperties) {
       merged.extendedProperties = {
         private: { ...stored.event.extendedProperties?.private, ...body.extendedProperties.private },
@@ -437,8 +452,12 @@ export class FakeGoogleCalendar {
   }
 }
 
-/** An EventDateTime as ms: a dateTime with an offset, or a local dateTime in its timeZone. */
-function instant(value: FakeEvent['start'] | undefined, which: 'start' | 'end'): number {
+/** An EventDateTime as ms: a dateTime with an offset, a local dateTime in its timeZone, or a date (midnight in its timeZone, else UTC). */
+function instant(value: EventTime | undefined, which: 'start' | 'end'): number {
+  if (value?.date !== undefined && value.dateTime !== undefined) {
+    throw new HttpError({ status: 400, reason: 'invalid', message: 'Invalid start time.', location: which });
+  }
+  if (typeof value?.date === 'string') return DateTime.fromISO(value.date, { zone: value.timeZone ?? 'UTC' }).toMillis();
   const text = value?.dateTime;
   if (typeof text !== 'string')
     throw new HttpError({ status: 400, reason: 'required', message: `Missing ${which} time.`, location: which });

@@ -16,7 +16,7 @@
 import { type Clock, systemClock } from '../../clock.js';
 import type { Availability, AvailabilityQuery, CalendarProvider, ProviderAppointment, ProviderRef } from '../calendar.js';
 import { CalendarUnavailableError } from '../calendar.js';
-import { eventBody, eventStamp, eventTimes, hasStamp, zonedDateTime } from './event-body.js';
+import { eventBody, eventStamp, eventTimesPatch, hasStamp, zonedDateTime } from './event-body.js';
 import { eventIdFor, movedEventId, namespaceTag } from './event-id.js';
 import { readBusy } from './free-busy.js';
 import { GoogleUnavailableError } from './google-errors.js';
@@ -148,7 +148,7 @@ export class GoogleCalendar implements CalendarProvider {
         {
           method: 'PATCH',
           path: this.eventPath(id),
-          body: { ...eventTimes(appointment), extendedProperties: { private: this.stamp(appointment) } },
+          body: { ...eventTimesPatch(appointment), extendedProperties: { private: this.stamp(appointment) } },
         },
         signal,
       );
@@ -192,7 +192,7 @@ export class GoogleCalendar implements CalendarProvider {
       );
     }
     if (Date.parse(found.start?.dateTime ?? '') === appointment.start && Date.parse(found.end?.dateTime ?? '') === appointment.end) return;
-    await this.http.request({ method: 'PATCH', path: this.eventPath(id), body: eventTimes(appointment) }, signal);
+    await this.http.request({ method: 'PATCH', path: this.eventPath(id), body: eventTimesPatch(appointment) }, signal);
   }
 
   /** The event `id` (cancelled ones included), or null when Google does not know it (404, 410). */
