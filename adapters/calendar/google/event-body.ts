@@ -41,6 +41,16 @@ export function eventTimes(appointment: ProviderAppointment) {
   };
 }
 
+/**
+ * `start` and `end` for a PATCH: as eventTimes with `date: null`, so an event the staff turned into an
+ * all-day one (which has `date`, not `dateTime`) becomes a timed one again instead of a 400 (timed and
+ * all-day fields must not be mixed; reference calendar-providers.md §2.5).
+ */
+export function eventTimesPatch(appointment: ProviderAppointment) {
+  const { start, end } = eventTimes(appointment);
+  return { start: { ...start, date: null }, end: { ...end, date: null } };
+}
+
 /** The stamp of `appointment` (`base`: the namespace tag, '' for none). */
 export function eventStamp(appointment: ProviderAppointment, base: string): EventStamp {
   return {
