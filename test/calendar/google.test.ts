@@ -257,6 +257,13 @@ describe('google calendar: create', () => {
     });
   }
 
+  it('an event Google does not show yet right after the 409 is looked for once more', async () => {
+    await calendar().create(appointment());
+    fake.fail(1, 404, { match: { method: 'GET' } });
+    await expect(calendar().create(appointment())).resolves.toEqual({ external_id: eventIdFor(7, 1234) });
+    expect(fake.count('GET', /\/events\//)).toBe(2);
+  });
+
   it('after a crash and a move of the row, a repeated create puts the found event at the new times', async () => {
     await calendar().create(appointment());
     const later = appointment({ start: at('2026-12-03T10:00:00-03:00') });

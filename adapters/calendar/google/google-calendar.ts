@@ -13,6 +13,7 @@
 // id) made by the caller with create: never move a cancelled appointment's ref.
 // Errors: see google-errors.ts and google-http.ts (CalendarUnavailableError within about `deadlineMs`,
 // SlotUnavailableError for a 400 about the times); never a credential in a message or log line.
+import { sleep } from '../../../engine/run/retry.js';
 import { type Clock, systemClock } from '../../clock.js';
 import type { Availability, AvailabilityQuery, CalendarProvider, ProviderAppointment, ProviderRef } from '../calendar.js';
 import { CalendarUnavailableError } from '../calendar.js';
@@ -59,6 +60,9 @@ export interface GoogleCalendarOptions {
   /** Receives retry notices. */
   logger?: CalendarLogger;
 }
+
+/** Wait before reading again an event that answered 409 on insert and 404 on read, ms. */
+const READ_AGAIN_MS = 300;
 
 /** The event Google returned, as far as it is read here. */
 interface FoundEvent {
@@ -175,7 +179,8 @@ export class GoogleCalendar implements CalendarProvider {
     const body = eventBody(id, appointment, namespaceTag(this.namespace));
     const inserted = await this.http.request({ method: 'POST', path: this.eventsPath(), body, accept: [409] }, signal);
     if (inserted.status !== 409) return;
-    const found = await this.getEvent(id, signal);
+    // Google may not show an event right after its insert: one more look after a short wait.
+    const found = (await this.getEvent(id, signal)) ?? (await sleep(READ_AGAIN_MS, signal).then(() => this.getEvent(id, signal)));
     if (!found) throw new GoogleUnavailableError(`google: event ${id} exists (409) but cannot be read`, 404);
     if (found.status === 'cancelled') {
       throw new GoogleUnavailableError(
