@@ -102,14 +102,26 @@ export const TABLES = {
       // CONTRACT.md §9: until when the agent is paused for the lead; when the lead opted out.
       pausado_ate: 'timestamp',
       optout_at: 'timestamp',
+      // Issue 28 (migration 013): when the lead got the holding message because no AI provider
+      // answered; null once someone answered.
+      sem_resposta_at: 'timestamp',
     },
     uniqueKeys: [['clinica_id', 'remotejid']],
     createdAt: 'created_at',
     updatedAt: 'updated_at',
   },
   wf_chat_histories: {
-    columns: { id: 'id', session_id: 'text', clinica_id: 'integer', type: 'text', content: 'text', created_at: 'timestamp' },
-    uniqueKeys: [],
+    // `evento` (migration 013): what recorded the row, so one event is recorded once (db.upsert, keep).
+    columns: {
+      id: 'id',
+      session_id: 'text',
+      clinica_id: 'integer',
+      type: 'text',
+      content: 'text',
+      created_at: 'timestamp',
+      evento: 'text',
+    },
+    uniqueKeys: [['clinica_id', 'session_id', 'evento']],
     createdAt: 'created_at',
   },
 } as const satisfies Record<string, TableSpec>;

@@ -45,6 +45,12 @@ export interface LeadSummary {
   pausado_ate: string | null;
   /** When the lead asked not to be written to, or null. */
   optout_at: string | null;
+  /**
+   * When the lead got the fixed holding message because no AI provider could answer her (the agent
+   * flow's `unanswered` branch), or null: someone has answered since (the agent's next reply, a
+   * person on the clinic's phone, `destrans`). Shown as "Sem resposta" beside the state.
+   */
+  sem_resposta_at: string | null;
   /** True once the lead was handed to the clinic's Hunter. */
   transferido: boolean;
   /** The last message of the conversation (lead or agent), or null. */

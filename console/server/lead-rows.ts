@@ -26,6 +26,7 @@ export function toLeadSummary(row: Row, now: number = Date.now()): LeadSummary {
     state: leadState(row, now),
     pausado_ate: text(row.pausado_ate),
     optout_at: text(row.optout_at),
+    sem_resposta_at: text(row.sem_resposta_at),
     transferido: row.transferido === true,
     ultima_mensagem: text(row.ultima_mensagem),
     ultima_mensagem_at: text(row.ultima_mensagem_at),

@@ -20,7 +20,7 @@ export default defineServiceNode({
       values: valuesParam('Column -> value; must include the `conflict` columns.'),
       conflict: Type.Array(Type.String(), {
         minItems: 1,
-        description: 'Columns of the table\'s unique key: leads [clinica_id, remotejid]; clinicas_com_atendentes [nome]; protocolos and instancias_whatsapp [clinica_id, nome].',
+        description: 'Columns of the table\'s unique key: leads [clinica_id, remotejid]; clinicas_com_atendentes [nome]; protocolos and instancias_whatsapp [clinica_id, nome]; wf_chat_histories [clinica_id, session_id, evento] (one row per named event, e.g. a burst recorded once however often its execution runs).',
         examples: [['clinica_id', 'remotejid']],
       }),
       on_conflict: Type.Union([Type.Literal('update'), Type.Literal('keep')], {

@@ -88,7 +88,7 @@ export default defineServiceNode({
         minimum: 0,
         default: 0,
         description: "Only memory rows with a smaller id (e.g. the row of this turn's input); 0: every row.",
-        examples: ['{{ steps.remember_input.id }}'],
+        examples: ['{{ steps.remember_input.row.id }}'],
       }),
       memory_limit: Type.Integer({
         minimum: 0,

@@ -31,6 +31,7 @@ export const leadMaria: LeadSummary = {
   state: 'conversing',
   pausado_ate: null,
   optout_at: null,
+  sem_resposta_at: null,
   transferido: false,
   ultima_mensagem: 'Oi! Queria saber o valor da avaliação.',
   ultima_mensagem_at: at(-3),

@@ -19,7 +19,14 @@ forEachBackend('console leads', (backend) => {
     const add = async (key: string, values: Record<string, unknown>) => {
       ids[key] = Number((await stack.runtime.db.insert('leads', { clinica_id, instancia_id: stack.clinic.instanceId, ...values })).id);
     };
-    await add('jose', { nome: 'José Antônio', remotejid: '5511911112222', ultima_mensagem: 'oi', ultima_mensagem_at: at(1) });
+    // José got the holding message (no AI provider answered him) and waits for someone.
+    await add('jose', {
+      nome: 'José Antônio',
+      remotejid: '5511911112222',
+      ultima_mensagem: 'oi',
+      ultima_mensagem_at: at(1),
+      sem_resposta_at: at(1),
+    });
     await add('ana', { nome: 'Ana Souza', remotejid: '5511987654321', ultima_mensagem: 'quanto custa?', ultima_mensagem_at: at(5) });
     await add('paused', { nome: 'Bia', remotejid: '5511933334444', pausado_ate: at(-60), ultima_mensagem_at: at(10) });
     await add('moved', { nome: 'Caio', remotejid: '5511955556666', transferido: true, optout_at: at(30), ultima_mensagem_at: at(20) });
@@ -53,6 +60,8 @@ forEachBackend('console leads', (backend) => {
     expect(body.total).toBe(5);
     expect(names(body)).toEqual(['José Antônio', 'Ana Souza', 'Bia', 'Caio', 'Davi']);
     expect(body.leads.map((l) => l.state)).toEqual(['conversing', 'conversing', 'paused', 'transferred', 'opted_out']);
+    // "Sem resposta" beside the state: only the lead still waiting after the holding message.
+    expect(body.leads.map((l) => l.sem_resposta_at !== null)).toEqual([true, false, false, false, false]);
     const ana = body.leads[1]!;
     expect(ana).toMatchObject({
       id: ids.ana,

@@ -211,7 +211,7 @@ steps:
       name: 'DbQueryError',
       code: 'bad-query',
       message:
-        'unknown column "nome; drop table leads" in leads (columns: id, remotejid, clinica_id, instancia_id, nome, telefone, orcamento, respostas, transferido, handoff_enviado, handoff_at, ultima_mensagem, ultima_mensagem_at, created_at, updated_at, pausado_ate, optout_at)',
+        'unknown column "nome; drop table leads" in leads (columns: id, remotejid, clinica_id, instancia_id, nome, telefone, orcamento, respostas, transferido, handoff_enviado, handoff_at, ultima_mensagem, ultima_mensagem_at, created_at, updated_at, pausado_ate, optout_at, sem_resposta_at)',
     });
     expect(stepRecord(record, 'value').error).toMatchObject({
       name: 'DbQueryError',

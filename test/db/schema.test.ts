@@ -50,8 +50,9 @@ const CONTRACT_COLUMNS: Record<string, string[]> = {
     'updated_at',
     'pausado_ate',
     'optout_at',
+    'sem_resposta_at',
   ],
-  wf_chat_histories: ['id', 'session_id', 'clinica_id', 'type', 'content', 'created_at'],
+  wf_chat_histories: ['id', 'session_id', 'clinica_id', 'type', 'content', 'created_at', 'evento'],
 };
 
 /** Runs test/db/fixtures/migrate-child.ts in its own node process; resolves with the names it applied. */
@@ -209,6 +210,38 @@ forEachDatabase('migrations', (open) => {
     await expect(db.update('leads', { id: lead.id }, { optout_at: 'ontem' })).rejects.toThrow(/leads\.optout_at expects a timestamp/);
   });
 
+  it("013 unanswered: leads.sem_resposta_at reads back as an ISO timestamp; a chat row's evento is unique per lead, NULLs never collide", async () => {
+    const { db } = t.current;
+    const { clinicaId } = await clinicWithInstance(db);
+    const lead = await db.insert('leads', { clinica_id: clinicaId, remotejid: '5511987654322' });
+    expect(lead.sem_resposta_at).toBeNull();
+    await db.update('leads', { id: lead.id }, { sem_resposta_at: '2025-03-14T12:00:00-03:00' });
+    expect((await db.get('leads', { id: lead.id }))!.sem_resposta_at).toBe('2025-03-14T15:00:00.000Z');
+    const row = { session_id: '5511987654322', clinica_id: clinicaId, type: 'lead', content: 'Oi' };
+    await db.insert('wf_chat_histories', row);
+    await db.insert('wf_chat_histories', row);
+    const keyed = { ...row, evento: 'input:3EB0A' };
+    const first = await db.upsert('wf_chat_histories', keyed, { conflict: ['clinica_id', 'session_id', 'evento'], on_conflict: 'keep' });
+    const again = await db.upsert(
+      'wf_chat_histories',
+      { ...keyed, content: 'Oi de novo' },
+      { conflict: ['clinica_id', 'session_id', 'evento'], on_conflict: 'keep' },
+    );
+    expect([first.inserted, again.inserted, again.row.id, again.row.content]).toEqual([true, false, first.row.id, 'Oi']);
+    await expect(db.insert('wf_chat_histories', keyed)).rejects.toThrow();
+    // The same event of another lead is another row.
+    expect(
+      (
+        await db.upsert(
+          'wf_chat_histories',
+          { ...keyed, session_id: '5511900000000' },
+          { conflict: ['clinica_id', 'session_id', 'evento'] },
+        )
+      ).inserted,
+    ).toBe(true);
+    expect(await db.find('wf_chat_histories', { where: { clinica_id: clinicaId } })).toHaveLength(4);
+  });
+
   it('011 gateway providers: an instance is uazapi by default; (provider, external_id) is unique, uazapi rows without one never collide', async () => {
     const { db } = t.current;
     const { clinicaId, instanciaId } = await clinicWithInstance(db);
@@ -255,7 +288,8 @@ forEachDatabase('migrations', (open) => {
     expect(Number((await db.knex('protocolos').count({ n: '*' }).first())!.n)).toBe(1);
     expect(Number((await db.knex('instancias_whatsapp').count({ n: '*' }).first())!.n)).toBe(1);
     expect(await db.migrate()).toEqual(['009_conversation_care']);
-    expect(await columnsOf(db, 'leads')).toEqual(CONTRACT_COLUMNS.leads);
+    // Applied again after 013, its columns come last: the same columns, in another order.
+    expect((await columnsOf(db, 'leads')).sort()).toEqual([...CONTRACT_COLUMNS.leads!].sort());
     expect(await columnsOf(db, 'clinicas_com_atendentes')).toEqual(CONTRACT_COLUMNS.clinicas_com_atendentes);
     expect((await db.get('leads', { remotejid: '5511987654321' }))!.pausado_ate).toBeNull();
   });

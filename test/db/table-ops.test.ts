@@ -48,6 +48,7 @@ forEachDatabase('table operations', (open) => {
       updated_at: expect.stringMatching(ISO),
       pausado_ate: '2025-03-04T05:06:07.000Z',
       optout_at: null,
+      sem_resposta_at: null,
     };
     expect(inserted).toEqual(expected);
     const read = await db.get('leads', { id: inserted.id });
@@ -148,7 +149,7 @@ forEachDatabase('table operations', (open) => {
           db.upsert('leads', { remotejid: '1', clinica_id: 1 }, { conflict: ['remotejid'] }),
           /not a unique key \(unique keys: \[clinica_id, remotejid\]\)/,
         ],
-        [db.upsert('wf_chat_histories', { session_id: '1' }, { conflict: ['session_id'] }), /unique keys: none/],
+        [db.upsert('clinicas_com_atendentes', { nome: 'x' }, { conflict: ['id'] }), /not a unique key \(unique keys: \[nome\]\)/],
       ];
       for (const [promise, message] of cases) {
         const err = await promise.then(

@@ -23,6 +23,7 @@ import {
   type StoryMessage,
 } from './providers.js';
 import { ADMIN_PHONE, forEachBackend, startStack, type Stack } from './stack.js';
+import { pollFor } from '../helpers/poll.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 
@@ -459,17 +460,20 @@ forEachProvider('agent', (provider, title) => {
         expect(sentTo(phone)).toEqual(['Resposta da contingência']);
       });
 
-      it('an empty answer from every model is a failure, never a reply', async () => {
+      it('an empty answer from every model is a failure, never a reply: the step is tried again and the next answer goes', async () => {
         const phone = nextPhone();
         await createLead(phone);
         stack.openai.queueChat({ text: '' }, { text: '' });
         stack.anthropic.queue({});
         expect((await say({ phone, text: 'Oi' })).json).toEqual({ status: 'queued' });
+        // The retry (flows/agent.yaml: ~3 s after every provider failed) gets the fakes' default answer.
+        await pollFor('the answer of the retry', async () => sentTo(phone).length > 0);
         await stack.idle();
-        expect(sentTo(phone)).toEqual([]);
-        expect((await memory(phone)).map((r) => r.type)).toEqual(['lead']);
-        const [failed] = await stack.executions('agent');
-        expect(failed!.status).toBe('failed');
+        expect(sentTo(phone)).toEqual(['Olá! Como posso ajudar?']);
+        expect((await memory(phone)).map((r) => r.type)).toEqual(['lead', 'agent']);
+        const [answered] = await stack.executions('agent');
+        expect(answered!.status).toBe('success');
+        expect(answered!.steps.find((s) => s.key === 'agent')?.attempt).toBe(2);
       });
 
       it('transferir hands over the CURRENT lead even when the model names another phone; tools read only this lead', async () => {

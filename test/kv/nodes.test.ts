@@ -359,6 +359,34 @@ steps:
     expect(await store.current.kv.acquireLock('ana', 1000)).not.toBeNull();
   });
 
+  it('lock: stays held while a step inside waits out its retry delays (longer than the ttl), and is released after', async () => {
+    // The agent flow's shape (flows/agent.yaml): the agent step retried inside the lead's lock, then
+    // continued on error; no other execution of the lead's key runs in between.
+    const engine = engineWith(`
+name: locked-retry
+steps:
+  - id: guard
+    type: lock
+    params: { key: ana, ttl_ms: 400 }
+    do:
+      - id: boom
+        type: test.fail
+        retry: { attempts: 3, delay_ms: 600, backoff: 1 }
+        on_error: continue
+        params: {}
+`);
+    await engine.startScheduler();
+    const handle = await engine.start('locked-retry', { body: {} });
+    await sleep(500);
+    expect(await store.current.kv.acquireLock('ana', 5000)).toBeNull();
+    await sleep(600);
+    expect(await store.current.kv.acquireLock('ana', 5000)).toBeNull();
+    const record = await waitForEnd(engine, handle.id);
+    expect(record.status).toBe('success');
+    expect(stepRecord(record, 'boom').attempt).toBe(3);
+    expect(await store.current.kv.acquireLock('ana', 1000)).not.toBeNull();
+  });
+
   it('lock: is not held while a step inside waits, and is taken again on resume', async () => {
     const engine = engineWith(`
 name: locked-wait

@@ -57,6 +57,7 @@ export const ptBR = {
     pausedNoTime: 'pausado',
     transferred: 'transferido',
     opted_out: 'descadastrado',
+    unanswered: 'Sem resposta',
   },
   leads: {
     heading: 'Leads',
