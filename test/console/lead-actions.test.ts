@@ -60,7 +60,7 @@ forEachBackend('console lead actions', (backend) => {
     expect((await lead())!.pausado_ate).toBeNull();
   });
 
-  it('transfer sets the flags and notifies the Hunter; untransfer clears them', async () => {
+  it('transfer sets the flags and notifies the Hunter; untransfer clears them and the unanswered mark', async () => {
     const before = stack.gateway.sent.length;
     const moved = await act({ action: 'transfer' });
     await expectRecorded(moved.body, 'transfer');
@@ -74,9 +74,12 @@ forEachBackend('console lead actions', (backend) => {
     const children = (await stack.executions('handoff')).filter((r) => r.parent_id === moved.body.execution_id);
     expect(children).toHaveLength(1);
 
+    // A lead the AI left unanswered: taking her back from the Hunter clears the mark, as destrans does.
+    await stack.runtime.db.knex('leads').where({ remotejid: PHONE }).update({ sem_resposta_at: new Date() });
     const back = await act({ action: 'untransfer' });
     await expectRecorded(back.body, 'untransfer');
     expect(back.body.lead).toMatchObject({ state: 'conversing', transferido: false, pausado_ate: null });
+    expect((await lead())?.sem_resposta_at ?? null).toBeNull();
   });
 
   it("reset empties the lead's memory", async () => {

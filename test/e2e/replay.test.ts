@@ -59,6 +59,23 @@ forEachBackend('replay runs the trigger again', (backend) => {
     expect(sentTo(phone)).toHaveLength(2);
   });
 
+  it("a paused lead's message replayed is kept in memory once, and still gets no reply", async () => {
+    const phone = '5511944440003';
+    await insertLead(stack, phone, { nome: 'Lia', pausado_ate: new Date(Date.now() + 3_600_000) });
+    const res = await stack.post(
+      '/leadagent',
+      leadTextEvent({ phone, text: 'Ainda estão aí?', token: INSTANCE_TOKEN, owner: CLINIC_PHONE }),
+    );
+    expect(await res.json()).toEqual({ status: 'ignored', reason: 'agent paused' });
+    await stack.idle();
+    const original = (await stack.executions('agent')).find((r) => JSON.stringify(r.trigger).includes(phone))!;
+    const replayed = await ended(await replay(original.id));
+    expect(replayed.steps.map((s) => s.key)).toContain('remember_paused');
+    const memory = await stack.runtime.db.find('wf_chat_histories', { where: { session_id: phone } });
+    expect(memory.map((r) => [r.type, r.content])).toEqual([['lead', 'Ainda estão aí?']]);
+    expect(sentTo(phone)).toEqual([]);
+  });
+
   it('a form replayed is the lead coming back, not the form provider redelivering it', async () => {
     const phone = '5511944440002';
     const res = await stack.post('/form/intake', {
