@@ -50,10 +50,14 @@ export const TABLES = {
       hunter_telefone: 'text',
       admin_telefones: 'text',
       horario_atendimento: 'text',
+      // CONTRACT.md §12: the calendar configuration, JSON text (adapters/calendar/agenda-config.ts).
+      agenda: 'text',
     },
     uniqueKeys: [['nome']],
+    // The agenda holds the calendar's credentials (a Google private key, a Cal.com API key).
+    credentials: ['agenda'],
     cacheable: true,
-    cascadesTo: ['protocolos', 'instancias_whatsapp', 'leads'],
+    cascadesTo: ['protocolos', 'instancias_whatsapp', 'leads', 'agendamentos'],
   },
   protocolos: {
     columns: { id: 'id', clinica_id: 'integer', nome: 'text', descricao: 'text', preco: 'text' },
@@ -106,11 +110,33 @@ export const TABLES = {
     uniqueKeys: [['clinica_id', 'remotejid']],
     createdAt: 'created_at',
     updatedAt: 'updated_at',
+    cascadesTo: ['agendamentos'],
   },
   wf_chat_histories: {
     columns: { id: 'id', session_id: 'text', clinica_id: 'integer', type: 'text', content: 'text', created_at: 'timestamp' },
     uniqueKeys: [],
     createdAt: 'created_at',
+  },
+  // CONTRACT.md §12 (migration 013): one row per appointment. Booking goes through
+  // adapters/calendar/appointments.ts (it re-checks the slot under a lock); rows read here are as stored.
+  agendamentos: {
+    columns: {
+      id: 'id',
+      clinica_id: 'integer',
+      lead_id: 'integer',
+      protocolo_id: 'integer',
+      inicio: 'timestamp',
+      fim: 'timestamp',
+      status: 'text',
+      origem: 'text',
+      provider: 'text',
+      external_id: 'text',
+      created_at: 'timestamp',
+      updated_at: 'timestamp',
+    },
+    uniqueKeys: [],
+    createdAt: 'created_at',
+    updatedAt: 'updated_at',
   },
 } as const satisfies Record<string, TableSpec>;
 

@@ -30,6 +30,7 @@ export const MIGRATION_NAMES = [
   '010_activity',
   '011_gateway_providers',
   '012_execution_journal',
+  '013_booking',
 ];
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';

@@ -13,6 +13,7 @@ import * as conversationCare from './009_conversation_care.js';
 import * as activity from './010_activity.js';
 import * as gatewayProviders from './011_gateway_providers.js';
 import * as executionJournal from './012_execution_journal.js';
+import * as booking from './013_booking.js';
 
 const MIGRATIONS: Record<string, Knex.Migration> = {
   '001_contract_tables': contractTables,
@@ -27,6 +28,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '010_activity': activity,
   '011_gateway_providers': gatewayProviders,
   '012_execution_journal': executionJournal,
+  '013_booking': booking,
 };
 
 /**
