@@ -2,7 +2,8 @@
 //
 // Contract:
 //   - Slots are cut from the calendar's hours (agenda-config.ts `agendaHours`) in their IANA zone;
-//     no hours (null) offer no slots. Within each open stretch (business-hours.ts
+//     no hours (null) offer no slots, except provider slots (calcom: days and bounds then in the
+//     given zone, default São Paulo's). Within each open stretch (business-hours.ts
 //     `openWallStretches`: intervals touching across midnight are one stretch), starts step by
 //     `intervalo_min` of wall-clock time from the stretch's start, each whose `duracao_min` (elapsed)
 //     ends by the stretch's end. A wall time a spring-forward gap skips is no slot; one a fall-back
@@ -18,7 +19,7 @@
 //     `tarde` 12:00–18:00, `noite` from 18:00, by local start); each `{inicio: "YYYY-MM-DDTHH:MM",
 //     texto: "terça, 02/12 às 14:30"}`; none: `motivo`, a sentence in Portuguese.
 import { DateTime } from 'luxon';
-import { openWallStretches, type BusinessHours } from '../hours/business-hours.js';
+import { DEFAULT_TIMEZONE, openWallStretches, type BusinessHours } from '../hours/business-hours.js';
 import { exactInstantOfWall, instantAtWallIn } from '../hours/wall-time.js';
 import type { AgendaConfig } from './agenda-config.js';
 import type { Availability, Interval } from './calendar.js';
@@ -32,6 +33,8 @@ export type GridRules = Pick<AgendaConfig, 'duracao_min' | 'intervalo_min' | 'an
 /** Everything the grid needs: hours (null: none), rules, now, the booked appointments and the provider's word. */
 export interface SlotGridInput {
   hours: BusinessHours | null;
+  /** The zone of days and bounds; default the hours' zone, else DEFAULT_TIMEZONE (São Paulo's). */
+  timezone?: string;
   rules: GridRules;
   /** ms since the epoch. */
   now: number;
@@ -52,14 +55,14 @@ const overlaps = (a: Interval, b: Interval) => a.start < b.end && b.start < a.en
 /** Every free slot (see the file comment), in time order. */
 export function freeSlots(input: SlotGridInput): Interval[] {
   const { hours, rules, now, availability } = input;
-  if (!hours) return [];
-  const span = slotSpan(rules, now, hours.timezone);
+  if (!hours && availability.kind !== 'slots') return [];
+  const span = slotSpan(rules, now, input.timezone ?? hours?.timezone ?? DEFAULT_TIMEZONE);
   const lastStart = span.end - rules.duracao_min * MINUTE_MS;
   const duration = rules.duracao_min * MINUTE_MS;
   const candidates =
     availability.kind === 'slots'
       ? availability.slots.map((s) => ({ start: s.start, end: s.start + duration }))
-      : gridStarts(hours, rules, now, lastStart).map((start) => ({ start, end: start + duration }));
+      : gridStarts(hours!, rules, now, lastStart).map((start) => ({ start, end: start + duration }));
   const busy = availability.kind === 'busy' ? availability.busy : [];
   return candidates
     .filter((s) => s.start >= span.start && s.start <= lastStart)
