@@ -37,9 +37,13 @@ export interface ClaimRequest {
   availability: Availability;
 }
 
-/** What the claim did: inserted a row, moved the lead's upcoming one, or refused (not a free slot now); with the free slots it saw. */
+/**
+ * What the claim did: inserted a row, moved the lead's upcoming one, found it already at the asked
+ * start (nothing written), or refused (not a free slot now); with the free slots it saw.
+ */
 export type ClaimOutcome =
   | { kind: 'inserted'; appointment: Appointment; free: Interval[] }
+  | { kind: 'unchanged'; appointment: Appointment; free: Interval[] }
   | { kind: 'moved'; appointment: Appointment; previous: Appointment; free: Interval[] }
   | { kind: 'refused'; free: Interval[] };
 
@@ -69,6 +73,7 @@ function stateQueries(req: ClaimRequest): { booked: [string, unknown[]]; upcomin
 
 type Decision =
   | { kind: 'refused'; free: Interval[] }
+  | { kind: 'unchanged'; appointment: Appointment; free: Interval[] }
   | { kind: 'insert'; sql: string; bindings: unknown[]; free: Interval[] }
   | { kind: 'move'; previous: Appointment; sql: string; bindings: unknown[]; free: Interval[] };
 
@@ -82,10 +87,12 @@ function decide(state: ClaimState, req: ClaimRequest): Decision {
     rules: req.rules,
     now: req.now,
     booked,
+    ours: state.booked.map(spanOf),
     availability: req.availability,
   });
   const start = req.start;
   if (start === null || !free.some((s) => s.start === start)) return { kind: 'refused', free };
+  if (own && own.inicio === start) return { kind: 'unchanged', appointment: own, free };
   const end = start + req.rules.duracao_min * 60_000;
   const written = iso(Date.now());
   if (own) return { kind: 'move', previous: own, sql: MOVE, bindings: [iso(start), iso(end), written, own.id], free };
@@ -94,7 +101,7 @@ function decide(state: ClaimState, req: ClaimRequest): Decision {
 }
 
 function outcomeOf(decision: Decision, row: Record<string, unknown> | undefined): ClaimOutcome {
-  if (decision.kind === 'refused') return decision;
+  if (decision.kind === 'refused' || decision.kind === 'unchanged') return decision;
   if (!row) throw new Error('agendamentos: the booking wrote no row');
   const appointment = appointmentOf(row);
   if (decision.kind === 'move') return { kind: 'moved', appointment, previous: decision.previous, free: decision.free };
@@ -116,7 +123,7 @@ async function claimPostgres(db: Database, req: ClaimRequest): Promise<ClaimOutc
     const booked = (await rows(...q.booked)).map(appointmentOf);
     const [upcoming] = (await rows(...q.upcoming)).map(appointmentOf);
     const decision = decide({ booked, upcoming: upcoming ?? null }, req);
-    if (decision.kind === 'refused') return decision;
+    if (decision.kind === 'refused' || decision.kind === 'unchanged') return decision;
     return outcomeOf(decision, (await rows(decision.sql, decision.bindings))[0]);
   });
 }
@@ -142,7 +149,7 @@ async function claimSqlite(db: Database, req: ClaimRequest): Promise<ClaimOutcom
         const booked = all(...q.booked).map(appointmentOf);
         const [upcoming] = all(...q.upcoming).map(appointmentOf);
         const decision = decide({ booked, upcoming: upcoming ?? null }, req);
-        if (decision.kind === 'refused') return decision;
+        if (decision.kind === 'refused' || decision.kind === 'unchanged') return decision;
         return outcomeOf(decision, conn.prepare(decision.sql).get(...decision.bindings) as Record<string, unknown> | undefined);
       })
       .immediate();

@@ -11,7 +11,8 @@
 //     re-check and the row's write are one locked transaction (appointment-claim.ts): of concurrent
 //     bookings of the last place, in any processes, one wins. A lead with an upcoming appointment
 //     (marcado/confirmado, `inicio` after now) has it moved (same row, status marcado again,
-//     `remarcado`), never a second one.
+//     `remarcado`), never a second one; asked for the time it already has, nothing changes (`marcado`
+//     with `unchanged: true`, no provider call).
 //   - The provider's copy follows the row, keyed by its id: created after an insert, moved after a
 //     move, its reference (`external_id`) stored. When the provider refuses the time
 //     (SlotUnavailableError) the row is put back (deleted, or moved back) and the answer is
@@ -29,7 +30,14 @@ import type { Database } from '../db/database.js';
 import { DEFAULT_TIMEZONE, type BusinessHours } from '../hours/business-hours.js';
 import { agendaHours, type AgendaConfig, parseAgenda } from './agenda-config.js';
 import { claimSlot, type ClaimOutcome } from './appointment-claim.js';
-import { type Appointment, type AppointmentOrigin, type AppointmentStatus, appointmentOf, HOLDING_STATUSES } from './appointment-rows.js';
+import {
+  type Appointment,
+  type AppointmentOrigin,
+  type AppointmentStatus,
+  appointmentOf,
+  HOLDING_STATUSES,
+  spanOf,
+} from './appointment-rows.js';
 import { type Availability, type CalendarProvider, type Interval, type ProviderAppointment, SlotUnavailableError } from './calendar.js';
 import { internoCalendar } from './interno.js';
 import {
@@ -73,9 +81,12 @@ export interface BookRequest {
   protocoloId?: number | null;
 }
 
-/** `book`'s answer: the tool's fields (CONTRACT.md §12) plus, when booked, the row (and the one before a move). */
+/**
+ * `book`'s answer: the tool's fields (CONTRACT.md §12) plus, when booked, the row (and the one before
+ * a move; `unchanged` when the lead already had that time: no notice is due).
+ */
 export type BookResult =
-  | { status: 'marcado'; agendamento_id: number; inicio: string; texto: string; appointment: Appointment }
+  | { status: 'marcado'; agendamento_id: number; inicio: string; texto: string; appointment: Appointment; unchanged?: true }
   | { status: 'remarcado'; agendamento_id: number; inicio: string; texto: string; appointment: Appointment; previous: Appointment }
   | { status: 'indisponivel'; alternativas: Horario[] };
 
@@ -162,14 +173,16 @@ export class Appointments {
       .where('inicio', '<', iso(span.end))
       .where('fim', '>', iso(span.start));
     const own = leadId === null ? null : await this.upcomingFor(clinicId, leadId);
-    const booked = (rows as Array<Record<string, unknown>>).map(appointmentOf).filter((a) => a.id !== own?.id);
+    const holding = (rows as Array<Record<string, unknown>>).map(appointmentOf);
+    const booked = holding.filter((a) => a.id !== own?.id);
     const slots = gridSlots({
       hours: clinic.hours,
       timezone: clinic.timezone,
       rules: clinic.agenda,
       now,
       availability,
-      booked: booked.map((a) => ({ start: a.inicio, end: a.fim })),
+      booked: booked.map(spanOf),
+      ours: holding.map(spanOf),
     });
     return { clinic, slots };
   }
@@ -208,6 +221,8 @@ export class Appointments {
       availability,
     });
     if (outcome.kind === 'refused') return this.refusal(clinic, outcome.free);
+    if (outcome.kind === 'unchanged')
+      return { status: 'marcado', ...this.shown(clinic, outcome.appointment), appointment: outcome.appointment, unchanged: true };
     const who = { name: lead.nome === null ? '' : String(lead.nome), phone: String(lead.remotejid) };
     return this.followProvider(clinic, calendar, outcome, who);
   }
@@ -220,7 +235,7 @@ export class Appointments {
   private async followProvider(
     clinic: BookingClinic,
     calendar: CalendarProvider,
-    outcome: Exclude<ClaimOutcome, { kind: 'refused' }>,
+    outcome: Extract<ClaimOutcome, { kind: 'inserted' | 'moved' }>,
     lead: { name: string; phone: string },
   ): Promise<BookResult> {
     let appointment = outcome.appointment;
@@ -240,13 +255,18 @@ export class Appointments {
         );
       throw err;
     }
-    const shown = {
+    const shown = this.shown(clinic, appointment);
+    if (outcome.kind === 'moved') return { status: 'remarcado', ...shown, appointment, previous: outcome.previous };
+    return { status: 'marcado', ...shown, appointment };
+  }
+
+  /** The tool's fields of a booked appointment: its id, local start and label. */
+  private shown(clinic: BookingClinic, appointment: Appointment): { agendamento_id: number; inicio: string; texto: string } {
+    return {
       agendamento_id: appointment.id,
       inicio: localSlotText(appointment.inicio, clinic.timezone),
       texto: slotLabel(appointment.inicio, clinic.timezone),
     };
-    if (outcome.kind === 'moved') return { status: 'remarcado', ...shown, appointment, previous: outcome.previous };
-    return { status: 'marcado', ...shown, appointment };
   }
 
   private providerAppointment(clinic: BookingClinic, appointment: Appointment, lead: { name: string; phone: string }): ProviderAppointment {
@@ -267,7 +287,7 @@ export class Appointments {
     return appointmentOf(rows[0]!);
   }
 
-  private async putBack(outcome: Exclude<ClaimOutcome, { kind: 'refused' }>): Promise<void> {
+  private async putBack(outcome: Extract<ClaimOutcome, { kind: 'inserted' | 'moved' }>): Promise<void> {
     if (outcome.kind === 'inserted') {
       await this.db.delete('agendamentos', { id: outcome.appointment.id });
       return;

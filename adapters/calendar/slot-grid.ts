@@ -11,8 +11,10 @@
 //   - Bounds: start >= now + `antecedencia_min`; start <= now + `dias` calendar days in the zone.
 //   - Taken: a slot overlapped by `vagas` or more `booked` intervals (the clinic's `marcado` and
 //     `confirmado` appointments, the asking lead's own left out by the caller) is not free; with
-//     availability `busy` (google) neither is one overlapping a busy window; with `slots` (calcom)
-//     the provider's starts replace the grid (still within the bounds and under `vagas`).
+//     availability `busy` (google) neither is one overlapping a busy window (LeadFlow's own
+//     appointments, `ours`, cut out of the windows first: they are counted as `booked`); with
+//     `slots` (calcom) the provider's starts replace the grid (still within the bounds and under
+//     `vagas`).
 //   - Overlap: [a, b) and [c, d) overlap when a < d and c < b. Instants are ms since the epoch.
 //   - `ver_horarios` (pickHorarios): the earliest free slots, at most 3 per local day and 6 in all,
 //     in time order, filtered by `dia` (`YYYY-MM-DD`, local) and `periodo` (`manha` before 12:00,
@@ -40,6 +42,11 @@ export interface SlotGridInput {
   now: number;
   /** Appointments holding a place (marcado/confirmado), the asking lead's own left out. */
   booked: readonly Interval[];
+  /**
+   * Every appointment of the clinic holding a place, the asking lead's own included: their spans are
+   * taken out of `busy` windows, which show LeadFlow's own events too (places are counted by `booked`).
+   */
+  ours?: readonly Interval[];
   /** What the provider says (calendar.ts); `{kind: 'grid'}` for interno. */
   availability: Availability;
 }
@@ -63,13 +70,28 @@ export function freeSlots(input: SlotGridInput): Interval[] {
     availability.kind === 'slots'
       ? availability.slots.map((s) => ({ start: s.start, end: s.start + duration }))
       : gridStarts(hours!, rules, now, lastStart).map((start) => ({ start, end: start + duration }));
-  const busy = availability.kind === 'busy' ? availability.busy : [];
+  const busy = availability.kind === 'busy' ? withoutSpans(availability.busy, input.ours ?? []) : [];
   return candidates
     .filter((s) => s.start >= span.start && s.start <= lastStart)
     .filter((s) => input.booked.filter((b) => overlaps(b, s)).length < rules.vagas)
     .filter((s) => !busy.some((b) => overlaps(b, s)))
     .sort((a, b) => a.start - b.start)
     .filter((s, i, all) => i === 0 || all[i - 1]!.start !== s.start);
+}
+
+/** `windows` minus every span of `spans` (a window may split in two). */
+function withoutSpans(windows: readonly Interval[], spans: readonly Interval[]): Interval[] {
+  let out = windows.map((w) => ({ ...w }));
+  for (const span of spans) {
+    out = out.flatMap((w) => {
+      if (!overlaps(w, span)) return [w];
+      const parts: Interval[] = [];
+      if (w.start < span.start) parts.push({ start: w.start, end: span.start });
+      if (span.end < w.end) parts.push({ start: span.end, end: w.end });
+      return parts;
+    });
+  }
+  return out;
 }
 
 /** The grid's starts up to `lastStart`, from the stretches of the day before now's on (a stretch open since then starts there). */

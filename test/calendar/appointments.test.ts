@@ -64,17 +64,22 @@ function recordingCalendar(): CalendarProvider & { calls: string[]; fail: Error 
     provider: 'google' as const,
     calls: [] as string[],
     fail: null as Error | null,
+    /** The calendar's events by id: an outside one, and those LeadFlow made (busy times include them all). */
+    events: new Map<string, { start: number; end: number }>([['outside', { start: at('2026-12-01T13:00'), end: at('2026-12-01T14:00') }]]),
     async availability() {
-      return { kind: 'busy' as const, busy: [{ start: at('2026-12-01T13:00'), end: at('2026-12-01T14:00') }] };
+      return { kind: 'busy' as const, busy: [...calendar.events.values()] };
     },
     async create(a: ProviderAppointment) {
       calendar.calls.push(`create ${a.appointment_id} ${new Date(a.start).toISOString()} ${a.lead_phone} ${a.time_zone}`);
       if (calendar.fail) throw calendar.fail;
+      calendar.events.set(`evt${a.appointment_id}`, { start: a.start, end: a.end });
       return { external_id: `evt${a.appointment_id}` };
     },
     async move(ref: { external_id: string | null }, a: ProviderAppointment) {
       calendar.calls.push(`move ${ref.external_id} ${new Date(a.start).toISOString()}`);
       if (calendar.fail) throw calendar.fail;
+      calendar.events.delete(ref.external_id!);
+      calendar.events.set(`${ref.external_id}-moved`, { start: a.start, end: a.end });
       return { external_id: `${ref.external_id}-moved` };
     },
     async cancel(ref: { external_id: string | null }, _a: ProviderAppointment, reason: string) {
@@ -282,12 +287,20 @@ forEachDatabase('booking store', (open) => {
     };
     const id = booked.agendamento_id;
     expect(await db.get('agendamentos', { id })).toMatchObject({ provider: 'google', external_id: `evt${id}` });
-    await store.book({ clinicId, leadId: leadIds[0]!, inicio: '2026-12-01T15:00', origem: 'agente' });
+    // Its own event is busy at the provider but not against its move; another lead cannot overlap it.
+    expect((await store.book({ clinicId, leadId: leadIds[1]!, inicio: '2026-12-01T14:30', origem: 'agente' })).status).toBe('indisponivel');
+    expect((await store.book({ clinicId, leadId: leadIds[0]!, inicio: '2026-12-01T14:30', origem: 'agente' })).status).toBe('remarcado');
     expect((await db.get('agendamentos', { id }))!.external_id).toBe(`evt${id}-moved`);
+    // The same time again changes nothing and calls nobody.
+    expect(await store.book({ clinicId, leadId: leadIds[0]!, inicio: '2026-12-01T14:30', origem: 'agente' })).toMatchObject({
+      status: 'marcado',
+      unchanged: true,
+      agendamento_id: id,
+    });
     await store.cancel(clinicId, leadIds[0]!, 'pediu');
     expect(calendar.calls).toEqual([
       `create ${id} 2026-12-01T17:00:00.000Z 5511987654300 ${SP}`,
-      `move evt${id} 2026-12-01T18:00:00.000Z`,
+      `move evt${id} 2026-12-01T17:30:00.000Z`,
       `cancel evt${id}-moved pediu`,
     ]);
   });

@@ -103,6 +103,26 @@ describe('freeSlots', () => {
     ]);
   });
 
+  it("busy windows lose LeadFlow's own appointments (counted as booked instead), even merged with an outside event", () => {
+    // Google merges the appointment 13:00-14:00 and an outside event 14:00-15:00 into one busy window.
+    const busy: Availability = { kind: 'busy', busy: [{ start: at('2026-12-01T13:00-03:00'), end: at('2026-12-01T15:00-03:00') }] };
+    const ours = [{ start: at('2026-12-01T13:00-03:00'), end: at('2026-12-01T14:00-03:00') }];
+    const base = {
+      hours: parseBusinessHours(WEEKDAYS),
+      rules: { ...DEFAULTS, dias: 1 },
+      now: at('2026-12-01T09:00-03:00'),
+      availability: busy,
+    };
+    // The appointment's own lead (its appointment not booked against it) may keep or take 13:00, not 13:30.
+    expect(starts(freeSlots({ ...base, booked: [], ours }), SP).slice(0, 3)).toEqual([
+      '2026-12-01T11:00',
+      '2026-12-01T13:00',
+      '2026-12-01T15:00',
+    ]);
+    expect(starts(freeSlots({ ...base, booked: ours, ours }), SP).slice(0, 2)).toEqual(['2026-12-01T11:00', '2026-12-01T15:00']);
+    expect(starts(freeSlots({ ...base, booked: [] }), SP).slice(0, 2)).toEqual(['2026-12-01T11:00', '2026-12-01T15:00']);
+  });
+
   it('across a spring-forward change (New York, 8 March 2026): the skipped hour offers nothing, the stretch ends in the new offset', () => {
     const list = slots({
       hours: { timezone: NY, dom: '00:00-06:00' },
