@@ -20,7 +20,7 @@ import {
   SlotUnavailableError,
 } from '../../adapters/calendar/calendar.js';
 import type { Database } from '../../adapters/db/database.js';
-import { forEachDatabase, useFreshDatabase } from '../helpers/databases.js';
+import { forEachDatabase, type TestDatabase, useFreshDatabase } from '../helpers/databases.js';
 
 const SP = 'America/Sao_Paulo';
 /** Tuesday 1 December 2026, 09:00 in São Paulo. */
@@ -358,7 +358,7 @@ forEachDatabase('booking store', (open) => {
     for (const vagas of [1, 2]) {
       const { clinicId, leadIds } = await setup(test.db, { vagas }, 8);
       await test.db.update('clinicas_com_atendentes', { id: clinicId }, { nome: `Clínica ${vagas}` });
-      const stores = leadIds.map(() => storeOf(test.openAnother()));
+      const stores = await warmStores(test, leadIds.length);
       const results = await Promise.all(
         stores.map((store, i) => store.book({ clinicId, leadId: leadIds[i]!, inicio: '2026-12-01T15:00', origem: 'agente' })),
       );
@@ -371,8 +371,9 @@ forEachDatabase('booking store', (open) => {
     const test = t.current;
     const { clinicId, leadIds } = await setup(test.db);
     const times = ['2026-12-01T13:00', '2026-12-01T14:00', '2026-12-01T15:00', '2026-12-01T16:00'];
+    const stores = await warmStores(test, times.length);
     const results = await Promise.all(
-      times.map((inicio) => storeOf(test.openAnother()).book({ clinicId, leadId: leadIds[0]!, inicio, origem: 'agente' })),
+      times.map((inicio, i) => stores[i]!.book({ clinicId, leadId: leadIds[0]!, inicio, origem: 'agente' })),
     );
     expect(statuses(results)).toEqual(['marcado', 'remarcado', 'remarcado', 'remarcado']);
     expect(await test.db.find('agendamentos')).toHaveLength(1);
@@ -389,6 +390,13 @@ forEachDatabase('booking store', (open) => {
     expect(await test.db.find('agendamentos')).toHaveLength(1);
   });
 });
+
+/** `n` stores, each on a Database of its own whose connection is open (so their bookings overlap rather than queue behind connecting). */
+async function warmStores(test: TestDatabase, n: number): Promise<Appointments[]> {
+  const dbs = Array.from({ length: n }, () => test.openAnother());
+  await Promise.all(dbs.map((db) => db.knex.raw('select 1')));
+  return dbs.map((db) => storeOf(db));
+}
 
 /** Books in a child process (fixtures/book-child.ts) at `bookAt`; resolves with the result's status. */
 function bookInChild(options: object, request: object, bookAt: number): Promise<string> {
