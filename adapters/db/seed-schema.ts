@@ -1,12 +1,14 @@
 // The shape of seed data (CONTRACT.md §1 `leadflow seed`), checked with ajv plus the rules JSON
 // Schema cannot say (phones as digits, names unique within their scope, business hours readable by
-// adapters/hours/business-hours.ts, each instance's provider rules of CONTRACT.md §11 and its
-// templates' shape, adapters/gateway/templates.ts), and its normal form.
+// adapters/hours/business-hours.ts, a calendar readable by adapters/calendar/agenda-config.ts (see
+// seed-agenda.ts), each instance's provider rules of CONTRACT.md §11 and its templates' shape,
+// adapters/gateway/templates.ts), and its normal form.
 import AjvModule from 'ajv';
 import type { TemplateSet } from '../gateway/gateway-client.js';
 import { GATEWAY_PROVIDERS, isGatewayProvider, type GatewayProvider } from '../gateway/providers.js';
 import { formatTemplateSet, templateSetProblems } from '../gateway/templates.js';
 import { BusinessHoursError, formatBusinessHours, parseBusinessHours } from '../hours/business-hours.js';
+import { agendaProblems, normalAgenda } from './seed-agenda.js';
 import type { SeedProblem } from './seed-validation-error.js';
 
 const Ajv = AjvModule.default ?? AjvModule;
@@ -39,6 +41,8 @@ const SCHEMA = {
           admin_telefones: { type: ['array', 'string', 'null'], items: phone },
           // CONTRACT.md §9: {timezone, seg, ter, qua, qui, sex, sab, dom} (or its JSON text); null: always open.
           horario_atendimento: { type: ['object', 'string', 'null'] },
+          // CONTRACT.md §12: the calendar (or its JSON text); null: none. Checked by adapters/calendar/agenda-config.ts.
+          agenda: { type: ['object', 'string', 'null'] },
           protocolos: {
             type: 'array',
             items: {
@@ -110,6 +114,11 @@ export interface SeedClinic {
   admin_telefones?: string;
   /** Business hours as JSON text in their normal form (null: always open); absent: left as stored (new clinics: null). */
   horario_atendimento?: string | null;
+  /**
+   * The calendar as JSON text in its normal form (formatAgenda; null: none); absent: left as stored
+   * (new clinics: null). Holds credentials: never log it.
+   */
+  agenda?: string | null;
   protocolos: SeedProtocol[];
   instancias: SeedInstance[];
 }
@@ -165,6 +174,7 @@ export function seedProblems(data: unknown): SeedProblem[] {
         });
     }
     checkHours(c.horario_atendimento, c.nome, [...at, 'horario_atendimento'], problems);
+    problems.push(...agendaProblems(c.agenda, c.nome, [...at, 'agenda']));
     for (const kind of ['protocolos', 'instancias'] as const) {
       const list = c[kind];
       if (!Array.isArray(list)) continue;
@@ -365,6 +375,7 @@ export function normalizeSeed(data: unknown): SeedData {
       if (Array.isArray(c.admin_telefones)) clinic.admin_telefones = c.admin_telefones.map(String).join(',');
       else if (typeof c.admin_telefones === 'string') clinic.admin_telefones = splitPhones(c.admin_telefones).join(',');
       else if (c.admin_telefones === null) clinic.admin_telefones = '';
+      if ('agenda' in c) clinic.agenda = normalAgenda(c.agenda);
       if ('horario_atendimento' in c) {
         const hours = parseBusinessHours(c.horario_atendimento);
         clinic.horario_atendimento = hours ? formatBusinessHours(hours) : null;

@@ -50,10 +50,14 @@ export const TABLES = {
       hunter_telefone: 'text',
       admin_telefones: 'text',
       horario_atendimento: 'text',
+      // CONTRACT.md §12: the calendar configuration, JSON text (adapters/calendar/agenda-config.ts).
+      agenda: 'text',
     },
     uniqueKeys: [['nome']],
+    // The agenda holds the calendar's credentials (a Google private key, a Cal.com API key).
+    credentials: ['agenda'],
     cacheable: true,
-    cascadesTo: ['protocolos', 'instancias_whatsapp', 'leads'],
+    cascadesTo: ['protocolos', 'instancias_whatsapp', 'leads', 'agendamentos'],
   },
   protocolos: {
     columns: { id: 'id', clinica_id: 'integer', nome: 'text', descricao: 'text', preco: 'text' },
@@ -102,13 +106,14 @@ export const TABLES = {
       // CONTRACT.md §9: until when the agent is paused for the lead; when the lead opted out.
       pausado_ate: 'timestamp',
       optout_at: 'timestamp',
-      // Issue 28 (migration 013): when the lead got the holding message because no AI provider
+      // Migration 013: when the lead got the holding message because no AI provider
       // answered; null once someone answered.
       sem_resposta_at: 'timestamp',
     },
     uniqueKeys: [['clinica_id', 'remotejid']],
     createdAt: 'created_at',
     updatedAt: 'updated_at',
+    cascadesTo: ['agendamentos'],
   },
   wf_chat_histories: {
     // `evento` (migration 013): what recorded the row, so one event is recorded once (db.upsert, keep).
@@ -123,6 +128,27 @@ export const TABLES = {
     },
     uniqueKeys: [['clinica_id', 'session_id', 'evento']],
     createdAt: 'created_at',
+  },
+  // CONTRACT.md §12 (migration 014): one row per appointment. Booking goes through
+  // adapters/calendar/appointments.ts (it re-checks the slot under a lock); rows read here are as stored.
+  agendamentos: {
+    columns: {
+      id: 'id',
+      clinica_id: 'integer',
+      lead_id: 'integer',
+      protocolo_id: 'integer',
+      inicio: 'timestamp',
+      fim: 'timestamp',
+      status: 'text',
+      origem: 'text',
+      provider: 'text',
+      external_id: 'text',
+      created_at: 'timestamp',
+      updated_at: 'timestamp',
+    },
+    uniqueKeys: [],
+    createdAt: 'created_at',
+    updatedAt: 'updated_at',
   },
 } as const satisfies Record<string, TableSpec>;
 

@@ -17,6 +17,7 @@
 //   - Instants are milliseconds since the epoch. Searches look at most MAX_SEARCH_DAYS (8) days ahead.
 import { DateTime, IANAZone } from 'luxon';
 import { BusinessHoursError, type BusinessHoursProblem } from './business-hours-error.js';
+import { instantAtWall } from './wall-time.js';
 
 export { BusinessHoursError, type BusinessHoursProblem } from './business-hours-error.js';
 
@@ -190,32 +191,6 @@ function searchDates(hours: BusinessHours, atMs: number): DateTime[] {
   return Array.from({ length: MAX_SEARCH_DAYS + 1 }, (_, i) => first.plus({ days: i }));
 }
 
-/** The local wall time of instant `t` in `zone`, read as if it were UTC. */
-function wallOf(zone: IANAZone, t: number): number {
-  return t + zone.offset(t) * MINUTE_MS;
-}
-
-/**
- * The first instant whose wall time in `zone` is `wall` or later (`wall`: a local time read as if
- * UTC). Usually the instant showing exactly that wall time (the earlier one when a fall-back shows it
- * twice); for a wall time skipped by a spring-forward gap, the instant the gap ends.
- */
-function instantAtWall(zone: IANAZone, wall: number): number {
-  const offsets = new Set([zone.offset(wall - DAY_MS), zone.offset(wall), zone.offset(wall + DAY_MS)]);
-  const guesses = [...offsets].map((o) => wall - o * MINUTE_MS).sort((a, b) => a - b);
-  const exact = guesses.find((t) => wallOf(zone, t) === wall);
-  if (exact !== undefined) return exact;
-  let lo = guesses[0]!;
-  let hi = guesses.at(-1)!;
-  if (!(wallOf(zone, lo) < wall && wallOf(zone, hi) >= wall)) return hi;
-  while (hi - lo > 1) {
-    const mid = Math.floor((lo + hi) / 2);
-    if (wallOf(zone, mid) >= wall) hi = mid;
-    else lo = mid;
-  }
-  return hi;
-}
-
 /**
  * When the clinic next opens: `atMs` itself when it is open then (or has no hours); null when it
  * does not open within the search window (every day closed).
@@ -248,6 +223,30 @@ export function closesAt(hours: BusinessHours | null, atMs: number): number | nu
     }
   }
   return null;
+}
+
+/**
+ * The open stretches of `days` local dates from the local date of `fromMs` on, in wall time (local
+ * times in the hours' zone read as if UTC, ms: convert with wall-time.ts), in time order. Intervals
+ * that touch (one ending 24:00, the next day's starting 00:00) are one stretch; a stretch still open
+ * at the end of the last date ends there.
+ */
+export function openWallStretches(hours: BusinessHours, fromMs: number, days: number): OpenInterval[] {
+  const local = localTime(hours, fromMs);
+  const first = Date.UTC(local.year, local.month - 1, local.day);
+  const stretches: OpenInterval[] = [];
+  for (let i = 0; i < days; i++) {
+    const date = first + i * DAY_MS;
+    const weekday = ((new Date(date).getUTCDay() + 6) % 7) + 1;
+    for (const interval of hours.days[dayKeyOf(weekday)]) {
+      const start = date + interval.start * MINUTE_MS;
+      const end = date + interval.end * MINUTE_MS;
+      const last = stretches.at(-1);
+      if (last && last.end === start) last.end = end;
+      else stretches.push({ start, end });
+    }
+  }
+  return stretches;
 }
 
 /** Whole calendar days from the local date of `fromMs` to the local date of `toMs`. */

@@ -26,7 +26,7 @@ export function registerSeed(program: Command): void {
     .description('upsert clinics, protocols and instances from a YAML or JSON file, in one transaction; a bad file changes nothing')
     .argument(
       '<file>',
-      'seed file: clinicas: [{nome, endereco, posicionamento, hunter_nome, hunter_telefone, admin_telefones, horario_atendimento, protocolos, instancias}]',
+      'seed file: clinicas: [{nome, endereco, posicionamento, hunter_nome, hunter_telefone, admin_telefones, horario_atendimento, agenda, protocolos, instancias}]',
     )
     .action(async (file: string) => {
       const [{ readSeedFile, seedDatabase }, { formatSeedProblem, SeedFileUnreadableError, SeedValidationError }] = await Promise.all([

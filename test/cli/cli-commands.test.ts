@@ -188,6 +188,35 @@ describe('leadflow seed', () => {
     }
     expect(readdirSync(dataDir)).toEqual([]);
   });
+
+  it('an agenda is checked per clinic: each problem names the clinic and the field, no credential is printed, a valid one seeds', async () => {
+    const dataDir = mkdtempSync(join(SCRATCH, 'seed-agenda-'));
+    const env = { LEADFLOW_DATA_DIR: dataDir, DATABASE_URL: '' };
+    const clinic = (agenda: object) => ({ clinicas: [{ nome: 'Clínica Cal', hunter_telefone: '5511987654321', agenda }] });
+    const bad = join(dataDir, 'bad.json');
+    writeFileSync(
+      bad,
+      JSON.stringify(clinic({ provider: 'calcom', vagas: 0, calcom: { api_key: 'cal_live_SEGREDO123', event_type_id: 'x' } })),
+    );
+    const refused = await runCli(['seed', bad], { env });
+    expect(refused.code).toBe(1);
+    // FILE:LINE:COL, then the field and the problem naming the clinic.
+    expect(
+      refused.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.replace(/^.*bad\.json:1:\d+ /, '')),
+    ).toEqual([
+      'clinicas[0].agenda.vagas: must be an integer from 1 to 100, got 0 (clinic "Clínica Cal")',
+      'clinicas[0].agenda.calcom.event_type_id: must be a positive integer, got "x" (clinic "Clínica Cal")',
+    ]);
+    const good = join(dataDir, 'good.json');
+    writeFileSync(good, JSON.stringify(clinic({ provider: 'calcom', calcom: { api_key: 'cal_live_SEGREDO123', event_type_id: 7 } })));
+    const seeded = await runCli(['seed', good], { env });
+    expect(seeded.code).toBe(0);
+    expect(seeded.stdout).toMatch(/^clinic {3}"Clínica Cal" id 1: inserted$/m);
+    for (const out of [refused.stdout, refused.stderr, seeded.stdout, seeded.stderr]) expect(out).not.toContain('SEGREDO');
+  });
 });
 
 describe('leadflow graph', () => {

@@ -1,4 +1,4 @@
-// Migrations: the contract's tables with exactly its columns (§3, §9, §11), constraints enforced, identical on
+// Migrations: the contract's tables with exactly its columns (§3, §9, §11, §12), constraints enforced, identical on
 // SQLite and PostgreSQL; re-running is a no-op and concurrent runs apply each migration once.
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
@@ -6,7 +6,7 @@ import { expect, it } from 'vitest';
 import type { DatabaseOptions } from '../../adapters/db/database.js';
 import { MIGRATIONS_TABLE, migrationSource } from '../../adapters/db/migrations/index.js';
 import { forEachDatabase, MIGRATION_NAMES, useFreshDatabase } from '../helpers/databases.js';
-import { clinicWithInstance, columnsOf } from './support.js';
+import { clinicWithInstance, columnsOf, tablesOf } from './support.js';
 
 const CONTRACT_COLUMNS: Record<string, string[]> = {
   clinicas_com_atendentes: [
@@ -18,6 +18,7 @@ const CONTRACT_COLUMNS: Record<string, string[]> = {
     'hunter_telefone',
     'admin_telefones',
     'horario_atendimento',
+    'agenda',
   ],
   protocolos: ['id', 'clinica_id', 'nome', 'descricao', 'preco'],
   instancias_whatsapp: [
@@ -53,6 +54,20 @@ const CONTRACT_COLUMNS: Record<string, string[]> = {
     'sem_resposta_at',
   ],
   wf_chat_histories: ['id', 'session_id', 'clinica_id', 'type', 'content', 'created_at', 'evento'],
+  agendamentos: [
+    'id',
+    'clinica_id',
+    'lead_id',
+    'protocolo_id',
+    'inicio',
+    'fim',
+    'status',
+    'origem',
+    'provider',
+    'external_id',
+    'created_at',
+    'updated_at',
+  ],
 };
 
 /** Runs test/db/fixtures/migrate-child.ts in its own node process; resolves with the names it applied. */
@@ -275,6 +290,58 @@ forEachDatabase('migrations', (open) => {
     expect((await db.get('instancias_whatsapp', { id: instanciaId }))!.provider).toBe('uazapi');
   });
 
+  it('013 booking: appointments go with their lead or clinic, lose a deleted protocol, and read back as ISO timestamps', async () => {
+    const { db } = t.current;
+    const { clinicaId } = await clinicWithInstance(db);
+    const protocol = await db.insert('protocolos', { clinica_id: clinicaId, nome: 'Lentes' });
+    const lead = await db.insert('leads', { clinica_id: clinicaId, remotejid: '5511987654321' });
+    const other = await db.insert('leads', { clinica_id: clinicaId, remotejid: '5511987654322' });
+    const row = await db.insert('agendamentos', {
+      clinica_id: clinicaId,
+      lead_id: lead.id,
+      protocolo_id: protocol.id,
+      inicio: '2026-12-02T14:30:00-03:00',
+      fim: Date.UTC(2026, 11, 2, 18, 30),
+      origem: 'agente',
+    });
+    expect(row).toMatchObject({
+      status: 'marcado',
+      provider: 'interno',
+      external_id: null,
+      inicio: '2026-12-02T17:30:00.000Z',
+      fim: '2026-12-02T18:30:00.000Z',
+    });
+    await db.insert('agendamentos', {
+      clinica_id: clinicaId,
+      lead_id: other.id,
+      inicio: Date.UTC(2026, 11, 3),
+      fim: Date.UTC(2026, 11, 3, 1),
+      origem: 'console',
+    });
+    await expect(
+      db.knex('agendamentos').insert({ clinica_id: clinicaId, lead_id: 999, inicio: new Date(), fim: new Date(), origem: 'x' }),
+    ).rejects.toThrow(/foreign key/i);
+    await db.delete('protocolos', { id: protocol.id });
+    expect((await db.get('agendamentos', { id: row.id }))!.protocolo_id).toBeNull();
+    await db.delete('leads', { id: lead.id });
+    expect((await db.find('agendamentos')).map((r) => r.lead_id)).toEqual([other.id]);
+    await db.delete('clinicas_com_atendentes', { id: clinicaId });
+    expect(await db.find('agendamentos')).toEqual([]);
+  });
+
+  it('014 booking rolls back (table and agenda gone, clinics kept) and applies again', async () => {
+    const { db } = t.current;
+    const { clinicaId } = await clinicWithInstance(db);
+    await db.update('clinicas_com_atendentes', { id: clinicaId }, { agenda: '{"provider":"interno"}' });
+    const config = { migrationSource, tableName: MIGRATIONS_TABLE };
+    await db.knex.migrate.down({ ...config, name: '014_booking' });
+    expect(await tablesOf(db)).not.toContain('agendamentos');
+    expect(await columnsOf(db, 'clinicas_com_atendentes')).toEqual(CONTRACT_COLUMNS.clinicas_com_atendentes!.filter((c) => c !== 'agenda'));
+    expect(Number((await db.knex('instancias_whatsapp').count({ n: '*' }).first())!.n)).toBe(1);
+    expect(await db.migrate()).toEqual(['014_booking']);
+    expect(await columnsOf(db, 'agendamentos')).toEqual(CONTRACT_COLUMNS.agendamentos);
+  });
+
   it('009 conversation care rolls back (its columns gone, every row kept) and applies again', async () => {
     const { db } = t.current;
     const { clinicaId } = await clinicWithInstance(db);
@@ -288,9 +355,9 @@ forEachDatabase('migrations', (open) => {
     expect(Number((await db.knex('protocolos').count({ n: '*' }).first())!.n)).toBe(1);
     expect(Number((await db.knex('instancias_whatsapp').count({ n: '*' }).first())!.n)).toBe(1);
     expect(await db.migrate()).toEqual(['009_conversation_care']);
-    // Applied again after 013, its columns come last: the same columns, in another order.
+    // Applied again after 013 and 014, its columns come last: the same columns, in another order.
     expect((await columnsOf(db, 'leads')).sort()).toEqual([...CONTRACT_COLUMNS.leads!].sort());
-    expect(await columnsOf(db, 'clinicas_com_atendentes')).toEqual(CONTRACT_COLUMNS.clinicas_com_atendentes);
+    expect((await columnsOf(db, 'clinicas_com_atendentes')).sort()).toEqual([...CONTRACT_COLUMNS.clinicas_com_atendentes!].sort());
     expect((await db.get('leads', { remotejid: '5511987654321' }))!.pausado_ate).toBeNull();
   });
 });

@@ -151,6 +151,42 @@ describe('seed validation', () => {
     ]);
   });
 
+  it('checks each agenda with the agenda parser, naming the clinic and the field, never printing a credential', () => {
+    const path = file(
+      'agenda.yaml',
+      `clinicas:
+  - nome: Clínica Google
+    hunter_telefone: "5511987654321"
+    agenda:
+      provider: google
+      duracao_min: 0
+      google:
+        service_account:
+          client_email: agenda@x.iam.gserviceaccount.com
+          private_key: "-----BEGIN PRIVATE KEY-----\\nTOPSECRETKEYMATERIAL\\n-----END PRIVATE KEY-----"
+  - nome: Clínica Cal
+    hunter_telefone: "5511987654322"
+    agenda: '{"provider": "calcom", "calcom": {"api_key": "cal_live_TOPSECRET", "event_type_id": "abc"}}'
+  - nome: Clínica Quebrada
+    hunter_telefone: "5511987654323"
+    agenda: '{"provider": "calcom", "calcom": {"api_key": "cal_live_TOPSECRET",'
+  - nome: Clínica Lista
+    hunter_telefone: "5511987654324"
+    agenda: [interno]
+`,
+    );
+    const problems = problemsOf(() => readSeedFile(path));
+    expect(problems).toEqual([
+      `${path}:19:13 clinicas[3].agenda: must be object or string or null`,
+      `${path}:6:20 clinicas[0].agenda.duracao_min: must be an integer from 5 to 1440, got 0 (clinic "Clínica Google")`,
+      `${path}:8:9 clinicas[0].agenda.google.calendar_id: is required (clinic "Clínica Google")`,
+      `${path}:10:24 clinicas[0].agenda.google.service_account.private_key: is not a PEM private key (copy it from the key file as it is) (clinic "Clínica Google")`,
+      `${path}:13:13 clinicas[1].agenda: calcom.event_type_id: must be a positive integer, got "abc" (clinic "Clínica Cal")`,
+      `${path}:16:13 clinicas[2].agenda: is not JSON (like {"provider": "interno", "duracao_min": 60}) (clinic "Clínica Quebrada")`,
+    ]);
+    expect(problems.join('\n')).not.toContain('TOPSECRET');
+  });
+
   it('checks each instance against its provider, naming the clinic and the instance', () => {
     const path = file(
       'providers.yaml',
@@ -226,6 +262,7 @@ forEachDatabase('seedDatabase', (open) => {
         hunter_telefone: '5511987654321',
         admin_telefones: '5511912345678,5511912345679',
         horario_atendimento: null,
+        agenda: null,
       },
       {
         id: report.items[3]!.id,
@@ -236,6 +273,7 @@ forEachDatabase('seedDatabase', (open) => {
         hunter_telefone: '5521999998888',
         admin_telefones: '5521911112222,5521933334444',
         horario_atendimento: null,
+        agenda: null,
       },
     ]);
     expect(await db.find('protocolos')).toEqual([
@@ -358,6 +396,35 @@ forEachDatabase('seedDatabase', (open) => {
     const report = await seedDatabase(db, cleared);
     expect(report.items.find((i) => i.nome === 'Clínica Sorriso')!.action).toBe('updated');
     expect(await stored('Clínica Sorriso')).toBeNull();
+  });
+
+  it('stores the agenda as JSON text in its normal form; re-seeding the same is unchanged; absent keeps it, null clears it', async () => {
+    const { db } = t.current;
+    const withAgenda = structuredClone(SEED) as SeedInput & { clinicas: Array<{ agenda?: unknown }> };
+    withAgenda.clinicas[0]!.agenda = { vagas: 2, horario: { seg: '08:00-12:00' } };
+    withAgenda.clinicas[1]!.agenda = '{"provider": "calcom", "calcom": {"api_key": "cal_live_k", "event_type_id": "42"}}';
+    await seedDatabase(db, withAgenda);
+    const stored = async (nome: string) => (await db.get('clinicas_com_atendentes', { nome }))!.agenda;
+    expect(JSON.parse((await stored('Clínica Sorriso')) as string)).toEqual({
+      provider: 'interno',
+      duracao_min: 60,
+      intervalo_min: 30,
+      antecedencia_min: 120,
+      dias: 14,
+      vagas: 2,
+      horario: { timezone: 'America/Sao_Paulo', seg: '08:00-12:00', ter: '', qua: '', qui: '', sex: '', sab: '', dom: '' },
+    });
+    expect(JSON.parse((await stored('Clínica Dois')) as string)).toMatchObject({
+      provider: 'calcom',
+      calcom: { api_key: 'cal_live_k', event_type_id: 42, base_url: 'https://api.cal.com/v2' },
+    });
+    expect(await seedDatabase(db, withAgenda)).toMatchObject({ inserted: 0, updated: 0, unchanged: 5 });
+    expect((await seedDatabase(db, SEED)).updated).toBe(0);
+    expect(await stored('Clínica Dois')).toMatch(/calcom/);
+    withAgenda.clinicas[1]!.agenda = null;
+    const report = await seedDatabase(db, withAgenda);
+    expect(report.items.find((i) => i.nome === 'Clínica Dois')!.action).toBe('updated');
+    expect(await stored('Clínica Dois')).toBeNull();
   });
 
   it('bad business hours change nothing and name the clinic and the problem', async () => {

@@ -433,7 +433,9 @@ forEachProvider('agent', (provider, title) => {
         expect(stack.openai.transcriptionRequests().length).toBeGreaterThan(0);
         expect(sentTo(phone)).toEqual(['Não consegui ouvir seu áudio, pode escrever?']);
         const rows = await memory(phone);
-        expect(rows.filter((r) => r.type === 'lead').map((r) => r.content)).toEqual(['[áudio] [áudio recebido: não foi possível transcrever]']);
+        expect(rows.filter((r) => r.type === 'lead').map((r) => r.content)).toEqual([
+          '[áudio] [áudio recebido: não foi possível transcrever]',
+        ]);
       });
 
       it('primary 500 -> the fallback (Anthropic) answers', async () => {

@@ -14,6 +14,7 @@ import * as activity from './010_activity.js';
 import * as gatewayProviders from './011_gateway_providers.js';
 import * as executionJournal from './012_execution_journal.js';
 import * as unanswered from './013_unanswered.js';
+import * as booking from './014_booking.js';
 
 const MIGRATIONS: Record<string, Knex.Migration> = {
   '001_contract_tables': contractTables,
@@ -29,6 +30,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '011_gateway_providers': gatewayProviders,
   '012_execution_journal': executionJournal,
   '013_unanswered': unanswered,
+  '014_booking': booking,
 };
 
 /**

@@ -172,7 +172,8 @@ describe('evolution sent ids: the send', () => {
       expect(warnings).toEqual([
         {
           fields: { instance: INSTANCE, error: expect.any(String) },
-          message: "evolution: the send was not noted before its call; an echo overtaking its answer would count as typed on the clinic's phone",
+          message:
+            "evolution: the send was not noted before its call; an echo overtaking its answer would count as typed on the clinic's phone",
         },
         {
           fields: { instance: INSTANCE, message_id: sent.messageid, error: 'store unavailable' },
