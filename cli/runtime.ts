@@ -1,6 +1,7 @@
 // The composition root: the adapters a command's engine gets, built from the environment
 // (CONTRACT.md §2). Nodes reach them as `ctx.services.<key>`, typed by NodeServices
 // (nodes/services.ts; see adapters/README.md).
+import { bookingService } from '../adapters/calendar/booking-service.js';
 import { databaseFromEnv, type Database } from '../adapters/db/database.js';
 import { DbExecutionStore } from '../adapters/db/execution-store/index.js';
 import { withErasure, type ExecutionEraser } from '../engine/store/erasing-store.js';
@@ -108,6 +109,8 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
     // Built at start so a malformed LEADFLOW_MODEL_* fails before the first lead, not during it.
     ai,
     kv,
+    // Appointments and each clinic's calendar (interno, Google, Cal.com), read against the same clock.
+    booking: bookingService(db, { clock }),
     // `executions.erase` (excluir): the same store the engine writes through.
     executions: store,
     clock,

@@ -24,6 +24,7 @@ import type { InstanceDirectory } from '../adapters/gateway/instance-directory.j
 import type { GatewayProviderRegistry } from '../adapters/gateway/provider-registry.js';
 import type { MediaStore } from '../adapters/gateway/media-cache.js';
 import type { SendRecoveryEvent } from '../adapters/gateway/send-evidence.js';
+import type { BookingService } from '../adapters/calendar/booking-service.js';
 import type { KeyValue } from '../adapters/kv/key-value.js';
 import type { MediaConverterOptions } from '../adapters/media/media-to-text.js';
 import type { ExecutionEraser } from '../engine/store/erasing-store.js';
@@ -55,6 +56,8 @@ export type NodeServices = {
   executions: ExecutionEraser;
   /** Optional: media conversion settings; absent means the converter's defaults. */
   mediaOptions?: MediaHostOptions;
+  /** Appointments and each clinic's calendar (CONTRACT §12): the booking store, opened per step. */
+  booking: BookingService;
   /** Optional: told what became of each send a take-over found started and not finished (metrics). */
   sendRecoveries?: (event: SendRecoveryEvent) => void;
   /** Optional: what "now" is for nodes that read the time of day (`hours.check`, `ai.agent`); absent means the system clock. */
@@ -76,6 +79,7 @@ const SERVICE_DESCRIPTIONS: Record<ServiceName, string> = {
   executions: 'an execution store that can erase',
   mediaOptions: 'media conversion settings',
   clock: 'a clock',
+  booking: 'the booking store',
   sendRecoveries: 'a send-recovery metrics hook',
 };
 

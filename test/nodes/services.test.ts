@@ -117,6 +117,7 @@ describe('node services', () => {
       mediaOptions: undefined,
       clock: undefined,
       sendRecoveries: undefined,
+      booking: {},
     };
     const { ai: _ai, ...withoutAi } = all;
     expect(() => createEngine(new Map(), silent, { services: withoutAi as NodeServices })).toThrow(
