@@ -76,7 +76,7 @@ const HORARIOS_ARGS = {
     dia: { type: 'string', maxLength: 20, description: 'Dia desejado, AAAA-MM-DD (opcional).' },
     periodo: {
       type: 'string',
-      enum: ['manha', 'tarde', 'noite'],
+      maxLength: 20,
       description: 'manha (antes das 12:00), tarde (12:00–18:00) ou noite (opcional).',
     },
   },
