@@ -110,6 +110,25 @@ export async function upcomingShown(
   };
 }
 
+/** Description and argument schema of each booking tool, as the model sees them (also `leadflow chat`'s). */
+export const BOOKING_TOOL_SPECS = {
+  ver_horarios: {
+    description:
+      'Horários livres para a avaliação na agenda da clínica (no máximo 3 por dia e 6 ao todo, os mais próximos). Argumentos opcionais: dia (AAAA-MM-DD) e periodo (manha, tarde, noite). Só ofereça horários dados por esta ferramenta.',
+    parameters: HORARIOS_ARGS,
+  },
+  agendar: {
+    description:
+      'Agenda a avaliação desta pessoa no horário `inicio` (exatamente como veio de ver_horarios). Se ela já tem uma avaliação marcada, ela é remarcada para o novo horário. Responde status marcado, remarcado ou indisponivel (com alternativas).',
+    parameters: AGENDAR_ARGS,
+  },
+  cancelar_agendamento: {
+    description:
+      'Cancela a avaliação marcada desta pessoa (só quando ela pedir para cancelar e não quiser remarcar). Argumento opcional: motivo. Responde status cancelado ou sem_agendamento.',
+    parameters: CANCELAR_ARGS,
+  },
+};
+
 const str = (value: unknown): string => (typeof value === 'string' ? value.trim() : '');
 
 const errorText = (err: unknown): string => String((err as Error)?.message ?? err).slice(0, 300);
@@ -205,9 +224,7 @@ export function bookingTools(binding: BookingBinding, ctx: NodeContext, effects:
   return [
     {
       name: 'ver_horarios',
-      description:
-        'Horários livres para a avaliação na agenda da clínica (no máximo 3 por dia e 6 ao todo, os mais próximos). Argumentos opcionais: dia (AAAA-MM-DD) e periodo (manha, tarde, noite). Só ofereça horários dados por esta ferramenta.',
-      parameters: HORARIOS_ARGS,
+      ...BOOKING_TOOL_SPECS.ver_horarios,
       handler: (args: JsonObject, { signal }) => {
         const filter = { dia: args.dia, periodo: args.periodo };
         return run.once(`ver_horarios:${JSON.stringify(filter)}`, signal, (store) => run.horarios(store, filter));
@@ -215,9 +232,7 @@ export function bookingTools(binding: BookingBinding, ctx: NodeContext, effects:
     },
     {
       name: 'agendar',
-      description:
-        'Agenda a avaliação desta pessoa no horário `inicio` (exatamente como veio de ver_horarios). Se ela já tem uma avaliação marcada, ela é remarcada para o novo horário. Responde status marcado, remarcado ou indisponivel (com alternativas).',
-      parameters: AGENDAR_ARGS,
+      ...BOOKING_TOOL_SPECS.agendar,
       handler: (args: JsonObject, { signal }) => {
         const inicio = str(args.inicio);
         return run.once(`agendar:${inicio}`, signal, (store) => run.agendar(store, inicio));
@@ -225,9 +240,7 @@ export function bookingTools(binding: BookingBinding, ctx: NodeContext, effects:
     },
     {
       name: 'cancelar_agendamento',
-      description:
-        'Cancela a avaliação marcada desta pessoa (só quando ela pedir para cancelar e não quiser remarcar). Argumento opcional: motivo. Responde status cancelado ou sem_agendamento.',
-      parameters: CANCELAR_ARGS,
+      ...BOOKING_TOOL_SPECS.cancelar_agendamento,
       handler: (args: JsonObject, { signal }) => run.once('cancelar_agendamento', signal, (store) => run.cancelar(store, str(args.motivo))),
     },
   ];
