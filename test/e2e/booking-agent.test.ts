@@ -3,13 +3,16 @@
 // calls, the uazapi fake gateway. A lead asks for times, gets them, picks one and is booked (row,
 // Hunter notice, reminders started under the appointment's key); moves and cancels by chat (notices,
 // reminders replaced and dropped); two leads racing for the last place get one `marcado` and one
-// `indisponivel`; with Google the event is created under an id that stays the appointment's.
+// `indisponivel`; with Google the event is created under an id that stays the appointment's; with
+// Cal.com the booking follows the row (created, rescheduled, cancelled), and Cal.com failing answers
+// the agent the sayable error: no row, no notice.
 // The flows directory holds agent.yaml, its prompts, followup.yaml, reminders.yaml and a stub handoff.
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { settableClock } from '../../adapters/clock.js';
+import { type FakeCalcom, startFakeCalcom } from '../fakes/calcom-server.js';
 import { type FakeGoogleCalendar, startFakeGoogleCalendar, testServiceAccount } from '../fakes/google-calendar-server.js';
 import { send, sentTo } from './providers.js';
 import { forEachBackend, HUNTER_PHONE, insertLead, startStack, type Stack } from './stack.js';
@@ -257,6 +260,73 @@ forEachBackend('agent booking', (backend) => {
       expect(mine).toHaveLength(1);
       expect(Date.parse(mine[0]!.start.dateTime!)).toBe(at('2026-12-04T13:00'));
       expect(google.events(CAL)).toHaveLength(2);
+    });
+  });
+
+  describe("with Cal.com's fake", () => {
+    let calcom: FakeCalcom;
+    const SLOTS = ['2026-12-07T09:00', '2026-12-07T10:00', '2026-12-07T14:00'].map(at);
+    beforeAll(async () => {
+      calcom = await startFakeCalcom({ apiKey: 'cal_live_e2e', slots: SLOTS });
+      await setAgenda({ provider: 'calcom', calcom: { api_key: 'cal_live_e2e', event_type_id: calcom.eventTypeId, base_url: calcom.url } });
+    });
+    afterAll(async () => {
+      await setAgenda({ provider: 'interno' });
+      await calcom?.close();
+    });
+
+    it('the booking follows the row: created, rescheduled to a new uid, cancelled', async () => {
+      const phone = nextPhone();
+      const lead = await insertLead(stack, phone, { nome: 'Dora' });
+      stack.openai.queueChat({ tool_calls: [{ name: 'agendar', arguments: { inicio: '2026-12-07T09:00' } }] }, { text: 'Marcado.' });
+      await say(phone, 'Segunda 9h');
+      const [row] = await appointmentsOf(lead.id as number);
+      expect(row).toMatchObject({ provider: 'calcom', status: 'marcado' });
+      const first = calcom.bookings.find((b) => b.uid === row!.external_id);
+      expect(first).toMatchObject({ status: 'accepted', start: at('2026-12-07T09:00') });
+      expect(first!.metadata.leadflowAgendamento).toBe(String(row!.id));
+
+      stack.openai.reset();
+      stack.openai.queueChat({ tool_calls: [{ name: 'agendar', arguments: { inicio: '2026-12-07T14:00' } }] }, { text: 'Remarcado.' });
+      await say(phone, 'Melhor 14h');
+      const [movedRow] = await appointmentsOf(lead.id as number);
+      expect(movedRow!.id).toBe(row!.id);
+      expect(movedRow!.external_id).not.toBe(row!.external_id);
+      const active = calcom.bookings.filter((b) => b.metadata.leadflowAgendamento === String(row!.id) && b.status === 'accepted');
+      expect(active.map((b) => [b.uid, b.start])).toEqual([[movedRow!.external_id, at('2026-12-07T14:00')]]);
+
+      stack.openai.reset();
+      stack.openai.queueChat(
+        { tool_calls: [{ name: 'cancelar_agendamento', arguments: { motivo: 'imprevisto' } }] },
+        { text: 'Cancelado.' },
+      );
+      await say(phone, 'Cancela');
+      expect((await appointmentsOf(lead.id as number)).map((r) => r.status)).toEqual(['cancelado']);
+      expect(calcom.bookings.find((b) => b.uid === movedRow!.external_id)?.status).toBe('cancelled');
+      expect(hunterNotices(phone).map((t) => t.split('\n')[0])).toEqual([
+        '*📅 AVALIAÇÃO AGENDADA*',
+        '*📅 AVALIAÇÃO REMARCADA*',
+        '*❌ AVALIAÇÃO CANCELADA*',
+      ]);
+    });
+
+    it('Cal.com failing: the agent is told it could not see the calendar; no row, no notice', async () => {
+      const phone = nextPhone();
+      const lead = await insertLead(stack, phone, { nome: 'Eva' });
+      calcom.fail(100, 503);
+      try {
+        stack.openai.queueChat(
+          { tool_calls: [{ name: 'ver_horarios', arguments: {} }] },
+          { text: 'Não consegui ver a agenda agora. Posso pedir para a Mariana combinar com você?' },
+        );
+        await say(phone, 'Quais horários tem?');
+      } finally {
+        calcom.clearFailures();
+      }
+      expect(lastToolResults()).toEqual([{ erro: 'não consegui ver a agenda agora' }]);
+      expect(sentTo(stack, phone)).toEqual(['Não consegui ver a agenda agora. Posso pedir para a Mariana combinar com você?']);
+      expect(await appointmentsOf(lead.id as number)).toEqual([]);
+      expect(hunterNotices(phone)).toEqual([]);
     });
   });
 });
