@@ -3,8 +3,8 @@ import type { TableOperations } from '../../adapters/db/table-ops.js';
 import type { JsonValue } from '../../engine/types.js';
 import { modelChainParams } from '../ai/lib/model-params.js';
 import type { Row } from './lib/agent-prompt.js';
-import { agentTools, type ToolEffects } from './lib/agent-tools.js';
-import { BOOKING_TIMEOUT_MS, type BookingEffects, bookingTools, upcomingShown } from './lib/booking-tools.js';
+import { agentTools, BOOKING_TIMEOUT_MS, type ToolEffects } from './lib/agent-tools.js';
+import type { BookingEffects } from './lib/booking-tools.js';
 import type { AgentTool } from '../../adapters/ai/agent-runner.js';
 import type { NodeContext } from '../../engine/types.js';
 import type { BookingService } from '../../adapters/calendar/booking-service.js';
@@ -44,6 +44,8 @@ async function bookingSetup(
   try {
     const store = service.open(AbortSignal.any([ctx.signal, AbortSignal.timeout(params.booking_timeout_ms)]));
     if (!(await store.clinic(lead.clinica_id))) return null;
+    // The booking tools (the calendar's date library) load on the first run of a clinic with an agenda.
+    const { bookingTools, upcomingShown } = await import('./lib/booking-tools.js');
     const upcoming = await upcomingShown(store, lead.clinica_id, lead.id);
     const { buildBookingPrompt } = await import('./lib/agent-prompt.js');
     const binding = {

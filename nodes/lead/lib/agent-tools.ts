@@ -30,6 +30,9 @@ export interface AgentToolBinding {
   booking?: boolean;
 }
 
+/** Default bound of one booking tool call, ms (lib/booking-tools.ts): the calendar's calls abort after it. */
+export const BOOKING_TIMEOUT_MS = 6000;
+
 /** What the tools did during the run, for the node's output. */
 export interface ToolEffects {
   transferred: boolean;

@@ -26,12 +26,13 @@ import { bookToolResult, cancelToolResult } from '../../../adapters/calendar/app
 import type { AgentTool } from '../../../adapters/ai/agent-runner.js';
 import { localSlotText, slotLabel } from '../../../adapters/calendar/slot-grid.js';
 import type { JsonObject, JsonValue, NodeContext } from '../../../engine/types.js';
+import { BOOKING_TIMEOUT_MS } from './agent-tools.js';
 
 /** What the booking tools answer when the calendar cannot be reached (or anything else fails). */
 export const AGENDA_ERROR = { erro: 'não consegui ver a agenda agora' } as const;
 
-/** Default bound of one booking tool call, ms: the provider's calls abort after it. */
-export const BOOKING_TIMEOUT_MS = 6000;
+/** Default bound of one booking tool call, ms (declared beside the agent's other tools, loaded eagerly). */
+export { BOOKING_TIMEOUT_MS };
 
 /** One change the tools made to the lead's appointment, as the node outputs it. */
 export interface BookingEvent {
