@@ -40,8 +40,8 @@ async function bookingSetup(
   effects: BookingEffects,
 ): Promise<{ prompt: string; tools: AgentTool[] } | null> {
   if (params.booking_prompt.trim() === '') return null;
-  const service = booking();
   try {
+    const service = booking();
     const store = service.open(AbortSignal.any([ctx.signal, AbortSignal.timeout(params.booking_timeout_ms)]));
     if (!(await store.clinic(lead.clinica_id))) return null;
     // The booking tools (the calendar's date library) load on the first run of a clinic with an agenda.

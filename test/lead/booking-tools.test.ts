@@ -136,6 +136,22 @@ describe('ai.agent with booking', () => {
     expect(stepOutput(record, 'agent').agendamento).toBeNull();
   });
 
+  it('without a booking store (a host that gives none) the turn runs without booking tools', async () => {
+    const { clinic, leads } = await clinicWith({ provider: 'interno' });
+    openai.queueChat({ text: 'Oi!' });
+    const { record } = await runFlow(flow(leads[0]!, clinic), {
+      body: { prompt: 'Clínica {{clinica_nome}}.', booking_prompt: BOOKING_PROMPT },
+      engine: { registry, services: { ai, db, clock } },
+    });
+    expect(record.status).toBe('success');
+    expect(openai.chatRequests()[0].tools.map((x: any) => x.function.name)).toEqual([
+      'buscar_lead',
+      'buscar_clinica',
+      'buscar_protocolo',
+      'transferir',
+    ]);
+  });
+
   it('lists, books for the current lead only (ids the model passes ignored), states it in the next prompt, and moves it', async () => {
     const { clinic, leads } = await clinicWith({ provider: 'interno' });
     const [lead, other] = leads as [Record<string, unknown>, Record<string, unknown>];
