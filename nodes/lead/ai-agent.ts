@@ -4,7 +4,7 @@ import type { JsonValue } from '../../engine/types.js';
 import { modelChainParams } from '../ai/lib/model-params.js';
 import type { Row } from './lib/agent-prompt.js';
 import { agentTools, BOOKING_TIMEOUT_MS, type ToolEffects } from './lib/agent-tools.js';
-import type { BookingEffects } from './lib/booking-tools.js';
+import type { BookingEffects, BookingEvent } from './lib/booking-tools.js';
 import type { AgentTool } from '../../adapters/ai/agent-runner.js';
 import type { NodeContext } from '../../engine/types.js';
 import type { BookingService } from '../../adapters/calendar/booking-service.js';
@@ -227,7 +227,9 @@ export default defineServiceNode({
     const protocol = params.protocol as Row | null;
     // The prompt builder (with the business hours' time-zone library) loads on the first run.
     const { buildSystemPrompt, memoryToHistory, quoteLeadText } = await import('./lib/agent-prompt.js');
-    const bookingEffects: BookingEffects = { agendamento: null };
+    // An earlier attempt's booking (its checkpoint, lib/booking-tools.ts) is still this run's event.
+    const saved = ctx.state?.agendamento;
+    const bookingEffects: BookingEffects = { agendamento: saved && typeof saved === 'object' ? (saved as unknown as BookingEvent) : null };
     const booking = await bookingSetup(() => ctx.services.booking, lead, clinic, params, ctx, bookingEffects);
     const base = buildSystemPrompt(clinic, protocol, params.prompt, ctx.services.clock?.now() ?? Date.now());
     const system = booking ? `${base}\n\n${booking.prompt}` : base;

@@ -262,6 +262,31 @@ describe('ai.agent with booking', () => {
     expect(toolResults()).toEqual([{ status: 'sem_agendamento' }]);
   });
 
+  it('a booking made by an attempt that then failed is still reported by the retry that answers', async () => {
+    const { clinic, leads } = await clinicWith({ provider: 'interno' });
+    const lead = leads[0]!;
+    const retrying = flow(lead, clinic).replace(
+      '    type: ai.agent\n',
+      '    type: ai.agent\n    retry: { attempts: 6, delay_ms: 10, when: "{{ error.name = \'AgentFailedError\' }}" }\n',
+    );
+    openai.queueChat(
+      { tool_calls: [{ name: 'agendar', arguments: { inicio: '2026-12-01T13:30' } }] },
+      ...Array.from({ length: 3 }, () => ({ status: 500 })),
+      { tool_calls: [{ name: 'agendar', arguments: { inicio: '2026-12-01T13:30' } }] },
+      { text: 'Marcado.' },
+    );
+    const { record } = await runFlow(retrying, {
+      body: { prompt: 'Clínica {{clinica_nome}}.', booking_prompt: BOOKING_PROMPT },
+      engine: { registry, services: { ai, db, booking, clock } },
+    });
+    expect(record.status, JSON.stringify(record.steps.map((x) => [x.key, x.status, x.error, x.attempt]))).toBe('success');
+    const [row] = await db.find('agendamentos', { where: { lead_id: lead.id } });
+    expect(stepOutput(record, 'agent')).toMatchObject({
+      text: 'Marcado.',
+      agendamento: { evento: 'marcado', agendamento_id: row!.id, texto: 'terça, 01/12 às 13:30', inicio: '2026-12-01T13:30' },
+    });
+  });
+
   it('a dry run books nothing and records what it would have done', async () => {
     const { clinic, leads } = await clinicWith({ provider: 'interno' });
     openai.queueChat({ tool_calls: [{ name: 'agendar', arguments: { inicio: '2026-12-01T11:00' } }] }, { text: 'Ok.' });

@@ -20,7 +20,9 @@
 //     `cancelar_agendamento` are recorded (kind `booking`) and not done; the model is told
 //     `{status: "marcado" | "cancelado", dry_run: true, ...}` and no event is reported.
 //   - `effects.agendamento`: what the run changed, for the node's output and the flow's Hunter notice
-//     (mergeBookingEvent). An `unchanged` booking is no event.
+//     (mergeBookingEvent). An `unchanged` booking is no event. Each change is also checkpointed
+//     (ctx.checkpoint, `{agendamento}`): the node starts a retry or a take-over of its step from it
+//     (ai-agent.ts), so a booking made by an attempt that then failed is still reported.
 import type { Appointments } from '../../../adapters/calendar/appointments.js';
 import { bookToolResult, cancelToolResult } from '../../../adapters/calendar/appointments.js';
 import type { AgentTool } from '../../../adapters/ai/agent-runner.js';
@@ -168,9 +170,16 @@ class BookingRun {
     for (const key of [...this.done.keys()]) if (key !== keep) this.done.delete(key);
   }
 
-  private note(event: BookingEvent): void {
+  /** Notes a change: in `effects`, and in the step's checkpoint, so a retry or a take-over of the step still reports it. */
+  private async note(event: BookingEvent): Promise<void> {
     this.effects.agendamento = mergeBookingEvent(this.effects.agendamento, event);
     this.ctx.log('info', `appointment ${event.evento} by the agent`, { ...this.ids, agendamento_id: event.agendamento_id });
+    try {
+      await this.ctx.checkpoint?.({ agendamento: this.effects.agendamento as unknown as JsonValue });
+    } catch (err) {
+      // The change is made: the model is told so; only a retry of this step would miss it.
+      this.ctx.log('warn', 'booking checkpoint not stored', { ...this.ids, message: errorText(err) });
+    }
   }
 
   /** Crash repair (see the contract above); its failure is logged and the call goes on. */
@@ -180,7 +189,7 @@ class BookingRun {
       if (!repaired) return;
       this.ctx.log('warn', 'provider copy of an appointment made again after a crash', { ...this.ids, agendamento_id: repaired.id });
       const shown = await upcomingShown(store, this.binding.clinicId, this.binding.leadId);
-      if (shown) this.note({ evento: 'marcado', agendamento_id: shown.agendamento_id, texto: shown.texto, inicio: shown.inicio });
+      if (shown) await this.note({ evento: 'marcado', agendamento_id: shown.agendamento_id, texto: shown.texto, inicio: shown.inicio });
     } catch (err) {
       this.ctx.log('warn', 'provider copy repair failed', { ...this.ids, message: errorText(err) });
     }
@@ -196,7 +205,7 @@ class BookingRun {
     await this.repair(store);
     const result = await store.book({ clinicId: this.binding.clinicId, leadId: this.binding.leadId, inicio, origem: 'agente' });
     if (result.status !== 'indisponivel' && !('unchanged' in result && result.unchanged)) {
-      this.note({ evento: result.status, agendamento_id: result.agendamento_id, texto: result.texto, inicio: result.inicio });
+      await this.note({ evento: result.status, agendamento_id: result.agendamento_id, texto: result.texto, inicio: result.inicio });
       this.forgetOthers(`agendar:${inicio}`);
     }
     return bookToolResult(result) as JsonValue;
@@ -209,7 +218,12 @@ class BookingRun {
     const before = await upcomingShown(store, this.binding.clinicId, this.binding.leadId);
     const result = await store.cancel(this.binding.clinicId, this.binding.leadId, motivo);
     if (result.status === 'cancelado') {
-      this.note({ evento: 'cancelado', agendamento_id: result.appointment.id, texto: before?.texto ?? '', inicio: before?.inicio ?? '' });
+      await this.note({
+        evento: 'cancelado',
+        agendamento_id: result.appointment.id,
+        texto: before?.texto ?? '',
+        inicio: before?.inicio ?? '',
+      });
       this.forgetOthers('cancelar_agendamento');
     }
     return cancelToolResult(result) as JsonValue;
