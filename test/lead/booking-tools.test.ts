@@ -15,6 +15,7 @@ import { coreNodes } from '../../nodes/index.js';
 import aiAgent from '../../nodes/lead/ai-agent.js';
 import { AGENDA_ERROR, type BookingEffects, bookingTools, mergeBookingEvent } from '../../nodes/lead/lib/booking-tools.js';
 import { type FakeCalcom, startFakeCalcom } from '../fakes/calcom-server.js';
+import { startFakeGoogleCalendar, testServiceAccount } from '../fakes/google-calendar-server.js';
 import { startFakeOpenAi, type FakeOpenAi } from '../fakes/fake-openai.js';
 import { openTestDatabase, type TestDatabase } from '../helpers/databases.js';
 import { runFlow, shutdownEngines, stepOutput } from '../helpers/run-flow.js';
@@ -388,6 +389,57 @@ describe('booking tools against Cal.com', () => {
       inicio: '2026-12-03T10:00',
       texto: 'quinta, 03/12 às 10:00',
     });
+  });
+});
+
+describe('booking tools against Google Calendar', () => {
+  it("a row whose Google event was lost in a crash gets it made by the lead's next cancelar_agendamento, which then deletes it", async () => {
+    const account = testServiceAccount();
+    const google = await startFakeGoogleCalendar({ accounts: { [account.client_email]: account.publicKey } });
+    try {
+      const CAL = 'agenda@clinica.test';
+      google.addCalendar(CAL, { [account.client_email]: 'writer' });
+      const { clinic, leads } = await clinicWith({
+        provider: 'google',
+        google: {
+          calendar_id: CAL,
+          service_account: { client_email: account.client_email, private_key: account.private_key },
+          base_url: google.baseUrl,
+          token_url: google.tokenUrl,
+        },
+      });
+      const lead = leads[0]!;
+      const row = await db.insert('agendamentos', {
+        clinica_id: clinic.id,
+        lead_id: lead.id,
+        inicio: new Date(at('2026-12-02T10:00')).toISOString(),
+        fim: new Date(at('2026-12-02T11:00')).toISOString(),
+        status: 'marcado',
+        origem: 'agente',
+        provider: 'google',
+        external_id: null,
+        created_at: new Date(NOW).toISOString(),
+        updated_at: new Date(NOW).toISOString(),
+      });
+      const effects: BookingEffects = { agendamento: null };
+      const tools = bookingTools(
+        { leadId: lead.id as number, clinicId: clinic.id as number, open: (s) => booking.open(s) },
+        toolContext(),
+        effects,
+      );
+      const cancelar = tools.find((x) => x.name === 'cancelar_agendamento')!;
+      expect(await cancelar.handler({}, { signal: new AbortController().signal })).toEqual({ status: 'cancelado' });
+      const after = await db.get('agendamentos', { id: row.id });
+      expect(after).toMatchObject({ status: 'cancelado' });
+      expect(after!.external_id).toEqual(expect.any(String));
+      // Made once (by the repair), then deleted by the cancellation: no live event left.
+      expect(google.events(CAL)).toEqual([]);
+      expect(google.events(CAL, true).map((e) => e.id)).toEqual([after!.external_id]);
+      // Booked and cancelled in one run: nothing for the Hunter.
+      expect(effects.agendamento).toBeNull();
+    } finally {
+      await google.close();
+    }
   });
 });
 
