@@ -316,6 +316,23 @@ export class Appointments {
     return { status: 'cancelado', appointment: appointmentOf(rows[0]!) };
   }
 
+  /**
+   * Crash repair: the lead's upcoming appointment at a `google`/`calcom` clinic whose provider copy was
+   * never stored (`external_id` null: a crash between the row's insert and the provider's answer) gets
+   * the provider call repeated (idempotent per appointment id) and its reference stored. Resolves to
+   * the repaired row, or null when there was nothing to repair; the provider's errors are thrown.
+   */
+  async repairProviderCopy(clinicId: number, leadId: number): Promise<Appointment | null> {
+    const upcoming = await this.upcomingFor(clinicId, leadId);
+    if (!upcoming || upcoming.external_id !== null || upcoming.provider === 'interno') return null;
+    const clinic = await this.clinic(clinicId);
+    if (!clinic || clinic.agenda.provider !== upcoming.provider) return null;
+    const lead = await this.db.get('leads', { id: leadId });
+    const who = { name: lead?.nome ? String(lead.nome) : '', phone: lead ? String(lead.remotejid) : '' };
+    const ref = await this.calendarFor(clinic).create(this.providerAppointment(clinic, upcoming, who), this.options.signal);
+    return ref.external_id === null ? null : this.setExternalId(upcoming.id, ref.external_id);
+  }
+
   /** Marks an appointment `confirmado` (from marcado), `compareceu` or `faltou` (from any but cancelado); null when it does not exist or cannot. */
   async setStatus(id: number, status: Extract<AppointmentStatus, 'confirmado' | 'compareceu' | 'faltou'>): Promise<Appointment | null> {
     const from: AppointmentStatus[] =
