@@ -327,8 +327,9 @@ export class Appointments {
 
   /**
    * Erasure (`excluir`, the console's erase; CONTRACT §12): every appointment of the lead, of any
-   * status, deleted; first, for each one not `cancelado`, the provider's copy deleted (Google) or
-   * cancelled (Cal.com) — a copy already gone counts as done, so a repeat after a crash is safe. An
+   * status, deleted; first the provider's copy erased where the provider can (Google: blanked of the
+   * lead, then deleted; calendar.ts `erase`), else, for each one not `cancelado`, cancelled (Cal.com)
+   * — a copy already gone counts as done, so a repeat after a crash is safe. An
    * error of the provider throws before any row is deleted (the erasure is to be tried again).
    * Resolves to the appointments deleted.
    */
@@ -338,11 +339,13 @@ export class Appointments {
     const lead = await this.db.get('leads', { id: leadId });
     const who = { name: lead?.nome ? String(lead.nome) : '', phone: lead ? String(lead.remotejid) : '' };
     for (const appointment of appointments) {
-      if (appointment.status === 'cancelado') continue;
       const clinic = await this.clinic(appointment.clinica_id);
       if (!clinic) continue;
+      const calendar = this.calendarFor(clinic);
       const copy = this.providerAppointment(clinic, appointment, who);
-      await this.calendarFor(clinic).cancel({ external_id: appointment.external_id }, copy, 'lead erased', this.options.signal);
+      const ref = { external_id: appointment.external_id };
+      if (calendar.erase) await calendar.erase(ref, copy, this.options.signal);
+      else if (appointment.status !== 'cancelado') await calendar.cancel(ref, copy, 'lead erased', this.options.signal);
     }
     await this.db.delete('agendamentos', { lead_id: leadId });
     return appointments;
