@@ -330,7 +330,8 @@ function erasureSuite(backend: Backend) {
       expectNoTraces(traces(one), kvDump, 'the key-value store');
     }
     const atGoogle = JSON.stringify(google.events(CALENDAR, true));
-    for (const one of [viaChat, viaConsole]) expect(tracesIn(traces(one), atGoogle), 'the Google calendar, deleted events included').toEqual([]);
+    for (const one of [viaChat, viaConsole])
+      expect(tracesIn(traces(one), atGoogle), 'the Google calendar, deleted events included').toEqual([]);
     expect(tracesIn([kept.phone, ...kept.name.split(' ')], dbDump.text)).toEqual([kept.phone, ...kept.name.split(' ')]);
     expect(await db().get('agendamentos', { id: c.id })).toMatchObject({ status: 'marcado' });
   });
