@@ -38,7 +38,7 @@ export default defineServiceNode({
       step: {
         id: 'when',
         type: 'booking.label',
-        params: { clinica_id: '{{ steps.appointment.clinica_id }}', inicio: '{{ steps.appointment.inicio }}' },
+        params: { clinica_id: '{{ trigger.body.clinica_id }}', inicio: '{{ trigger.body.inicio }}' },
       },
     },
   ],
