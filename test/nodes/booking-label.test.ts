@@ -26,7 +26,7 @@ forEachDatabase('booking.label', (open) => {
     const { db } = t.current;
     const row = await db.insert('clinicas_com_atendentes', { nome: `Clínica ${Math.random()}`, ...clinic });
     const services = { db, booking: bookingService(db) } as never;
-    const { record } = await runFlow(FLOW, { body: { clinica_id: row.id, inicio }, engine: { services } });
+    const { record } = await runFlow(FLOW, { body: { clinica_id: Number(row.id), inicio }, engine: { services } });
     expect(record.status).toBe('success');
     return stepOutput(record, 'when');
   }
