@@ -135,10 +135,14 @@ forEachBackend('appointment reminders', (backend) => {
     expect(await metric('leadflow_appointments', { status: 'confirmado' })).toBeGreaterThanOrEqual(1);
   });
 
-  it('without a reminder sent, a confirmation word is an ordinary message: the agent answers it', async () => {
+  it('after a move (its reminders started again), a reminder of the earlier time confirms nothing: the word is an ordinary message', async () => {
     const phone = nextPhone();
     const leadId = await lead(phone);
     const id = await appointment(leadId, Date.now() + 86_400_000);
+    // Reminded for its earlier time, then moved: agent.yaml starts its reminders again.
+    await db().update('agendamentos', { id }, { lembrete_at: new Date().toISOString() });
+    await remind(id);
+    await pollFor('lembrete_at cleared', async () => (await db().get('agendamentos', { id }))?.lembrete_at === null);
     stack.openai.queueChat({ text: 'Oi, Maria! Como posso ajudar?' });
     expect((await send(stack, { phone, text: 'sim' })).json).toEqual({ status: 'queued' });
     await pollFor("the agent's reply", async () => sends(phone).length >= 1);
