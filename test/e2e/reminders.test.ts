@@ -19,6 +19,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { brazilianVariants } from '../../adapters/phones/index.js';
 import { slotLabel } from '../../adapters/calendar/slot-grid.js';
 import type { ExecutionRecord } from '../../engine/types.js';
+import { startFakeCalcom } from '../fakes/calcom-server.js';
 import { type FakeGoogleCalendar, startFakeGoogleCalendar, testServiceAccount } from '../fakes/google-calendar-server.js';
 import { dumpDatabase, dumpKeyValues, expectNoTraces, tracesIn } from '../helpers/erasure-dump.js';
 import { parseMetrics, sampleValue } from '../helpers/metrics-text.js';
@@ -338,5 +339,31 @@ function erasureSuite(backend: Backend) {
       expect(tracesIn(traces(one), atGoogle), 'the Google calendar, deleted events included').toEqual([]);
     expect(tracesIn([kept.phone, ...kept.name.split(' ')], dbDump.text)).toEqual([kept.phone, ...kept.name.split(' ')]);
     expect(await db().get('agendamentos', { id: c.id })).toMatchObject({ status: 'marcado' });
+  });
+
+  it('the console erase of a lead with a Cal.com appointment cancels the booking (Cal.com keeps cancelled bookings), the row and its reminders', async () => {
+    const calcom = await startFakeCalcom({ slots: [0, 1, 2].map((k) => Date.now() + 3_600_000 * (k + 2) - (Date.now() % 1_800_000)) });
+    try {
+      await db().update(
+        'clinicas_com_atendentes',
+        { id: stack.clinic.id },
+        {
+          agenda: JSON.stringify({
+            provider: 'calcom',
+            dias: 2,
+            calcom: { api_key: calcom.apiKey, event_type_id: calcom.eventTypeId, base_url: calcom.url },
+          }),
+        },
+      );
+      const one = await booked(nextPhone(), 'Clara Nunes');
+      expect(calcom.booking(one.eventId!)).toMatchObject({ status: 'accepted' });
+      const erase = await stack.engine.start('lead-action', { body: { lead_id: one.leadId, action: 'erase' } });
+      expect((await stack.engine.waitForEnd(erase.id)).status).toBe('success');
+      expect(calcom.booking(one.eventId!)).toMatchObject({ status: 'cancelled' });
+      expect(await db().get('agendamentos', { id: one.id })).toBeNull();
+      expect((await stack.runtime.store.get(one.execution.id))?.status).toBe('cancelled');
+    } finally {
+      await calcom.close();
+    }
   });
 }
