@@ -1,6 +1,4 @@
 import { Type } from '../../engine/typebox.js';
-import { DEFAULT_TIMEZONE } from '../../adapters/hours/business-hours.js';
-import { slotLabel } from '../../adapters/calendar/slot-grid.js';
 import { instantOf } from '../time/lib/instant.js';
 import { defineServiceNode } from '../services.js';
 
@@ -43,6 +41,11 @@ export default defineServiceNode({
     },
   ],
   async run(params, ctx) {
+    // Loaded when a step runs: validating or describing flows never loads the date library.
+    const [{ DEFAULT_TIMEZONE }, { slotLabel }] = await Promise.all([
+      import('../../adapters/hours/business-hours.js'),
+      import('../../adapters/calendar/slot-grid.js'),
+    ]);
     const clinic = await ctx.services.booking.open(ctx.signal).clinic(params.clinica_id);
     const row = clinic ? null : await ctx.services.db.get('clinicas_com_atendentes', { id: params.clinica_id });
     const timezone = clinic?.timezone ?? hoursZone(row?.horario_atendimento) ?? DEFAULT_TIMEZONE;
