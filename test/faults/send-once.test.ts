@@ -9,19 +9,17 @@
 // and queue mode (PostgreSQL + Redis, `serve` + `worker`: whichever held the execution is killed and
 // another process of the same kind started), as real subprocesses; gateways and OpenAI are fakes of
 // this test process.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, type Database } from '../../adapters/db/database.js';
+import type { Database } from '../../adapters/db/database.js';
 import { DbExecutionStore } from '../../adapters/db/execution-store/index.js';
 import { PROVIDERS, type ProviderCase, type ProviderFake, type SeededInstance } from '../e2e/providers.js';
 import { startFakeOpenAi, type FakeOpenAi } from '../fakes/fake-openai.js';
-import { runCli, spawnLeadflow, type LeadflowProcess } from '../helpers/cli.js';
-import { createTestSchema, dropTestSchema, TEST_DATABASE_URL, withSearchPath } from '../helpers/databases.js';
+import { runCli } from '../helpers/cli.js';
+import { embeddedBackend, type FaultBackend, killProcess, ProcessFleet, queueBackend } from '../helpers/fault-processes.js';
 import { parseMetrics, sampleValue } from '../helpers/metrics-text.js';
 import { pollFor } from '../helpers/poll.js';
-import { claimRedisDatabase } from '../helpers/redis-database.js';
 
 const REPLY = 'Claro! A avaliação é gratuita e dura 30 minutos.';
 
@@ -37,70 +35,6 @@ afterAll(async () => {
   await openai?.close();
   for (const fake of fakes.values()) await fake.close();
 });
-
-interface Backend {
-  name: string;
-  queue: boolean;
-  env: Record<string, string>;
-  open(): Database;
-  cleanup(): Promise<void>;
-}
-
-async function embedded(): Promise<Backend> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'leadflow-send-once-'));
-  return {
-    name: 'sqlite, in-process',
-    queue: false,
-    env: { LEADFLOW_DATA_DIR: dataDir, DATABASE_URL: '', REDIS_URL: '' },
-    open: () => createDatabase({ dataDir }),
-    cleanup: async () => rmSync(dataDir, { recursive: true, force: true }),
-  };
-}
-
-async function queue(): Promise<Backend> {
-  const schema = await createTestSchema();
-  const url = withSearchPath(TEST_DATABASE_URL, schema);
-  const redis = await claimRedisDatabase('send-once.test.ts');
-  const dataDir = mkdtempSync(join(tmpdir(), 'leadflow-send-once-'));
-  return {
-    name: 'postgres + redis',
-    queue: true,
-    env: { LEADFLOW_DATA_DIR: dataDir, DATABASE_URL: url, REDIS_URL: redis.url },
-    open: () => createDatabase({ url }),
-    cleanup: async () => {
-      await redis.release();
-      await dropTestSchema(schema);
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
-
-/** A running `serve` (its URL) or `worker`. */
-interface Running {
-  kind: 'serve' | 'worker';
-  proc: LeadflowProcess;
-  url?: string;
-}
-
-async function start(kind: 'serve' | 'worker', env: Record<string, string>): Promise<Running> {
-  const proc = spawnLeadflow(kind, [kind], { env: { PORT: '0', LOG_LEVEL: 'info', ...env }, timeoutMs: 20_000 });
-  if (kind === 'worker') {
-    await proc.waitForLog(/worker started/);
-    return { kind, proc };
-  }
-  const line = await proc.waitForLog(/listening on port \d+/);
-  return { kind, proc, url: `http://127.0.0.1:${/listening on port (\d+)/.exec(line)![1]}` };
-}
-
-/** Not exited, not killed. */
-const alive = (running: Running) => running.proc.child.exitCode === null && running.proc.child.signalCode === null;
-
-async function kill(running: Running): Promise<void> {
-  if (alive(running)) {
-    running.proc.child.kill('SIGKILL');
-    await running.proc.exited;
-  }
-}
 
 /** The clinic's seed: one instance per provider (YAML is a superset of JSON). */
 function seedText(): string {
@@ -118,18 +52,18 @@ function seedText(): string {
   });
 }
 
-const BACKENDS: Array<[string, () => Promise<Backend>]> = [
-  ['sqlite, in-process', embedded],
-  ['postgres + redis', queue],
+const BACKENDS: Array<[string, () => Promise<FaultBackend>]> = [
+  ['sqlite, in-process', () => embeddedBackend('leadflow-send-once')],
+  ['postgres + redis', () => queueBackend('leadflow-send-once', 'send-once.test.ts')],
 ];
 
 for (const [label, make] of BACKENDS) {
   describe(`a reply paragraph accepted by the gateway as its process dies [${label}]`, () => {
-    let backend: Backend;
+    let backend: FaultBackend;
     let env: Record<string, string>;
     let db: Database;
     let store: DbExecutionStore;
-    const processes: Running[] = [];
+    const fleet = new ProcessFleet(() => env);
     const instances = new Map<string, SeededInstance>();
     let phoneSeq = 0;
     const nextPhone = () => `55119${71_000_000 + ++phoneSeq * 1117 + (backend.queue ? 500_000 : 0)}`;
@@ -169,17 +103,13 @@ for (const [label, make] of BACKENDS) {
     }, 60_000);
 
     afterAll(async () => {
-      for (const running of processes) await kill(running);
+      await fleet.killAll();
       await db?.close();
       await backend?.cleanup();
     });
 
-    const live = (kind: 'serve' | 'worker') => processes.find((p) => p.kind === kind && alive(p));
-    const startOne = async (kind: 'serve' | 'worker', extra: Record<string, string> = {}) => {
-      const running = await start(kind, { ...env, ...extra });
-      processes.push(running);
-      return running;
-    };
+    const live = (kind: 'serve' | 'worker') => fleet.live(kind);
+    const startOne = (kind: 'serve' | 'worker', extra: Record<string, string> = {}) => fleet.start(kind, extra);
 
     /** The lead writes; the agent's reply is accepted by the fake and never answered; the process holding the execution is SIGKILLed. Returns the execution id and the request's body. */
     async function killAtAcceptance(provider: ProviderCase, phone: string, extra: Record<string, string>) {
@@ -208,10 +138,9 @@ for (const [label, make] of BACKENDS) {
       // The accepted send was recorded as started before the call: its step is not finished.
       const [running] = (await store.listRunning()).filter((r) => r.flow === 'agent');
       expect(running, 'the agent execution is running').toBeDefined();
-      const holderPid = Number(String(running!.lease_owner).split(':')[1]);
-      const holder = processes.find((p) => p.proc.child.pid === holderPid && alive(p));
+      const holder = fleet.holding(running!.lease_owner);
       expect(holder, `the process holding the execution (${running!.lease_owner})`).toBeDefined();
-      await kill(holder!);
+      await killProcess(holder!);
       const cut = (await store.get(running!.id))!;
       expect(cut.steps.find((s) => s.key === 'send')?.status ?? 'not recorded').not.toBe('success');
       return { id: running!.id, body: requestsFor()[0]!.body, requestsFor, killed: holder!.kind };
@@ -254,7 +183,7 @@ for (const [label, make] of BACKENDS) {
       const uazapi = PROVIDERS.find((p) => p.name === 'uazapi')!;
       const phone = nextPhone();
       const fast = { LEADFLOW_SEND_EVIDENCE_WAIT_MS: '300' };
-      for (const running of processes) await kill(running);
+      await fleet.killAll();
       const { id, requestsFor, killed } = await killAtAcceptance(uazapi, phone, fast);
       if (!live('serve')) await startOne('serve', fast);
       if (killed === 'worker') await startOne('worker', fast);
