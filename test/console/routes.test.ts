@@ -54,6 +54,7 @@ describe('href', () => {
       overview: {},
       leads: {},
       lead: { id: '42' },
+      agenda: {},
       executions: {},
       execution: { id: 'x y/z' },
       flows: {},

@@ -1,5 +1,6 @@
 // The overview (GET /admin/overview): for one clinic or all, today's and the period's totals, then
 // per day, as charts with their numbers in a table beside each: leads (with handoffs and opt-outs),
+// appointments (booked, confirmed, attended, no-show and the show rate, by the appointment's day),
 // time from the form to the first message (p50 / p95 against the two minutes of rule 1), messages
 // of leads and of the agent (follow-ups among them), AI calls (by model in the table) and failed
 // executions (by flow). Days are the browser's local days. The clinic and the period live in the URL
@@ -25,6 +26,9 @@ const REFRESH_MS = 60_000;
 
 const numberFormat = new Intl.NumberFormat(t.locale);
 const formatCount = (n: number) => numberFormat.format(n);
+const percentFormat = new Intl.NumberFormat(t.locale, { style: 'percent', maximumFractionDigits: 0 });
+/** A show rate (0..1) as `75%`, `—` when there is none. */
+const formatRate = (rate: number | null) => (rate === null ? t.common.none : percentFormat.format(rate));
 const formatSeconds = (s: number) => t.overview.seconds(numberFormat.format(s));
 const weekdayFormat = new Intl.DateTimeFormat(t.locale, { weekday: 'short', timeZone: 'UTC' });
 
@@ -128,6 +132,7 @@ function Figures({ overview, series }: { overview: OverviewResponse; series: Ove
     <div class="overview-sections">
       <Totals series={series} days={overview.days} />
       <LeadsSection series={series} labels={labels} />
+      <AppointmentsSection series={series} labels={labels} />
       <FirstContactSection series={series} labels={labels} limitMs={overview.first_contact_limit_ms} />
       <MessagesSection series={series} labels={labels} />
       <AiSection series={series} labels={labels} days={overview.days} />
@@ -168,6 +173,8 @@ function Totals({ series, days }: { series: OverviewSeries; days: number }) {
     { label: t.overview.leadMessages, value: (f) => formatCount(f.lead_messages) },
     { label: t.overview.agentReplies, value: (f) => formatCount(f.agent_replies) },
     { label: t.overview.handoffs, value: (f) => formatCount(f.handoffs) },
+    { label: t.overview.appointmentsTotal, value: (f) => formatCount(f.appointments.booked) },
+    { label: t.overview.showRate, value: (f) => formatRate(f.appointments.show_rate) },
     { label: t.overview.followups, value: (f) => formatCount(f.followups) },
     { label: t.overview.optouts, value: (f) => formatCount(f.optouts) },
     { label: t.overview.aiCalls, value: aiOf },
@@ -306,6 +313,38 @@ function LeadsSection({ series, labels }: { series: OverviewSeries; labels: stri
           { label: t.overview.leadsColumn, value: (f) => formatCount(f.leads_in) },
           { label: t.overview.handoffs, value: (f) => formatCount(f.handoffs) },
           { label: t.overview.optouts, value: (f) => formatCount(f.optouts) },
+        ]}
+      />
+    </ChartSection>
+  );
+}
+
+function AppointmentsSection({ series, labels }: { series: OverviewSeries; labels: string[] }) {
+  const chart = useMemo<DaySeries[]>(
+    () => [
+      { label: t.overview.booked, kind: 'bars', colour: 'blue', values: series.days.map((d) => d.appointments.booked) },
+      { label: t.overview.confirmed, kind: 'line', colour: 'teal', values: series.days.map((d) => d.appointments.confirmed) },
+      { label: t.overview.attended, kind: 'line', colour: 'purple', values: series.days.map((d) => d.appointments.attended) },
+      { label: t.overview.noShow, kind: 'line', colour: 'red', values: series.days.map((d) => d.appointments.no_show) },
+    ],
+    [series],
+  );
+  return (
+    <ChartSection
+      id="overview-appointments"
+      title={t.overview.appointmentsChart}
+      intro={t.overview.appointmentsIntro}
+      chart={<DayChart label={t.overview.chartOf(t.overview.appointmentsChart)} days={labels} series={chart} format={formatCount} />}
+    >
+      <DayTable
+        caption={t.overview.appointmentsTable}
+        series={series}
+        columns={[
+          { label: t.overview.booked, value: (f) => formatCount(f.appointments.booked) },
+          { label: t.overview.confirmed, value: (f) => formatCount(f.appointments.confirmed) },
+          { label: t.overview.attended, value: (f) => formatCount(f.appointments.attended) },
+          { label: t.overview.noShow, value: (f) => formatCount(f.appointments.no_show) },
+          { label: t.overview.showRate, value: (f) => formatRate(f.appointments.show_rate) },
         ]}
       />
     </ChartSection>
