@@ -124,7 +124,7 @@ describe.skipIf(!available)('the console agenda against the service, in Chromium
     await page.getByRole('button', { name: 'Semana' }).click();
     await pollFor('seven days', async () => (await page.locator('.agenda-day').count()) === 7);
     expect(page.url()).toContain('vista=semana');
-    expect(await page.locator('.agenda-day-title').first().textContent()).toMatch(/^segunda-feira/);
+    expect(await page.locator('.agenda-day-title').first().textContent()).toMatch(/^Segunda-feira, \d\d\/\d\d$/);
     expect(await item('Davi Rocha').count()).toBe(1);
     await shoot('agenda-week');
     expect(browser.problems).toEqual([]);

@@ -37,10 +37,11 @@ function addDays(day: string, days: number): string {
 }
 
 const dayHeading = new Intl.DateTimeFormat(t.locale, { weekday: 'long', day: '2-digit', month: '2-digit', timeZone: 'UTC' });
-/** `YYYY-MM-DD` as `sexta-feira, 28/11`. */
+/** `YYYY-MM-DD` as `Sexta-feira, 28/11`. */
 function dayName(day: string): string {
   const [y, m, d] = day.split('-').map(Number);
-  return dayHeading.format(new Date(Date.UTC(y!, (m ?? 1) - 1, d ?? 1)));
+  const text = dayHeading.format(new Date(Date.UTC(y!, (m ?? 1) - 1, d ?? 1)));
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 /** `HH:MM` of an instant in `zone`. */
@@ -246,7 +247,11 @@ function Days({ agenda, onDone }: { agenda: AgendaResponse; onDone: (text: strin
       {agenda.dias.map((day) => {
         const items = agenda.agendamentos.filter((a) => a.local_inicio.startsWith(day));
         return (
-          <section key={day} class="card agenda-day" aria-labelledby={`agenda-day-${day}`}>
+          <section
+            key={day}
+            class={`card agenda-day${items.length === 0 ? ' agenda-day-empty' : ''}`}
+            aria-labelledby={`agenda-day-${day}`}
+          >
             <h2 id={`agenda-day-${day}`} class="agenda-day-title">
               {dayName(day)}
             </h2>

@@ -222,19 +222,22 @@ function ChartSection({
   title,
   intro,
   chart,
+  wideTable,
   children,
 }: {
   id: string;
   title: string;
   intro?: string;
   chart: ComponentChildren;
+  /** The table gets half the width (it has more columns). */
+  wideTable?: boolean;
   children: ComponentChildren;
 }) {
   return (
     <section class="card chart-section" aria-labelledby={id}>
       <h2 id={id}>{title}</h2>
       {intro ? <p class="muted chart-intro">{intro}</p> : null}
-      <div class="chart-layout">
+      <div class={wideTable ? 'chart-layout chart-layout-even' : 'chart-layout'}>
         <div class="chart-area">{chart}</div>
         <div class="chart-numbers">{children}</div>
       </div>
@@ -334,6 +337,7 @@ function AppointmentsSection({ series, labels }: { series: OverviewSeries; label
       id="overview-appointments"
       title={t.overview.appointmentsChart}
       intro={t.overview.appointmentsIntro}
+      wideTable
       chart={<DayChart label={t.overview.chartOf(t.overview.appointmentsChart)} days={labels} series={chart} format={formatCount} />}
     >
       <DayTable
