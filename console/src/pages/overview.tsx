@@ -229,7 +229,7 @@ function ChartSection({
   title: string;
   intro?: string;
   chart: ComponentChildren;
-  /** The table gets half the width (it has more columns). */
+  /** The table below the chart, full width (it has more columns). */
   wideTable?: boolean;
   children: ComponentChildren;
 }) {
