@@ -13,7 +13,8 @@
 // Times: `inicio` is an ISO 8601 instant (the `inicio` of a free slot); days are the clinic's local days.
 // After a booking or move, the flow `reminders` (when loaded) is started under `agendamento:<id>`
 // with {agendamento_id} (replacing the earlier plan); after a cancellation that key is cancelled.
-// The Hunter's notices of §12 are not sent from here yet (see the README's Console section).
+// After each booking, move and cancellation the flow `agenda-notice` (flows/agenda-notice.yaml, when
+// loaded) is started with {agendamento_id, evento, texto} to tell the Hunter; neither flow is awaited.
 import express, { type Request, type Response, type Router } from 'express';
 import { NoAgendaError } from '../../adapters/calendar/appointments.js';
 import { AgendaConfigError } from '../../adapters/calendar/agenda-config.js';
@@ -41,6 +42,8 @@ import { type InputProblem, sendApiError, sendInvalid } from './lead-rows.js';
 
 /** The flow that sends an appointment's reminders (started per appointment, key `agendamento:<id>`). */
 export const REMINDERS_FLOW = 'reminders';
+/** The flow that tells the Hunter of a booking, move or cancellation (flows/agenda-notice.yaml). */
+export const NOTICE_FLOW = 'agenda-notice';
 const BODY_LIMIT = '4kb';
 const withinJsonLimits = enforceJsonLimits(sendError, (req) => req.body);
 const json = [express.json({ limit: BODY_LIMIT }), withinJsonLimits];
@@ -119,6 +122,17 @@ async function dropReminders(engine: Engine, appointmentId: number): Promise<voi
   await engine.cancel(REMINDERS_FLOW, `agendamento:${appointmentId}`, 'agendamento cancelado pelo console');
 }
 
+/** Starts the Hunter's notice of `evento` (when its flow is loaded); not awaited. */
+async function tellHunter(
+  engine: Engine,
+  appointmentId: number,
+  evento: 'agendado' | 'remarcado' | 'cancelado',
+  texto: string,
+): Promise<void> {
+  if (!engine.getFlow(NOTICE_FLOW)) return;
+  await engine.start(NOTICE_FLOW, { body: { agendamento_id: appointmentId, evento, texto } });
+}
+
 /** `inicio` of a body (an ISO instant), or its problem. */
 function inicioOf(body: Record<string, unknown>): number | InputProblem {
   return (
@@ -131,7 +145,9 @@ async function bookSlot(deps: AgendaDeps, clinicId: number, leadId: number, inic
   const result = await deps.booking.open().book({ clinicId, leadId, inicio, origem: 'console' });
   if (result.status === 'indisponivel')
     throw new AgendaHttpError(409, 'esse horário não está mais livre; escolha outro', { alternativas: result.alternativas });
-  if (!('unchanged' in result && result.unchanged)) await planReminders(deps.engine, result.appointment.id);
+  if ('unchanged' in result && result.unchanged) return result;
+  await planReminders(deps.engine, result.appointment.id);
+  await tellHunter(deps.engine, result.appointment.id, result.status === 'remarcado' ? 'remarcado' : 'agendado', result.texto);
   return result;
 }
 
@@ -240,10 +256,9 @@ function postCancel(deps: AgendaDeps) {
     if (result.status !== 'cancelado')
       throw new AgendaHttpError(409, 'só um agendamento futuro (marcado ou confirmado) pode ser cancelado');
     await dropReminders(deps.engine, result.appointment.id);
-    res.json({
-      status: 'cancelado',
-      agendamento: toAgendaAppointment(result.appointment, found.lead, found.clinic.timezone),
-    } satisfies AgendaActionResponse);
+    const agendamento = toAgendaAppointment(result.appointment, found.lead, found.clinic.timezone);
+    await tellHunter(deps.engine, result.appointment.id, 'cancelado', agendamento.texto);
+    res.json({ status: 'cancelado', agendamento } satisfies AgendaActionResponse);
   });
 }
 

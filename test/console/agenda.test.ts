@@ -3,7 +3,8 @@
 // is a 422 naming it, unknown clinics, appointments and leads 404; a day's free slots; booking by
 // hand (origem console, 201), a second booking of the same lead or of a taken slot refused (409,
 // nothing written); move, cancel and attendance with their 409s; the day and week listings with
-// the lead; the lead page's upcoming appointment; the overview's appointments and show rate; a
+// the lead; the Hunter told of each booking, move and cancellation (flows/agenda-notice.yaml, the
+// fake gateway); the lead page's upcoming appointment; the overview's appointments and show rate; a
 // clinic without agenda listed but not bookable; the `agenda` column never in an answer.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type {
@@ -13,7 +14,8 @@ import type {
   LeadResponse,
   OverviewResponse,
 } from '../../console/server/api-types.js';
-import { forEachBackend, type Stack, startStack } from '../e2e/stack.js';
+import { forEachBackend, HUNTER_PHONE, type Stack, startStack } from '../e2e/stack.js';
+import { pollFor } from '../helpers/poll.js';
 import { giveAgenda, spAt, spDate, storeOfYesterday } from './agenda-support.js';
 import { ADMIN_TOKEN, signIn, type SignedIn, withBearer, withSession } from './support.js';
 
@@ -42,6 +44,15 @@ forEachBackend('console agenda API', (backend) => {
   };
   const paths = (body: { details?: Array<{ path: string }> }) => (body.details ?? []).map((d) => d.path).sort();
   const rows = () => stack.runtime.db.find('agendamentos', { order_by: [{ column: 'id' }] });
+  /** The Hunter's messages from the fake gateway, in order. */
+  const toHunter = () => stack.gateway.sent.filter((m) => m.number === HUNTER_PHONE).map((m) => m.text);
+  const notice = (heading: string, when: string) =>
+    `${heading}\n━━━━━━━━━━━━━━━\nNome: Ana Souza\nTelefone: https://wa.me/5511987654321\nQuando: ${when}`;
+  const noticed = async (count: number) => {
+    await pollFor(`${count} notices to the Hunter`, async () => toHunter().length >= count);
+    await stack.idle();
+    return toHunter();
+  };
 
   it('needs the session (with CSRF for changes) or the bearer', async () => {
     expect((await fetch(`${stack.url}/admin/clinics/${stack.clinic.id}/agenda?dia=${tomorrow}`)).status).toBe(401);
@@ -117,6 +128,7 @@ forEachBackend('console agenda API', (backend) => {
       },
     });
     expect(await rows()).toMatchObject([{ lead_id: ana, origem: 'console', status: 'marcado', provider: 'interno' }]);
+    expect(await noticed(1)).toEqual([notice('*📅 AVALIAÇÃO AGENDADA*', booked.body.agendamento.texto)]);
     const again = await call(`/admin/clinics/${c}/agenda`, { lead_id: ana, inicio: iso('11:00') });
     expect([again.status, again.body.error]).toEqual([409, 'este lead já tem um agendamento; remarque-o em vez de marcar outro']);
     const taken = await call<{ alternativas: unknown[] }>(`/admin/clinics/${c}/agenda`, { lead_id: bia, inicio: iso('10:00') });
@@ -125,6 +137,7 @@ forEachBackend('console agenda API', (backend) => {
     const slots = await call<AgendaSlotsResponse>(`/admin/clinics/${c}/agenda/horarios?dia=${tomorrow}&lead_id=${bia}`);
     expect(slots.body.horarios.map((h) => h.hora)).not.toContain('10:00');
     expect(await rows()).toHaveLength(1);
+    expect(toHunter()).toHaveLength(1);
   });
 
   it('lists the day and the week with the lead, status and origin; never the agenda column', async () => {
@@ -158,6 +171,8 @@ forEachBackend('console agenda API', (backend) => {
     const moved = await call<AgendaActionResponse>(`/admin/agendamentos/${id}/mover`, { inicio: iso('15:30') });
     expect(moved.status).toBe(200);
     expect(moved.body).toMatchObject({ status: 'remarcado', agendamento: { id, local_inicio: `${tomorrow}T15:30` } });
+    expect((await noticed(2))[1]).toBe(notice('*📅 AVALIAÇÃO REMARCADA*', moved.body.agendamento.texto));
+    expect(moved.body.agendamento.texto).toMatch(/, \d\d\/\d\d às 15:30$/);
     const busy = await call(`/admin/agendamentos/${id}/mover`, { inicio: iso('07:00') });
     expect(busy.status).toBe(409);
     const lead = await call<LeadResponse>(`/admin/leads/${ana}`);
@@ -165,11 +180,13 @@ forEachBackend('console agenda API', (backend) => {
     expect((await call<LeadResponse>(`/admin/leads/${bia}`)).body.agendamento).toBeNull();
     const cancelled = await call<AgendaActionResponse>(`/admin/agendamentos/${id}/cancelar`, { motivo: 'pediu por telefone' });
     expect(cancelled.body).toMatchObject({ status: 'cancelado', agendamento: { id, status: 'cancelado' } });
+    expect((await noticed(3))[2]).toBe(notice('*❌ AVALIAÇÃO CANCELADA*', moved.body.agendamento.texto));
     expect((await call(`/admin/agendamentos/${id}/cancelar`, {})).status).toBe(409);
     expect((await call(`/admin/agendamentos/${id}/mover`, { inicio: iso('16:00') })).status).toBe(409);
     const attendance = await call(`/admin/agendamentos/${id}/presenca`, { status: 'compareceu' });
     expect([attendance.status, attendance.body.error]).toEqual([409, 'um agendamento cancelado não recebe presença nem falta']);
     expect(await rows()).toMatchObject([{ id, status: 'cancelado' }]);
+    expect(toHunter()).toHaveLength(3);
   });
 
   it('marks attendance of an appointment the agent made, counted in the overview with the show rate', async () => {
