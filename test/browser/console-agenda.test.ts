@@ -80,6 +80,7 @@ describe.skipIf(!available)('the console agenda against the service, in Chromium
     await page.getByRole('button', { name: 'Marcar às 10:00' }).click();
     await page.getByRole('status').filter({ hasText: 'Agendado: Carla Mendes' }).waitFor({ state: 'visible' });
     await item('Carla Mendes').waitFor({ state: 'visible' });
+    expect(await page.getByRole('heading', { name: 'Marcar um horário' }).count()).toBe(0);
     expect(await item('Carla Mendes').locator('.agenda-time').textContent()).toBe('10:00–11:00');
     expect(await item('Carla Mendes').locator('.badge').allTextContents()).toEqual(['marcado', 'pelo console']);
     expect(await item('Carla Mendes').getByRole('link', { name: 'Carla Mendes' }).getAttribute('href')).toBe(`/console/leads/${carla}`);

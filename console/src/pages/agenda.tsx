@@ -2,7 +2,8 @@
 // appointment with its time in the clinic's zone, its lead (a link to the lead's page), status and
 // origin, and its actions: move (a free slot of any day), cancel (asks first), mark compareceu or
 // faltou. "Marcar horário" books a free slot for a lead picked by name or phone. The clinic, the day
-// and the view live in the URL (?clinica=&dia=&vista=); the day defaults to today in the clinic's zone.
+// and the view live in the URL (?clinica=&dia=&vista=); the day defaults to today in the browser's
+// zone (Hoje: in the clinic's). The appointments are read again every minute while the tab is visible.
 import { useState } from 'preact/hooks';
 import type {
   AgendaActionResponse,
@@ -20,10 +21,14 @@ import { LoadError, Loading, Notice } from '../components/feedback.js';
 import { Link } from '../components/link.js';
 import { formatPhone } from '../format.js';
 import { usePageTitle } from '../hooks/use-page-title.js';
+import { useRefresh } from '../hooks/use-refresh.js';
 import { useResource } from '../hooks/use-resource.js';
 import { t } from '../i18n/index.js';
 import { navigate } from '../router.js';
 import { href, type PageProps } from '../routes.js';
+
+/** How often the shown day or week is read again while the tab is visible (the agent books too), ms. */
+const REFRESH_MS = 60_000;
 
 /** Today's date (`YYYY-MM-DD`) in `zone`. */
 export function todayIn(zone: string | undefined): string {
@@ -81,6 +86,7 @@ function ClinicAgenda({ clinics, clinic, search }: { clinics: ClinicsResponse; c
   );
   const [result, setResult] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);
   const [booking, setBooking] = useState(false);
+  useRefresh(agenda.reload, REFRESH_MS);
   const step = vista === 'semana' ? 7 : 1;
   const go = (day: string, view = vista) => navigate(agendaUrl(clinic, day, view), true);
   const done = (text: string, kind: 'ok' | 'error' = 'ok') => {
@@ -144,7 +150,7 @@ function ClinicAgenda({ clinics, clinic, search }: { clinics: ClinicsResponse; c
           clinicId={data.clinica.id}
           day={dia}
           onClose={() => setBooking(false)}
-          onDone={(text, kind) => {
+          onDone={(text, kind = 'ok') => {
             if (kind === 'ok') setBooking(false);
             done(text, kind);
           }}
