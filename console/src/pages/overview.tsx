@@ -251,12 +251,23 @@ interface DayColumn {
 }
 
 /** One row per day, newest first (today on top); a long period scrolls inside its box (focusable, so the keyboard scrolls it too). */
-function DayTable({ caption, series, columns }: { caption: string; series: OverviewSeries; columns: DayColumn[] }) {
+function DayTable({
+  caption,
+  series,
+  columns,
+  compact,
+}: {
+  caption: string;
+  series: OverviewSeries;
+  columns: DayColumn[];
+  /** Tighter cells on a phone (a table with five figures). */
+  compact?: boolean;
+}) {
   const last = series.days.length - 1;
   return (
     // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must take the keyboard focus to be scrolled without a mouse
     <section class="table-wrap day-table-wrap" tabIndex={0} aria-label={caption}>
-      <table class="table day-table">
+      <table class={compact ? 'table day-table day-table-compact' : 'table day-table'}>
         <caption class="visually-hidden">{caption}</caption>
         <thead>
           <tr>
@@ -327,8 +338,8 @@ function AppointmentsSection({ series, labels }: { series: OverviewSeries; label
     () => [
       { label: t.overview.booked, kind: 'bars', colour: 'blue', values: series.days.map((d) => d.appointments.booked) },
       { label: t.overview.confirmed, kind: 'line', colour: 'teal', values: series.days.map((d) => d.appointments.confirmed) },
-      { label: t.overview.attended, kind: 'line', colour: 'purple', values: series.days.map((d) => d.appointments.attended) },
-      { label: t.overview.noShow, kind: 'line', colour: 'red', values: series.days.map((d) => d.appointments.no_show) },
+      { label: t.overview.attendedColumn, kind: 'line', colour: 'purple', values: series.days.map((d) => d.appointments.attended) },
+      { label: t.overview.noShowColumn, kind: 'line', colour: 'red', values: series.days.map((d) => d.appointments.no_show) },
     ],
     [series],
   );
@@ -343,12 +354,13 @@ function AppointmentsSection({ series, labels }: { series: OverviewSeries; label
       <DayTable
         caption={t.overview.appointmentsTable}
         series={series}
+        compact
         columns={[
           { label: t.overview.booked, value: (f) => formatCount(f.appointments.booked) },
           { label: t.overview.confirmed, value: (f) => formatCount(f.appointments.confirmed) },
-          { label: t.overview.attended, value: (f) => formatCount(f.appointments.attended) },
-          { label: t.overview.noShow, value: (f) => formatCount(f.appointments.no_show) },
-          { label: t.overview.showRate, value: (f) => formatRate(f.appointments.show_rate) },
+          { label: t.overview.attendedColumn, value: (f) => formatCount(f.appointments.attended) },
+          { label: t.overview.noShowColumn, value: (f) => formatCount(f.appointments.no_show) },
+          { label: t.overview.showRateColumn, value: (f) => formatRate(f.appointments.show_rate) },
         ]}
       />
     </ChartSection>
