@@ -9,16 +9,17 @@
 // body that is not JSON; 413 over 4 KB; 404 no such clinic, appointment or lead of that clinic; 409
 // a clinic without `agenda` (or a malformed one), a slot no longer free (`alternativas` beside), a
 // lead that already has an upcoming appointment (move it instead), an appointment that cannot take
-// the action; 503 the clinic's calendar provider could not be reached (nothing changed).
+// the action, the flow agenda-action not loaded; 503 the change failed (the clinic's calendar could
+// not be reached: nothing changed; `execution_id` names the failed execution).
 // Times: `inicio` is an ISO 8601 instant (the `inicio` of a free slot); days are the clinic's local days.
-// After a booking or move, the flow `reminders` (when loaded) is started under `agendamento:<id>`
-// with {agendamento_id} (replacing the earlier plan); after a cancellation that key is cancelled.
-// After each booking, move and cancellation the flow `agenda-notice` (flows/agenda-notice.yaml, when
-// loaded) is started with {agendamento_id, evento, texto} to tell the Hunter; neither flow is awaited.
+// Each change is one execution of flows/agenda-action.yaml (agenda-action.ts: the booking store, the
+// Hunter's notice through flows/agenda-notice.yaml, then the reminders), awaited; the answers carry
+// its `execution_id`.
 import express, { type Request, type Response, type Router } from 'express';
 import { NoAgendaError } from '../../adapters/calendar/appointments.js';
 import { AgendaConfigError } from '../../adapters/calendar/agenda-config.js';
 import { CalendarUnavailableError } from '../../adapters/calendar/calendar.js';
+import { appointmentOf } from '../../adapters/calendar/appointment-rows.js';
 import type { BookingService } from '../../adapters/calendar/booking-service.js';
 import { localSlotText } from '../../adapters/calendar/slot-grid.js';
 import type { Database } from '../../adapters/db/database.js';
@@ -38,12 +39,9 @@ import {
   viewSpan,
 } from './agenda-rows.js';
 import type { AgendaActionResponse, AgendaResponse, AgendaSlotsResponse } from './api-types.js';
+import { AGENDA_ACTION_FLOW, type AgendaActionInput, runAgendaAction } from './agenda-action.js';
 import { type InputProblem, sendApiError, sendInvalid } from './lead-rows.js';
 
-/** The flow that sends an appointment's reminders (started per appointment, key `agendamento:<id>`). */
-export const REMINDERS_FLOW = 'reminders';
-/** The flow that tells the Hunter of a booking, move or cancellation (flows/agenda-notice.yaml). */
-export const NOTICE_FLOW = 'agenda-notice';
 const BODY_LIMIT = '4kb';
 const withinJsonLimits = enforceJsonLimits(sendError, (req) => req.body);
 const json = [express.json({ limit: BODY_LIMIT }), withinJsonLimits];
@@ -111,28 +109,6 @@ async function appointmentOfPath(deps: AgendaDeps, param: unknown) {
   return { id, row, lead: { nome: lead?.nome ? String(lead.nome) : null, remotejid: lead ? String(lead.remotejid) : '' } };
 }
 
-/** Plans the appointment's reminders again (the flow `reminders`, when loaded). */
-async function planReminders(engine: Engine, appointmentId: number): Promise<void> {
-  if (!engine.getFlow(REMINDERS_FLOW)) return;
-  await engine.start(REMINDERS_FLOW, { body: { agendamento_id: appointmentId } }, { key: `agendamento:${appointmentId}` });
-}
-
-async function dropReminders(engine: Engine, appointmentId: number): Promise<void> {
-  if (!engine.getFlow(REMINDERS_FLOW)) return;
-  await engine.cancel(REMINDERS_FLOW, `agendamento:${appointmentId}`, 'agendamento cancelado pelo console');
-}
-
-/** Starts the Hunter's notice of `evento` (when its flow is loaded); not awaited. */
-async function tellHunter(
-  engine: Engine,
-  appointmentId: number,
-  evento: 'agendado' | 'remarcado' | 'cancelado',
-  texto: string,
-): Promise<void> {
-  if (!engine.getFlow(NOTICE_FLOW)) return;
-  await engine.start(NOTICE_FLOW, { body: { agendamento_id: appointmentId, evento, texto } });
-}
-
 /** `inicio` of a body (an ISO instant), or its problem. */
 function inicioOf(body: Record<string, unknown>): number | InputProblem {
   return (
@@ -140,15 +116,28 @@ function inicioOf(body: Record<string, unknown>): number | InputProblem {
   );
 }
 
-/** Books or moves through the store; 409 with the alternatives when the slot is not free. */
-async function bookSlot(deps: AgendaDeps, clinicId: number, leadId: number, inicio: number) {
-  const result = await deps.booking.open().book({ clinicId, leadId, inicio, origem: 'console' });
-  if (result.status === 'indisponivel')
-    throw new AgendaHttpError(409, 'esse horário não está mais livre; escolha outro', { alternativas: result.alternativas });
-  if ('unchanged' in result && result.unchanged) return result;
-  await planReminders(deps.engine, result.appointment.id);
-  await tellHunter(deps.engine, result.appointment.id, result.status === 'remarcado' ? 'remarcado' : 'agendado', result.texto);
-  return result;
+/** Runs the change (agenda-action.ts) and answers it: the appointment afterwards, or the failure. */
+async function change(
+  deps: AgendaDeps,
+  res: Response,
+  input: AgendaActionInput,
+  lead: { nome: string | null; remotejid: string },
+  timezone: string,
+) {
+  const outcome = await runAgendaAction(deps.engine, input);
+  if (!outcome) throw new AgendaHttpError(409, `o fluxo ${AGENDA_ACTION_FLOW} não está carregado`);
+  const extra = { execution_id: outcome.execution_id };
+  if (!outcome.ok) throw new AgendaHttpError(503, 'não consegui acessar a agenda da clínica agora; tente de novo', extra);
+  if (outcome.status === 'indisponivel')
+    throw new AgendaHttpError(409, 'esse horário não está mais livre; escolha outro', { ...extra, alternativas: outcome.alternativas });
+  const row = outcome.agendamento_id === null ? null : await deps.db.get('agendamentos', { id: outcome.agendamento_id });
+  if (!row) throw new AgendaHttpError(409, 'o agendamento não pôde ser alterado', extra);
+  const status = (input.acao === 'presenca' ? input.status : outcome.status) as AgendaActionResponse['status'];
+  res.status(input.acao === 'marcar' ? 201 : 200).json({
+    status,
+    agendamento: toAgendaAppointment(appointmentOf(row), lead, timezone),
+    execution_id: outcome.execution_id,
+  } satisfies AgendaActionResponse);
 }
 
 function getAgenda(deps: AgendaDeps) {
@@ -204,12 +193,8 @@ function postBook(deps: AgendaDeps) {
     const upcoming = await deps.booking.open().upcomingFor(clinic.id, leadId);
     if (upcoming)
       throw new AgendaHttpError(409, 'este lead já tem um agendamento; remarque-o em vez de marcar outro', { agendamento_id: upcoming.id });
-    const result = await bookSlot(deps, clinic.id, leadId, inicio);
     const who = { nome: lead.nome ? String(lead.nome) : null, remotejid: String(lead.remotejid) };
-    res.status(201).json({
-      status: 'marcado',
-      agendamento: toAgendaAppointment(result.appointment, who, clinic.timezone),
-    } satisfies AgendaActionResponse);
+    await change(deps, res, { acao: 'marcar', clinica_id: clinic.id, lead_id: leadId, inicio }, who, clinic.timezone);
   });
 }
 
@@ -235,11 +220,8 @@ function postMove(deps: AgendaDeps) {
         ...(typeof inicio === 'object' ? [inicio] : []),
       ]);
     const found = await upcomingOfPath(deps, req, 'remarcado');
-    const result = await bookSlot(deps, found.clinic.id, found.upcoming.lead_id, inicio);
-    res.json({
-      status: 'remarcado',
-      agendamento: toAgendaAppointment(result.appointment, found.lead, found.clinic.timezone),
-    } satisfies AgendaActionResponse);
+    const input = { acao: 'remarcar', clinica_id: found.clinic.id, lead_id: found.upcoming.lead_id, inicio } as const;
+    await change(deps, res, input, found.lead, found.clinic.timezone);
   });
 }
 
@@ -252,13 +234,13 @@ function postCancel(deps: AgendaDeps) {
       throw invalid([{ path: 'motivo', message: 'deve ser um texto de até 500 caracteres' }]);
     if (positiveId(req.params.id) === undefined) throw invalid([{ path: 'id', message: 'deve ser um número inteiro positivo' }]);
     const found = await upcomingOfPath(deps, req, 'cancelado');
-    const result = await deps.booking.open().cancel(found.clinic.id, found.upcoming.lead_id, motivo || 'cancelado pelo console');
-    if (result.status !== 'cancelado')
-      throw new AgendaHttpError(409, 'só um agendamento futuro (marcado ou confirmado) pode ser cancelado');
-    await dropReminders(deps.engine, result.appointment.id);
-    const agendamento = toAgendaAppointment(result.appointment, found.lead, found.clinic.timezone);
-    await tellHunter(deps.engine, result.appointment.id, 'cancelado', agendamento.texto);
-    res.json({ status: 'cancelado', agendamento } satisfies AgendaActionResponse);
+    const input = {
+      acao: 'cancelar',
+      clinica_id: found.clinic.id,
+      lead_id: found.upcoming.lead_id,
+      motivo: motivo || 'cancelado pelo console',
+    } as const;
+    await change(deps, res, input, found.lead, found.clinic.timezone);
   });
 }
 
@@ -272,13 +254,16 @@ function postAttendance(deps: AgendaDeps) {
     if (status !== 'compareceu' && status !== 'faltou') problems.push({ path: 'status', message: 'deve ser "compareceu" ou "faltou"' });
     if (problems.length > 0) throw invalid(problems);
     const found = await appointmentOfPath(deps, req.params.id);
-    const updated = await deps.booking.open().setStatus(found.id, status as 'compareceu' | 'faltou');
-    if (!updated) throw new AgendaHttpError(409, 'um agendamento cancelado não recebe presença nem falta');
-    const clinic = await clinicOf(deps, String(updated.clinica_id));
-    res.json({
+    if (found.row.status === 'cancelado') throw new AgendaHttpError(409, 'um agendamento cancelado não recebe presença nem falta');
+    const clinic = await clinicOf(deps, String(found.row.clinica_id));
+    const input = {
+      acao: 'presenca',
+      clinica_id: clinic.id,
+      lead_id: Number(found.row.lead_id),
+      agendamento_id: found.id,
       status: status as 'compareceu' | 'faltou',
-      agendamento: toAgendaAppointment(updated, found.lead, clinic.timezone),
-    } satisfies AgendaActionResponse);
+    } as const;
+    await change(deps, res, input, found.lead, clinic.timezone);
   });
 }
 

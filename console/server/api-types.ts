@@ -440,4 +440,6 @@ export interface AgendaBookRequest {
 export interface AgendaActionResponse {
   status: 'marcado' | 'remarcado' | 'cancelado' | 'compareceu' | 'faltou';
   agendamento: AgendaAppointment;
+  /** The execution of flows/agenda-action.yaml that made the change. */
+  execution_id: string;
 }

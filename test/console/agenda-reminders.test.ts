@@ -1,8 +1,8 @@
 // The console's agenda plans an appointment's reminders through the flow `reminders` when one is
-// loaded (console/server/agenda.ts): a booking starts it under `agendamento:<id>` with
+// loaded (console/server/agenda-action.ts): a booking starts it under `agendamento:<id>` with
 // {agendamento_id}, a move starts it again (the earlier plan cancelled by the key), a cancellation
-// cancels it. A stand-in `reminders` that only waits a day is loaded here, beside no other flow.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// cancels it. A stand-in `reminders` that only waits a day is loaded here, beside the agenda's two flows.
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -36,6 +36,8 @@ forEachBackend('console agenda and the reminders flow', (backend) => {
   beforeAll(async () => {
     flowsDir = mkdtempSync(join(tmpdir(), 'leadflow-agenda-reminders-'));
     writeFileSync(join(flowsDir, 'reminders.yaml'), STAND_IN);
+    for (const flow of ['agenda-action.yaml', 'agenda-notice.yaml'])
+      copyFileSync(join(import.meta.dirname, '../../flows', flow), join(flowsDir, flow));
     stack = await startStack({ backend, flowsDir, env: { LEADFLOW_ADMIN_TOKEN: ADMIN_TOKEN } });
     session = await signIn(stack);
     await giveAgenda(stack);

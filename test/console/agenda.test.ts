@@ -1,7 +1,7 @@
 // The agenda's endpoints (console/server/agenda.ts) on the in-process stack, both backends: the
 // session or the bearer is needed (401 / 403 without CSRF); every malformed id, query or body field
 // is a 422 naming it, unknown clinics, appointments and leads 404; a day's free slots; booking by
-// hand (origem console, 201), a second booking of the same lead or of a taken slot refused (409,
+// hand (origem console, 201; one execution of flows/agenda-action.yaml), a second booking of the same lead or of a taken slot refused (409,
 // nothing written); move, cancel and attendance with their 409s; the day and week listings with
 // the lead; the Hunter told of each booking, move and cancellation (flows/agenda-notice.yaml, the
 // fake gateway); the lead page's upcoming appointment; the overview's appointments and show rate; a
@@ -129,6 +129,15 @@ forEachBackend('console agenda API', (backend) => {
     });
     expect(await rows()).toMatchObject([{ lead_id: ana, origem: 'console', status: 'marcado', provider: 'interno' }]);
     expect(await noticed(1)).toEqual([notice('*📅 AVALIAÇÃO AGENDADA*', booked.body.agendamento.texto)]);
+    // One execution of flows/agenda-action.yaml, its notice a child execution of agenda-notice.
+    expect(await stack.runtime.store.get(booked.body.execution_id)).toMatchObject({
+      flow: 'agenda-action',
+      status: 'success',
+      trigger: { body: { acao: 'marcar', clinica_id: c, lead_id: ana, inicio: spAt(tomorrow, '10:00') } },
+      output: { status: 'marcado', agendamento_id: booked.body.agendamento.id },
+    });
+    const notices = (await stack.executions('agenda-notice')).filter((r) => r.parent_id === booked.body.execution_id);
+    expect(notices.map((r) => r.status)).toEqual(['success']);
     const again = await call(`/admin/clinics/${c}/agenda`, { lead_id: ana, inicio: iso('11:00') });
     expect([again.status, again.body.error]).toEqual([409, 'este lead já tem um agendamento; remarque-o em vez de marcar outro']);
     const taken = await call<{ alternativas: unknown[] }>(`/admin/clinics/${c}/agenda`, { lead_id: bia, inicio: iso('10:00') });
@@ -197,6 +206,10 @@ forEachBackend('console agenda API', (backend) => {
     if (first.status === 'indisponivel' || second.status === 'indisponivel') throw new Error('today’s slots were refused');
     const came = await call<AgendaActionResponse>(`/admin/agendamentos/${first.agendamento_id}/presenca`, { status: 'compareceu' });
     expect(came.body).toMatchObject({ status: 'compareceu', agendamento: { origem: 'agente', status: 'compareceu' } });
+    expect(await stack.runtime.store.get(came.body.execution_id)).toMatchObject({
+      flow: 'agenda-action',
+      trigger: { body: { acao: 'presenca', agendamento_id: first.agendamento_id, status: 'compareceu' } },
+    });
     expect((await call(`/admin/agendamentos/${second.agendamento_id}/presenca`, { status: 'faltou' })).status).toBe(200);
     const overview = await call<OverviewResponse>('/admin/overview?days=7&tz=America/Sao_Paulo');
     const clinic = overview.body.clinics.find((s) => s.clinica_id === stack.clinic.id)!;
