@@ -24,22 +24,35 @@ export default defineServiceNode({
     {
       action: Type.Union([Type.Literal('book'), Type.Literal('cancel'), Type.Literal('attendance')], {
         description: '`book` (or move), `cancel` the upcoming appointment, or `attendance` of `appointment_id`.',
+        examples: ['book'],
       }),
-      clinic_id: Type.Integer({ minimum: 1, description: 'The clinic (`clinicas_com_atendentes.id`).' }),
-      lead_id: Type.Integer({ minimum: 1, description: "The lead (`leads.id`), one of the clinic's." }),
+      clinic_id: Type.Integer({ minimum: 1, description: 'The clinic (`clinicas_com_atendentes.id`).', examples: [3] }),
+      lead_id: Type.Integer({ minimum: 1, description: "The lead (`leads.id`), one of the clinic's.", examples: [13] }),
       inicio: Type.Union([Type.String(), Type.Number(), Type.Null()], {
         default: null,
         description: "`book`: the start, ms since the epoch or the clinic's local `YYYY-MM-DDTHH:MM`.",
+        examples: ['2026-12-02T14:30'],
       }),
-      origem: Type.Union([Type.Literal('agente'), Type.Literal('console')], { default: 'console', description: '`book`: who books.' }),
-      motivo: Type.String({ default: '', maxLength: 500, description: "`cancel`: the reason, for the provider's cancellation." }),
+      origem: Type.Union([Type.Literal('agente'), Type.Literal('console')], {
+        default: 'console',
+        description: '`book`: who books.',
+        examples: ['console'],
+      }),
+      motivo: Type.String({
+        default: '',
+        maxLength: 500,
+        description: "`cancel`: the reason, for the provider's cancellation.",
+        examples: ['pediu por telefone'],
+      }),
       appointment_id: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], {
         default: null,
         description: '`attendance`: the appointment.',
+        examples: [42],
       }),
       status: Type.Union([Type.Literal('compareceu'), Type.Literal('faltou'), Type.Null()], {
         default: null,
         description: '`attendance`: compareceu or faltou.',
+        examples: ['compareceu'],
       }),
     },
     { additionalProperties: false },

@@ -84,6 +84,10 @@ describe('flows/samples', () => {
       expect(result.status).toBe('stopped');
       expect(result.stop_reason).toBe('no such lead');
       expect(result.outbound).toEqual([]);
+    } else if (result.flow === 'agenda-action') {
+      // A console change in a dry run: the booking node changes nothing.
+      expect(result.status).toBe('success');
+      expect(result.outbound).toEqual([]);
     } else if (result.flow === 'agenda-notice') {
       // The Hunter's notice of an appointment the fresh seed does not have.
       expect(result.status).toBe('stopped');
