@@ -1,6 +1,6 @@
 // The console's Agenda in Chromium against the whole service (test/e2e/stack.ts, embedded backend):
 // booking by hand (a day, a lead found by name, a free slot → shown in the agenda, a row in
-// agendamentos with origem console), moving it, an appointment the agent made (inserted through the
+// agendamentos with origem console, the agenda-action execution linked), moving it, an appointment the agent made (inserted through the
 // booking store with origem agente) shown with its origin and lead, marked compareceu; the week view;
 // the lead's page with its appointment; the overview's appointments and show rate; a cancellation.
 // Full-page screenshots at 1280×800 and 390 px wide go to the test's temp folder, printed at the start.
@@ -85,6 +85,10 @@ describe.skipIf(!available)('the console agenda against the service, in Chromium
     expect(await item('Carla Mendes').locator('.badge').allTextContents()).toEqual(['marcado', 'pelo console']);
     expect(await item('Carla Mendes').getByRole('link', { name: 'Carla Mendes' }).getAttribute('href')).toBe(`/console/leads/${carla}`);
     expect(await rows()).toMatchObject([{ lead_id: carla, origem: 'console', status: 'marcado' }]);
+    // The change was one execution of agenda-action, linked from the notice.
+    const executionHref = await page.getByRole('status').getByRole('link', { name: 'ver a execução' }).getAttribute('href');
+    const [action] = await stack.executions('agenda-action');
+    expect(executionHref).toBe(`/console/executions/${action!.id}`);
     expect(Date.parse(String((await rows())[0]!.inicio))).toBe(spAt(tomorrow, '10:00'));
     await shoot('agenda-day');
     expect(browser.problems).toEqual([]);

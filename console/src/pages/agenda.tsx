@@ -60,6 +60,9 @@ function agendaUrl(clinic: string, dia: string, vista: AgendaView): string {
 
 const leadName = (a: { lead_nome: string | null }) => a.lead_nome || t.agenda.unnamed;
 
+/** Reports an action's result: its text, `error` for a failure, and the execution that made the change. */
+type Done = (text: string, kind?: 'ok' | 'error', execution?: string) => void;
+
 /** The agenda page (`/console/agenda?clinica=&dia=&vista=`). */
 export function AgendaPage({ location, title }: PageProps) {
   const clinics = useResource(() => api<ClinicsResponse>('GET', '/admin/clinics'), []);
@@ -84,13 +87,13 @@ function ClinicAgenda({ clinics, clinic, search }: { clinics: ClinicsResponse; c
     () => api<AgendaResponse>('GET', `/admin/clinics/${clinic}/agenda${query({ dia, vista })}`),
     [clinic, dia, vista],
   );
-  const [result, setResult] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);
+  const [result, setResult] = useState<{ kind: 'ok' | 'error'; text: string; execution?: string } | null>(null);
   const [booking, setBooking] = useState(false);
   useRefresh(agenda.reload, REFRESH_MS);
   const step = vista === 'semana' ? 7 : 1;
   const go = (day: string, view = vista) => navigate(agendaUrl(clinic, day, view), true);
-  const done = (text: string, kind: 'ok' | 'error' = 'ok') => {
-    setResult({ kind, text });
+  const done: Done = (text, kind = 'ok', execution) => {
+    setResult({ kind, text, ...(execution ? { execution } : {}) });
     if (kind === 'ok') agenda.reload();
   };
   const data = agenda.data;
@@ -141,7 +144,11 @@ function ClinicAgenda({ clinics, clinic, search }: { clinics: ClinicsResponse; c
           </button>
         ) : null}
       </div>
-      {result ? <Notice kind={result.kind}>{result.text}</Notice> : null}
+      {result ? (
+        <Notice kind={result.kind}>
+          {result.text} {result.execution ? <Link href={href('execution', { id: result.execution })}>{t.lead.viewExecution}</Link> : null}
+        </Notice>
+      ) : null}
       {agenda.error ? <LoadError error={agenda.error} onRetry={agenda.reload} /> : null}
       {!data && !agenda.error ? <Loading /> : null}
       {data && !data.clinica.agenda ? <p class="notice notice-warn">{t.agenda.noAgenda}</p> : null}
@@ -150,9 +157,9 @@ function ClinicAgenda({ clinics, clinic, search }: { clinics: ClinicsResponse; c
           clinicId={data.clinica.id}
           day={dia}
           onClose={() => setBooking(false)}
-          onDone={(text, kind = 'ok') => {
+          onDone={(text, kind = 'ok', execution) => {
             if (kind === 'ok') setBooking(false);
-            done(text, kind);
+            done(text, kind, execution);
           }}
         />
       ) : null}
@@ -163,15 +170,10 @@ function ClinicAgenda({ clinics, clinic, search }: { clinics: ClinicsResponse; c
 }
 
 /** Runs an agenda action, reporting its result (or failure) as a notice text. */
-async function act(
-  path: string,
-  body: unknown,
-  text: (answer: AgendaActionResponse) => string,
-  onDone: (text: string, kind?: 'ok' | 'error') => void,
-): Promise<boolean> {
+async function act(path: string, body: unknown, text: (answer: AgendaActionResponse) => string, onDone: Done): Promise<boolean> {
   try {
     const answer = await api<AgendaActionResponse>('POST', path, body);
-    onDone(text(answer));
+    onDone(text(answer), 'ok', answer.execution_id);
     return true;
   } catch (failure) {
     onDone(t.common.actionFailed(describeFailure(failure)), 'error');
@@ -179,17 +181,7 @@ async function act(
   }
 }
 
-function BookPanel({
-  clinicId,
-  day,
-  onClose,
-  onDone,
-}: {
-  clinicId: number;
-  day: string;
-  onClose: () => void;
-  onDone: (text: string, kind?: 'ok' | 'error') => void;
-}) {
+function BookPanel({ clinicId, day, onClose, onDone }: { clinicId: number; day: string; onClose: () => void; onDone: Done }) {
   const [lead, setLead] = useState<LeadSummary | null>(null);
   const [pickDay, setPickDay] = useState(day);
   const [slot, setSlot] = useState<AgendaSlot | null>(null);
@@ -246,7 +238,7 @@ function BookPanel({
   );
 }
 
-function Days({ agenda, onDone }: { agenda: AgendaResponse; onDone: (text: string, kind?: 'ok' | 'error') => void }) {
+function Days({ agenda, onDone }: { agenda: AgendaResponse; onDone: Done }) {
   const zone = agenda.clinica.timezone;
   return (
     <div class={`agenda-days agenda-${agenda.vista}`}>
@@ -288,7 +280,7 @@ function AppointmentRow({
   appointment: AgendaAppointment;
   zone: string;
   clinicId: number;
-  onDone: (text: string, kind?: 'ok' | 'error') => void;
+  onDone: Done;
 }) {
   const [mode, setMode] = useState<'move' | 'cancel' | null>(null);
   const [busy, setBusy] = useState(false);
