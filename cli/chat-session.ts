@@ -11,6 +11,14 @@
 //     clinic's business-hours line the prompt carries (`horário: …`, as of the session's start).
 //   - transferir sends nothing: it prints the reason on `err` and tells the model it worked.
 //     buscar_lead answers that there is no lead (this is a test conversation).
+//   - Every tool call is shown on `err` as `[tool] <name> <arguments JSON> → <result JSON>` (results
+//     longer than 600 characters cut).
+//   - A clinic with an `agenda` (CONTRACT §12) also gets the booking prompt (`bookingPromptFile`,
+//     its `{{agendamento_atual}}`: none) and the booking tools: ver_horarios reads the clinic's real
+//     free slots (its calendar provider included); agendar answers as the agent's would for a free
+//     slot (`marcado`, with `teste: true` and agendamento_id 0) or `indisponivel` with alternatives,
+//     and cancelar_agendamento `sem_agendamento`: nothing is booked or cancelled. A calendar that
+//     cannot be read answers the agent's error JSON.
 //   - A turn the model fails is reported on `err` and left out of the memory; the session goes on.
 import { readFile } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
@@ -20,8 +28,10 @@ import type { ChatMessage } from '../adapters/ai/chat-model.js';
 import { systemClock, type Clock } from '../adapters/clock.js';
 import type { TableOperations } from '../adapters/db/table-ops.js';
 import type { JsonObject } from '../engine/types.js';
-import { buildSystemPrompt, hoursLine, quoteLeadText, type Row } from '../nodes/lead/lib/agent-prompt.js';
+import type { BookingService } from '../adapters/calendar/booking-service.js';
+import { buildBookingPrompt, buildSystemPrompt, hoursLine, quoteLeadText, type Row } from '../nodes/lead/lib/agent-prompt.js';
 import { clinicTools } from '../nodes/lead/lib/agent-tools.js';
+import { chatBookingTools, shownTools } from './chat-booking.js';
 import { formatReply } from '../nodes/lead/text-split.js';
 import { UsageError } from './host.js';
 
@@ -44,6 +54,10 @@ export interface ChatSessionOptions {
   signal?: AbortSignal;
   /** "Now" for the prompt's date and business hours, read once at the start; default the system clock. */
   clock?: Clock;
+  /** The booking store; absent: no booking tools, whatever the clinic. */
+  booking?: BookingService;
+  /** Booking part of the prompt (flows/prompts/agent-booking.md), appended for a clinic with an agenda; absent: none. */
+  bookingPromptFile?: string;
 }
 
 /** How a chat session went, counted over its turns (`chat` exits 1 when every turn failed). */
@@ -81,6 +95,29 @@ function testTools(db: TableOperations, clinicaId: number, err: Writable): Agent
   ];
 }
 
+/** The booking prompt and tools of a clinic with an agenda (the contract above); null otherwise. */
+async function chatAgenda(options: ChatSessionOptions, clinic: Row): Promise<{ prompt: string; tools: AgentTool[] } | null> {
+  if (!options.booking || !options.bookingPromptFile) return null;
+  const service = options.booking;
+  let bookingClinic: Awaited<ReturnType<ReturnType<BookingService['open']>['clinic']>>;
+  try {
+    bookingClinic = await service.open().clinic(options.clinicaId);
+  } catch (e) {
+    options.err.write(`agenda: unreadable, no booking tools: ${(e as Error).message}\n`);
+    return null;
+  }
+  if (!bookingClinic) return null;
+  options.err.write(`agenda: ${bookingClinic.agenda.provider} (booking tools on; nothing is booked in a test conversation)\n`);
+  let template: string;
+  try {
+    template = await readFile(options.bookingPromptFile, 'utf8');
+  } catch (e) {
+    options.err.write(`agenda: no booking prompt (${(e as Error).message}), no booking tools\n`);
+    return null;
+  }
+  return { prompt: buildBookingPrompt(clinic, template, null), tools: chatBookingTools(service, options.clinicaId) };
+}
+
 /** The clinic's protocol, as the agent flow reads it: its first by id (extra rows are ignored), or null. */
 function clinicProtocol(db: TableOperations, clinicaId: number): Promise<Row | null> {
   return db.get('protocolos', { clinica_id: clinicaId });
@@ -102,8 +139,13 @@ export async function runChatSession(options: ChatSessionOptions): Promise<ChatS
     );
   }
   const nowMs = (options.clock ?? systemClock).now();
-  const system = buildSystemPrompt(clinic, await clinicProtocol(db, clinicaId), await readFile(options.promptFile, 'utf8'), nowMs);
+  let system = buildSystemPrompt(clinic, await clinicProtocol(db, clinicaId), await readFile(options.promptFile, 'utf8'), nowMs);
   const tools = testTools(db, clinicaId, err);
+  const agenda = await chatAgenda(options, clinic);
+  if (agenda) {
+    system = `${system}\n\n${agenda.prompt}`;
+    tools.push(...agenda.tools);
+  }
   let history: ChatMessage[] = [];
   const summary: ChatSessionSummary = { answered: 0, failed: 0 };
   err.write(
@@ -129,7 +171,7 @@ export async function runChatSession(options: ChatSessionOptions): Promise<ChatS
         system,
         history,
         input,
-        tools,
+        tools: shownTools(tools, err),
         rateLimitWaitMs: options.rateLimitWaitMs,
         ...(options.signal ? { signal: options.signal } : {}),
       });

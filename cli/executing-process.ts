@@ -21,6 +21,7 @@ import { leaseMsFromEnv, queueSchedulerFromEnv, SWEEP_EVERY_MS } from './queue-m
 import { openRuntime, type Runtime } from './runtime.js';
 import { startTakeOverCheck, takeOverCheckMsFromEnv } from './take-over-check.js';
 import { withModelDefaults } from '../adapters/ai/model-config.js';
+import { appointmentCounts } from '../adapters/calendar/appointment-counts.js';
 
 /** Longest a graceful shutdown waits for requests and steps in flight before exiting with 1, ms. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -96,6 +97,7 @@ export async function openExecutingProcess(options: ExecutingProcessOptions): Pr
     ...(scheduler ? { scheduler, queueWebhooks: options.queueWebhooks === true } : {}),
   });
   metrics.setQueueDepth(scheduler ? () => scheduler.dueOrRunning() : embeddedQueueDepth(engine));
+  metrics.setAppointmentCounts(() => appointmentCounts(runtime.db));
 
   let sweepTimer: NodeJS.Timeout | undefined;
   let stopPruning: () => void = () => undefined;

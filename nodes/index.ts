@@ -2,7 +2,7 @@
 // what it touches, then list it in that folder's index.ts.
 import { NodeRegistry, nodeList } from '../engine/registry.js';
 import { aiNodes } from './ai/index.js';
-import { calendarNodes } from './calendar/index.js';
+import { bookingNodes } from './booking/index.js';
 import { coreNodes } from './core/index.js';
 import { dataNodes } from './data/index.js';
 import { leadNodes } from './lead/index.js';
@@ -13,7 +13,7 @@ import { timeNodes } from './time/index.js';
 export { coreNodes };
 
 /** Every shipped node type: control flow, then what each touches outside the process. */
-export const allNodes = nodeList(...coreNodes, ...dataNodes, ...messagingNodes, ...aiNodes, ...leadNodes, ...timeNodes, ...calendarNodes);
+export const allNodes = nodeList(...coreNodes, ...dataNodes, ...messagingNodes, ...aiNodes, ...leadNodes, ...timeNodes, ...bookingNodes);
 
 /** The registry of every shipped node type (a new one per call). */
 export function defaultRegistry(): NodeRegistry {

@@ -103,7 +103,7 @@ describe('schemas compiled once per process', () => {
   }
 
   it('loading the shipped flows compiles the params schema of every node type they use', () => {
-    const flows = ['agent.yaml', 'intake.yaml', 'handoff.yaml', 'followup.yaml', 'lead-action.yaml'].map((name) => {
+    const flows = ['agent.yaml', 'intake.yaml', 'handoff.yaml', 'followup.yaml', 'lead-action.yaml', 'reminders.yaml'].map((name) => {
       const { flow, problems } = loadFlowFile(join(import.meta.dirname, '..', 'flows', name), registry);
       expect(problems).toEqual([]);
       return flow!;

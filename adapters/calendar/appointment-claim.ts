@@ -91,8 +91,10 @@ function decide(state: ClaimState, req: ClaimRequest): Decision {
     availability: req.availability,
   });
   const start = req.start;
+  // The lead's own upcoming time is theirs, whether or not the provider still lists it (Cal.com does
+  // not list a slot its own booking holds).
+  if (start !== null && own && own.inicio === start) return { kind: 'unchanged', appointment: own, free };
   if (start === null || !free.some((s) => s.start === start)) return { kind: 'refused', free };
-  if (own && own.inicio === start) return { kind: 'unchanged', appointment: own, free };
   const end = start + req.rules.duracao_min * 60_000;
   const written = iso(Date.now());
   if (own) return { kind: 'move', previous: own, sql: MOVE, bindings: [iso(start), iso(end), written, own.id], free };

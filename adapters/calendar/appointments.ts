@@ -24,6 +24,7 @@
 //   - `cancel`: the provider's copy is cancelled first, then the row becomes `cancelado`; an error of
 //     the provider changes nothing. `setStatus`: `confirmado` from marcado; `compareceu` / `faltou`
 //     from any status but cancelado.
+//   - `eraseLead`: the provider's copies first, then every row of the lead (see the method).
 //   - "Now" is the clock's (default the system time); instants are ms since the epoch.
 import type { Clock } from '../clock.js';
 import type { Database } from '../db/database.js';
@@ -316,12 +317,55 @@ export class Appointments {
     return { status: 'cancelado', appointment: appointmentOf(rows[0]!) };
   }
 
+  /**
+   * Crash repair: the lead's upcoming appointment at a `google`/`calcom` clinic whose provider copy was
+   * never stored (`external_id` null: a crash between the row's insert and the provider's answer) gets
+   * the provider call repeated (idempotent per appointment id) and its reference stored. Resolves to
+   * the repaired row, or null when there was nothing to repair; the provider's errors are thrown.
+   */
+  async repairProviderCopy(clinicId: number, leadId: number): Promise<Appointment | null> {
+    const upcoming = await this.upcomingFor(clinicId, leadId);
+    if (!upcoming || upcoming.external_id !== null || upcoming.provider === 'interno') return null;
+    const clinic = await this.clinic(clinicId);
+    if (!clinic || clinic.agenda.provider !== upcoming.provider) return null;
+    const lead = await this.db.get('leads', { id: leadId });
+    const who = { name: lead?.nome ? String(lead.nome) : '', phone: lead ? String(lead.remotejid) : '' };
+    const ref = await this.calendarFor(clinic).create(this.providerAppointment(clinic, upcoming, who), this.options.signal);
+    return ref.external_id === null ? null : this.setExternalId(upcoming.id, ref.external_id);
+  }
+
   /** Marks an appointment `confirmado` (from marcado), `compareceu` or `faltou` (from any but cancelado); null when it does not exist or cannot. */
   async setStatus(id: number, status: Extract<AppointmentStatus, 'confirmado' | 'compareceu' | 'faltou'>): Promise<Appointment | null> {
     const from: AppointmentStatus[] =
       status === 'confirmado' ? ['marcado', 'confirmado'] : ['marcado', 'confirmado', 'compareceu', 'faltou'];
     const { rows } = await this.db.update('agendamentos', { id, status: { in: from } }, { status });
     return rows[0] ? appointmentOf(rows[0]) : null;
+  }
+
+  /**
+   * Erasure (`excluir`, the console's erase; CONTRACT §12): every appointment of the lead, of any
+   * status, deleted; first the provider's copy erased where the provider can (Google: blanked of the
+   * lead, then deleted; calendar.ts `erase`), else, for each one not `cancelado`, cancelled (Cal.com)
+   * — a copy already gone counts as done, so a repeat after a crash is safe. An
+   * error of the provider throws before any row is deleted (the erasure is to be tried again).
+   * Resolves to the appointments deleted.
+   */
+  async eraseLead(leadId: number): Promise<Appointment[]> {
+    const rows = await this.db.find('agendamentos', { where: { lead_id: leadId }, order_by: [{ column: 'id' }], limit: 1000 });
+    const appointments = rows.map(appointmentOf);
+    const lead = await this.db.get('leads', { id: leadId });
+    const who = { name: lead?.nome ? String(lead.nome) : '', phone: lead ? String(lead.remotejid) : '' };
+    for (const appointment of appointments) {
+      const clinic = await this.clinic(appointment.clinica_id);
+      if (!clinic) continue;
+      const calendar = this.calendarFor(clinic);
+      const copy = this.providerAppointment(clinic, appointment, who);
+      const ref = { external_id: appointment.external_id };
+      if (calendar.erase) await calendar.erase(ref, copy, this.options.signal);
+      else if (appointment.status !== 'cancelado') await calendar.cancel(ref, copy, 'lead erased', this.options.signal);
+    }
+    await this.db.delete('agendamentos', { lead_id: leadId });
+    return appointments;
   }
 
   /** The lead's upcoming appointment at the clinic (marcado or confirmado, `inicio` after now), or null. */

@@ -79,6 +79,12 @@ export interface CalendarProvider {
   move(ref: ProviderRef, appointment: ProviderAppointment, signal?: AbortSignal): Promise<ProviderRef>;
   /** Cancels (Cal.com) or deletes (Google) the copy; one already gone counts as done. */
   cancel(ref: ProviderRef, appointment: ProviderAppointment, reason: string, signal?: AbortSignal): Promise<void>;
+  /**
+   * Optional: the lead's erasure (`excluir`): what the copy holds of the lead blanked where the
+   * provider keeps what it deletes (Google keeps deleted events in the calendar's trash), then as
+   * `cancel`. Without it, the eraser calls `cancel`. One already gone counts as done.
+   */
+  erase?(ref: ProviderRef, appointment: ProviderAppointment, signal?: AbortSignal): Promise<void>;
 }
 
 /** The provider cannot be reached or refused for a reason other than the time (see the file's head). */

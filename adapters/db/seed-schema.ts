@@ -67,7 +67,7 @@ const SCHEMA = {
                 external_id: optionalText,
                 app_secret: optionalText,
                 verify_token: optionalText,
-                // {primeiro_contato, alerta_hunter, follow_up} (or its JSON text); adapters/gateway/templates.ts.
+                // {primeiro_contato, alerta_hunter, follow_up, lembrete_consulta} (or its JSON text); adapters/gateway/templates.ts.
                 templates: { type: ['object', 'string', 'null'] },
               },
             },

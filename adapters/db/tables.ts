@@ -145,6 +145,8 @@ export const TABLES = {
       external_id: 'text',
       created_at: 'timestamp',
       updated_at: 'timestamp',
+      // Migration 015: when its last reminder went (flows/reminders.yaml); null: none yet.
+      lembrete_at: 'timestamp',
     },
     uniqueKeys: [],
     createdAt: 'created_at',

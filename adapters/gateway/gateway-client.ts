@@ -32,6 +32,8 @@ export interface TemplateSet {
   primeiro_contato?: TemplateRef;
   alerta_hunter?: TemplateRef;
   follow_up?: TemplateRef;
+  /** The appointment reminder (CONTRACT §12): first name, clinic name, when, address. */
+  lembrete_consulta?: TemplateRef;
 }
 
 /** One text message. `number` is digits with country code (`5511987654321`), no JID suffix. */

@@ -1,7 +1,10 @@
 // An instance's approved templates (`instancias_whatsapp.templates`, CONTRACT §11): their shape,
 // checked by `leadflow seed`, read back by the instance directory, and which one serves which
 // message. JSON text in the column: `{"primeiro_contato": {"name", "language"}, "alerta_hunter":
-// {…}, "follow_up": {…}}`, every key optional, no other key.
+// {…}, "follow_up": {…}, "lembrete_consulta": {…}}`, every key optional, no other key.
+// `lembrete_consulta` (CONTRACT §12) is the appointment reminder of flows/reminders.yaml; its body
+// parameters, in order: the lead's first name, the clinic's name, when (`terça, 02/12 às 14:30`), the
+// clinic's address.
 //   name      Meta's rule for template names: lower case letters, digits and `_`, 1 to 512 characters
 //   language  a language code as Meta lists them: `pt_BR`, `en_US`, `es`, `zh_HK` …
 //   body      optional: the approved body text with `{{1}}`… placeholders (what memory records, 1 to
@@ -12,16 +15,17 @@
 import type { TemplateRef, TemplateSet } from './gateway-client.js';
 
 /** The keys of a TemplateSet, in the order the docs list them. */
-export const TEMPLATE_KEYS = ['primeiro_contato', 'alerta_hunter', 'follow_up'] as const;
+export const TEMPLATE_KEYS = ['primeiro_contato', 'alerta_hunter', 'follow_up', 'lembrete_consulta'] as const;
 
 /** A message LeadFlow may have to send as a template: which key of the set serves it (templateFor). */
-export type TemplateUse = 'first_contact' | 'hunter_alert' | 'handoff' | 'follow_up';
+export type TemplateUse = 'first_contact' | 'hunter_alert' | 'handoff' | 'follow_up' | 'appointment_reminder';
 
 const KEY_OF_USE: Record<TemplateUse, keyof TemplateSet> = {
   first_contact: 'primeiro_contato',
   hunter_alert: 'alerta_hunter',
   handoff: 'alerta_hunter',
   follow_up: 'follow_up',
+  appointment_reminder: 'lembrete_consulta',
 };
 
 const NAME = /^[a-z0-9_]{1,512}$/;

@@ -29,6 +29,9 @@ export interface MetricsOptions {
 /** How many executions are due or running; read at each scrape. */
 export type QueueDepthSource = () => number | Promise<number>;
 
+/** How many appointments there are of each status (CONTRACT §12); read at each scrape. */
+export type AppointmentCountsSource = () => Record<string, number> | Promise<Record<string, number>>;
+
 /**
  * The figures of one process and the hooks that feed them (createMetrics); `render()` is the body of
  * GET /metrics.
@@ -51,6 +54,8 @@ export interface Metrics {
   sendRecovery(event: SendRecoveryEvent): void;
   /** Where `leadflow_queue_depth` comes from (replaces the previous source); without one it is 0. */
   setQueueDepth(source: QueueDepthSource): void;
+  /** Where `leadflow_appointments{status}` comes from (replaces the previous source); without one it has no series. */
+  setAppointmentCounts(source: AppointmentCountsSource): void;
 }
 
 /** Step and execution durations, seconds. */
@@ -73,6 +78,8 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   const engine = engineFigures(registers, () => queueDepth(), failed);
   const calls = callFigures(registers);
   const declared = flowDeclaredMetrics(registers);
+  let appointmentCounts: AppointmentCountsSource = () => ({});
+  appointmentsGauge(registers, () => appointmentCounts(), failed);
   return {
     registry,
     contentType: registry.contentType,
@@ -99,7 +106,32 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     setQueueDepth(source) {
       queueDepth = source;
     },
+    setAppointmentCounts(source) {
+      appointmentCounts = source;
+    },
   };
+}
+
+/**
+ * `leadflow_appointments{status}`: the appointments of each status now (every clinic), read from
+ * `read` at each scrape (the host passes a count over `agendamentos`); a failed read leaves no series
+ * and is reported.
+ */
+function appointmentsGauge(registers: Registry[], read: AppointmentCountsSource, failed: (where: string) => (err: unknown) => void) {
+  new Gauge({
+    name: `${METRIC_PREFIX}appointments`,
+    help: 'Appointments (agendamentos) by their status now: marcado, confirmado, cancelado, compareceu, faltou.',
+    labelNames: ['status'] as const,
+    registers,
+    async collect() {
+      this.reset();
+      try {
+        for (const [status, n] of Object.entries(await read())) this.set({ status }, n);
+      } catch (err) {
+        failed('appointments')(err);
+      }
+    },
+  });
 }
 
 /** Reports an error of `where` to `onError` (itself never throwing); `guard` wraps a hook body so it never throws. */

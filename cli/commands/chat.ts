@@ -28,14 +28,15 @@ export function registerChat(program: Command): void {
     .option('--flows <dir>', 'flows directory holding prompts/agent-system.md (default: $LEADFLOW_FLOWS_DIR or ./flows)')
     .addHelpText(
       'after',
-      '\nOne message per line; /reset forgets the conversation, /sair or Ctrl-D ends it.\nReplies go to stdout as "agente> ..." lines; notes and tool effects to stderr.',
+      '\nOne message per line; /reset forgets the conversation, /sair or Ctrl-D ends it.\nReplies go to stdout as "agente> ..." lines; notes, tool calls and their results to stderr.\nA clinic with an agenda also gets the booking tools (prompts/agent-booking.md): real free slots, nothing booked.',
     )
     .action(async (opts: { clinic: string; model?: string; flows?: string }) => {
       const clinicaId = clinicIdOf(opts.clinic);
-      const [{ createAiService }, { parseModelRef }, { runChatSession }] = await Promise.all([
+      const [{ createAiService }, { parseModelRef }, { runChatSession }, { bookingService }] = await Promise.all([
         import('../../adapters/ai/ai-service.js'),
         import('../../adapters/ai/model-ref.js'),
         import('../chat-session.js'),
+        import('../../adapters/calendar/booking-service.js'),
       ]);
       const ai = createAiService(process.env);
       const model = opts.model ?? ai.models.contingency;
@@ -45,6 +46,7 @@ export function registerChat(program: Command): void {
         throw new UsageError(`--model: ${(err as Error).message}`);
       }
       const promptFile = join(flowsDirectory(opts.flows), 'prompts/agent-system.md');
+      const bookingPromptFile = join(flowsDirectory(opts.flows), 'prompts/agent-booking.md');
       const db = await openMigratedDatabase();
       const interactive = Boolean(process.stdin.isTTY);
       const rl = createInterface({ input: process.stdin, output: interactive ? process.stdout : undefined, terminal: interactive });
@@ -76,6 +78,8 @@ export function registerChat(program: Command): void {
           err: process.stderr,
           rateLimitWaitMs: ai.models.rateLimitWaitMs,
           signal: abort.signal,
+          booking: bookingService(db),
+          bookingPromptFile,
         });
         if (summary.failed > 0 && summary.answered === 0) process.exitCode = 1;
       } finally {

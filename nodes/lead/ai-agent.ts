@@ -3,7 +3,11 @@ import type { TableOperations } from '../../adapters/db/table-ops.js';
 import type { JsonValue } from '../../engine/types.js';
 import { modelChainParams } from '../ai/lib/model-params.js';
 import type { Row } from './lib/agent-prompt.js';
-import { agentTools, type ToolEffects } from './lib/agent-tools.js';
+import { agentTools, BOOKING_TIMEOUT_MS, type ToolEffects } from './lib/agent-tools.js';
+import type { BookingEffects, BookingEvent } from './lib/booking-tools.js';
+import type { AgentTool } from '../../adapters/ai/agent-runner.js';
+import type { NodeContext } from '../../engine/types.js';
+import type { BookingService } from '../../adapters/calendar/booking-service.js';
 import { defineServiceNode } from '../services.js';
 
 /**
@@ -24,6 +28,44 @@ async function memoryRows(
 }
 
 /**
+ * The booking part of one run (lib/booking-tools.ts), or null when there is no booking prompt, the
+ * clinic has no agenda, or the store cannot be read (logged: the agent then runs without booking).
+ */
+async function bookingSetup(
+  booking: () => BookingService,
+  lead: { id: number; clinica_id: number },
+  clinic: Row | null,
+  params: { booking_prompt: string; booking_timeout_ms: number },
+  ctx: NodeContext,
+  effects: BookingEffects,
+): Promise<{ prompt: string; tools: AgentTool[] } | null> {
+  if (params.booking_prompt.trim() === '') return null;
+  try {
+    const service = booking();
+    const store = service.open(AbortSignal.any([ctx.signal, AbortSignal.timeout(params.booking_timeout_ms)]));
+    if (!(await store.clinic(lead.clinica_id))) return null;
+    // The booking tools (the calendar's date library) load on the first run of a clinic with an agenda.
+    const { bookingTools, upcomingShown } = await import('./lib/booking-tools.js');
+    const upcoming = await upcomingShown(store, lead.clinica_id, lead.id);
+    const { buildBookingPrompt } = await import('./lib/agent-prompt.js');
+    const binding = {
+      leadId: lead.id,
+      clinicId: lead.clinica_id,
+      open: (s: AbortSignal) => service.open(s),
+      timeoutMs: params.booking_timeout_ms,
+    };
+    return { prompt: buildBookingPrompt(clinic, params.booking_prompt, upcoming), tools: bookingTools(binding, ctx, effects) };
+  } catch (err) {
+    ctx.log('warn', 'booking unavailable for this turn: the agent runs without its tools', {
+      clinica_id: lead.clinica_id,
+      error: (err as Error)?.name ?? 'Error',
+      message: String((err as Error)?.message ?? err).slice(0, 300),
+    });
+    return null;
+  }
+}
+
+/**
  * `ai.agent`: one turn of the WhatsApp agent for the current lead (original spec §4.1 "Agent").
  * Contract:
  *   - The current lead, its clinic and the clinic's protocol are the rows the flow read (`lead`,
@@ -35,14 +77,20 @@ async function memoryRows(
  *     the last `memory_limit`, oldest first. The lead's words (memory and `input`) are quoted data;
  *     `operator` rows (typed by hand by the clinic's team) are what the clinic said, marked as such
  *     (lib/agent-prompt.ts memoryToHistory).
+ *   - Booking (CONTRACT §12, lib/booking-tools.ts): with a non-empty `booking_prompt` and a clinic
+ *     the booking store finds an `agenda` for, the booking prompt (with the lead's upcoming
+ *     appointment) is appended to the system prompt and ver_horarios / agendar /
+ *     cancelar_agendamento are given, bound to this lead; `transferir` then no longer lists
+ *     scheduling as a reason. A store that cannot be read runs the turn without booking (logged).
+ *     Output `agendamento`: what the tools changed, for the flow's Hunter notice and reminders.
  *   - Models: runAgent's chain (primary, fallbacks, 429 → wait → contingency). An empty answer is a
  *     failure: the step fails and nothing is output to send.
  */
 export default defineServiceNode({
   type: 'ai.agent',
-  services: ['ai', 'db'],
+  services: ['ai', 'db', 'booking'],
   description:
-    "Answers the current lead as the clinic's WhatsApp agent: system prompt from a template (a file the flow reads) filled with the clinic's and protocol's rows (as the flow read them), the conversation memory of wf_chat_histories, the lead's combined input as quoted data, and the tools buscar_lead, buscar_clinica, buscar_protocolo and transferir(motivo) bound to this lead and answered from those rows (transferir POSTs to the handoff endpoint). Model chain with fallback and 429 -> wait -> contingency; an empty answer fails the step.",
+    "Answers the current lead as the clinic's WhatsApp agent: system prompt from a template (a file the flow reads) filled with the clinic's and protocol's rows (as the flow read them), the conversation memory of wf_chat_histories, the lead's combined input as quoted data, and the tools buscar_lead, buscar_clinica, buscar_protocolo and transferir(motivo) bound to this lead and answered from those rows (transferir POSTs to the handoff endpoint); for a clinic with an agenda (CONTRACT §12) and a `booking_prompt`, also ver_horarios, agendar and cancelar_agendamento on this lead's appointment, the booking prompt appended with the lead's upcoming appointment. Model chain with fallback and 429 -> wait -> contingency; an empty answer fails the step.",
   params: Type.Object(
     {
       lead: Type.Object(
@@ -112,6 +160,20 @@ export default defineServiceNode({
         description: 'Most output tokens per call.',
         examples: [2048],
       }),
+      booking_prompt: Type.String({
+        default: '',
+        description:
+          "Booking part of the system prompt (CONTRACT §12), with {{placeholders}} hunter_nome and agendamento_atual (the lead's upcoming appointment): appended, and the tools ver_horarios, agendar and cancelar_agendamento given, only when the clinic has an `agenda` (read by the booking store). Empty: no booking, whatever the clinic.",
+        examples: ['{{ files.agent_booking }}'],
+      }),
+      booking_timeout_ms: Type.Integer({
+        minimum: 500,
+        maximum: 60_000,
+        default: BOOKING_TIMEOUT_MS,
+        description:
+          'Longest a booking tool call waits for the calendar, ms: past it (or on any failure) the tool answers {"erro": "não consegui ver a agenda agora"}.',
+        examples: [BOOKING_TIMEOUT_MS],
+      }),
       handoff_url: Type.String({
         pattern: '^https?://',
         description: 'Where transferir POSTs `{telefone, motivo, instancia_id}`: `{PUBLIC_BASE_URL}/handoff-agenteia`.',
@@ -134,7 +196,7 @@ export default defineServiceNode({
   ),
   output: {
     description:
-      '`{text, model_used, transferred, motivo, attempts, tool_calls}`: the non-empty reply, the `provider:model` that wrote it, whether transferir handed the lead over in this run (and its reason), every model attempt and every tool call `{model, name, arguments, ok, error?, ms}`.',
+      '`{text, model_used, transferred, motivo, agendamento, attempts, tool_calls}`: the non-empty reply, the `provider:model` that wrote it, whether transferir handed the lead over in this run (and its reason), what the booking tools changed (`{evento: marcado|remarcado|cancelado, agendamento_id, texto, inicio}`, a booking then a move in one run still `marcado`, a booking then its cancellation nothing; null: no change, an unchanged booking or a dry run), every model attempt and every tool call `{model, name, arguments, ok, error?, ms}`.',
   },
   examples: [
     {
@@ -165,7 +227,12 @@ export default defineServiceNode({
     const protocol = params.protocol as Row | null;
     // The prompt builder (with the business hours' time-zone library) loads on the first run.
     const { buildSystemPrompt, memoryToHistory, quoteLeadText } = await import('./lib/agent-prompt.js');
-    const system = buildSystemPrompt(clinic, protocol, params.prompt, ctx.services.clock?.now() ?? Date.now());
+    // An earlier attempt's booking (its checkpoint, lib/booking-tools.ts) is still this run's event.
+    const saved = ctx.state?.agendamento;
+    const bookingEffects: BookingEffects = { agendamento: saved && typeof saved === 'object' ? (saved as unknown as BookingEvent) : null };
+    const booking = await bookingSetup(() => ctx.services.booking, lead, clinic, params, ctx, bookingEffects);
+    const base = buildSystemPrompt(clinic, protocol, params.prompt, ctx.services.clock?.now() ?? Date.now());
+    const system = booking ? `${base}\n\n${booking.prompt}` : base;
 
     const history = memoryToHistory(await memoryRows(db, lead, params.memory_before_id, params.memory_limit));
 
@@ -177,10 +244,12 @@ export default defineServiceNode({
         protocol,
         instancia_id: params.instancia_id,
         handoff: { url: params.handoff_url, secret: params.secret, timeout_ms: params.handoff_timeout_ms },
+        booking: booking !== null,
       },
       ctx,
       effects,
     );
+    if (booking) tools.push(...booking.tools);
 
     // The model-chain runner loads on the first run: describing or validating flows never needs it.
     const { runAgent } = await import('../../adapters/ai/agent-runner.js');
@@ -206,6 +275,7 @@ export default defineServiceNode({
       model_used: result.model_used,
       transferred: effects.transferred,
       motivo: effects.motivo,
+      agendamento: bookingEffects.agendamento as unknown as JsonValue,
       attempts: result.attempts as unknown as JsonValue,
       tool_calls: result.tool_calls as unknown as JsonValue,
     };

@@ -90,7 +90,10 @@ export default defineServiceNode({
               {
                 purpose: Type.Union(
                   TEMPLATE_KEYS.map((k) => Type.Literal(k)),
-                  { description: "The purpose in the instance's template set: primeiro_contato, alerta_hunter or follow_up." },
+                  {
+                    description:
+                      "The purpose in the instance's template set: primeiro_contato, alerta_hunter, follow_up or lembrete_consulta.",
+                  },
                 ),
                 parameters: Type.Array(Type.String(), {
                   maxItems: MAX_TEMPLATE_PARAMETERS,

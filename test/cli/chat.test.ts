@@ -144,4 +144,56 @@ describe('leadflow chat', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(openai.chatRequests()[0].model).toBe('other-model');
   });
+
+  it('shows every tool call with its result, and gives a clinic with an agenda the booking prompt and tools, booking nothing', async () => {
+    const db = createDatabase({ dataDir });
+    try {
+      await db.update('clinicas_com_atendentes', { id: 1 }, { agenda: JSON.stringify({ provider: 'interno', dias: 30 }) });
+    } finally {
+      await db.close();
+    }
+    openai.queueChat(
+      {
+        tool_calls: [
+          { name: 'buscar_protocolo', arguments: {} },
+          { name: 'ver_horarios', arguments: {} },
+        ],
+      },
+      { tool_calls: [{ name: 'agendar', arguments: { inicio: '2000-01-03T10:00' } }] },
+      { text: 'Esse horário não está livre.' },
+    );
+    try {
+      const result = await chat('quero marcar\n');
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).toContain('agenda: interno (booking tools on; nothing is booked in a test conversation)');
+      expect(result.stderr).toMatch(/^\[tool\] buscar_protocolo \{\} → \{"nome":"Lentes de contato dental"/m);
+      const listed = /^\[tool\] ver_horarios \{\} → (.*)$/m.exec(result.stderr)?.[1];
+      const horarios = JSON.parse(listed!).horarios as Array<{ inicio: string; texto: string }>;
+      expect(horarios.length).toBeGreaterThan(0);
+      expect(result.stderr).toContain(
+        `[tool] agendar {"inicio":"2000-01-03T10:00"} → {"status":"indisponivel","alternativas":${JSON.stringify(horarios)}}`,
+      );
+      const [first] = openai.chatRequests();
+      expect(first.tools.map((t: any) => t.function.name)).toEqual([
+        'buscar_lead',
+        'buscar_clinica',
+        'buscar_protocolo',
+        'transferir',
+        'ver_horarios',
+        'agendar',
+        'cancelar_agendamento',
+      ]);
+      expect(first.messages[0].content).toContain('a pessoa não tem avaliação marcada.');
+      const after = createDatabase({ dataDir });
+      try {
+        expect(await after.find('agendamentos', {})).toEqual([]);
+      } finally {
+        await after.close();
+      }
+    } finally {
+      const reset = createDatabase({ dataDir });
+      await reset.update('clinicas_com_atendentes', { id: 1 }, { agenda: null });
+      await reset.close();
+    }
+  });
 });

@@ -67,6 +67,8 @@ const CONTRACT_COLUMNS: Record<string, string[]> = {
     'external_id',
     'created_at',
     'updated_at',
+    // Migration 015: when its last reminder went.
+    'lembrete_at',
   ],
 };
 
@@ -334,12 +336,38 @@ forEachDatabase('migrations', (open) => {
     const { clinicaId } = await clinicWithInstance(db);
     await db.update('clinicas_com_atendentes', { id: clinicaId }, { agenda: '{"provider":"interno"}' });
     const config = { migrationSource, tableName: MIGRATIONS_TABLE };
+    // 015 adds to its table: rolled back first.
+    await db.knex.migrate.down({ ...config, name: '015_reminders' });
     await db.knex.migrate.down({ ...config, name: '014_booking' });
     expect(await tablesOf(db)).not.toContain('agendamentos');
     expect(await columnsOf(db, 'clinicas_com_atendentes')).toEqual(CONTRACT_COLUMNS.clinicas_com_atendentes!.filter((c) => c !== 'agenda'));
     expect(Number((await db.knex('instancias_whatsapp').count({ n: '*' }).first())!.n)).toBe(1);
-    expect(await db.migrate()).toEqual(['014_booking']);
+    expect(await db.migrate()).toEqual(['014_booking', '015_reminders']);
     expect(await columnsOf(db, 'agendamentos')).toEqual(CONTRACT_COLUMNS.agendamentos);
+  });
+
+  it('015 reminders rolls back (lembrete_at gone, appointments kept) and applies again; lembrete_at reads back as an ISO timestamp', async () => {
+    const { db } = t.current;
+    const { clinicaId } = await clinicWithInstance(db);
+    const lead = await db.insert('leads', { clinica_id: clinicaId, remotejid: '5511987654321' });
+    const inicio = Date.parse('2026-12-02T17:30:00.000Z');
+    const row = await db.insert('agendamentos', {
+      clinica_id: clinicaId,
+      lead_id: lead.id,
+      inicio,
+      fim: inicio + 3_600_000,
+      origem: 'agente',
+    });
+    expect(row.lembrete_at).toBeNull();
+    await db.update('agendamentos', { id: row.id }, { lembrete_at: inicio - 86_400_000 });
+    expect((await db.get('agendamentos', { id: row.id }))!.lembrete_at).toBe('2026-12-01T17:30:00.000Z');
+    const config = { migrationSource, tableName: MIGRATIONS_TABLE };
+    await db.knex.migrate.down({ ...config, name: '015_reminders' });
+    expect(await columnsOf(db, 'agendamentos')).toEqual(CONTRACT_COLUMNS.agendamentos!.filter((c) => c !== 'lembrete_at'));
+    expect(Number((await db.knex('agendamentos').count({ n: '*' }).first())!.n)).toBe(1);
+    expect(await db.migrate()).toEqual(['015_reminders']);
+    expect(await columnsOf(db, 'agendamentos')).toEqual(CONTRACT_COLUMNS.agendamentos);
+    expect((await db.get('agendamentos', { id: row.id }))!.lembrete_at).toBeNull();
   });
 
   it('009 conversation care rolls back (its columns gone, every row kept) and applies again', async () => {

@@ -220,7 +220,7 @@ describe('seed validation', () => {
       `${path}:7:9 clinicas[0].instancias[2].app_secret: is required for cloud (the app secret that signs its webhooks) (clinic "Clínica Gateways", instance "C")`,
       `${path}:15:37 clinicas[0].instancias[3].templates.primeiro_contato.name: "Primeiro Contato" is not a template name (lower case letters, digits and _) (clinic "Clínica Gateways", instance "D")`,
       `${path}:16:26 clinicas[0].instancias[3].templates.alerta_hunter.language: is required (e.g. pt_BR) (clinic "Clínica Gateways", instance "D")`,
-      `${path}:17:20 clinicas[0].instancias[3].templates.handoff: is not a template purpose (primeiro_contato, alerta_hunter, follow_up) (clinic "Clínica Gateways", instance "D")`,
+      `${path}:17:20 clinicas[0].instancias[3].templates.handoff: is not a template purpose (primeiro_contato, alerta_hunter, follow_up, lembrete_consulta) (clinic "Clínica Gateways", instance "D")`,
       `${path}:18:51 clinicas[0].instancias[3].templates.follow_up.language: "portuguese" is not a language code (e.g. pt_BR, en_US, es) (clinic "Clínica Gateways", instance "D")`,
       `${path}:18:71 clinicas[0].instancias[3].templates.follow_up.header: is not a known field (name, language, body, parameter_names) (clinic "Clínica Gateways", instance "D")`,
       `${path}:19:65 clinicas[0].instancias[4].templates: only cloud instances send templates (this one is uazapi) (clinic "Clínica Gateways", instance "E")`,
@@ -465,7 +465,11 @@ forEachDatabase('seedDatabase', (open) => {
         external_id: '106540352242922',
         app_secret: 'app-secret',
         verify_token: 'verify-me',
-        templates: { follow_up: { language: 'pt_BR', name: 'lembrete' }, primeiro_contato: { name: 'boas_vindas', language: 'pt_BR' } },
+        templates: {
+          lembrete_consulta: { name: 'lembrete_consulta', language: 'pt_BR' },
+          follow_up: { language: 'pt_BR', name: 'lembrete' },
+          primeiro_contato: { name: 'boas_vindas', language: 'pt_BR' },
+        },
       },
     ];
     await seedDatabase(db, withProviders);
@@ -489,10 +493,15 @@ forEachDatabase('seedDatabase', (open) => {
       external_id: '106540352242922',
       app_secret: 'app-secret',
       verify_token: 'verify-me',
-      templates: '{"primeiro_contato":{"name":"boas_vindas","language":"pt_BR"},"follow_up":{"name":"lembrete","language":"pt_BR"}}',
+      templates:
+        '{"primeiro_contato":{"name":"boas_vindas","language":"pt_BR"},"follow_up":{"name":"lembrete","language":"pt_BR"},"lembrete_consulta":{"name":"lembrete_consulta","language":"pt_BR"}}',
     });
     expect(await db.instanceById((await row('Oficial')).id as number)).toMatchObject({
-      templates: { primeiro_contato: { name: 'boas_vindas', language: 'pt_BR' }, follow_up: { name: 'lembrete', language: 'pt_BR' } },
+      templates: {
+        primeiro_contato: { name: 'boas_vindas', language: 'pt_BR' },
+        follow_up: { name: 'lembrete', language: 'pt_BR' },
+        lembrete_consulta: { name: 'lembrete_consulta', language: 'pt_BR' },
+      },
     });
     expect(await seedDatabase(db, withProviders)).toMatchObject({ inserted: 0, updated: 0, unchanged: 7 });
     // Absent in the file: null (and uazapi) — the instance is what the file says.

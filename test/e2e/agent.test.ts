@@ -106,6 +106,8 @@ forEachProvider('agent', (provider, title) => {
       flowsDir = mkdtempSync(join(tmpdir(), 'leadflow-agent-flows-'));
       cpSync(join(ROOT, 'flows/agent.yaml'), join(flowsDir, 'agent.yaml'));
       cpSync(join(ROOT, 'flows/followup.yaml'), join(flowsDir, 'followup.yaml'));
+      // excluir cancels the reminders of the lead's appointments (flow.cancel names the flow).
+      cpSync(join(ROOT, 'flows/reminders.yaml'), join(flowsDir, 'reminders.yaml'));
       cpSync(join(ROOT, 'flows/prompts'), join(flowsDir, 'prompts'), { recursive: true });
       writeFileSync(join(flowsDir, 'handoff.yaml'), STUB_HANDOFF);
       debounceMs = backend === 'postgres+redis' ? 600 : 200;

@@ -164,7 +164,7 @@ export interface ProviderCase {
 
 /** A send's template purpose and parameters (gateway.send's `template`). */
 export interface TemplateUse {
-  purpose: 'primeiro_contato' | 'alerta_hunter' | 'follow_up';
+  purpose: 'primeiro_contato' | 'alerta_hunter' | 'follow_up' | 'lembrete_consulta';
   parameters: string[];
 }
 
@@ -265,7 +265,7 @@ export const CLOUD_VERIFY_TOKEN = 'cloud-verify-token';
  * The e2e Cloud instance's approved templates (CONTRACT §11), with their bodies as approved, so the
  * rendered text is recorded: primeiro_contato (lead's first name, clinic name), alerta_hunter (the
  * alert's name, phone, budget; or the handoff notification's phone, reason, summary), follow_up (the
- * lead's first name).
+ * lead's first name), lembrete_consulta (first name, clinic name, when, address).
  */
 export const CLOUD_TEMPLATES = {
   primeiro_contato: {
@@ -275,6 +275,11 @@ export const CLOUD_TEMPLATES = {
   },
   alerta_hunter: { name: 'alerta_hunter_v1', language: 'pt_BR', body: '🚨 LeadFlow: {{1}} | {{2}} | {{3}}' },
   follow_up: { name: 'follow_up_v1', language: 'pt_BR', body: 'Oi, {{1}}! Ainda quer conversar com a gente?' },
+  lembrete_consulta: {
+    name: 'lembrete_consulta_v1',
+    language: 'pt_BR',
+    body: 'Olá, {{1}}! Lembrete da sua avaliação na {{2}}: {{3}}, {{4}}. Responda 1 para confirmar ou 2 para remarcar.',
+  },
 };
 /** A fresh Graph media id (digits, as Meta hands them out). */
 const mediaId = () => `${Date.now()}${String(++sequence).padStart(6, '0')}`;

@@ -51,6 +51,7 @@ import { createTestSchema, dropTestSchema, postgresProblem, TEST_DATABASE_URL, w
 import { deleteNamespace, randomPrefix, redisProblem, TEST_REDIS_URL } from '../helpers/key-values.js';
 import { consoleUrlOf } from '../../console/server/console-url.js';
 import { withModelDefaults } from '../../adapters/ai/model-config.js';
+import { appointmentCounts } from '../../adapters/calendar/appointment-counts.js';
 
 export const INSTANCE_TOKEN = 'fake-token';
 export const CLINIC_PHONE = '5511912345678';
@@ -271,6 +272,7 @@ async function start(options: StackOptions, backend: Backend, undo: Array<() => 
   });
   // In queue mode the depth is the shared queue's (jobs due or being driven, by any process).
   metrics.setQueueDepth(scheduler ? () => scheduler.dueOrRunning() : embeddedQueueDepth(engine));
+  metrics.setAppointmentCounts(() => appointmentCounts(runtime.db));
   undo.push(async () => {
     await engine.shutdown();
     await activity.idle();

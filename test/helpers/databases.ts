@@ -32,6 +32,7 @@ export const MIGRATION_NAMES = [
   '012_execution_journal',
   '013_unanswered',
   '014_booking',
+  '015_reminders',
 ];
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';

@@ -108,6 +108,7 @@ describe('createMetrics', () => {
       leadflow_step_duration_seconds: 'histogram',
       leadflow_queue_depth: 'gauge',
       leadflow_wait_lag_seconds: 'histogram',
+      leadflow_appointments: 'gauge',
       leadflow_ai_calls_total: 'counter',
       leadflow_ai_tokens_total: 'counter',
       leadflow_ai_agent_attempts_total: 'counter',
@@ -310,6 +311,24 @@ steps:
     });
     expect(sampleValue(parseMetrics(await failing.render()), 'leadflow_queue_depth')).toBeNaN();
     expect(errors).toEqual(['queue_depth']);
+  });
+
+  it('reads the appointments by status at scrape time from the callback the host sets; no series when it fails', async () => {
+    const metrics = createMetrics({ defaultMetrics: false });
+    const count = async (status: string) => sampleValue(parseMetrics(await metrics.render()), 'leadflow_appointments', { status });
+    expect(await count('marcado')).toBeUndefined();
+    let counts: Record<string, number> = { marcado: 2, confirmado: 1, cancelado: 0 };
+    metrics.setAppointmentCounts(() => counts);
+    expect([await count('marcado'), await count('confirmado'), await count('cancelado')]).toEqual([2, 1, 0]);
+    counts = { marcado: 1, confirmado: 2 };
+    expect([await count('marcado'), await count('confirmado'), await count('cancelado')]).toEqual([1, 2, undefined]);
+    const errors: string[] = [];
+    const failing = createMetrics({ defaultMetrics: false, onError: (_err, where) => errors.push(where) });
+    failing.setAppointmentCounts(async () => {
+      throw new Error('database down');
+    });
+    expect(sampleValue(parseMetrics(await failing.render()), 'leadflow_appointments', { status: 'marcado' })).toBeUndefined();
+    expect(errors).toEqual(['appointments']);
   });
 
   it('embedded queue depth: executions running in this process plus stored waits already due', async () => {

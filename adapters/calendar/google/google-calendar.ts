@@ -9,6 +9,8 @@
 //                 in Google Calendar is made again under movedEventId (a deleted id is never reused)
 //   cancel        DELETE the event; 404 and 410 (already deleted) are done. With no external_id (the
 //                 row never got one: a crash right after the insert) the appointment's own id is deleted.
+//   erase         (the lead's erasure) PATCH the event blank of the lead, then as cancel: Google keeps
+//                 deleted events in the calendar's trash
 // A cancelled appointment booked again is a new appointment (a new `agendamentos` row, so a new event
 // id) made by the caller with create: never move a cancelled appointment's ref.
 // Errors: see google-errors.ts and google-http.ts (CalendarUnavailableError within about `deadlineMs`,
@@ -166,6 +168,20 @@ export class GoogleCalendar implements CalendarProvider {
     const again = movedEventId(this.eventId(appointment), appointment.start);
     await this.ensureEvent(again, appointment, signal);
     return { external_id: again };
+  }
+
+  /**
+   * The lead's erasure: the event's title and description blanked of the lead (name, WhatsApp link)
+   * and its contact stamp removed, then deleted as `cancel` does — Google keeps a deleted event in
+   * the calendar's trash, so what it held goes first. An event already deleted cannot be changed
+   * (403) nor found (404/410): then only the delete is asked.
+   */
+  async erase(ref: ProviderRef, appointment: ProviderAppointment, signal?: AbortSignal): Promise<void> {
+    const id = ref.external_id ?? this.eventId(appointment);
+    const blank = { summary: 'Avaliação (LeadFlow)', description: 'Contato excluído pelo LeadFlow.' };
+    const body = { ...blank, extendedProperties: { private: { leadflowContato: null } } };
+    await this.http.request({ method: 'PATCH', path: this.eventPath(id), body, accept: [403, 404, 410] }, signal);
+    await this.cancel(ref, appointment, 'lead erased', signal);
   }
 
   /** Deletes the event (the appointment's own id when `ref` has none); one already gone is done. `reason` is not sent to Google. */

@@ -15,6 +15,7 @@ import * as gatewayProviders from './011_gateway_providers.js';
 import * as executionJournal from './012_execution_journal.js';
 import * as unanswered from './013_unanswered.js';
 import * as booking from './014_booking.js';
+import * as reminders from './015_reminders.js';
 
 const MIGRATIONS: Record<string, Knex.Migration> = {
   '001_contract_tables': contractTables,
@@ -31,6 +32,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '012_execution_journal': executionJournal,
   '013_unanswered': unanswered,
   '014_booking': booking,
+  '015_reminders': reminders,
 };
 
 /**

@@ -98,3 +98,25 @@ export function buildSystemPrompt(clinic: Row | null, protocol: Row | null, temp
     fuso_horario: now.zone,
   });
 }
+
+/** The lead's upcoming appointment as the booking prompt states it (lib/booking-tools.ts upcomingShown). */
+export interface UpcomingForPrompt {
+  texto: string;
+  status: string;
+}
+
+/** `{{agendamento_atual}}` of the booking prompt: the lead's upcoming appointment, or that there is none. */
+export function upcomingLine(upcoming: UpcomingForPrompt | null): string {
+  if (!upcoming) return 'a pessoa não tem avaliação marcada.';
+  const confirmed = upcoming.status === 'confirmado' ? ' (presença já confirmada pela pessoa)' : '';
+  return `a pessoa já tem uma avaliação marcada para ${upcoming.texto}${confirmed}. Para mudar, use agendar com o novo horário (remarca); para desmarcar, cancelar_agendamento.`;
+}
+
+/**
+ * The booking part of the system prompt (flows/prompts/agent-booking.md), appended for a clinic with
+ * an agenda: `template` filled with `{{hunter_nome}}` (the clinic's) and `{{agendamento_atual}}`
+ * (upcomingLine). Shared by `ai.agent` and `leadflow chat`.
+ */
+export function buildBookingPrompt(clinic: Row | null, template: string, upcoming: UpcomingForPrompt | null): string {
+  return renderTemplate(template, { hunter_nome: text(clinic?.hunter_nome), agendamento_atual: upcomingLine(upcoming) });
+}

@@ -26,7 +26,12 @@ export interface AgentToolBinding {
   protocol: Row | null;
   instancia_id: number | null;
   handoff: { url: string; secret: string; timeout_ms: number };
+  /** The clinic books through the agent (it has an `agenda`, lib/booking-tools.ts): scheduling is no reason to transfer. */
+  booking?: boolean;
 }
+
+/** Default bound of one booking tool call, ms (lib/booking-tools.ts): the calendar's calls abort after it. */
+export const BOOKING_TIMEOUT_MS = 6000;
 
 /** What the tools did during the run, for the node's output. */
 export interface ToolEffects {
@@ -40,6 +45,12 @@ const TRANSFER_ARGS = {
   type: 'object',
   properties: { motivo: { type: 'string', maxLength: 2000, description: 'Motivo da transferência, em uma frase.' } },
 };
+/** `transferir`'s description for a clinic without an agenda: scheduling goes to the Hunter. */
+const TRANSFER_WITHOUT_AGENDA =
+  'Transfere este lead para o especialista humano da clínica (o lead não é avisado por esta ferramenta). Use quando: o lead quer agendar; você não tem a informação para responder; o lead pede um humano; ou o lead já mandou 3 ou mais mensagens engajadas.';
+/** `transferir`'s description for a clinic with an agenda: the agent books itself (ver_horarios, agendar). */
+const TRANSFER_WITH_AGENDA =
+  'Transfere este lead para o especialista humano da clínica (o lead não é avisado por esta ferramenta). Para agendar, use ver_horarios e agendar; transfira quando: o lead quer um horário ou algo que a agenda não oferece (nenhum horário de ver_horarios serve, ou ver_horarios/agendar deram erro); você não tem a informação para responder; ou o lead pede um humano.';
 const NO_ARGS = { type: 'object', properties: {}, description: 'No arguments: the tool always works on the current lead.' };
 
 const pick = (row: Row | null, columns: string[]): JsonValue => (row ? Object.fromEntries(columns.map((c) => [c, row[c] ?? null])) : null);
@@ -92,8 +103,7 @@ export function agentTools(binding: AgentToolBinding, ctx: NodeContext, effects:
     ...clinicTools({ clinic: async () => binding.clinic, protocol: async () => binding.protocol }),
     {
       name: 'transferir',
-      description:
-        'Transfere este lead para o especialista humano da clínica (o lead não é avisado por esta ferramenta). Use quando: o lead quer agendar; você não tem a informação para responder; o lead pede um humano; ou o lead já mandou 3 ou mais mensagens engajadas.',
+      description: binding.booking ? TRANSFER_WITH_AGENDA : TRANSFER_WITHOUT_AGENDA,
       parameters: TRANSFER_ARGS,
       handler: async (args: JsonObject) => {
         const motivo = typeof args.motivo === 'string' ? args.motivo.trim() : '';

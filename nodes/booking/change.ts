@@ -1,5 +1,3 @@
-import { localSlotText, slotLabel } from '../../adapters/calendar/slot-grid.js';
-import { DEFAULT_TIMEZONE } from '../../adapters/hours/business-hours.js';
 import { Type } from '../../engine/typebox.js';
 import { defineServiceNode } from '../services.js';
 
@@ -93,6 +91,11 @@ export default defineServiceNode({
         unchanged: 'unchanged' in result && result.unchanged === true,
       };
     }
+    // Loaded when a step runs: validating or describing flows never loads the date library.
+    const [{ DEFAULT_TIMEZONE }, { localSlotText, slotLabel }] = await Promise.all([
+      import('../../adapters/hours/business-hours.js'),
+      import('../../adapters/calendar/slot-grid.js'),
+    ]);
     const zone = (await store.clinic(params.clinic_id))?.timezone ?? DEFAULT_TIMEZONE;
     const shown = (a: { id: number; inicio: number }) => ({
       agendamento_id: a.id,
