@@ -1,15 +1,11 @@
 // One change to an appointment from the console: an execution of flows/agenda-action.yaml (input
-// {acao, clinica_id, lead_id, agendamento_id?, inicio?, status?, motivo?}; the booking node, then the
-// Hunter's notice), awaited to its end, then the reminders (flow `reminders`, key
-// `agendamento:<id>`, input {agendamento_id}) planned again or cancelled when that flow is loaded.
-// A failed execution (the calendar out of reach, a clinic without agenda) changed nothing.
+// {acao, clinica_id, lead_id, agendamento_id?, inicio?, status?, motivo?}; the booking node, then
+// the reminders planned or dropped and the Hunter's notice), awaited to its end. A failed execution
+// (the calendar out of reach, a clinic without agenda) changed nothing.
 import type { Engine } from '../../engine/engine.js';
 
 /** The flow each agenda change runs as. */
 export const AGENDA_ACTION_FLOW = 'agenda-action';
-/** The flow that sends an appointment's reminders (started per appointment, key `agendamento:<id>`). */
-export const REMINDERS_FLOW = 'reminders';
-
 /** The input of flows/agenda-action.yaml. */
 export interface AgendaActionInput {
   acao: 'marcar' | 'remarcar' | 'cancelar' | 'presenca';
@@ -48,14 +44,5 @@ export async function runAgendaAction(engine: Engine, input: AgendaActionInput):
     agendamento_id: id,
     alternativas: Array.isArray(output.alternativas) ? output.alternativas : [],
   };
-  if (id !== null && output.unchanged !== true) await followReminders(engine, outcome.status, id);
   return outcome;
-}
-
-/** Plans (booked, moved) or cancels (cancelled) the appointment's reminders, when their flow is loaded. */
-async function followReminders(engine: Engine, status: string | null, id: number): Promise<void> {
-  if (!engine.getFlow(REMINDERS_FLOW)) return;
-  const key = `agendamento:${id}`;
-  if (status === 'marcado' || status === 'remarcado') await engine.start(REMINDERS_FLOW, { body: { agendamento_id: id } }, { key });
-  else if (status === 'cancelado') await engine.cancel(REMINDERS_FLOW, key, 'agendamento cancelado pelo console');
 }
