@@ -63,6 +63,7 @@ export function adminFromEnv(options: AdminHostOptions): AdminOptions | undefine
       store: options.runtime.store,
       engine: options.engine,
       flowLoads: options.flowLoads ?? new FlowLoadReport(),
+      booking: options.runtime.services.booking,
     }),
     beside: (app) => mountConsole(app, options.consoleDir),
   };

@@ -122,6 +122,8 @@ export interface LeadResponse {
   executions: ExecutionSummary[];
   /** The latest handoff of the lead by the handoff endpoint (its newest successful `handoff` execution among `executions`), or null. */
   handoff: LeadHandoff | null;
+  /** The lead's upcoming appointment (marcado or confirmado, still ahead) at its clinic, or null. */
+  agendamento: AgendaAppointment | null;
 }
 
 /** Why and how the lead was handed to the Hunter, as its `handoff` execution recorded it. */
@@ -301,6 +303,24 @@ export interface OverviewFigures {
   ai: OverviewAiModel[];
   /** Executions that ended `failed`, by flow, most first. */
   failed_executions: Array<{ flow: string; count: number }>;
+  /** Appointments (`agendamentos`) whose start falls in the day or period, by their status now. */
+  appointments: OverviewAppointments;
+}
+
+/** Appointments of a day or period, counted by `inicio` and current status. */
+export interface OverviewAppointments {
+  /** Every appointment but the cancelled ones (marcado, confirmado, compareceu, faltou). */
+  booked: number;
+  /** Status `confirmado` (the lead confirmed and the visit is not yet marked). */
+  confirmed: number;
+  /** Status `compareceu`. */
+  attended: number;
+  /** Status `faltou`. */
+  no_show: number;
+  /** Status `cancelado`. */
+  cancelled: number;
+  /** attended / (attended + no_show), 0..1; null when neither. */
+  show_rate: number | null;
 }
 
 /** One local day's figures. */
@@ -341,4 +361,85 @@ export interface OverviewResponse {
   all: OverviewSeries;
   /** Every clinic by id (those without any figure too), then figures of no clinic (`clinica_id` null) when there are any. */
   clinics: OverviewSeries[];
+}
+
+/** How much of the agenda `GET /admin/clinics/:id/agenda` shows: one local day, or the week (Monday to Sunday) holding it. */
+export type AgendaView = 'dia' | 'semana';
+
+/** An appointment's status (CONTRACT.md §12). */
+export type AgendaStatus = 'marcado' | 'confirmado' | 'cancelado' | 'compareceu' | 'faltou';
+
+/** One appointment as the agenda shows it (`agendamentos` with its lead's name and number). */
+export interface AgendaAppointment {
+  id: number;
+  lead_id: number;
+  /** The lead's name, or null. */
+  lead_nome: string | null;
+  /** The lead's phone, digits only. */
+  lead_remotejid: string;
+  /** Start and end, ISO 8601 UTC. */
+  inicio: string;
+  fim: string;
+  /** The start in the clinic's zone, `YYYY-MM-DDTHH:MM`. */
+  local_inicio: string;
+  /** The start as the Hunter's notices say it (`terça, 02/12 às 14:30`). */
+  texto: string;
+  status: AgendaStatus;
+  /** Who booked: the agent (`agente`) or a person on the console (`console`). */
+  origem: 'agente' | 'console';
+  /** The clinic's calendar provider when it was booked (`interno`, `google`, `calcom`). */
+  provider: string;
+}
+
+/** The clinic as its agenda page needs it; never its `agenda` column (credentials). */
+export interface AgendaClinic {
+  id: number;
+  nome: string;
+  /** Whether the clinic has a calendar configured (`agenda` set): without one nothing can be booked. */
+  agenda: boolean;
+  /** The IANA zone of its hours; times are shown in it. */
+  timezone: string;
+  /** Its provider, null without agenda. */
+  provider: string | null;
+  /** Minutes per appointment, null without agenda. */
+  duracao_min: number | null;
+}
+
+/** `GET /admin/clinics/:id/agenda?dia=YYYY-MM-DD&vista=dia|semana`: the appointments of that day or week, by start, any status. */
+export interface AgendaResponse {
+  clinica: AgendaClinic;
+  vista: AgendaView;
+  /** The local dates shown, `YYYY-MM-DD` (one, or seven from Monday). */
+  dias: string[];
+  agendamentos: AgendaAppointment[];
+}
+
+/** One free slot of a day. */
+export interface AgendaSlot {
+  /** ISO 8601 UTC: what `POST /admin/clinics/:id/agenda` takes as `inicio`. */
+  inicio: string;
+  /** Local `HH:MM`. */
+  hora: string;
+}
+
+/** `GET /admin/clinics/:id/agenda/horarios?dia=YYYY-MM-DD&lead_id=`: the day's free slots (the lead's own appointment not counting). */
+export interface AgendaSlotsResponse {
+  dia: string;
+  timezone: string;
+  horarios: AgendaSlot[];
+}
+
+/** `POST /admin/clinics/:id/agenda` (book) and `POST /admin/agendamentos/:id/mover` (move): `inicio` one of the free slots (ISO 8601). */
+export interface AgendaBookRequest {
+  /** The lead to book (book only). */
+  lead_id?: number;
+  inicio: string;
+}
+
+/** The answer of every agenda action: what happened and the appointment afterwards. */
+export interface AgendaActionResponse {
+  status: 'marcado' | 'remarcado' | 'cancelado' | 'compareceu' | 'faltou';
+  agendamento: AgendaAppointment;
+  /** The execution of flows/agenda-action.yaml that made the change. */
+  execution_id: string;
 }

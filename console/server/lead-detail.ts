@@ -1,5 +1,6 @@
 // GET /admin/leads/:id -> LeadResponse: the lead, its conversation (wf_chat_histories of its clinic
-// and phone, oldest first, at most 1000 rows) and its executions (newest first, at most 50).
+// and phone, oldest first, at most 1000 rows), its executions (newest first, at most 50) and its
+// upcoming appointment (marcado or confirmado, still ahead; null without one).
 // 422 {error, details: [{path: "id", message}]} on an id that is not a positive integer, 404 {error} when there is no such lead.
 //
 // A lead's executions are found by its phone: the records whose trigger, vars or key contain the
@@ -8,11 +9,14 @@
 // the lead row in vars (intake, lead-action) — and needs no extra column. A phone that is a lead of
 // two clinics shows both clinics' executions on each.
 import type { RequestHandler } from 'express';
+import type { BookingService } from '../../adapters/calendar/booking-service.js';
 import type { Database } from '../../adapters/db/database.js';
+import { DEFAULT_TIMEZONE } from '../../adapters/hours/business-hours.js';
+import { toAgendaAppointment } from './agenda-rows.js';
 import { brazilianVariants } from '../../adapters/phones/brazilian-variants.js';
 import type { ExecutionStore } from '../../engine/store/execution-store.js';
 import type { ExecutionRecord } from '../../engine/types.js';
-import type { ChatMessageRow, ExecutionSummary, LeadHandoff, LeadResponse } from './api-types.js';
+import type { AgendaAppointment, ChatMessageRow, ExecutionSummary, LeadHandoff, LeadResponse } from './api-types.js';
 import { leadIdOrProblem, sendApiError, sendInvalid, toLeadDetail } from './lead-rows.js';
 
 /** Most executions on a lead's page. */
@@ -58,21 +62,35 @@ export function leadExecutions(store: ExecutionStore, remotejid: string): Promis
   return store.list({ containing: leadPhoneNeedles(remotejid), limit: LEAD_EXECUTIONS_LIMIT });
 }
 
-/** `GET /admin/leads/:id`: the lead, its conversation, its executions and its latest handoff (see the header). */
-export function getLead(db: Database, store: ExecutionStore): RequestHandler {
+/** The lead's upcoming appointment at its clinic, times in the clinic's zone; null without one (or without agenda). */
+async function upcomingAppointment(
+  booking: BookingService,
+  lead: { id: number; clinica_id: number; nome: string | null; remotejid: string },
+): Promise<AgendaAppointment | null> {
+  const store = booking.open();
+  const upcoming = await store.upcomingFor(lead.clinica_id, lead.id);
+  if (!upcoming) return null;
+  const clinic = await store.clinic(lead.clinica_id).catch(() => null);
+  return toAgendaAppointment(upcoming, lead, clinic?.timezone ?? DEFAULT_TIMEZONE);
+}
+
+/** `GET /admin/leads/:id`: the lead, its conversation, its executions, its latest handoff and upcoming appointment (see the header). */
+export function getLead(db: Database, store: ExecutionStore, booking: BookingService): RequestHandler {
   return async (req, res) => {
     const id = leadIdOrProblem(req.params.id);
     if (typeof id === 'object') return sendInvalid(res, 'invalid input', [id]);
     const row = await db.get('leads', { id });
     if (!row) return sendApiError(res, 404, 'no such lead');
     const remotejid = String(row.remotejid);
-    const [history, executions] = await Promise.all([
+    const who = { id, clinica_id: Number(row.clinica_id), nome: row.nome ? String(row.nome) : null, remotejid };
+    const [history, executions, agendamento] = await Promise.all([
       db.find('wf_chat_histories', {
         where: { clinica_id: row.clinica_id, session_id: remotejid },
         order_by: [{ column: 'id', direction: 'asc' }],
         limit: MESSAGES_LIMIT,
       }),
       leadExecutions(store, remotejid),
+      upcomingAppointment(booking, who),
     ]);
     const messages: ChatMessageRow[] = history.map((m) => ({
       id: Number(m.id),
@@ -85,6 +103,7 @@ export function getLead(db: Database, store: ExecutionStore): RequestHandler {
       messages,
       executions: executions.map(toExecutionSummary),
       handoff: latestHandoff(executions),
+      agendamento,
     } satisfies LeadResponse);
   };
 }

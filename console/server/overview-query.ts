@@ -11,6 +11,7 @@
 //   ai               activity_events ai_call, by label, outcome (count, sums of value and value2)
 //   failed           activity_events execution, outcome failed, by label (flow) (count)
 //   firstContacts    activity_events first_contact: each value (percentiles need them all)
+//   appointments     agendamentos.inicio, by status                (count; the day of the appointment)
 import type { Knex } from 'knex';
 import { ACTIVITY_TABLE } from '../../adapters/db/activity-store.js';
 import type { Database } from '../../adapters/db/database.js';
@@ -51,6 +52,8 @@ export interface OverviewRows {
   ai: BucketRow[];
   failed: BucketRow[];
   firstContacts: FirstContactRow[];
+  /** By `key` = status. */
+  appointments: BucketRow[];
 }
 
 /** SQL of the bucket number (epoch seconds / 900, truncated) of the timestamp column bound as `??`. */
@@ -107,7 +110,7 @@ async function bucketed(db: Database, from: string, to: string, spec: Counted): 
 /** Every figure of [from, to) (ISO 8601 instants), per clinic and bucket. */
 export async function overviewRows(db: Database, from: string, to: string): Promise<OverviewRows> {
   const activity = (kind: string) => (q: Knex.QueryBuilder) => void q.where('kind', kind);
-  const [leads, handoffs, optouts, messages, followups, ai, failed, firstContacts] = await Promise.all([
+  const [leads, handoffs, optouts, messages, followups, ai, failed, firstContacts, appointments] = await Promise.all([
     bucketed(db, from, to, { table: 'leads', column: 'created_at' }),
     bucketed(db, from, to, { table: 'leads', column: 'handoff_at' }),
     bucketed(db, from, to, { table: 'leads', column: 'optout_at' }),
@@ -134,6 +137,7 @@ export async function overviewRows(db: Database, from: string, to: string): Prom
       .where('at', '<', to)
       .whereNotNull('value')
       .select('clinica_id', db.knex.raw(`${bucketSql(db)} as bucket`, ['at']), 'value') as Promise<Array<Record<string, unknown>>>,
+    bucketed(db, from, to, { table: 'agendamentos', column: 'inicio', key: 'status' }),
   ]);
   return {
     leads,
@@ -143,6 +147,7 @@ export async function overviewRows(db: Database, from: string, to: string): Prom
     followups,
     ai,
     failed,
+    appointments,
     firstContacts: firstContacts.map((r) => ({
       clinica_id: toClinic(r.clinica_id),
       bucket: toNumber(r.bucket) * BUCKET_MS,

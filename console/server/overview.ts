@@ -9,7 +9,7 @@
 import type { RequestHandler } from 'express';
 import { DateTime, IANAZone } from 'luxon';
 import type { Database } from '../../adapters/db/database.js';
-import type { OverviewAiModel, OverviewFigures, OverviewResponse, OverviewSeries } from './api-types.js';
+import type { OverviewAiModel, OverviewAppointments, OverviewFigures, OverviewResponse, OverviewSeries } from './api-types.js';
 import { type InputProblem, sendInvalid } from './lead-rows.js';
 import { type BucketRow, type OverviewRows, overviewRows } from './overview-query.js';
 
@@ -51,6 +51,8 @@ interface Tally {
   optouts: number;
   ai: Map<string, OverviewAiModel>;
   failed: Map<string, number>;
+  /** Appointments starting that day, by status. */
+  appointments: Map<string, number>;
 }
 
 const emptyTally = (): Tally => ({
@@ -63,6 +65,7 @@ const emptyTally = (): Tally => ({
   optouts: 0,
   ai: new Map(),
   failed: new Map(),
+  appointments: new Map(),
 });
 
 function addTally(into: Tally, from: Tally): void {
@@ -77,6 +80,22 @@ function addTally(into: Tally, from: Tally): void {
     into.ai.set(model, to);
   }
   for (const [flow, count] of from.failed) into.failed.set(flow, (into.failed.get(flow) ?? 0) + count);
+  for (const [status, count] of from.appointments) into.appointments.set(status, (into.appointments.get(status) ?? 0) + count);
+}
+
+/** The appointments' figures of a tally: booked (all but cancelled), by status, and the show rate. */
+function appointmentFigures(counts: Map<string, number>): OverviewAppointments {
+  const n = (status: string) => counts.get(status) ?? 0;
+  const attended = n('compareceu');
+  const noShow = n('faltou');
+  return {
+    booked: n('marcado') + n('confirmado') + attended + noShow,
+    confirmed: n('confirmado'),
+    attended,
+    no_show: noShow,
+    cancelled: n('cancelado'),
+    show_rate: attended + noShow === 0 ? null : attended / (attended + noShow),
+  };
 }
 
 /** The nearest-rank `p`-th percentile of ascending `sorted`, or null when empty. */
@@ -104,6 +123,7 @@ function figures(tally: Tally): OverviewFigures {
     failed_executions: [...tally.failed.entries()]
       .map(([flow, count]) => ({ flow, count }))
       .sort((a, b) => b.count - a.count || a.flow.localeCompare(b.flow)),
+    appointments: appointmentFigures(tally.appointments),
   };
 }
 
@@ -207,6 +227,9 @@ function countRows(tallies: ClinicTallies, rows: OverviewRows): void {
     m.input_tokens += r.sum;
     m.output_tokens += r.sum2;
     t.ai.set(model, m);
+  });
+  tallies.count(rows.appointments, (t, r) => {
+    t.appointments.set(r.key ?? '', (t.appointments.get(r.key ?? '') ?? 0) + r.n);
   });
   tallies.count(rows.failed, (t, r) => {
     t.failed.set(r.key ?? '', (t.failed.get(r.key ?? '') ?? 0) + r.n);

@@ -1,10 +1,12 @@
 // The console's routes on the admin router (behind its bearer-or-session check): clinics, leads, a
-// lead's page and its actions, the flows (flows.ts), the overview. See each file for its contract; api-types.ts for the bodies.
+// lead's page and its actions, the flows (flows.ts), the overview, each clinic's agenda (agenda.ts). See each file for its contract; api-types.ts for the bodies.
 import type { Router } from 'express';
+import { type BookingService, bookingService } from '../../adapters/calendar/booking-service.js';
 import type { Database } from '../../adapters/db/database.js';
 import type { Engine } from '../../engine/engine.js';
 import type { ExecutionStore } from '../../engine/store/execution-store.js';
 import type { FlowLoadReport } from '../../cli/flow-load-report.js';
+import { mountAgenda } from './agenda.js';
 import { listClinics } from './clinics.js';
 import { getFlow, listFlows } from './flows.js';
 import { mountLeadActions } from './lead-actions.js';
@@ -19,17 +21,20 @@ export interface ConsoleRouteDeps {
   engine: Engine;
   /** The latest load of the flows directory (its problems, for GET /admin/flows). */
   flowLoads: FlowLoadReport;
+  /** The booking store (the runtime's, with its clock); default: one over `db` with the system clock. */
+  booking?: BookingService;
 }
 
 /** The console's JSON routes (clinics, leads, a lead and its actions, flows, overview), added to the admin router it is given; that router's bearer-or-session check runs first. */
-export function consoleRoutes({ db, store, engine, flowLoads }: ConsoleRouteDeps): (router: Router) => void {
+export function consoleRoutes({ db, store, engine, flowLoads, booking = bookingService(db) }: ConsoleRouteDeps): (router: Router) => void {
   return (router) => {
     router.get('/clinics', listClinics(db));
     router.get('/leads', listLeads(db));
-    router.get('/leads/:id', getLead(db, store));
+    router.get('/leads/:id', getLead(db, store, booking));
     mountLeadActions(router, db, engine);
     router.get('/flows', listFlows(engine, flowLoads));
     router.get('/flows/:name', getFlow(engine));
     router.get('/overview', getOverview(db));
+    mountAgenda(router, { db, booking, engine });
   };
 }

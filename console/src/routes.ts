@@ -11,6 +11,7 @@
 // after every module has loaded, so the cycle is harmless; nothing here may run page code at load.
 import type { FunctionComponent } from 'preact';
 import { t } from './i18n/index.js';
+import { AgendaPage } from './pages/agenda.js';
 import { ExecutionPage } from './pages/execution.js';
 import { ExecutionsPage } from './pages/executions.js';
 import { FlowPage } from './pages/flow.js';
@@ -57,6 +58,7 @@ export const ROUTES = {
     title: (_params, name) => t.titles.lead(name || t.leads.unnamed),
     section: 'leads',
   },
+  agenda: { pattern: '/agenda', page: AgendaPage, title: () => t.titles.agenda, nav: t.nav.agenda },
   executions: { pattern: '/executions', page: ExecutionsPage, title: () => t.titles.executions, nav: t.nav.executions },
   execution: {
     pattern: '/executions/:id',

@@ -72,6 +72,7 @@ export const leadPage: LeadResponse = {
     { id: 3, type: 'operator', content: 'Maria, a avaliação é gratuita. Posso agendar?', created_at: at(-5) },
   ],
   handoff: null,
+  agendamento: null,
   executions: [
     {
       id: 'exec-1',

@@ -77,8 +77,8 @@ describe.skipIf(!available)('the console overview against the service, in Chromi
     expect(today).toMatch(/^\d[\d,]* (ms|s) \/ \d[\d,]* (ms|s)dentro de 2 min$/);
     expect(await totalsRow('Mensagens do agente')).toEqual(['1', '1']);
     expect((await totalsRow('Chamadas de IA'))[0]).toBe('1 (0)');
-    // Five charts drawn on canvases, each labelled, with its legend.
-    expect(await page.locator('.day-chart-canvas[role="img"] canvas').count()).toBe(5);
+    // Six charts drawn on canvases, each labelled, with its legend.
+    expect(await page.locator('.day-chart-canvas[role="img"] canvas').count()).toBe(6);
     expect(await page.getByRole('img', { name: /Leads por dia/ }).count()).toBe(1);
     const firstContactTable = page.getByRole('table', { name: 'Tempo até a primeira mensagem por dia' });
     expect(await firstContactTable.getByRole('row', { name: /^Hoje/ }).getByRole('cell').last().textContent()).toBe('0');

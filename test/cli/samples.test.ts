@@ -89,6 +89,15 @@ describe('flows/samples', () => {
       expect(result.status).toBe('stopped');
       expect(result.stop_reason).toBe('no such lead');
       expect(result.outbound).toEqual([]);
+    } else if (result.flow === 'agenda-action') {
+      // A console change in a dry run: the booking node changes nothing.
+      expect(result.status).toBe('success');
+      expect(result.outbound).toEqual([]);
+    } else if (result.flow === 'agenda-notice') {
+      // The Hunter's notice of an appointment the fresh seed does not have.
+      expect(result.status).toBe('stopped');
+      expect(result.stop_reason).toBe('no such appointment');
+      expect(result.outbound).toEqual([]);
     } else {
       // agent and handoff samples come from a phone that is not a lead of the fresh seed.
       expect(result.status).toBe('stopped');

@@ -54,6 +54,7 @@ describe('href', () => {
       overview: {},
       leads: {},
       lead: { id: '42' },
+      agenda: {},
       executions: {},
       execution: { id: 'x y/z' },
       flows: {},
@@ -80,11 +81,12 @@ describe('titles and the top bar', () => {
     expect(NOT_FOUND.title({})).toBe('Página não encontrada · LeadFlow');
   });
 
-  it('lists Visão geral, Leads, Execuções and Fluxos in the top bar; a record’s page lights its list', () => {
+  it('lists Visão geral, Leads, Agenda, Execuções and Fluxos in the top bar; a record’s page lights its list', () => {
     const entries = Object.entries(ROUTES).filter(([, entry]) => 'nav' in entry);
     expect(entries.map(([name, entry]) => [name, (entry as { nav: string }).nav])).toEqual([
       ['overview', 'Visão geral'],
       ['leads', 'Leads'],
+      ['agenda', 'Agenda'],
       ['executions', 'Execuções'],
       ['flows', 'Fluxos'],
     ]);

@@ -1,5 +1,5 @@
 // The bar on every signed-in page: the name, a link to each page of the route table with a `nav`
-// label (Visão geral, Leads, Execuções, Fluxos, in the table's order), and Sair.
+// label (Visão geral, Leads, Agenda, Execuções, Fluxos, in the table's order), and Sair.
 import { t } from '../i18n/index.js';
 import { href, ROUTES, type Route, type RouteEntry, type RouteName } from '../routes.js';
 import { Link } from './link.js';

@@ -1,8 +1,8 @@
 // One lead (GET /admin/leads/:id): the conversation as chat bubbles, the form answers and budget,
-// the handoff (with its reason and the summary the Hunter got), the lead's executions, and the actions (POST /admin/leads/:id/actions). Clearing the
+// the handoff (with its reason and the summary the Hunter got), its upcoming appointment, the lead's executions, and the actions (POST /admin/leads/:id/actions). Clearing the
 // memory asks first; erasing asks the user to type the lead's phone digits.
 import { useState } from 'preact/hooks';
-import type { LeadAction, LeadActionResponse, LeadDetail, LeadHandoff, LeadResponse } from '../../server/api-types.js';
+import type { AgendaAppointment, LeadAction, LeadActionResponse, LeadDetail, LeadHandoff, LeadResponse } from '../../server/api-types.js';
 import { api, describeFailure } from '../api/client.js';
 import { LeadStateBadge, StatusBadge } from '../components/badges.js';
 import { Conversation } from '../components/conversation.js';
@@ -39,7 +39,7 @@ export function LeadPage({ params, title, showNotice }: PageProps) {
       </main>
     );
   }
-  const { lead, messages, executions, handoff } = resource.data;
+  const { lead, messages, executions, handoff, agendamento } = resource.data;
   return (
     <main class="page">
       <Link href={href('leads', {}, `?clinica=${lead.clinica_id}`)}>{t.lead.backToList}</Link>
@@ -55,6 +55,7 @@ export function LeadPage({ params, title, showNotice }: PageProps) {
           <Conversation messages={messages} />
         </section>
         <div class="lead-side">
+          <LeadAppointment lead={lead} appointment={agendamento} />
           <LeadFacts lead={lead} handoff={handoff} />
           <section class="card" aria-labelledby="lead-executions-title">
             <h2 id="lead-executions-title">{t.lead.executions}</h2>
@@ -77,6 +78,27 @@ export function LeadPage({ params, title, showNotice }: PageProps) {
         </div>
       </div>
     </main>
+  );
+}
+
+/** The lead's upcoming appointment (time in the clinic's zone, status, origin) and a link to that day of the agenda. */
+function LeadAppointment({ lead, appointment }: { lead: LeadDetail; appointment: AgendaAppointment | null }) {
+  return (
+    <section class="card" aria-labelledby="lead-appointment-title">
+      <h2 id="lead-appointment-title">{t.lead.appointment}</h2>
+      {appointment ? (
+        <p class="lead-appointment">
+          <strong>{appointment.texto}</strong>{' '}
+          <span class={`badge appointment-${appointment.status}`}>{t.agenda.status[appointment.status] ?? appointment.status}</span>{' '}
+          <span class={`badge origin-${appointment.origem}`}>{t.agenda.origin[appointment.origem] ?? appointment.origem}</span>{' '}
+          <Link href={href('agenda', {}, `?clinica=${lead.clinica_id}&dia=${appointment.local_inicio.slice(0, 10)}`)}>
+            {t.lead.openAgenda}
+          </Link>
+        </p>
+      ) : (
+        <p class="muted">{t.lead.noAppointment}</p>
+      )}
+    </section>
   );
 }
 

@@ -1,5 +1,6 @@
 // The overview (GET /admin/overview): for one clinic or all, today's and the period's totals, then
 // per day, as charts with their numbers in a table beside each: leads (with handoffs and opt-outs),
+// appointments (booked, confirmed, attended, no-show and the show rate, by the appointment's day),
 // time from the form to the first message (p50 / p95 against the two minutes of rule 1), messages
 // of leads and of the agent (follow-ups among them), AI calls (by model in the table) and failed
 // executions (by flow). Days are the browser's local days. The clinic and the period live in the URL
@@ -25,6 +26,9 @@ const REFRESH_MS = 60_000;
 
 const numberFormat = new Intl.NumberFormat(t.locale);
 const formatCount = (n: number) => numberFormat.format(n);
+const percentFormat = new Intl.NumberFormat(t.locale, { style: 'percent', maximumFractionDigits: 0 });
+/** A show rate (0..1) as `75%`, `—` when there is none. */
+const formatRate = (rate: number | null) => (rate === null ? t.common.none : percentFormat.format(rate));
 const formatSeconds = (s: number) => t.overview.seconds(numberFormat.format(s));
 const weekdayFormat = new Intl.DateTimeFormat(t.locale, { weekday: 'short', timeZone: 'UTC' });
 
@@ -128,6 +132,7 @@ function Figures({ overview, series }: { overview: OverviewResponse; series: Ove
     <div class="overview-sections">
       <Totals series={series} days={overview.days} />
       <LeadsSection series={series} labels={labels} />
+      <AppointmentsSection series={series} labels={labels} />
       <FirstContactSection series={series} labels={labels} limitMs={overview.first_contact_limit_ms} />
       <MessagesSection series={series} labels={labels} />
       <AiSection series={series} labels={labels} days={overview.days} />
@@ -168,6 +173,8 @@ function Totals({ series, days }: { series: OverviewSeries; days: number }) {
     { label: t.overview.leadMessages, value: (f) => formatCount(f.lead_messages) },
     { label: t.overview.agentReplies, value: (f) => formatCount(f.agent_replies) },
     { label: t.overview.handoffs, value: (f) => formatCount(f.handoffs) },
+    { label: t.overview.appointmentsTotal, value: (f) => formatCount(f.appointments.booked) },
+    { label: t.overview.showRate, value: (f) => formatRate(f.appointments.show_rate) },
     { label: t.overview.followups, value: (f) => formatCount(f.followups) },
     { label: t.overview.optouts, value: (f) => formatCount(f.optouts) },
     { label: t.overview.aiCalls, value: aiOf },
@@ -215,19 +222,22 @@ function ChartSection({
   title,
   intro,
   chart,
+  wideTable,
   children,
 }: {
   id: string;
   title: string;
   intro?: string;
   chart: ComponentChildren;
+  /** The table below the chart, full width (it has more columns). */
+  wideTable?: boolean;
   children: ComponentChildren;
 }) {
   return (
     <section class="card chart-section" aria-labelledby={id}>
       <h2 id={id}>{title}</h2>
       {intro ? <p class="muted chart-intro">{intro}</p> : null}
-      <div class="chart-layout">
+      <div class={wideTable ? 'chart-layout chart-layout-even' : 'chart-layout'}>
         <div class="chart-area">{chart}</div>
         <div class="chart-numbers">{children}</div>
       </div>
@@ -241,12 +251,23 @@ interface DayColumn {
 }
 
 /** One row per day, newest first (today on top); a long period scrolls inside its box (focusable, so the keyboard scrolls it too). */
-function DayTable({ caption, series, columns }: { caption: string; series: OverviewSeries; columns: DayColumn[] }) {
+function DayTable({
+  caption,
+  series,
+  columns,
+  compact,
+}: {
+  caption: string;
+  series: OverviewSeries;
+  columns: DayColumn[];
+  /** Tighter cells on a phone (a table with five figures). */
+  compact?: boolean;
+}) {
   const last = series.days.length - 1;
   return (
     // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must take the keyboard focus to be scrolled without a mouse
     <section class="table-wrap day-table-wrap" tabIndex={0} aria-label={caption}>
-      <table class="table day-table">
+      <table class={compact ? 'table day-table day-table-compact' : 'table day-table'}>
         <caption class="visually-hidden">{caption}</caption>
         <thead>
           <tr>
@@ -306,6 +327,40 @@ function LeadsSection({ series, labels }: { series: OverviewSeries; labels: stri
           { label: t.overview.leadsColumn, value: (f) => formatCount(f.leads_in) },
           { label: t.overview.handoffs, value: (f) => formatCount(f.handoffs) },
           { label: t.overview.optouts, value: (f) => formatCount(f.optouts) },
+        ]}
+      />
+    </ChartSection>
+  );
+}
+
+function AppointmentsSection({ series, labels }: { series: OverviewSeries; labels: string[] }) {
+  const chart = useMemo<DaySeries[]>(
+    () => [
+      { label: t.overview.booked, kind: 'bars', colour: 'blue', values: series.days.map((d) => d.appointments.booked) },
+      { label: t.overview.confirmed, kind: 'line', colour: 'teal', values: series.days.map((d) => d.appointments.confirmed) },
+      { label: t.overview.attendedColumn, kind: 'line', colour: 'purple', values: series.days.map((d) => d.appointments.attended) },
+      { label: t.overview.noShowColumn, kind: 'line', colour: 'red', values: series.days.map((d) => d.appointments.no_show) },
+    ],
+    [series],
+  );
+  return (
+    <ChartSection
+      id="overview-appointments"
+      title={t.overview.appointmentsChart}
+      intro={t.overview.appointmentsIntro}
+      wideTable
+      chart={<DayChart label={t.overview.chartOf(t.overview.appointmentsChart)} days={labels} series={chart} format={formatCount} />}
+    >
+      <DayTable
+        caption={t.overview.appointmentsTable}
+        series={series}
+        compact
+        columns={[
+          { label: t.overview.booked, value: (f) => formatCount(f.appointments.booked) },
+          { label: t.overview.confirmed, value: (f) => formatCount(f.appointments.confirmed) },
+          { label: t.overview.attendedColumn, value: (f) => formatCount(f.appointments.attended) },
+          { label: t.overview.noShowColumn, value: (f) => formatCount(f.appointments.no_show) },
+          { label: t.overview.showRateColumn, value: (f) => formatRate(f.appointments.show_rate) },
         ]}
       />
     </ChartSection>
