@@ -8,19 +8,18 @@
 // - Embedded (SQLite, one serve): the serve is killed the same way; restarted with the check turned
 //   off, it takes the intake over at start (its start sweep), not when the 120 s lease lapses.
 // The gateway and OpenAI are fakes of this test process.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, type Database } from '../../adapters/db/database.js';
+import type { Database } from '../../adapters/db/database.js';
 import { DbExecutionStore } from '../../adapters/db/execution-store/index.js';
 import { FakeGateway } from '../fakes/fake-gateway.js';
 import { startFakeOpenAi, type FakeOpenAi } from '../fakes/fake-openai.js';
 import { runCli, spawnLeadflow, type LeadflowProcess } from '../helpers/cli.js';
-import { createTestSchema, dropTestSchema, postgresProblem, TEST_DATABASE_URL, withSearchPath } from '../helpers/databases.js';
+import { postgresProblem } from '../helpers/databases.js';
+import { embeddedBackend, type FaultBackend, queueBackend } from '../helpers/fault-processes.js';
 import { redisProblem } from '../helpers/key-values.js';
 import { pollFor } from '../helpers/poll.js';
-import { claimRedisDatabase } from '../helpers/redis-database.js';
 
 const TOKEN = 'intake-take-over-token';
 const HUNTER_PHONE = '5511987650003';
@@ -50,37 +49,10 @@ afterAll(async () => {
   await openai?.close();
 });
 
-interface Backend {
-  env: Record<string, string>;
-  /** Opens the service's database (SQLite: for a moment, the service may run). */
-  open(): Database;
-  cleanup(): Promise<void>;
-}
+type Backend = FaultBackend;
 
-async function embedded(): Promise<Backend> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'leadflow-intake-take-over-'));
-  return {
-    env: { LEADFLOW_DATA_DIR: dataDir, DATABASE_URL: '', REDIS_URL: '' },
-    open: () => createDatabase({ dataDir }),
-    cleanup: async () => rmSync(dataDir, { recursive: true, force: true }),
-  };
-}
-
-async function queue(): Promise<Backend> {
-  const schema = await createTestSchema();
-  const url = withSearchPath(TEST_DATABASE_URL, schema);
-  const redis = await claimRedisDatabase('intake-take-over.test.ts');
-  const dataDir = mkdtempSync(join(tmpdir(), 'leadflow-intake-take-over-'));
-  return {
-    env: { LEADFLOW_DATA_DIR: dataDir, DATABASE_URL: url, REDIS_URL: redis.url },
-    open: () => createDatabase({ url }),
-    cleanup: async () => {
-      await redis.release();
-      await dropTestSchema(schema);
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
+const embedded = () => embeddedBackend('leadflow-intake-take-over');
+const queue = () => queueBackend('leadflow-intake-take-over', 'intake-take-over.test.ts');
 
 async function withStore<T>(backend: Backend, fn: (store: DbExecutionStore, db: Database) => Promise<T>): Promise<T> {
   const db = backend.open();

@@ -5,20 +5,18 @@
 // the stored step again, and answers once; the drive's end writes the row whole and drops the entries.
 // Embedded (SQLite, in-process) and queue mode (PostgreSQL + Redis), as real subprocesses; the
 // gateway and OpenAI are fakes of this test process.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, type Database } from '../../adapters/db/database.js';
 import { DbExecutionStore } from '../../adapters/db/execution-store/index.js';
 import type { ExecutionRecord } from '../../engine/types.js';
 import { FakeGateway } from '../fakes/fake-gateway.js';
 import { startFakeOpenAi, type FakeOpenAi } from '../fakes/fake-openai.js';
 import { runCli, startServe, type ServeProcess } from '../helpers/cli.js';
-import { createTestSchema, dropTestSchema, postgresProblem, TEST_DATABASE_URL, withSearchPath } from '../helpers/databases.js';
+import { postgresProblem } from '../helpers/databases.js';
+import { embeddedBackend, type FaultBackend, queueBackend } from '../helpers/fault-processes.js';
 import { redisProblem } from '../helpers/key-values.js';
 import { pollFor } from '../helpers/poll.js';
-import { claimRedisDatabase } from '../helpers/redis-database.js';
 import { leadTextEvent } from '../helpers/uazapi-events.js';
 
 const TOKEN = 'journal-kill-token';
@@ -47,37 +45,10 @@ const repliesTo = (phone: string) => gateway.sent.filter((s) => s.number === pho
 const stepKeys = (record: ExecutionRecord) => record.steps.map((s) => s.key);
 const countOf = (keys: string[], key: string) => keys.filter((k) => k === key).length;
 
-interface Backend {
-  env: Record<string, string>;
-  /** Opens the service's database (SQLite: only for a moment, the service may run). */
-  open(): Database;
-  cleanup(): Promise<void>;
-}
+type Backend = FaultBackend;
 
-async function embedded(): Promise<Backend> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'leadflow-journal-'));
-  return {
-    env: { LEADFLOW_DATA_DIR: dataDir, DATABASE_URL: '', REDIS_URL: '' },
-    open: () => createDatabase({ dataDir }),
-    cleanup: async () => rmSync(dataDir, { recursive: true, force: true }),
-  };
-}
-
-async function queue(): Promise<Backend> {
-  const schema = await createTestSchema();
-  const url = withSearchPath(TEST_DATABASE_URL, schema);
-  const redis = await claimRedisDatabase('journal-kill.test.ts');
-  const dataDir = mkdtempSync(join(tmpdir(), 'leadflow-journal-'));
-  return {
-    env: { LEADFLOW_DATA_DIR: dataDir, DATABASE_URL: url, REDIS_URL: redis.url },
-    open: () => createDatabase({ url }),
-    cleanup: async () => {
-      await redis.release();
-      await dropTestSchema(schema);
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
+const embedded = () => embeddedBackend('leadflow-journal');
+const queue = () => queueBackend('leadflow-journal', 'journal-kill.test.ts');
 
 const queueProblem = [postgresProblem, redisProblem].filter(Boolean).join('; ') || null;
 if (queueProblem) console.warn(`skipping "SIGKILL between journal entries [postgres + redis]": ${queueProblem}`);
