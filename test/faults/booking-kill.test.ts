@@ -17,7 +17,7 @@ import { FakeGateway } from '../fakes/fake-gateway.js';
 import { startFakeOpenAi, type FakeOpenAi } from '../fakes/fake-openai.js';
 import { type FakeGoogleCalendar, startFakeGoogleCalendar, testServiceAccount } from '../fakes/google-calendar-server.js';
 import { runCli } from '../helpers/cli.js';
-import { embeddedBackend, type FaultBackend, killProcess, ProcessFleet, queueBackend } from '../helpers/fault-processes.js';
+import { embeddedBackend, type FaultBackend, killProcess, ProcessFleet, queueBackend, faultEnv } from '../helpers/fault-processes.js';
 import { pollFor } from '../helpers/poll.js';
 import { leadTextEvent } from '../helpers/uazapi-events.js';
 
@@ -95,20 +95,11 @@ for (const [label, make] of BACKENDS) {
 
     beforeAll(async () => {
       backend = await make();
-      env = {
-        ...backend.env,
-        LEADFLOW_WEBHOOK_SECRET: '',
-        OPENAI_API_KEY: 'test-key',
-        OPENAI_BASE_URL: openai.baseURL,
-        ANTHROPIC_API_KEY: 'test-key',
-        ANTHROPIC_BASE_URL: 'http://127.0.0.1:9',
+      env = faultEnv(backend, openai.baseURL, {
         LEADFLOW_DEBOUNCE_MS: '100',
-        LEADFLOW_TYPING_MIN_MS: '0',
-        LEADFLOW_TYPING_MAX_MS: '0',
-        LEADFLOW_LEASE_MS: '2000',
         LEADFLOW_FOLLOWUP_AFTER_MS: '',
         LEADFLOW_REMINDERS_BEFORE_MS: '',
-      };
+      });
       const seedFile = join(backend.env.LEADFLOW_DATA_DIR!, 'seed.yaml');
       writeFileSync(
         seedFile,

@@ -21,6 +21,7 @@ import { startFakeOpenAi, type FakeOpenAi } from '../fakes/fake-openai.js';
 import { runCli, spawnLeadflow, startServe } from '../helpers/cli.js';
 import { createTestSchema, dropTestSchema, postgresProblem, TEST_DATABASE_URL, withSearchPath } from '../helpers/databases.js';
 import { redisProblem } from '../helpers/key-values.js';
+import { faultEnv } from '../helpers/fault-processes.js';
 import { pollFor } from '../helpers/poll.js';
 import { claimRedisDatabase } from '../helpers/redis-database.js';
 import { leadTextEvent } from '../helpers/uazapi-events.js';
@@ -179,20 +180,7 @@ for (const [name, make, skip] of [
 
     beforeAll(async () => {
       backend = await make();
-      env = {
-        ...backend.env,
-        LEADFLOW_WEBHOOK_SECRET: '',
-        OPENAI_API_KEY: 'test-key',
-        OPENAI_BASE_URL: openai.baseURL,
-        ANTHROPIC_API_KEY: 'test-key',
-        ANTHROPIC_BASE_URL: 'http://127.0.0.1:9',
-        LEADFLOW_DEBOUNCE_MS: '1500',
-        LEADFLOW_DEBOUNCE_MAX_MS: '20000',
-        LEADFLOW_TYPING_MIN_MS: '0',
-        LEADFLOW_TYPING_MAX_MS: '0',
-        LEADFLOW_LEASE_MS: '2000',
-        LEADFLOW_FOLLOWUP_AFTER_MS: '600000',
-      };
+      env = faultEnv(backend, openai.baseURL, { LEADFLOW_DEBOUNCE_MS: '1500' });
       const seedFile = join(backend.env.LEADFLOW_DATA_DIR!, 'seed.yaml');
       writeFileSync(
         seedFile,

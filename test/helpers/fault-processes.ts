@@ -110,3 +110,27 @@ export class ProcessFleet {
     for (const running of this.processes) await killProcess(running);
   }
 }
+
+/**
+ * The environment a fault suite's processes share: `backend`'s, the fake OpenAI at `openaiBaseUrl` as
+ * the only AI provider that answers (Anthropic points at a closed port), no webhook secret, no typing
+ * delay, a grouping window of 200 ms (max 20 s), a 2 s lease, no follow-up within a test; `overrides`
+ * last.
+ */
+export function faultEnv(backend: Pick<FaultBackend, 'env'>, openaiBaseUrl: string, overrides: Record<string, string> = {}): Record<string, string> {
+  return {
+    ...backend.env,
+    LEADFLOW_WEBHOOK_SECRET: '',
+    OPENAI_API_KEY: 'test-key',
+    OPENAI_BASE_URL: openaiBaseUrl,
+    ANTHROPIC_API_KEY: 'test-key',
+    ANTHROPIC_BASE_URL: 'http://127.0.0.1:9',
+    LEADFLOW_DEBOUNCE_MS: '200',
+    LEADFLOW_DEBOUNCE_MAX_MS: '20000',
+    LEADFLOW_TYPING_MIN_MS: '0',
+    LEADFLOW_TYPING_MAX_MS: '0',
+    LEADFLOW_LEASE_MS: '2000',
+    LEADFLOW_FOLLOWUP_AFTER_MS: '600000',
+    ...overrides,
+  };
+}
