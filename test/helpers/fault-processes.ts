@@ -117,7 +117,11 @@ export class ProcessFleet {
  * delay, a grouping window of 200 ms (max 20 s), a 2 s lease, no follow-up within a test; `overrides`
  * last.
  */
-export function faultEnv(backend: Pick<FaultBackend, 'env'>, openaiBaseUrl: string, overrides: Record<string, string> = {}): Record<string, string> {
+export function faultEnv(
+  backend: Pick<FaultBackend, 'env'>,
+  openaiBaseUrl: string,
+  overrides: Record<string, string> = {},
+): Record<string, string> {
   return {
     ...backend.env,
     LEADFLOW_WEBHOOK_SECRET: '',
