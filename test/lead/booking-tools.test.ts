@@ -357,24 +357,9 @@ describe('booking tools against Cal.com', () => {
     const { clinic, leads } = await clinicWith(calcomAgenda());
     const lead = leads[0]!;
     // As a crash leaves it: the row written, the provider's answer never stored.
-    const row = await db.insert('agendamentos', {
-      clinica_id: clinic.id,
-      lead_id: lead.id,
-      inicio: new Date(at('2026-12-03T10:00')).toISOString(),
-      fim: new Date(at('2026-12-03T11:00')).toISOString(),
-      status: 'marcado',
-      origem: 'agente',
-      provider: 'calcom',
-      external_id: null,
-      created_at: new Date(NOW).toISOString(),
-      updated_at: new Date(NOW).toISOString(),
-    });
+    const row = await rowLeftByACrash(clinic.id as number, lead.id as number, 'calcom', '2026-12-03T10:00');
     const effects: BookingEffects = { agendamento: null };
-    const tools = bookingTools(
-      { leadId: lead.id as number, clinicId: clinic.id as number, open: (s) => booking.open(s) },
-      toolContext(),
-      effects,
-    );
+    const tools = toolsOf(lead.id as number, clinic.id as number, effects);
     const agendar = tools.find((x) => x.name === 'agendar')!;
     const result = await agendar.handler({ inicio: '2026-12-03T10:00' }, { signal: new AbortController().signal });
     expect(result).toEqual({ status: 'marcado', agendamento_id: row.id, inicio: '2026-12-03T10:00', texto: 'quinta, 03/12 às 10:00' });
@@ -409,24 +394,9 @@ describe('booking tools against Google Calendar', () => {
         },
       });
       const lead = leads[0]!;
-      const row = await db.insert('agendamentos', {
-        clinica_id: clinic.id,
-        lead_id: lead.id,
-        inicio: new Date(at('2026-12-02T10:00')).toISOString(),
-        fim: new Date(at('2026-12-02T11:00')).toISOString(),
-        status: 'marcado',
-        origem: 'agente',
-        provider: 'google',
-        external_id: null,
-        created_at: new Date(NOW).toISOString(),
-        updated_at: new Date(NOW).toISOString(),
-      });
+      const row = await rowLeftByACrash(clinic.id as number, lead.id as number, 'google', '2026-12-02T10:00');
       const effects: BookingEffects = { agendamento: null };
-      const tools = bookingTools(
-        { leadId: lead.id as number, clinicId: clinic.id as number, open: (s) => booking.open(s) },
-        toolContext(),
-        effects,
-      );
+      const tools = toolsOf(lead.id as number, clinic.id as number, effects);
       const cancelar = tools.find((x) => x.name === 'cancelar_agendamento')!;
       expect(await cancelar.handler({}, { signal: new AbortController().signal })).toEqual({ status: 'cancelado' });
       const after = await db.get('agendamentos', { id: row.id });
@@ -452,3 +422,24 @@ describe('mergeBookingEvent', () => {
     expect(mergeBookingEvent(null, e('remarcado'))).toEqual(e('remarcado'));
   });
 });
+
+/** An appointment as a crash between the provider's answer and storing it leaves it: marcado, one hour from `inicio` (local), no provider reference. */
+function rowLeftByACrash(clinicId: number, leadId: number, provider: 'google' | 'calcom', inicio: string) {
+  return db.insert('agendamentos', {
+    clinica_id: clinicId,
+    lead_id: leadId,
+    inicio: new Date(at(inicio)).toISOString(),
+    fim: new Date(at(inicio) + 3_600_000).toISOString(),
+    status: 'marcado',
+    origem: 'agente',
+    provider,
+    external_id: null,
+    created_at: new Date(NOW).toISOString(),
+    updated_at: new Date(NOW).toISOString(),
+  });
+}
+
+/** The booking tools bound to one lead of one clinic, reporting into `effects`. */
+function toolsOf(leadId: number, clinicId: number, effects: BookingEffects) {
+  return bookingTools({ leadId, clinicId, open: (s) => booking.open(s) }, toolContext(), effects);
+}
