@@ -80,6 +80,12 @@ beforeAll(async () => {
     LEADFLOW_LEASE_MS: '2000',
     LEADFLOW_ADMIN_TOKEN: ADMIN_TOKEN,
     LEADFLOW_REMINDERS_BEFORE_MS: BEFORE_MS,
+    // The fake gateway gives no evidence of a send (no webhooks): a kill in the instant between its
+    // acceptance and the step's record would, under the default \`resend\` policy, wait 10 s and send
+    // again, past the second reminder. That instant is test/faults/send-once.test.ts's; here a send
+    // started and never recorded counts as sent, so the kills test the waits and the records.
+    LEADFLOW_SEND_EVIDENCE_WAIT_MS: '0',
+    LEADFLOW_SEND_UNCONFIRMED: 'skip',
   };
   const seedFile = join(dataDir, 'seed.yaml');
   writeFileSync(
