@@ -57,7 +57,7 @@ export const TABLES = {
     // The agenda holds the calendar's credentials (a Google private key, a Cal.com API key).
     credentials: ['agenda'],
     cacheable: true,
-    cascadesTo: ['protocolos', 'instancias_whatsapp', 'leads', 'agendamentos'],
+    cascadesTo: ['protocolos', 'instancias_whatsapp', 'leads', 'agendamentos', 'mensagens'],
   },
   protocolos: {
     columns: { id: 'id', clinica_id: 'integer', nome: 'text', descricao: 'text', preco: 'text' },
@@ -113,7 +113,7 @@ export const TABLES = {
     uniqueKeys: [['clinica_id', 'remotejid']],
     createdAt: 'created_at',
     updatedAt: 'updated_at',
-    cascadesTo: ['agendamentos'],
+    cascadesTo: ['agendamentos', 'mensagens'],
   },
   wf_chat_histories: {
     // `evento` (migration 013): what recorded the row, so one event is recorded once (db.upsert, keep).
@@ -125,6 +125,8 @@ export const TABLES = {
       content: 'text',
       created_at: 'timestamp',
       evento: 'text',
+      // Migration 016 (CONTRACT §13): the name of the person who wrote an `operator` row.
+      autor: 'text',
     },
     uniqueKeys: [['clinica_id', 'session_id', 'evento']],
     createdAt: 'created_at',
@@ -151,6 +153,27 @@ export const TABLES = {
     uniqueKeys: [],
     createdAt: 'created_at',
     updatedAt: 'updated_at',
+  },
+  // CONTRACT.md §13 (migration 016): the transcript people read, one row per WhatsApp message in or
+  // out and per event. `chave` names what recorded the row, so a replay or take-over records it once
+  // (db.upsert on [clinica_id, chave], on_conflict: keep). Deleted with its lead.
+  mensagens: {
+    columns: {
+      id: 'id',
+      clinica_id: 'integer',
+      lead_id: 'integer',
+      direcao: 'text',
+      autor: 'text',
+      autor_nome: 'text',
+      tipo: 'text',
+      conteudo: 'text',
+      provider_message_id: 'text',
+      status: 'text',
+      chave: 'text',
+      created_at: 'timestamp',
+    },
+    uniqueKeys: [['clinica_id', 'chave']],
+    createdAt: 'created_at',
   },
 } as const satisfies Record<string, TableSpec>;
 

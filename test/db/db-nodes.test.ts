@@ -235,7 +235,7 @@ describe('db.* node definitions', () => {
     const load = (step: object) =>
       loadFlowText('x.yaml', stringify({ name: 'x', steps: [{ id: 's', ...step }] }), registry).problems.map(formatProblem);
     expect(load({ type: 'db.find', params: { table: 'executions' } })).toEqual([
-      'x.yaml:6:14 steps.0.params.table must be one of: clinicas_com_atendentes, protocolos, instancias_whatsapp, leads, wf_chat_histories, agendamentos [invalid-value]',
+      'x.yaml:6:14 steps.0.params.table must be one of: clinicas_com_atendentes, protocolos, instancias_whatsapp, leads, wf_chat_histories, agendamentos, mensagens [invalid-value]',
     ]);
     expect(load({ type: 'db.delete', params: { table: 'leads' } })).toEqual([
       'x.yaml:5:5 missing required field "where" in steps.0.params [missing-field]',

@@ -53,7 +53,7 @@ const CONTRACT_COLUMNS: Record<string, string[]> = {
     'optout_at',
     'sem_resposta_at',
   ],
-  wf_chat_histories: ['id', 'session_id', 'clinica_id', 'type', 'content', 'created_at', 'evento'],
+  wf_chat_histories: ['id', 'session_id', 'clinica_id', 'type', 'content', 'created_at', 'evento', 'autor'],
   agendamentos: [
     'id',
     'clinica_id',
@@ -69,6 +69,24 @@ const CONTRACT_COLUMNS: Record<string, string[]> = {
     'updated_at',
     // Migration 015: when its last reminder went.
     'lembrete_at',
+  ],
+  // §13 (migration 016).
+  usuarios: ['id', 'email', 'nome', 'papel', 'senha_hash', 'clinica_ids', 'desativado_at', 'created_at'],
+  auditoria: ['id', 'usuario_id', 'acao', 'clinica_id', 'lead_id', 'detalhes', 'created_at'],
+  // `chave` is LeadFlow's own addition: what recorded the row, so it is recorded once.
+  mensagens: [
+    'id',
+    'clinica_id',
+    'lead_id',
+    'direcao',
+    'autor',
+    'autor_nome',
+    'tipo',
+    'conteudo',
+    'provider_message_id',
+    'status',
+    'chave',
+    'created_at',
   ],
 };
 
@@ -368,6 +386,38 @@ forEachDatabase('migrations', (open) => {
     expect(await db.migrate()).toEqual(['015_reminders']);
     expect(await columnsOf(db, 'agendamentos')).toEqual(CONTRACT_COLUMNS.agendamentos);
     expect((await db.get('agendamentos', { id: row.id }))!.lembrete_at).toBeNull();
+  });
+
+  it("016 backfills the transcript from memory (a known lead's rows, in order, by their authors), rolls back and applies again", async () => {
+    const { db } = t.current;
+    const { clinicaId } = await clinicWithInstance(db);
+    const lead = await db.insert('leads', { clinica_id: clinicaId, remotejid: '5511987654321' });
+    const config = { migrationSource, tableName: MIGRATIONS_TABLE };
+    await db.knex.migrate.down({ ...config, name: '016_console_people' });
+    expect(await tablesOf(db)).not.toContain('mensagens');
+    const at = (s: number) => new Date(Date.UTC(2026, 10, 2, 12, 0, s)).toISOString();
+    for (const [type, content, s] of [
+      ['lead', 'Oi, quero saber das lentes', 1],
+      ['agent', 'Olá! Que bom falar com você.', 2],
+      ['operator', 'Aqui é a Ana, da recepção.', 3],
+    ] as const) {
+      await db.knex('wf_chat_histories').insert({ session_id: '5511987654321', clinica_id: clinicaId, type, content, created_at: at(s) });
+    }
+    // Memory of a number that is no lead: nothing to show it under.
+    await db
+      .knex('wf_chat_histories')
+      .insert({ session_id: '5511900001111', clinica_id: clinicaId, type: 'lead', content: 'x', created_at: at(4) });
+    expect(await db.migrate()).toEqual(['016_console_people']);
+    const rows = await db.find('mensagens', { order_by: [{ column: 'id', direction: 'asc' }] });
+    expect(rows.map((r) => [r.lead_id, r.direcao, r.autor, r.tipo, r.conteudo, r.created_at])).toEqual([
+      [lead.id, 'entrada', 'lead', 'texto', 'Oi, quero saber das lentes', at(1)],
+      [lead.id, 'saida', 'agente', 'texto', 'Olá! Que bom falar com você.', at(2)],
+      [lead.id, 'saida', 'equipe', 'texto', 'Aqui é a Ana, da recepção.', at(3)],
+    ]);
+    expect(await columnsOf(db, 'wf_chat_histories')).toEqual(CONTRACT_COLUMNS.wf_chat_histories);
+    // The transcript goes with its lead.
+    await db.delete('leads', { id: lead.id });
+    expect(await db.find('mensagens')).toEqual([]);
   });
 
   it('009 conversation care rolls back (its columns gone, every row kept) and applies again', async () => {

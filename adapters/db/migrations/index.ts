@@ -16,6 +16,7 @@ import * as executionJournal from './012_execution_journal.js';
 import * as unanswered from './013_unanswered.js';
 import * as booking from './014_booking.js';
 import * as reminders from './015_reminders.js';
+import * as consolePeople from './016_console_people.js';
 
 const MIGRATIONS: Record<string, Knex.Migration> = {
   '001_contract_tables': contractTables,
@@ -33,6 +34,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '013_unanswered': unanswered,
   '014_booking': booking,
   '015_reminders': reminders,
+  '016_console_people': consolePeople,
 };
 
 /**
