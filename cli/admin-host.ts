@@ -64,6 +64,8 @@ export function adminFromEnv(options: AdminHostOptions): AdminOptions | undefine
       engine: options.engine,
       flowLoads: options.flowLoads ?? new FlowLoadReport(),
       booking: options.runtime.services.booking,
+      kv: options.runtime.services.kv,
+      now: () => options.runtime.services.clock?.now() ?? Date.now(),
     }),
     beside: (app) => mountConsole(app, options.consoleDir),
   };

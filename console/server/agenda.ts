@@ -41,6 +41,8 @@ import {
 import type { AgendaActionResponse, AgendaResponse, AgendaSlotsResponse } from './api-types.js';
 import { AGENDA_ACTION_FLOW, type AgendaActionInput, runAgendaAction } from './agenda-action.js';
 import { type InputProblem, sendApiError, sendInvalid } from './lead-rows.js';
+import { recordAudit } from './audit.js';
+import { principalOf } from './principal.js';
 
 const BODY_LIMIT = '4kb';
 const withinJsonLimits = enforceJsonLimits(sendError, (req) => req.body);
@@ -52,6 +54,9 @@ export interface AgendaDeps {
   booking: BookingService;
   engine: Engine;
 }
+
+/** The audit row of each change (CONTRACT §13). */
+const AUDIT_OF = { marcar: 'agenda_marcar', remarcar: 'agenda_mover', cancelar: 'agenda_cancelar', presenca: 'agenda_presenca' } as const;
 
 /** A failure with its answer. */
 class AgendaHttpError extends Error {
@@ -133,6 +138,12 @@ async function change(
   const row = outcome.agendamento_id === null ? null : await deps.db.get('agendamentos', { id: outcome.agendamento_id });
   if (!row) throw new AgendaHttpError(409, 'o agendamento não pôde ser alterado', extra);
   const status = (input.acao === 'presenca' ? input.status : outcome.status) as AgendaActionResponse['status'];
+  await recordAudit(deps.db, principalOf(res), {
+    acao: AUDIT_OF[input.acao],
+    clinica_id: input.clinica_id,
+    lead_id: input.lead_id,
+    detalhes: { agendamento_id: Number(row.id), status },
+  });
   res.status(input.acao === 'marcar' ? 201 : 200).json({
     status,
     agendamento: toAgendaAppointment(appointmentOf(row), lead, timezone),

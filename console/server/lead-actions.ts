@@ -16,6 +16,8 @@ import type { Engine } from '../../engine/engine.js';
 import { enforceJsonLimits } from '../../engine/triggers/json-limits.js';
 import { sendError } from '../../engine/triggers/webhook-pipeline.js';
 import type { LeadAction, LeadActionResponse } from './api-types.js';
+import { type AuditAction, recordAudit } from './audit.js';
+import { principalOf } from './principal.js';
 import { type InputProblem, leadIdOrProblem, sendApiError, sendInvalid, toLeadSummary } from './lead-rows.js';
 
 /** The flow each lead action runs as (flows/lead-action.yaml, input `{lead_id, action}`). */
@@ -25,6 +27,16 @@ export const LEAD_ACTIONS: readonly LeadAction[] = ['pause', 'resume', 'transfer
 const BODY_LIMIT = '4kb';
 /** 413 when the parsed body passes a shape limit of engine/triggers/json-limits.ts. */
 const withinJsonLimits = enforceJsonLimits(sendError, (req) => req.body);
+
+/** The audit row each action writes (CONTRACT §13). */
+const AUDIT_OF: Record<LeadAction, AuditAction> = {
+  pause: 'lead_pausar',
+  resume: 'lead_retomar',
+  transfer: 'lead_transferir',
+  untransfer: 'lead_destransferir',
+  reset: 'lead_limpar_memoria',
+  erase: 'lead_excluir',
+};
 
 const isLeadAction = (value: unknown): value is LeadAction => LEAD_ACTIONS.includes(value as LeadAction);
 
@@ -57,6 +69,8 @@ export function mountLeadActions(router: Router, db: Database, engine: Engine): 
     const handle = await engine.start(LEAD_ACTION_FLOW, { body: { lead_id: id, action: body.action } });
     const record = await engine.waitForEnd(handle.id);
     const after = await db.get('leads', { id });
+    const facts = { acao: AUDIT_OF[body.action], clinica_id: Number(row.clinica_id), lead_id: id, detalhes: { status: record.status } };
+    await recordAudit(db, principalOf(res), facts);
     res.json({ execution_id: record.id, status: record.status, lead: after ? toLeadSummary(after) : null } satisfies LeadActionResponse);
   });
 }

@@ -3,14 +3,17 @@
 import type { Router } from 'express';
 import { type BookingService, bookingService } from '../../adapters/calendar/booking-service.js';
 import type { Database } from '../../adapters/db/database.js';
+import type { KeyValue } from '../../adapters/kv/key-value.js';
 import type { Engine } from '../../engine/engine.js';
 import type { ExecutionStore } from '../../engine/store/execution-store.js';
 import type { FlowLoadReport } from '../../cli/flow-load-report.js';
 import { mountAgenda } from './agenda.js';
+import { mountAuditRoutes } from './audit-routes.js';
 import { listClinics } from './clinics.js';
 import { getFlow, listFlows } from './flows.js';
 import { mountLeadActions } from './lead-actions.js';
 import { getLead } from './lead-detail.js';
+import { mountLeadReply } from './lead-reply.js';
 import { listLeads } from './leads-query.js';
 import { getOverview } from './overview.js';
 
@@ -23,15 +26,29 @@ export interface ConsoleRouteDeps {
   flowLoads: FlowLoadReport;
   /** The booking store (the runtime's, with its clock); default: one over `db` with the system clock. */
   booking?: BookingService;
+  /** The key-value store (the Cloud API's 24-hour windows, read before a reply); absent: windows taken as open. */
+  kv?: KeyValue;
+  /** The runtime's clock, ms since the epoch (the Cloud window); default Date.now. */
+  now?: () => number;
 }
 
 /** The console's JSON routes (clinics, leads, a lead and its actions, flows, overview), added to the admin router it is given; that router's bearer-or-session check runs first. */
-export function consoleRoutes({ db, store, engine, flowLoads, booking = bookingService(db) }: ConsoleRouteDeps): (router: Router) => void {
+export function consoleRoutes({
+  db,
+  store,
+  engine,
+  flowLoads,
+  booking = bookingService(db),
+  kv,
+  now,
+}: ConsoleRouteDeps): (router: Router) => void {
   return (router) => {
     router.get('/clinics', listClinics(db));
     router.get('/leads', listLeads(db));
     router.get('/leads/:id', getLead(db, store, booking));
     mountLeadActions(router, db, engine);
+    mountLeadReply(router, { db, engine, ...(kv ? { kv } : {}), ...(now ? { now } : {}) });
+    mountAuditRoutes(router, db);
     router.get('/flows', listFlows(engine, flowLoads));
     router.get('/flows/:name', getFlow(engine));
     router.get('/overview', getOverview(db));
