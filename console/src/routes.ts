@@ -12,6 +12,7 @@
 import type { FunctionComponent } from 'preact';
 import { t } from './i18n/index.js';
 import { AgendaPage } from './pages/agenda.js';
+import { AuditPage } from './pages/audit.js';
 import { ExecutionPage } from './pages/execution.js';
 import { ExecutionsPage } from './pages/executions.js';
 import { FlowPage } from './pages/flow.js';
@@ -68,6 +69,7 @@ export const ROUTES = {
   },
   flows: { pattern: '/flows', page: FlowsPage, title: () => t.titles.flows, nav: t.nav.flows },
   flow: { pattern: '/flows/:name', page: FlowPage, title: ({ name }) => t.titles.flow(name ?? ''), section: 'flows' },
+  audit: { pattern: '/audit', page: AuditPage, title: () => t.titles.audit, nav: t.nav.audit },
 } satisfies Record<string, RouteEntry>;
 
 /** A page's name in the table. */

@@ -9,6 +9,8 @@ export class ApiFailure extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** The answer's JSON body, when it had one (e.g. a 409's `reason`). */
+    readonly body: unknown = null,
   ) {
     super(message);
     this.name = 'ApiFailure';
@@ -48,7 +50,7 @@ async function send<T>(method: string, path: string, body?: unknown): Promise<T>
   const payload: unknown = await response.json().catch(() => null);
   if (!response.ok) {
     const message = (payload as ApiError | null)?.error ?? response.statusText;
-    throw new ApiFailure(response.status, message);
+    throw new ApiFailure(response.status, message, payload);
   }
   return payload as T;
 }

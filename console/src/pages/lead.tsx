@@ -5,7 +5,9 @@ import { useState } from 'preact/hooks';
 import type { AgendaAppointment, LeadAction, LeadActionResponse, LeadDetail, LeadHandoff, LeadResponse } from '../../server/api-types.js';
 import { api, describeFailure } from '../api/client.js';
 import { LeadStateBadge, StatusBadge } from '../components/badges.js';
+import { AuditTrail } from '../components/audit-trail.js';
 import { Conversation } from '../components/conversation.js';
+import { ReplyBox } from '../components/reply-box.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
 import { LoadError, Loading, Notice } from '../components/feedback.js';
 import { Link } from '../components/link.js';
@@ -53,6 +55,7 @@ export function LeadPage({ params, title, showNotice }: PageProps) {
         <section class="card" aria-labelledby="conversation-title">
           <h2 id="conversation-title">{t.lead.conversation}</h2>
           <Conversation messages={messages} />
+          <ReplyBox lead={lead} onChanged={resource.reload} />
         </section>
         <div class="lead-side">
           <LeadAppointment lead={lead} appointment={agendamento} />
@@ -75,6 +78,7 @@ export function LeadPage({ params, title, showNotice }: PageProps) {
               </ul>
             )}
           </section>
+          <AuditTrail leadId={lead.id} version={resource.data} />
         </div>
       </div>
     </main>
