@@ -47,7 +47,7 @@ export function AuditList({ entries, withLead, clinics }: { entries: AuditEntry[
               <span class="audit-where muted">
                 {entry.lead_id !== null ? <Link href={href('lead', { id: entry.lead_id })}>{t.audit.leadRef(entry.lead_id)}</Link> : null}
                 {entry.lead_id !== null && entry.clinica_id !== null ? ' · ' : null}
-                {entry.clinica_id !== null ? t.audit.clinicRef(clinics?.get(entry.clinica_id) ?? String(entry.clinica_id)) : null}
+                {entry.clinica_id !== null ? (clinics?.get(entry.clinica_id) ?? `${t.audit.clinic} ${entry.clinica_id}`) : null}
               </span>
             ) : null}
           </li>

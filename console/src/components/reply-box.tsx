@@ -4,7 +4,7 @@
 // first (a dialog); the Cloud API's closed 24-hour window (409 `window`) offers the follow-up
 // template instead. Focus goes back to the button that opened a dialog when it closes.
 import type { RefObject } from 'preact';
-import { useRef, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { LeadActionResponse, LeadDetail } from '../../server/api-types.js';
 import type { ReplyConflict, ReplyRequest, ReplyResponse } from '../../server/people-api-types.js';
 import { api, ApiFailure, describeFailure } from '../api/client.js';
@@ -50,10 +50,14 @@ export function ReplyBox({ lead, onChanged }: { lead: LeadDetail; onChanged: () 
   };
   /** Sends `body`, after the opt-out confirmation when the lead opted out. */
   const request = (body: ReplyRequest) => (lead.optout_at ? setAsking(body) : send(body));
-  const closeDialog = (focus: HTMLButtonElement | null) => {
-    setAsking(null);
-    focus?.focus();
-  };
+  // The button that opened the dialog gets the focus back once the dialog is gone.
+  const returnFocus = useRef<HTMLButtonElement | null>(null);
+  useEffect(() => {
+    if (asking || !returnFocus.current) return;
+    returnFocus.current.focus();
+    returnFocus.current = null;
+  }, [asking]);
+  const opener = (body: ReplyRequest) => ('template' in body ? templateButton : sendButton).current;
 
   return (
     <section class="reply-box" aria-labelledby="reply-title">
@@ -91,10 +95,14 @@ export function ReplyBox({ lead, onChanged }: { lead: LeadDetail; onChanged: () 
           text={t.reply.optoutText}
           confirmLabel={t.reply.optoutConfirm}
           busy={busy}
-          onConfirm={() =>
-            send({ ...asking, confirm_optout: true }).then(() => ('template' in asking ? templateButton : sendButton).current?.focus())
-          }
-          onCancel={() => closeDialog(('template' in asking ? templateButton : sendButton).current)}
+          onConfirm={() => {
+            returnFocus.current = opener(asking);
+            void send({ ...asking, confirm_optout: true });
+          }}
+          onCancel={() => {
+            returnFocus.current = opener(asking);
+            setAsking(null);
+          }}
         />
       ) : null}
     </section>

@@ -445,7 +445,6 @@ export const ptBR = {
     clear: 'Limpar filtros',
     more: 'Carregar mais antigas',
     leadRef: (id: number) => `Lead nº ${id}`,
-    clinicRef: (name: string) => `Clínica ${name}`,
     actions: {
       login: 'Entrou no console',
       login_falhou: 'Tentativa de entrada recusada',

@@ -1,9 +1,9 @@
 // Auditoria (`/console/audit`, admins only: the server answers 403 to anyone else): every row of the
 // audit trail, newest first (GET /admin/audit), filtered by person, action, clinic, lead and period
 // (De / Até: local days, Até included). "Carregar mais antigas" asks for more rows, up to 500.
-import { useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import type { ClinicsResponse } from '../../server/api-types.js';
-import type { AuditResponse, UsersResponse } from '../../server/people-api-types.js';
+import type { AuditResponse } from '../../server/people-api-types.js';
 import { api, query } from '../api/client.js';
 import { AuditList } from '../components/audit-trail.js';
 import { LoadError, Loading } from '../components/feedback.js';
@@ -51,9 +51,9 @@ export function AuditPage({ title }: PageProps) {
   const [limit, setLimit] = useState(PAGE);
   const rows = useResource(() => api<AuditResponse>('GET', `/admin/audit${auditQuery(filters, limit)}`), [filters, limit]);
   const clinics = useResource(() => api<ClinicsResponse>('GET', '/admin/clinics'), []);
-  const users = useResource(() => api<UsersResponse>('GET', '/admin/users').catch(() => ({ users: [] })), []);
   const clinicNames = new Map((clinics.data?.clinics ?? []).map((c) => [c.id, c.nome]));
-  const people = new Map((users.data?.users ?? []).map((u) => [String(u.id), u.nome]));
+  // The people of every row seen so far (a filter by one person keeps the others choosable).
+  const people = useRef(new Map<string, string>()).current;
   for (const e of rows.data?.entries ?? []) if (e.usuario_id !== null) people.set(String(e.usuario_id), e.usuario_nome);
   const set = (key: keyof Filters) => (event: Event) => {
     setFilters({ ...filters, [key]: (event.currentTarget as HTMLInputElement).value });
