@@ -81,12 +81,11 @@ forEachProvider('console reply', (provider, title) => {
       expect(audit[0].detalhes).not.toContain(lead.phone.slice(-8));
 
       // The gateway's echo of the reply: LeadFlow's own send, never a takeover nor a second record.
-      if (provider.can.apiEchoes) {
-        expect((await echo(stack, out[0]!)).json).toEqual({ status: 'ignored', reason: 'sent by the clinic' });
-      } else {
-        const status = provider.sendConfirmation(stack.instance, provider.sendRequests(stack.fake).at(-1)!.body);
-        expect((await post(stack, status)).status).toBe(200);
-      }
+      // Every provider's own report of the send (uazapi's wasSentByApi echo with its track_id,
+      // Evolution's send.message, a Cloud `sent` status), and where it does so the message echoed back.
+      const confirmation = provider.sendConfirmation(stack.instance, provider.sendRequests(stack.fake).at(-1)!.body);
+      expect((await post(stack, confirmation)).status).toBe(200);
+      if (provider.can.apiEchoes) expect((await echo(stack, out[0]!)).json).toEqual({ status: 'ignored', reason: 'sent by the clinic' });
       await stack.idle();
       expect(await operatorRows(lead.phone)).toHaveLength(1);
       expect(await transcript(lead.id)).toHaveLength(2);
