@@ -59,6 +59,7 @@ describe('href', () => {
       execution: { id: 'x y/z' },
       flows: {},
       flow: { name: 'follow-up' },
+      audit: {},
     };
     for (const name of Object.keys(ROUTES) as RouteName[]) {
       const route = routeOf(href(name, params[name]));
@@ -78,10 +79,11 @@ describe('titles and the top bar', () => {
     expect(titleOf('execution', { id: 'x' })).toBeNull();
     expect(titleOf('flows')).toBe('Fluxos · LeadFlow');
     expect(titleOf('flow', { name: 'agent' })).toBe('Fluxo agent · LeadFlow');
+    expect(titleOf('audit')).toBe('Auditoria · LeadFlow');
     expect(NOT_FOUND.title({})).toBe('Página não encontrada · LeadFlow');
   });
 
-  it('lists Visão geral, Leads, Agenda, Execuções and Fluxos in the top bar; a record’s page lights its list', () => {
+  it('lists Visão geral, Leads, Agenda, Execuções, Fluxos and Auditoria in the top bar; a record’s page lights its list', () => {
     const entries = Object.entries(ROUTES).filter(([, entry]) => 'nav' in entry);
     expect(entries.map(([name, entry]) => [name, (entry as { nav: string }).nav])).toEqual([
       ['overview', 'Visão geral'],
@@ -89,6 +91,7 @@ describe('titles and the top bar', () => {
       ['agenda', 'Agenda'],
       ['executions', 'Execuções'],
       ['flows', 'Fluxos'],
+      ['audit', 'Auditoria'],
     ]);
     expect([ROUTES.lead.section, ROUTES.execution.section, ROUTES.flow.section]).toEqual(['leads', 'executions', 'flows']);
   });
