@@ -9,6 +9,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { AgendaSlotsResponse, AgendaActionResponse } from '../../console/server/api-types.js';
 import { recordAudit } from '../../console/server/audit.js';
 import { mountAuditRoutes } from '../../console/server/audit-routes.js';
+import { mountLeadReply } from '../../console/server/lead-reply.js';
 import type { AuditResponse } from '../../console/server/people-api-types.js';
 import type { Principal } from '../../console/server/principal.js';
 import { forEachBackend, insertLead, type Stack, startStack } from '../e2e/stack.js';
@@ -48,6 +49,7 @@ forEachBackend('console audit', (backend) => {
       next();
     });
     mountAuditRoutes(router, stack.runtime.db);
+    mountLeadReply(router, { db: stack.runtime.db, engine: stack.engine });
     app.use('/admin', router);
     server = app.listen(0);
     scopedUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -155,6 +157,28 @@ forEachBackend('console audit', (backend) => {
     // A hunter sees only transferred or booked leads: this one had its appointment (attended) kept.
     const untouched = Number((await insertLead(stack, '5511976540000')).id);
     expect((await asPrincipal(equipe([stack.clinic.id], 'hunter'), `/admin/leads/${untouched}/audit`)).status).toBe(404);
+  });
+
+  it("a person's reply is theirs: named in memory and transcript, audited with their account; another clinic's lead is 404", async () => {
+    const replyAs = async (principal: Principal, id: number) => {
+      const res = await fetch(`${scopedUrl}/admin/leads/${id}/messages`, {
+        method: 'POST',
+        headers: { 'x-principal': JSON.stringify(principal), 'content-type': 'application/json' },
+        body: JSON.stringify({ text: 'Oi Beatriz, aqui é a Júlia.' }),
+      });
+      return res.status;
+    };
+    const before = stack.gateway.requestsTo('/send/text').length;
+    expect(await replyAs(equipe([stack.clinic.id + 1000]), leadId)).toBe(404);
+    expect(stack.gateway.requestsTo('/send/text')).toHaveLength(before);
+    expect(await replyAs(equipe([stack.clinic.id]), leadId)).toBe(201);
+    expect(stack.gateway.requestsTo('/send/text')).toHaveLength(before + 1);
+    const memory = await stack.runtime.db.knex('wf_chat_histories').where({ session_id: PHONE, type: 'operator' });
+    expect(memory.map((r) => r.autor)).toEqual(['Júlia Recepção']);
+    expect(await stack.runtime.db.knex('mensagens').where({ lead_id: leadId, autor: 'equipe' }).first()).toMatchObject({
+      autor_nome: 'Júlia Recepção',
+    });
+    expect((await trail())[0]).toMatchObject({ acao: 'resposta', usuario_id: userId, usuario_nome: 'Júlia Recepção' });
   });
 
   it('erasing the lead keeps its audit rows (lead_id kept) and removes its transcript', async () => {
