@@ -172,6 +172,7 @@ export async function startConsoleMimic(): Promise<ConsoleMimic> {
   app.get('/admin/clinics', (_req, res) => res.json({ clinics: [{ id: 1, nome: 'Clínica Sorriso' }] }));
   app.get('/admin/leads', (_req, res) => res.json(leads));
   app.get('/admin/leads/7', (_req, res) => res.json(leadPage));
+  app.get('/admin/leads/7/audit', (_req, res) => res.json({ entries: [] }));
   app.post('/admin/leads/7/actions', (req, res) => {
     const action = req.body?.action;
     if (action === 'erase' && req.body?.confirm !== leadMaria.remotejid)
