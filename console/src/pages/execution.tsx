@@ -19,7 +19,8 @@ import { LoadError, Loading, Notice } from '../components/feedback.js';
 import { JsonBlock } from '../components/json-block.js';
 import { Link } from '../components/link.js';
 import { StepList } from '../components/step-list.js';
-import { formatDuration, formatFull } from '../format.js';
+import { executionDurationText } from '../execution-time.js';
+import { formatFull } from '../format.js';
 import { t } from '../i18n/index.js';
 import { usePageTitle } from '../hooks/use-page-title.js';
 import { useResource } from '../hooks/use-resource.js';
@@ -70,7 +71,6 @@ function ExecutionDetails({
   /** Shown under the heading (the replay and cancel buttons). */
   children?: ComponentChildren;
 }) {
-  const end = execution.finished_at ?? execution.updated_at;
   const Heading = headingLevel === 1 ? 'h1' : 'h2';
   const SubHeading = headingLevel === 1 ? 'h2' : 'h3';
   return (
@@ -99,7 +99,7 @@ function ExecutionDetails({
         </div>
         <div class="fact">
           <dt>{t.execution.duration}</dt>
-          <dd>{formatDuration(Date.parse(end) - Date.parse(execution.created_at))}</dd>
+          <dd>{executionDurationText(execution)}</dd>
         </div>
         {execution.wake_at ? (
           <div class="fact">
