@@ -22,6 +22,7 @@ import { StepList } from '../components/step-list.js';
 import { executionDurationText } from '../execution-time.js';
 import { formatFull } from '../format.js';
 import { t } from '../i18n/index.js';
+import { stopReasonText } from '../i18n/server-texts.js';
 import { usePageTitle } from '../hooks/use-page-title.js';
 import { useResource } from '../hooks/use-resource.js';
 import { navigate } from '../router.js';
@@ -110,7 +111,7 @@ function ExecutionDetails({
         {execution.stop_reason ? (
           <div class="fact">
             <dt>{t.execution.stopReason}</dt>
-            <dd>{execution.stop_reason}</dd>
+            <dd>{stopReasonText(execution.stop_reason)}</dd>
           </div>
         ) : null}
         {execution.parent_id ? (
@@ -124,8 +125,15 @@ function ExecutionDetails({
       </dl>
       {execution.error ? (
         <Notice kind="error">
-          {t.execution.error}: {execution.error.step ? `${execution.error.step} — ` : ''}
-          {execution.error.message}
+          <div class="error-detail">
+            <p>{execution.error.step ? t.execution.failedAt(execution.error.step) : t.execution.failedNoStep}</p>
+            <details>
+              <summary>{t.execution.errorMessage}</summary>
+              <pre class="error-text" translate="no">
+                {execution.error.message}
+              </pre>
+            </details>
+          </div>
         </Notice>
       ) : null}
       <JsonBlock label={t.execution.trigger} value={execution.trigger} />

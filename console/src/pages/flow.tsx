@@ -11,6 +11,7 @@ import { Link } from '../components/link.js';
 import type { NodeLine } from '../flow-layout.js';
 import { formatJson } from '../format.js';
 import { t } from '../i18n/index.js';
+import { stopReasonText } from '../i18n/server-texts.js';
 import { usePageTitle } from '../hooks/use-page-title.js';
 import { useResource } from '../hooks/use-resource.js';
 import { navigate } from '../router.js';
@@ -102,7 +103,7 @@ function nodeLines(node: FlowGraphNodeView, detail: FlowDetailResponse): NodeLin
       ];
       const reason = node.kind === 'stop' ? (step?.params as { reason?: unknown } | null)?.reason : undefined;
       if (step?.name) lines.push({ text: step.name, style: 'sub' });
-      else if (typeof reason === 'string') lines.push({ text: reason, style: 'sub' });
+      else if (typeof reason === 'string') lines.push({ text: stopReasonText(reason), style: 'sub' });
       if (step?.on_error === 'continue') lines.push({ text: t.flows.graph.onErrorContinue, style: 'sub' });
       return lines;
     }
