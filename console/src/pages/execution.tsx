@@ -129,7 +129,7 @@ function ExecutionDetails({
             <p>{execution.error.step ? t.execution.failedAt(execution.error.step) : t.execution.failedNoStep}</p>
             <details>
               <summary>{t.execution.errorMessage}</summary>
-              <pre class="error-text" translate="no">
+              <pre class="error-text" translate={false}>
                 {execution.error.message}
               </pre>
             </details>

@@ -98,8 +98,8 @@ function nodeLines(node: FlowGraphNodeView, detail: FlowDetailResponse): NodeLin
     default: {
       const step = detail.steps.find((s) => s.node === node.id);
       const lines: NodeLine[] = [
-        { text: node.label, style: 'title' },
-        { text: node.type ?? '', style: 'sub' },
+        { text: node.label, style: 'title', code: true },
+        { text: node.type ?? '', style: 'sub', code: true },
       ];
       const reason = node.kind === 'stop' ? (step?.params as { reason?: unknown } | null)?.reason : undefined;
       if (step?.name) lines.push({ text: step.name, style: 'sub' });
