@@ -309,7 +309,7 @@ describe.skipIf(!available)('the console as a receptionist reads it, in Chromium
       await page.goto(`${stack.url}${path}`);
       if (heading) await page.getByRole('heading', { name: heading }).first().waitFor({ state: 'visible' });
       await page.waitForLoadState('networkidle');
-      await pollFor(`${path} loaded`, async () => !/Carregando/.test(await page.locator('main').innerText()));
+      await pollFor(`${path} loaded`, async () => !/Carregando/.test((await page.locator('main').textContent()) ?? ''));
       const text = (await visibleWords()).toLowerCase();
       for (const word of ENGLISH) {
         const at = text.search(new RegExp(`\\b${word}\\b`));
