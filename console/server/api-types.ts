@@ -53,10 +53,19 @@ export interface LeadSummary {
   sem_resposta_at: string | null;
   /** True once the lead was handed to the clinic's Hunter. */
   transferido: boolean;
-  /** The last message of the conversation (lead or agent), or null. */
+  /**
+   * The last message of the conversation in either direction (lead, agent or a person): the newest
+   * non-`evento` row of the transcript (`mensagens`) when it has one, else the `leads` column; or null.
+   */
   ultima_mensagem: string | null;
-  /** When the last message was written, or null. */
+  /** When the last message was written (same source as `ultima_mensagem`), or null. */
   ultima_mensagem_at: string | null;
+  /**
+   * True when the lead waits for a person (CONTRACT §13): the newest non-`evento` transcript row is
+   * the lead's (`direcao` `entrada`) while the agent is paused (`pausado_ate` ahead) or the lead was
+   * transferred. Shown as "Aguardando atendimento".
+   */
+  aguardando: boolean;
   /** When the lead arrived. */
   created_at: string;
 }
@@ -113,6 +122,8 @@ export interface LeadsResponse {
   leads: LeadSummary[];
   /** How many leads match the filters in all. */
   total: number;
+  /** How many leads of the clinic filter (and search) wait for a person (`aguardando`), whether or not `aguardando=1` was asked. */
+  aguardando_total: number;
 }
 
 /** `GET /admin/leads/:id`: the lead, its conversation (oldest first), its executions (newest first, ≤ 50). */

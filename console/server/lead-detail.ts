@@ -17,6 +17,7 @@ import { brazilianVariants } from '../../adapters/phones/brazilian-variants.js';
 import type { ExecutionStore } from '../../engine/store/execution-store.js';
 import type { ExecutionRecord } from '../../engine/types.js';
 import type { AgendaAppointment, ChatMessageRow, ExecutionSummary, LeadHandoff, LeadResponse } from './api-types.js';
+import { lastMessageOf } from './last-message.js';
 import { leadIdOrProblem, sendApiError, sendInvalid, toLeadDetail } from './lead-rows.js';
 
 /** Most executions on a lead's page. */
@@ -83,7 +84,7 @@ export function getLead(db: Database, store: ExecutionStore, booking: BookingSer
     if (!row) return sendApiError(res, 404, 'no such lead');
     const remotejid = String(row.remotejid);
     const who = { id, clinica_id: Number(row.clinica_id), nome: row.nome ? String(row.nome) : null, remotejid };
-    const [history, executions, agendamento] = await Promise.all([
+    const [history, executions, agendamento, last] = await Promise.all([
       db.find('wf_chat_histories', {
         where: { clinica_id: row.clinica_id, session_id: remotejid },
         order_by: [{ column: 'id', direction: 'asc' }],
@@ -91,6 +92,7 @@ export function getLead(db: Database, store: ExecutionStore, booking: BookingSer
       }),
       leadExecutions(store, remotejid),
       upcomingAppointment(booking, who),
+      lastMessageOf(db.knex, id),
     ]);
     const messages: ChatMessageRow[] = history.map((m) => ({
       id: Number(m.id),
@@ -99,7 +101,7 @@ export function getLead(db: Database, store: ExecutionStore, booking: BookingSer
       created_at: String(m.created_at),
     }));
     res.json({
-      lead: toLeadDetail(row),
+      lead: toLeadDetail(row, Date.now(), last),
       messages,
       executions: executions.map(toExecutionSummary),
       handoff: latestHandoff(executions),

@@ -16,8 +16,35 @@ export function leadState(row: Row, now: number): LeadState {
   return 'conversing';
 }
 
-/** A `leads` row as the leads list shows it, its state as of `now` (ms). */
-export function toLeadSummary(row: Row, now: number = Date.now()): LeadSummary {
+/** The newest non-`evento` row of a lead's transcript (`mensagens`): its text, time (ISO) and direction. */
+export interface LastMessage {
+  conteudo: string;
+  created_at: string;
+  direcao: 'entrada' | 'saida';
+}
+
+/** A timestamp as a driver returns it (ISO text on SQLite, Date on PostgreSQL) to ISO text; null stays null. */
+export function isoOf(value: unknown): string | null {
+  if (value instanceof Date) return value.toISOString();
+  return typeof value === 'string' ? value : null;
+}
+
+/**
+ * Whether the lead waits for a person (CONTRACT §13): it wrote last (`last` is `entrada`) while the
+ * agent is paused (`pausado_ate` after `now`, ms) or it was transferred.
+ */
+export function isWaiting(row: Row, last: LastMessage | undefined, now: number): boolean {
+  if (last?.direcao !== 'entrada') return false;
+  const until = text(row.pausado_ate);
+  return row.transferido === true || (until !== null && Date.parse(until) > now);
+}
+
+/**
+ * A `leads` row as the leads list shows it, its state as of `now` (ms). `last` (the transcript's
+ * newest message) gives the last message and `aguardando`; without it the `leads` columns give the
+ * last message and `aguardando` is false.
+ */
+export function toLeadSummary(row: Row, now: number = Date.now(), last?: LastMessage): LeadSummary {
   return {
     id: Number(row.id),
     clinica_id: Number(row.clinica_id),
@@ -28,17 +55,18 @@ export function toLeadSummary(row: Row, now: number = Date.now()): LeadSummary {
     optout_at: text(row.optout_at),
     sem_resposta_at: text(row.sem_resposta_at),
     transferido: row.transferido === true,
-    ultima_mensagem: text(row.ultima_mensagem),
-    ultima_mensagem_at: text(row.ultima_mensagem_at),
+    ultima_mensagem: last ? last.conteudo : text(row.ultima_mensagem),
+    ultima_mensagem_at: last ? last.created_at : text(row.ultima_mensagem_at),
+    aguardando: isWaiting(row, last, now),
     created_at: String(row.created_at),
   };
 }
 
 /** A `leads` row as the lead's page shows it: the summary plus the form answers, budget, handoff and instance. */
-export function toLeadDetail(row: Row, now: number = Date.now()): LeadDetail {
+export function toLeadDetail(row: Row, now: number = Date.now(), last?: LastMessage): LeadDetail {
   const respostas = row.respostas;
   return {
-    ...toLeadSummary(row, now),
+    ...toLeadSummary(row, now, last),
     telefone: text(row.telefone),
     orcamento: text(row.orcamento),
     respostas: respostas && typeof respostas === 'object' && !Array.isArray(respostas) ? respostas : null,

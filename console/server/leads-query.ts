@@ -1,6 +1,8 @@
-// GET /admin/leads?clinica_id=<int>&q=<text>&limit=<1..200, default 50>&offset=<int ≥ 0, default 0>
-//   -> LeadsResponse {leads, total}, newest `ultima_mensagem_at` first (leads without one last), then
-//   newest `created_at`, then highest id. 422 {error: "invalid query", details: [{path, message}]}
+// GET /admin/leads?clinica_id=<int>&q=<text>&aguardando=<1|0>&limit=<1..200, default 50>&offset=<int ≥ 0, default 0>
+//   -> LeadsResponse {leads, total, aguardando_total}, newest last message first (the transcript's
+//   newest non-evento row, else `ultima_mensagem_at`; leads without one last), then newest
+//   `created_at`, then highest id. `aguardando=1` keeps only the leads waiting for a person
+//   (last-message.ts); `aguardando_total` counts those among the clinic and search filters. 422 {error: "invalid query", details: [{path, message}]}
 //   on a malformed, out-of-range or repeated parameter (`path` names it; every problem listed).
 // `q` (1..200 characters, trimmed) matches the name, case and accents ignored (contains), or, when it
 // holds only digits and phone punctuation (`+ ( ) - . space`), the phone's digits (contains).
@@ -10,7 +12,8 @@ import type { Knex } from 'knex';
 import type { RequestHandler } from 'express';
 import type { Database } from '../../adapters/db/database.js';
 import type { LeadsResponse } from './api-types.js';
-import { type InputProblem, sendInvalid, toLeadSummary } from './lead-rows.js';
+import { LAST_MESSAGE_AT_SQL, lastMessageSql, whereWaiting } from './last-message.js';
+import { isoOf, type LastMessage, type InputProblem, sendInvalid, toLeadSummary } from './lead-rows.js';
 
 /** Leads per page when `limit` is not given. */
 export const DEFAULT_LEADS_LIMIT = 50;
@@ -52,6 +55,8 @@ const escapeLike = (text: string): string => text.replace(/[!%_]/g, (c) => `!${c
 interface LeadsQuery {
   clinicaId?: number;
   q?: string;
+  /** True: only the leads waiting for a person. */
+  aguardando?: boolean;
   limit: number;
   offset: number;
 }
@@ -74,6 +79,9 @@ export function parseLeadsQuery(query: Record<string, unknown>): LeadsQuery | { 
   const clinicaId = integer('clinica_id', 1, Number.MAX_SAFE_INTEGER);
   const limit = integer('limit', 1, MAX_LEADS_LIMIT, DEFAULT_LEADS_LIMIT);
   const offset = integer('offset', 0, Number.MAX_SAFE_INTEGER, 0);
+  const waiting = one('aguardando');
+  if (waiting !== undefined && waiting !== '1' && waiting !== '0')
+    problems.push({ path: 'aguardando', message: 'must be given once, 1 or 0' });
   const q = one('q');
   if (q === null || (q !== undefined && q.length > MAX_QUERY_LENGTH))
     problems.push({ path: 'q', message: `must be given once, at most ${MAX_QUERY_LENGTH} characters` });
@@ -82,13 +90,14 @@ export function parseLeadsQuery(query: Record<string, unknown>): LeadsQuery | { 
   return {
     ...(clinicaId !== undefined ? { clinicaId } : {}),
     ...(trimmed ? { q: trimmed } : {}),
+    ...(waiting === '1' ? { aguardando: true } : {}),
     limit: limit as number,
     offset: offset as number,
   };
 }
 
 function applyFilters(query: Knex.QueryBuilder, { clinicaId, q }: LeadsQuery): void {
-  if (clinicaId !== undefined) query.where('clinica_id', clinicaId);
+  if (clinicaId !== undefined) query.where('leads.clinica_id', clinicaId);
   if (!q) return;
   const folded = foldedColumn('nome');
   const digits = /^[0-9+().\s-]+$/.test(q) ? q.replace(/\D/g, '') : '';
@@ -98,27 +107,51 @@ function applyFilters(query: Knex.QueryBuilder, { clinicaId, q }: LeadsQuery): v
   });
 }
 
-/** The page of leads and the total for `params` (see the header). */
+interface PageRow {
+  id: number | string;
+  lm_conteudo: string | null;
+  lm_at: unknown;
+  lm_direcao: string | null;
+}
+
+/** The page's row's transcript message, or undefined when the lead has none. */
+function lastOf(row: PageRow | undefined): LastMessage | undefined {
+  const at = isoOf(row?.lm_at);
+  if (!row || at === null) return undefined;
+  return { conteudo: row.lm_conteudo ?? '', created_at: at, direcao: row.lm_direcao === 'entrada' ? 'entrada' : 'saida' };
+}
+
+/** The page of leads, the total and the waiting total for `params` (see the header). */
 export async function queryLeads(db: Database, params: LeadsQuery, now: number = Date.now()): Promise<LeadsResponse> {
-  const filtered = () => {
+  const filtered = (waitingOnly = params.aguardando === true) => {
     const query = db.knex('leads');
     applyFilters(query, params);
+    if (waitingOnly) whereWaiting(query, now);
     return query;
   };
-  const counted = (await filtered().count({ n: '*' }).first()) as { n: number | string } | undefined;
-  const ids = (await filtered()
-    .select('id')
-    .orderByRaw('(case when ultima_mensagem_at is null then 1 else 0 end) asc, ultima_mensagem_at desc, created_at desc, id desc')
+  const count = async (query: Knex.QueryBuilder) =>
+    Number(((await query.count({ n: '*' }).first()) as { n: number | string } | undefined)?.n ?? 0);
+  const [total, waitingTotal] = await Promise.all([count(filtered()), count(filtered(true))]);
+  const page = (await filtered()
+    .select('leads.id', {
+      lm_conteudo: db.knex.raw(lastMessageSql('conteudo')),
+      lm_at: db.knex.raw(lastMessageSql('created_at')),
+      lm_direcao: db.knex.raw(lastMessageSql('direcao')),
+    })
+    .orderByRaw(
+      `(case when ${LAST_MESSAGE_AT_SQL} is null then 1 else 0 end) asc, ${LAST_MESSAGE_AT_SQL} desc, leads.created_at desc, leads.id desc`,
+    )
     .limit(params.limit)
-    .offset(params.offset)) as Array<{ id: number | string }>;
-  const order = ids.map((r) => Number(r.id));
+    .offset(params.offset)) as PageRow[];
+  const order = page.map((r) => Number(r.id));
+  const pageById = new Map(page.map((r) => [Number(r.id), r]));
   const rows = order.length > 0 ? await db.find('leads', { where: { id: { in: order } }, limit: order.length }) : [];
   const byId = new Map(rows.map((r) => [Number(r.id), r]));
   const leads = order.flatMap((id) => {
     const row = byId.get(id);
-    return row ? [toLeadSummary(row, now)] : [];
+    return row ? [toLeadSummary(row, now, lastOf(pageById.get(id)))] : [];
   });
-  return { leads, total: Number(counted?.n ?? 0) };
+  return { leads, total, aguardando_total: waitingTotal };
 }
 
 /** `GET /admin/leads`: one page of leads and their total; 422 on a malformed parameter (see the header). */

@@ -9,6 +9,8 @@ import type { FlowGraphEdgeView, FlowGraphGroupView, FlowGraphNodeView, FlowGrap
 export interface NodeLine {
   text: string;
   style: 'title' | 'sub';
+  /** An identifier (a step id or node type), not words for a person: drawn with `data-code`. */
+  code?: boolean;
 }
 
 /** A point in SVG user units (pixels at 100 %). */

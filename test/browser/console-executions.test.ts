@@ -65,7 +65,7 @@ describe.skipIf(!available)("an execution's waterfall and its cancel, in Chromiu
     expect(await page.locator('.page-head .badge').textContent()).toBe('aguardando');
     const timeline = page.getByRole('region', { name: 'Linha do tempo dos passos' });
     await timeline.waitFor({ state: 'visible' });
-    expect(await timeline.locator('.wf-total').textContent()).toMatch(/^Até agora: /);
+    expect(await timeline.locator('.wf-total').textContent()).toMatch(/^Tempo total: .+ até agora$/);
 
     // The wait step: its wake time as the browser writes it (tomorrow: with the date), on an open bar to the axis's end.
     const expected = await page.evaluate((at) => {
@@ -122,7 +122,7 @@ describe.skipIf(!available)("an execution's waterfall and its cancel, in Chromiu
     expect(await page.getByRole('button', { name: 'Cancelar', exact: true }).count()).toBe(0);
     const due = page.locator('ol.steps > li').filter({ hasText: 'each_delay[0]/due' });
     expect(await due.textContent()).toContain('não chegou a acordar');
-    expect(await page.getByText('cancelled by an operator').count()).toBe(1);
+    expect(await page.getByText('cancelada por uma pessoa no console').count()).toBe(1);
     await shoot('execution-cancelled');
     // The session check before signing in answers 401; nothing else may fail.
     expect(browser.problems.filter((text) => !text.includes('401'))).toEqual([]);

@@ -35,11 +35,13 @@ export const leadMaria: LeadSummary = {
   transferido: false,
   ultima_mensagem: 'Oi! Queria saber o valor da avaliação.',
   ultima_mensagem_at: at(-3),
+  aguardando: false,
   created_at: at(-60),
 };
 
 export const leads: LeadsResponse = {
   total: 2,
+  aguardando_total: 0,
   leads: [
     leadMaria,
     {

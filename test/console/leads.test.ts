@@ -72,7 +72,7 @@ forEachBackend('console leads', (backend) => {
     });
     expect(Date.parse(ana.ultima_mensagem_at!)).toBeGreaterThan(Date.now() - 10 * 60_000);
     expect(typeof ana.created_at).toBe('string');
-    expect((await get<LeadsResponse>('/admin/leads?clinica_id=999')).body).toEqual({ leads: [], total: 0 });
+    expect((await get<LeadsResponse>('/admin/leads?clinica_id=999')).body).toEqual({ leads: [], total: 0, aguardando_total: 0 });
   });
 
   it('searches by name, accents and case ignored, and by phone digits', async () => {
@@ -94,7 +94,7 @@ forEachBackend('console leads', (backend) => {
     const last = (await get<LeadsResponse>('/admin/leads?limit=2&offset=4')).body;
     expect([first.total, second.total, last.total]).toEqual([5, 5, 5]);
     expect([names(first), names(second), names(last)]).toEqual([['José Antônio', 'Ana Souza'], ['Bia', 'Caio'], ['Davi']]);
-    expect((await get<LeadsResponse>('/admin/leads?offset=10')).body).toEqual({ leads: [], total: 5 });
+    expect((await get<LeadsResponse>('/admin/leads?offset=10')).body).toEqual({ leads: [], total: 5, aguardando_total: 0 });
   });
 
   it('answers 422 to bad parameters, naming each', async () => {

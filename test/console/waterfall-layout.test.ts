@@ -141,4 +141,20 @@ describe('waterfall layout', () => {
     const layout = waterfallLayout(execution([step('a', 0, 0)], { finished_at: new Date(T0).toISOString() }), T0);
     expect(layout.spans[0]).toMatchObject({ left: 0, width: MIN_BAR_PERCENT });
   });
+
+  it("draws a finished grouping window (debounce) as long as it waited, up to the next step's start", () => {
+    // 8 s of quiet: the debounce step's last attempt took 2 ms after it woke; the reply starts at 8 s.
+    const steps = [step('msg', 0, 3), step('burst', 3, 2, { type: 'debounce' }), step('reply', 8003, 40)];
+    const layout = waterfallLayout(execution(steps, { finished_at: new Date(T0 + 8043).toISOString() }), T0 + 9000);
+    const [, burst, reply] = layout.spans;
+    expect(burst).toMatchObject({ start: 3, end: 8003, open: false });
+    expect(burst!.left + burst!.width).toBeCloseTo(reply!.left, 1);
+    expect(burst!.width).toBeGreaterThan(90);
+    // The last step of a finished record runs to the record's end.
+    const last = waterfallLayout(
+      execution([step('msg', 0, 3), step('burst', 3, 2, { type: 'debounce' })], { finished_at: new Date(T0 + 8005).toISOString() }),
+      T0 + 9000,
+    );
+    expect(last.spans[1]).toMatchObject({ start: 3, end: 8005 });
+  });
 });

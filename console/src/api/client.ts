@@ -1,14 +1,17 @@
 // The browser's only way to the server: JSON over fetch to /admin/*, with the session cookie
 // (same origin) and, on every request that is not GET/HEAD, the session's X-CSRF-Token.
-// A 401 from any call but the sign-in itself ends the session in the app (onSignedOut).
+// A 401 from any call but the sign-in itself ends the session in the app (onSignedOut). A failure's
+// message is already for a receptionist (the API's English `error` through apiErrorText).
 import type { ApiError, SessionResponse } from '../../server/api-types.js';
 import { t } from '../i18n/index.js';
+import { apiErrorText } from '../i18n/server-texts.js';
 
-/** A request that did not succeed: `status` 0 when the server could not be reached. */
+/** A request that did not succeed: `status` 0 when the server could not be reached; `message` in the console's language, `serverError` the API's own text. */
 export class ApiFailure extends Error {
   constructor(
     readonly status: number,
     message: string,
+    readonly serverError = '',
     /** The answer's JSON body, when it had one (e.g. a 409's `reason`). */
     readonly body: unknown = null,
   ) {
@@ -27,7 +30,7 @@ export function onSignedOut(listener: () => void): void {
 
 /** A user-readable description of a failure, in the active language. */
 export function describeFailure(error: unknown): string {
-  if (error instanceof ApiFailure) return error.status === 0 ? t.common.networkError : t.common.httpError(error.status, error.message);
+  if (error instanceof ApiFailure) return error.status === 0 ? t.common.networkError : error.message;
   return error instanceof Error ? error.message : String(error);
 }
 
@@ -49,8 +52,13 @@ async function send<T>(method: string, path: string, body?: unknown): Promise<T>
   if (response.status === 204) return undefined as T;
   const payload: unknown = await response.json().catch(() => null);
   if (!response.ok) {
-    const message = (payload as ApiError | null)?.error ?? response.statusText;
-    throw new ApiFailure(response.status, message, payload);
+    const serverError = (payload as ApiError | null)?.error ?? '';
+    throw new ApiFailure(
+      response.status,
+      apiErrorText(response.status, typeof serverError === 'string' ? serverError : ''),
+      String(serverError),
+      payload,
+    );
   }
   return payload as T;
 }

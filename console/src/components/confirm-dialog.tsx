@@ -1,6 +1,7 @@
 // A modal confirmation (native <dialog>: focus stays inside, Escape cancels). With `typed`, the
 // confirm button stays disabled until the user types the expected digits (spaces, dashes and
-// other non-digits ignored).
+// other non-digits ignored). When it closes, focus goes back to the element that had it when it
+// opened (the button that opened it), once that button is enabled again and still on the page.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { digitsOf } from '../format.js';
 import { t } from '../i18n/index.js';
@@ -25,8 +26,15 @@ export function ConfirmDialog({ title, text, confirmLabel, cancelLabel, danger, 
   const [entry, setEntry] = useState('');
   useEffect(() => {
     const element = dialog.current;
+    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
     if (element && !element.open) element.showModal();
-    return () => element?.close();
+    return () => {
+      element?.close();
+      // After the render that closes it (the opener may be re-enabled in that same render).
+      setTimeout(() => {
+        if (opener?.isConnected) opener.focus();
+      }, 0);
+    };
   }, []);
   const matches = !typed || (digitsOf(entry) !== '' && digitsOf(entry) === typed.digits);
   const submit = (event: Event) => {

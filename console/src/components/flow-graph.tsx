@@ -301,6 +301,7 @@ function Node({ placed, selected, onSelect }: { placed: PlacedNode; selected: bo
       <text
         key={index}
         class={`line-${line.style}`}
+        data-code={line.code ? '' : undefined}
         x="0"
         y={at}
         font-size={FONT[line.style]}
@@ -331,6 +332,7 @@ function Node({ placed, selected, onSelect }: { placed: PlacedNode; selected: bo
       tabindex={0}
       aria-pressed={selected}
       aria-label={t.flows.nodeLabel(step, node.type ?? '')}
+      data-code-label=""
       onClick={select}
       onKeyDown={(event: KeyboardEvent) => {
         if (event.key !== 'Enter' && event.key !== ' ') return;

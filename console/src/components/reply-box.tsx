@@ -110,7 +110,12 @@ export function ReplyBox({ lead, onChanged }: { lead: LeadDetail; onChanged: () 
 }
 
 /** What the last reply came to: sent, failed, or the closed window with its template button. */
-function ReplyOutcome(props: { outcome: Outcome; busy: boolean; templateButton: RefObject<HTMLButtonElement>; onTemplate: () => void }) {
+function ReplyOutcome(props: {
+  outcome: Outcome;
+  busy: boolean;
+  templateButton: RefObject<HTMLButtonElement | null>;
+  onTemplate: () => void;
+}) {
   const { outcome, busy, templateButton, onTemplate } = props;
   if (!outcome) return null;
   if (outcome.kind !== 'window') return <Notice kind={outcome.kind}>{outcome.text}</Notice>;

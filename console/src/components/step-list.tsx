@@ -6,23 +6,18 @@
 // wait state as JSON text. Bar geometry is set through the CSSOM (style properties), which the
 // Content-Security-Policy allows, never as a style attribute in markup.
 import type { ExecutionRecord, StepRecord } from '../api/execution-types.js';
-import { formatDuration, formatFull } from '../format.js';
+import { formatFull } from '../format.js';
 import { t } from '../i18n/index.js';
+import { executionDurationText, formatSpan } from '../execution-time.js';
 import { StatusBadge } from './badges.js';
 import { JsonBlock } from './json-block.js';
 import { type AxisPiece, type StepSpan, waterfallLayout } from './waterfall-layout.js';
 import './waterfall.css';
 
-const DAY_MS = 86_400_000;
 const wakeTime = new Intl.DateTimeFormat(t.locale, { timeStyle: 'medium' });
 const wakeDateTime = new Intl.DateTimeFormat(t.locale, { dateStyle: 'short', timeStyle: 'medium' });
 
-/** A length of time: formatDuration, to the nearest minute from an hour on, in days and hours from a day on. */
-export function formatSpan(exact: number): string {
-  const ms = exact >= 3_600_000 ? Math.round(exact / 60_000) * 60_000 : exact;
-  if (ms < DAY_MS) return formatDuration(ms);
-  return t.execution.days(Math.floor(ms / DAY_MS), Math.floor((ms % DAY_MS) / 3_600_000));
-}
+export { formatSpan } from '../execution-time.js';
 
 /** "acorda às HH:MM:SS" today, else "acorda em DD/MM/AAAA HH:MM:SS". */
 export function wakeLabel(at: number): string {
@@ -128,7 +123,7 @@ export function StepList({ execution, now = Date.now() }: { execution: Execution
   const unfinished = execution.status === 'running' || execution.status === 'waiting';
   return (
     <section class="waterfall" aria-label={t.execution.timeline}>
-      <p class="wf-total">{unfinished ? t.execution.totalSoFar(formatSpan(layout.total)) : t.execution.total(formatSpan(layout.total))}</p>
+      <p class="wf-total">{t.execution.total(executionDurationText(execution, now))}</p>
       <Axis pieces={layout.pieces} />
       <ol class="steps">
         {execution.steps.map((step, i) => (

@@ -6,6 +6,9 @@
 // bar runs to its wake time (`state.wake_at`, else the record's `wake_at`), or to now when it waits
 // for another execution (no wake time); a step running in an unfinished record runs to now. In a
 // record that ended (e.g. cancelled while waiting) a waiting step ends where the record ended.
+// A step of a type that suspends and records no `waited_ms` (SUSPENDING_TYPES: the grouping window,
+// `debounce`) keeps only its last attempt's `ms` (a few ms after it woke): once it finished, its bar
+// runs from its first attempt to where the next step started (or the record ended), like any wait.
 //
 // Long gaps: a stretch of the axis longer than CUT_MIN_MS and more than CUT_RATIO times the shorter
 // stretches together (a follow-up waiting a day after steps of a few ms) is cut: drawn as a break of
@@ -21,6 +24,8 @@ export const CUT_MIN_MS = 60_000;
 export const CUT_RATIO = 4;
 /** Width of one break, percent of the track (smaller when there are many: breaks never take more than half). */
 export const BREAK_PERCENT = 8;
+/** Node types that suspend without recording what they waited: their bar runs to the next step's start. */
+export const SUSPENDING_TYPES: ReadonlySet<string> = new Set(['debounce']);
 /** Narrowest bar drawn, percent (so a 0 ms step is still seen). */
 export const MIN_BAR_PERCENT = 0.5;
 
@@ -81,6 +86,16 @@ function spanOf(step: StepRecord, record: RecordTimes, t0: number, recordEnd: nu
   const output = step.output as { waited_ms?: unknown } | null | undefined;
   const waited = step.type === 'wait' && output && typeof output === 'object' ? (numberOr(output.waited_ms) ?? 0) : 0;
   return { key: step.key, start, end: start + Math.max(step.ms || 0, waited), open: false };
+}
+
+/** A finished step of SUSPENDING_TYPES ends where the next step started, or at `recordEnd` when it was the last. */
+function stretchSuspended(steps: StepRecord[], spans: Array<Omit<StepSpan, 'left' | 'width'>>, recordEnd: number | undefined): void {
+  steps.forEach((step, i) => {
+    const span = spans[i]!;
+    if (span.open || step.status !== 'success' || !SUSPENDING_TYPES.has(step.type)) return;
+    const next = spans[i + 1]?.start ?? recordEnd;
+    if (next !== undefined && next > span.end) span.end = next;
+  });
 }
 
 /**
@@ -144,6 +159,7 @@ export function waterfallLayout(record: RecordTimes & { steps: StepRecord[] }, n
   const recordEnd = isUnfinished(record) ? now - t0 : Date.parse(endText) - t0;
   const total = Math.max(0, Number.isFinite(recordEnd) ? recordEnd : 0);
   const spans = record.steps.map((step) => spanOf(step, record, t0, total, now));
+  stretchSuspended(record.steps, spans, isUnfinished(record) ? undefined : total);
   // The moments that matter: starts, ends, and the record's own end when it ended (now is not one,
   // unless a bar is open to it: it would only split a gap in two).
   const moments = new Set<number>([0]);

@@ -19,8 +19,10 @@ import { LoadError, Loading, Notice } from '../components/feedback.js';
 import { JsonBlock } from '../components/json-block.js';
 import { Link } from '../components/link.js';
 import { StepList } from '../components/step-list.js';
-import { formatDuration, formatFull } from '../format.js';
+import { executionDurationText } from '../execution-time.js';
+import { formatFull } from '../format.js';
 import { t } from '../i18n/index.js';
+import { stopReasonText } from '../i18n/server-texts.js';
 import { usePageTitle } from '../hooks/use-page-title.js';
 import { useResource } from '../hooks/use-resource.js';
 import { navigate } from '../router.js';
@@ -70,7 +72,6 @@ function ExecutionDetails({
   /** Shown under the heading (the replay and cancel buttons). */
   children?: ComponentChildren;
 }) {
-  const end = execution.finished_at ?? execution.updated_at;
   const Heading = headingLevel === 1 ? 'h1' : 'h2';
   const SubHeading = headingLevel === 1 ? 'h2' : 'h3';
   return (
@@ -99,7 +100,7 @@ function ExecutionDetails({
         </div>
         <div class="fact">
           <dt>{t.execution.duration}</dt>
-          <dd>{formatDuration(Date.parse(end) - Date.parse(execution.created_at))}</dd>
+          <dd>{executionDurationText(execution)}</dd>
         </div>
         {execution.wake_at ? (
           <div class="fact">
@@ -110,7 +111,7 @@ function ExecutionDetails({
         {execution.stop_reason ? (
           <div class="fact">
             <dt>{t.execution.stopReason}</dt>
-            <dd>{execution.stop_reason}</dd>
+            <dd>{stopReasonText(execution.stop_reason)}</dd>
           </div>
         ) : null}
         {execution.parent_id ? (
@@ -124,8 +125,15 @@ function ExecutionDetails({
       </dl>
       {execution.error ? (
         <Notice kind="error">
-          {t.execution.error}: {execution.error.step ? `${execution.error.step} — ` : ''}
-          {execution.error.message}
+          <div class="error-detail">
+            <p>{execution.error.step ? t.execution.failedAt(execution.error.step) : t.execution.failedNoStep}</p>
+            <details>
+              <summary>{t.execution.errorMessage}</summary>
+              <pre class="error-text" translate={false}>
+                {execution.error.message}
+              </pre>
+            </details>
+          </div>
         </Notice>
       ) : null}
       <JsonBlock label={t.execution.trigger} value={execution.trigger} />

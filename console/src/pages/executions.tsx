@@ -7,7 +7,8 @@ import { EXECUTION_STATUSES, type ExecutionListResponse } from '../api/execution
 import { StatusBadge } from '../components/badges.js';
 import { LoadError, Loading } from '../components/feedback.js';
 import { Link } from '../components/link.js';
-import { formatDuration, formatTime, formatWhen } from '../format.js';
+import { executionDurationText } from '../execution-time.js';
+import { formatTime, formatWhen } from '../format.js';
 import { t } from '../i18n/index.js';
 import { usePageTitle } from '../hooks/use-page-title.js';
 import { useRefresh } from '../hooks/use-refresh.js';
@@ -92,7 +93,7 @@ export function ExecutionsPage({ location, title }: PageProps) {
                   <td>
                     <time dateTime={execution.created_at}>{formatWhen(execution.created_at)}</time>
                   </td>
-                  <td class="numeric">{formatDuration(execution.duration_ms)}</td>
+                  <td class="numeric">{executionDurationText(execution)}</td>
                   <td class="numeric">{execution.steps}</td>
                   <td class="hide-narrow mono">{execution.id.slice(0, 8)}</td>
                 </tr>

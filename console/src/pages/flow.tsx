@@ -11,6 +11,7 @@ import { Link } from '../components/link.js';
 import type { NodeLine } from '../flow-layout.js';
 import { formatJson } from '../format.js';
 import { t } from '../i18n/index.js';
+import { stopReasonText } from '../i18n/server-texts.js';
 import { usePageTitle } from '../hooks/use-page-title.js';
 import { useResource } from '../hooks/use-resource.js';
 import { navigate } from '../router.js';
@@ -97,12 +98,12 @@ function nodeLines(node: FlowGraphNodeView, detail: FlowDetailResponse): NodeLin
     default: {
       const step = detail.steps.find((s) => s.node === node.id);
       const lines: NodeLine[] = [
-        { text: node.label, style: 'title' },
-        { text: node.type ?? '', style: 'sub' },
+        { text: node.label, style: 'title', code: true },
+        { text: node.type ?? '', style: 'sub', code: true },
       ];
       const reason = node.kind === 'stop' ? (step?.params as { reason?: unknown } | null)?.reason : undefined;
       if (step?.name) lines.push({ text: step.name, style: 'sub' });
-      else if (typeof reason === 'string') lines.push({ text: reason, style: 'sub' });
+      else if (typeof reason === 'string') lines.push({ text: stopReasonText(reason), style: 'sub' });
       if (step?.on_error === 'continue') lines.push({ text: t.flows.graph.onErrorContinue, style: 'sub' });
       return lines;
     }

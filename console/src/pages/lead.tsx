@@ -1,6 +1,7 @@
 // One lead (GET /admin/leads/:id): the conversation as chat bubbles, the form answers and budget,
 // the handoff (with its reason and the summary the Hunter got), its upcoming appointment, the lead's executions, and the actions (POST /admin/leads/:id/actions). Clearing the
-// memory asks first; erasing asks the user to type the lead's phone digits.
+// memory asks first; erasing asks the user to type the lead's phone digits. The page reloads itself
+// every LEAD_REFRESH_MS (keeping what it shows while it loads).
 import { useState } from 'preact/hooks';
 import type { AgendaAppointment, LeadAction, LeadActionResponse, LeadDetail, LeadHandoff, LeadResponse } from '../../server/api-types.js';
 import { api, describeFailure } from '../api/client.js';
@@ -14,9 +15,13 @@ import { Link } from '../components/link.js';
 import { digitsOf, formatFull, formatPhone, formatWhen } from '../format.js';
 import { t } from '../i18n/index.js';
 import { usePageTitle } from '../hooks/use-page-title.js';
+import { useRefresh } from '../hooks/use-refresh.js';
 import { useResource } from '../hooks/use-resource.js';
 import { navigate } from '../router.js';
 import { href, type PageProps } from '../routes.js';
+
+/** How often a lead's page reloads itself (ms). */
+export const LEAD_REFRESH_MS = 3000;
 
 /** One lead's page (`/console/leads/:id`); erasing the lead returns to the leads with a notice. */
 export function LeadPage({ params, title, showNotice }: PageProps) {
@@ -25,8 +30,9 @@ export function LeadPage({ params, title, showNotice }: PageProps) {
   const resource = useResource(() => api<LeadResponse>('GET', `/admin/leads/${id}`), [id]);
   const name = resource.data?.lead.nome;
   usePageTitle(title(name));
+  useRefresh(resource.reload, LEAD_REFRESH_MS, !resource.error || resource.data !== null);
 
-  if (resource.error) {
+  if (resource.error && !resource.data) {
     return (
       <main class="page">
         <Link href={href('leads')}>{t.lead.backToList}</Link>
@@ -48,6 +54,7 @@ export function LeadPage({ params, title, showNotice }: PageProps) {
       <div class="page-head">
         <h1>{lead.nome || t.leads.unnamed}</h1>
         <LeadStateBadge lead={lead} />
+        {lead.aguardando ? <span class="badge state-waiting">{t.leads.waiting}</span> : null}
         <span class="muted">{formatPhone(lead.remotejid)}</span>
       </div>
       <LeadActions lead={lead} onDone={resource.reload} onErased={onErased} />
@@ -106,6 +113,13 @@ function LeadAppointment({ lead, appointment }: { lead: LeadDetail; appointment:
   );
 }
 
+/** "Transferido ao atendente · when" only while transferred; once undone it says so; else not transferred. */
+function handoffText(lead: LeadDetail): string {
+  if (lead.transferido) return lead.handoff_at ? `${t.lead.handoffSent} · ${formatFull(lead.handoff_at)}` : t.lead.handoffSent;
+  if (lead.handoff_enviado) return lead.handoff_at ? t.lead.handoffUndoneAt(formatFull(lead.handoff_at)) : t.lead.handoffUndone;
+  return t.lead.handoffNotSent;
+}
+
 function LeadFacts({ lead, handoff }: { lead: LeadDetail; handoff: LeadHandoff | null }) {
   const answers = lead.respostas ? Object.entries(lead.respostas) : [];
   return (
@@ -119,10 +133,8 @@ function LeadFacts({ lead, handoff }: { lead: LeadDetail; handoff: LeadHandoff |
         <dt>{t.lead.budget}</dt>
         <dd>{lead.orcamento === null || lead.orcamento === '' ? t.common.none : String(lead.orcamento)}</dd>
         <dt>{t.lead.handoff}</dt>
-        <dd>
-          {lead.handoff_enviado || lead.transferido ? `${t.lead.handoffSent} · ${formatFull(lead.handoff_at)}` : t.lead.handoffNotSent}
-        </dd>
-        {handoff ? (
+        <dd>{handoffText(lead)}</dd>
+        {handoff && lead.transferido ? (
           <>
             <dt>{t.lead.handoffReason}</dt>
             <dd>{handoff.motivo ?? t.lead.noReason}</dd>
