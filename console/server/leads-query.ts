@@ -10,7 +10,9 @@ import type { Knex } from 'knex';
 import type { RequestHandler } from 'express';
 import type { Database } from '../../adapters/db/database.js';
 import type { LeadsResponse } from './api-types.js';
+import { scopeLeadsQuery } from './lead-scope.js';
 import { type InputProblem, sendInvalid, toLeadSummary } from './lead-rows.js';
+import { type Principal, principalOf, TOKEN_PRINCIPAL } from './principal.js';
 
 /** Leads per page when `limit` is not given. */
 export const DEFAULT_LEADS_LIMIT = 50;
@@ -98,12 +100,17 @@ function applyFilters(query: Knex.QueryBuilder, { clinicaId, q }: LeadsQuery): v
   });
 }
 
-/** The page of leads and the total for `params` (see the header). */
-export async function queryLeads(db: Database, params: LeadsQuery, now: number = Date.now()): Promise<LeadsResponse> {
+/** The page of leads and the total for `params` among the leads `principal` may see (see the header). */
+export async function queryLeads(
+  db: Database,
+  params: LeadsQuery,
+  now: number = Date.now(),
+  principal: Principal = TOKEN_PRINCIPAL,
+): Promise<LeadsResponse> {
   const filtered = () => {
     const query = db.knex('leads');
     applyFilters(query, params);
-    return query;
+    return scopeLeadsQuery(query, principal);
   };
   const counted = (await filtered().count({ n: '*' }).first()) as { n: number | string } | undefined;
   const ids = (await filtered()
@@ -126,6 +133,6 @@ export function listLeads(db: Database): RequestHandler {
   return async (req, res) => {
     const parsed = parseLeadsQuery(req.query as Record<string, unknown>);
     if ('problems' in parsed) return sendInvalid(res, 'invalid query', parsed.problems);
-    res.json(await queryLeads(db, parsed));
+    res.json(await queryLeads(db, parsed, Date.now(), principalOf(res)));
   };
 }
