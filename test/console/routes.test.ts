@@ -59,6 +59,8 @@ describe('href', () => {
       execution: { id: 'x y/z' },
       flows: {},
       flow: { name: 'follow-up' },
+      people: {},
+      account: {},
     };
     for (const name of Object.keys(ROUTES) as RouteName[]) {
       const route = routeOf(href(name, params[name]));
@@ -81,7 +83,7 @@ describe('titles and the top bar', () => {
     expect(NOT_FOUND.title({})).toBe('Página não encontrada · LeadFlow');
   });
 
-  it('lists Visão geral, Leads, Agenda, Execuções and Fluxos in the top bar; a record’s page lights its list', () => {
+  it('lists Visão geral, Leads, Agenda, Execuções, Fluxos and Pessoas in the top bar; a record’s page lights its list', () => {
     const entries = Object.entries(ROUTES).filter(([, entry]) => 'nav' in entry);
     expect(entries.map(([name, entry]) => [name, (entry as { nav: string }).nav])).toEqual([
       ['overview', 'Visão geral'],
@@ -89,6 +91,7 @@ describe('titles and the top bar', () => {
       ['agenda', 'Agenda'],
       ['executions', 'Execuções'],
       ['flows', 'Fluxos'],
+      ['people', 'Pessoas'],
     ]);
     expect([ROUTES.lead.section, ROUTES.execution.section, ROUTES.flow.section]).toEqual(['leads', 'executions', 'flows']);
   });

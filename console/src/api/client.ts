@@ -2,6 +2,7 @@
 // (same origin) and, on every request that is not GET/HEAD, the session's X-CSRF-Token.
 // A 401 from any call but the sign-in itself ends the session in the app (onSignedOut).
 import type { ApiError, SessionResponse } from '../../server/api-types.js';
+import type { PasswordChangeRequest, SessionUser } from '../../server/people-api-types.js';
 import { t } from '../i18n/index.js';
 
 /** A request that did not succeed: `status` 0 when the server could not be reached. */
@@ -16,6 +17,18 @@ export class ApiFailure extends Error {
 }
 
 let csrfToken: string | null = null;
+/** Who is signed in: an account, or null for the admin token (or while signed out). */
+let currentUser: SessionUser | null = null;
+
+/** The signed-in account, or null when the session is the admin token's. */
+export function signedInUser(): SessionUser | null {
+  return currentUser;
+}
+
+/** True when the signed-in principal may use the admins' sections (executions, flows, Pessoas, audit). */
+export function signedInAsAdmin(): boolean {
+  return currentUser === null || currentUser.papel === 'admin';
+}
 let signedOutListener: (() => void) | null = null;
 
 /** Called once by the app: what to do when the server says the session is gone. */
@@ -71,6 +84,7 @@ export async function checkSession(): Promise<boolean> {
   try {
     const status = await send<SessionResponse>('GET', '/admin/session');
     csrfToken = status.csrf;
+    currentUser = status.user ?? null;
     return true;
   } catch (error) {
     if (error instanceof ApiFailure && error.status === 401) return false;
@@ -82,6 +96,19 @@ export async function checkSession(): Promise<boolean> {
 export async function signIn(token: string): Promise<void> {
   const created = await send<SessionResponse>('POST', '/admin/session', { token });
   csrfToken = created.csrf;
+  currentUser = null;
+}
+
+/** Signs in as an account; throws ApiFailure 401 on a wrong email or password, 429 while locked out. */
+export async function signInWithPassword(email: string, password: string): Promise<void> {
+  const created = await send<SessionResponse>('POST', '/admin/session', { email, password });
+  csrfToken = created.csrf;
+  currentUser = created.user ?? null;
+}
+
+/** Changes the signed-in account's password; ApiFailure 401 means a wrong current password (the session stays). */
+export function changePassword(body: PasswordChangeRequest): Promise<void> {
+  return send<void>('POST', '/admin/session/password', body);
 }
 
 /** Ends the session on the server (best effort) and forgets the CSRF token. */
@@ -90,6 +117,7 @@ export async function signOut(): Promise<void> {
     await send<void>('DELETE', '/admin/session');
   } finally {
     csrfToken = null;
+    currentUser = null;
   }
 }
 
