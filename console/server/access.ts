@@ -8,7 +8,9 @@
 //                                  a JSON {token: string} (400 for a JSON syntax error), 413 over
 //                                  4 KB or past a shape limit of engine/triggers/json-limits.ts
 //   GET    /admin/session          200 {signed_in: true, csrf, user} with a live session (`user`: the
-//                                  account as it is now, null for the token); 401 {error}
+//                                  account as it is now, null for the token); 401 {error, details,
+//                                  contas: whether any account exists, so the sign-in page offers
+//                                  the token first on a server without accounts}
 //   DELETE /admin/session          204, cookie cleared (Max-Age=0), session revoked
 //
 // With the cookie, every request but GET/HEAD must carry `X-CSRF-Token` equal to the session's and,
@@ -173,7 +175,10 @@ export function sessionRoutes({ sessions, token, publicBaseUrl, accounts }: Cons
     router.get('/session', async (req, res) => {
       const session = await sessions.find(readCookie(req.header('cookie'), SESSION_COOKIE));
       const principal = session && (await sessionPrincipal(session, accounts?.db));
-      if (!session || !principal) return void sendApiError(res, 401, 'not signed in');
+      if (!session || !principal) {
+        const contas = accounts ? (await accounts.db.knex('usuarios').first('id')) !== undefined : false;
+        return void res.status(401).json({ error: 'not signed in', details: [], contas });
+      }
       res.set('Cache-Control', 'no-store');
       res.json({ signed_in: true, csrf: session.csrf, user: sessionUserOf(principal) } satisfies SessionResponse);
     });

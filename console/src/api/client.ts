@@ -10,6 +10,8 @@ export class ApiFailure extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** The answer's JSON body, when it had one. */
+    readonly body: unknown = null,
   ) {
     super(message);
     this.name = 'ApiFailure';
@@ -19,6 +21,13 @@ export class ApiFailure extends Error {
 let csrfToken: string | null = null;
 /** Who is signed in: an account, or null for the admin token (or while signed out). */
 let currentUser: SessionUser | null = null;
+/** Whether the server has console accounts (from the last signed-out GET /admin/session); true until known. */
+let accountsExist = true;
+
+/** True when the server said it has console accounts (the sign-in page then asks for email and password first). */
+export function serverHasAccounts(): boolean {
+  return accountsExist;
+}
 
 /** The signed-in account, or null when the session is the admin token's. */
 export function signedInUser(): SessionUser | null {
@@ -61,7 +70,7 @@ async function send<T>(method: string, path: string, body?: unknown): Promise<T>
   const payload: unknown = await response.json().catch(() => null);
   if (!response.ok) {
     const message = (payload as ApiError | null)?.error ?? response.statusText;
-    throw new ApiFailure(response.status, message);
+    throw new ApiFailure(response.status, message, payload);
   }
   return payload as T;
 }
@@ -87,7 +96,10 @@ export async function checkSession(): Promise<boolean> {
     currentUser = status.user ?? null;
     return true;
   } catch (error) {
-    if (error instanceof ApiFailure && error.status === 401) return false;
+    if (error instanceof ApiFailure && error.status === 401) {
+      accountsExist = (error.body as { contas?: unknown } | null)?.contas !== false;
+      return false;
+    }
     throw error;
   }
 }

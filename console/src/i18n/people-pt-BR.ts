@@ -30,8 +30,8 @@ export const peoplePtBR = {
     wrong: 'Email ou senha incorretos.',
     locked: 'Muitas tentativas erradas. Espere 15 minutos e tente de novo.',
     empty: 'Informe o email e a senha.',
-    useToken: 'Entrar com o token de administração',
-    usePassword: 'Entrar com email e senha',
+    useToken: 'Usar o token de administração',
+    usePassword: 'Usar email e senha',
     tokenIntro: 'Use o token de administração deste servidor (LEADFLOW_ADMIN_TOKEN).',
   },
   people: {

@@ -1,8 +1,8 @@
 // Sign-in: email and password (POST /admin/session {email, password}), or the admin token behind a
-// link; a session cookie back. 401 shows one message for a wrong email or password, 429 the lockout.
+// link (shown first on a server without accounts: its admin signs in with the token); a session cookie back. 401 shows one message for a wrong email or password, 429 the lockout.
 // The page shows in place of whatever page asked for it (the URL stays), so signing in lands there.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApiFailure, describeFailure, signIn, signInWithPassword } from '../api/client.js';
+import { ApiFailure, describeFailure, serverHasAccounts, signIn, signInWithPassword } from '../api/client.js';
 import { Notice } from '../components/feedback.js';
 import { usePageTitle } from '../hooks/use-page-title.js';
 import { t } from '../i18n/index.js';
@@ -17,7 +17,7 @@ function failureText(failure: unknown, byToken: boolean): string {
 
 /** The sign-in page, shown instead of any page while signed out; `notice` says why (session expired). */
 export function SignInPage({ onSignedIn, notice }: { onSignedIn: () => void; notice?: string | null }) {
-  const [byToken, setByToken] = useState(false);
+  const [byToken, setByToken] = useState(() => !serverHasAccounts());
   const [email, setEmail] = useState('');
   const [secret, setSecret] = useState('');
   const [error, setError] = useState<string | null>(null);
