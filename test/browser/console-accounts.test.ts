@@ -84,7 +84,7 @@ describe.skipIf(!available)('console accounts in Chromium', () => {
     expect(await list.textContent()).not.toContain('Olga');
     const nav = await page.getByRole('navigation', { name: 'Navegação principal' }).textContent();
     expect(nav).not.toMatch(/Execuções|Fluxos|Pessoas/);
-    expect(await page.getByRole('link', { name: /Pessoa equipe \(Equipe\)/ }).count()).toBe(1);
+    expect(await page.getByRole('link', { name: 'Pessoa equipe' }).count()).toBe(1);
     await page.goto(`${stack.url}/console/leads/${leads.other}`);
     await page
       .locator('main')

@@ -27,7 +27,7 @@ export function TopBar({ route, onSignOut }: { route: Route; onSignOut: () => vo
         ))}
       </nav>
       <Link href={href('account')} class="nav-link who" aria-current={section === 'account' ? 'page' : undefined}>
-        {user ? tp.nav.signedInAs(user.nome, tp.papel[user.papel]) : tp.nav.tokenUser}
+        {user ? tp.nav.signedInAs(user.nome) : tp.nav.tokenUser}
       </Link>
       <button type="button" class="button button-quiet sign-out" onClick={onSignOut}>
         {t.nav.signOut}

@@ -20,7 +20,7 @@ export const peoplePtBR = {
   nav: {
     people: 'Pessoas',
     account: 'Minha conta',
-    signedInAs: (nome: string, papel: string) => `${nome} (${papel})`,
+    signedInAs: (nome: string) => nome,
     tokenUser: 'Token de administração',
   },
   signIn: {
