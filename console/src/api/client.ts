@@ -21,7 +21,7 @@ export class ApiFailure extends Error {
 let csrfToken: string | null = null;
 /** Who is signed in: an account, or null for the admin token (or while signed out). */
 let currentUser: SessionUser | null = null;
-/** Whether the server has console accounts (from the last signed-out GET /admin/session); true until known. */
+/** Whether the server has console accounts (the last signed-out GET /admin/session said `contas: true`). */
 let accountsExist = true;
 
 /** True when the server said it has console accounts (the sign-in page then asks for email and password first). */
@@ -97,7 +97,7 @@ export async function checkSession(): Promise<boolean> {
     return true;
   } catch (error) {
     if (error instanceof ApiFailure && error.status === 401) {
-      accountsExist = (error.body as { contas?: unknown } | null)?.contas !== false;
+      accountsExist = (error.body as { contas?: unknown } | null)?.contas === true;
       return false;
     }
     throw error;
