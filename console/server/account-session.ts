@@ -15,7 +15,7 @@ import { sendApiError, sendInvalid } from './lead-rows.js';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, verifyNothing, verifyPassword } from './passwords.js';
 import type { PasswordChangeRequest } from './people-api-types.js';
 import { principalOf } from './principal.js';
-import type { SignInLimit } from './sign-in-limit.js';
+import { LOCKOUT_MS, type SignInLimit } from './sign-in-limit.js';
 import { accountByEmail, accountById, normalEmail, setPassword, toPrincipal, toSessionUser } from './users.js';
 import type { SessionUser } from './people-api-types.js';
 
@@ -36,16 +36,20 @@ export interface AccountSignInDeps {
  */
 export async function checkAccountSignIn({ db, limit }: AccountSignInDeps, req: Request, res: Response): Promise<SessionUser | undefined> {
   const { email, password } = req.body as { email?: unknown; password?: unknown };
-  if (typeof email !== 'string' || typeof password !== 'string' || email.length > 254 || password.length > MAX_PASSWORD_LENGTH) {
-    sendInvalid(res, 'invalid input', [
-      { path: 'email', message: 'the body: JSON {"email": string, "password": string} (or {"token": string})' },
-    ]);
+  const problems = [];
+  if (typeof email !== 'string' || email.length > 254)
+    problems.push({ path: 'email', message: 'must be a string of at most 254 characters' });
+  if (typeof password !== 'string' || password.length > MAX_PASSWORD_LENGTH)
+    problems.push({ path: 'password', message: `must be a string of at most ${MAX_PASSWORD_LENGTH} characters` });
+  if (typeof email !== 'string' || typeof password !== 'string' || problems.length > 0) {
+    sendInvalid(res, 'invalid input', problems);
     return undefined;
   }
   const key = normalEmail(email);
   const account = await accountByEmail(db, key);
   if (await limit.locked(key)) {
     await recordAudit(db, null, { acao: 'login_falhou', detalhes: { motivo: 'bloqueado' } }, account?.id ?? null);
+    res.set('Retry-After', String(LOCKOUT_MS / 1000));
     sendApiError(res, 429, SIGN_IN_LOCKED);
     return undefined;
   }

@@ -117,6 +117,11 @@ forEachBackend('console sign-in by account', (backend) => {
     expect(await wrongPassword.json()).toEqual(await wrongEmail.json());
     expect([wrongPassword.headers.get('set-cookie'), wrongEmail.headers.get('set-cookie')]).toEqual([null, null]);
     expect((await audit('login_falhou')).map((r) => r.usuario_id)).toEqual([maria.id, null]);
+    const noPassword = await stack.post('/admin/session', { email: maria.email });
+    expect([noPassword.status, ((await noPassword.json()) as { details: Array<{ path: string }> }).details.map((d) => d.path)]).toEqual([
+      422,
+      ['password'],
+    ]);
     expect((await postSignIn(stack, ' Maria@Clinica.Test ', maria.password)).status).toBe(200);
     expect((await audit('login')).map((r) => r.usuario_id)).toContain(maria.id);
   });
@@ -129,6 +134,7 @@ forEachBackend('console sign-in by account', (backend) => {
     const locked = await postSignIn(stack, joao.email, joao.password);
     expect(locked.status).toBe(429);
     expect(locked.headers.get('set-cookie')).toBeNull();
+    expect(locked.headers.get('retry-after')).toBe(String(LOCKOUT_MS / 1000));
     // Another email is not locked; an unknown email locks the same way (the answer tells nothing).
     expect((await postSignIn(stack, 'maria@clinica.test', 'errada')).status).toBe(401);
     for (let i = 0; i < 5; i++) await postSignIn(stack, 'fantasma@clinica.test', 'errada');
