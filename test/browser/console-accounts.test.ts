@@ -104,6 +104,7 @@ describe.skipIf(!available)('console accounts in Chromium', () => {
     await page.getByLabel('Email').fill('marina@clinica.test');
     await page.getByLabel('Papel').selectOption('equipe');
     await page.getByRole('checkbox', { name: 'Clínica Dois' }).check();
+    await shoot('people-add');
     await page.getByRole('button', { name: 'Criar conta' }).click();
     const password = page.getByTestId('generated-password');
     await password.waitFor({ state: 'visible' });

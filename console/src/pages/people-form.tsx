@@ -50,7 +50,7 @@ export function NewPersonForm({
       <div class="person-form-fields">
         <label class="field">
           <span>{f.nome}</span>
-          <input name="nome" autoComplete="off" value={nome} onInput={(e) => setNome(e.currentTarget.value)} />
+          <input type="text" name="nome" autoComplete="off" value={nome} onInput={(e) => setNome(e.currentTarget.value)} />
         </label>
         <label class="field">
           <span>{f.email}</span>
@@ -61,10 +61,11 @@ export function NewPersonForm({
           <select name="papel" value={papel} onChange={(e) => setPapel(e.currentTarget.value as Papel)}>
             {PAPEIS.map((p) => (
               <option key={p} value={p}>
-                {`${tp.papel[p]} — ${tp.papelHint[p]}`}
+                {tp.papel[p]}
               </option>
             ))}
           </select>
+          <span class="muted">{tp.papelHint[papel]}</span>
         </label>
       </div>
       {papel === 'admin' ? null : (
