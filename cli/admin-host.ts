@@ -12,6 +12,8 @@ import { FlowLoadReport } from './flow-load-report.js';
 import { authorizeSession, SECURITY_HEADERS, sessionRoutes } from '../console/server/access.js';
 import { consoleRoutes } from '../console/server/routes.js';
 import { ConsoleSessions } from '../console/server/session-store.js';
+import { SignInLimit } from '../console/server/sign-in-limit.js';
+import { systemClock } from '../adapters/clock.js';
 import { mountConsole } from '../console/server/spa.js';
 import type { Runtime } from './runtime.js';
 
@@ -47,10 +49,12 @@ export function adminFromEnv(options: AdminHostOptions): AdminOptions | undefine
     queue = run.catch(() => undefined);
     return run;
   };
+  const { kv, clock } = options.runtime.services;
   const access = {
-    sessions: new ConsoleSessions(options.runtime.services.kv, token, options.runtime.services.clock),
+    sessions: new ConsoleSessions(kv, token, clock),
     token,
     publicBaseUrl: () => options.env.PUBLIC_BASE_URL || undefined,
+    accounts: { db: options.runtime.db, limit: new SignInLimit(kv, clock ?? systemClock) },
   };
   return {
     token,

@@ -14,6 +14,7 @@ import { registerSchema } from './commands/schema.js';
 import { registerServe } from './commands/serve.js';
 import { registerTest } from './commands/test.js';
 import { registerValidate } from './commands/validate.js';
+import { registerUsers } from './commands/users.js';
 import { registerWorker } from './commands/worker.js';
 import { UsageError } from './usage-error.js';
 import { packageVersion } from './version.js';
@@ -40,6 +41,7 @@ registerMigrate(program);
 registerSeed(program);
 registerExecutions(program);
 registerChat(program);
+registerUsers(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -11,6 +11,8 @@
 // lead that already has an upcoming appointment (move it instead), an appointment that cannot take
 // the action, the flow agenda-action not loaded; 503 the change failed (the clinic's calendar could
 // not be reached: nothing changed; `execution_id` names the failed execution).
+// Roles (CONTRACT.md §13, lead-scope.ts): a clinic, appointment or lead the principal may not see is
+// 404 like an unknown one; a hunter's agenda lists the appointments of the leads it may see.
 // Times: `inicio` is an ISO 8601 instant (the `inicio` of a free slot); days are the clinic's local days.
 // Each change is one execution of flows/agenda-action.yaml (agenda-action.ts: the booking store, the
 // Hunter's notice through flows/agenda-notice.yaml, then the reminders), awaited; the answers carry
@@ -40,9 +42,10 @@ import {
 } from './agenda-rows.js';
 import type { AgendaActionResponse, AgendaResponse, AgendaSlotsResponse } from './api-types.js';
 import { AGENDA_ACTION_FLOW, type AgendaActionInput, runAgendaAction } from './agenda-action.js';
+import { clinicVisibleTo, scopeLeadsQuery, visibleLead } from './lead-scope.js';
 import { type InputProblem, sendApiError, sendInvalid } from './lead-rows.js';
 import { recordAudit } from './audit.js';
-import { principalOf } from './principal.js';
+import { type Principal, principalOf } from './principal.js';
 
 const BODY_LIMIT = '4kb';
 const withinJsonLimits = enforceJsonLimits(sendError, (req) => req.body);
@@ -89,11 +92,11 @@ function invalid(problems: InputProblem[]): AgendaHttpError {
   return new AgendaHttpError(422, 'dados inválidos', { details: problems });
 }
 
-/** The clinic of the path with its booking setup (null without agenda) and zone; 404 when unknown. */
-async function clinicOf(deps: AgendaDeps, param: unknown) {
+/** The clinic of the path with its booking setup (null without agenda) and zone; 404 when unknown or not the principal's. */
+async function clinicOf(deps: AgendaDeps, param: unknown, principal: Principal) {
   const id = positiveId(param);
   if (id === undefined) throw invalid([{ path: 'id', message: 'deve ser um número inteiro positivo' }]);
-  const row = await deps.db.get('clinicas_com_atendentes', { id });
+  const row = clinicVisibleTo(principal, id) ? await deps.db.get('clinicas_com_atendentes', { id }) : undefined;
   if (!row) throw new AgendaHttpError(404, 'clínica não encontrada');
   let booking = null;
   try {
@@ -104,13 +107,13 @@ async function clinicOf(deps: AgendaDeps, param: unknown) {
   return { id, nome: String(row.nome), booking, timezone: booking?.timezone ?? DEFAULT_TIMEZONE };
 }
 
-/** The appointment of the path with its lead; 404 when unknown. */
-async function appointmentOfPath(deps: AgendaDeps, param: unknown) {
+/** The appointment of the path with its lead; 404 when unknown or its lead is not the principal's. */
+async function appointmentOfPath(deps: AgendaDeps, param: unknown, principal: Principal) {
   const id = positiveId(param);
   if (id === undefined) throw invalid([{ path: 'id', message: 'deve ser um número inteiro positivo' }]);
   const row = await deps.db.get('agendamentos', { id });
-  if (!row) throw new AgendaHttpError(404, 'agendamento não encontrado');
-  const lead = await deps.db.get('leads', { id: row.lead_id });
+  const lead = row ? await visibleLead(deps.db, principal, Number(row.lead_id)) : undefined;
+  if (!row || !lead || !clinicVisibleTo(principal, Number(row.clinica_id))) throw new AgendaHttpError(404, 'agendamento não encontrado');
   return { id, row, lead: { nome: lead?.nome ? String(lead.nome) : null, remotejid: lead ? String(lead.remotejid) : '' } };
 }
 
@@ -153,11 +156,11 @@ async function change(
 
 function getAgenda(deps: AgendaDeps) {
   return handled(async (req, res) => {
-    const clinic = await clinicOf(deps, req.params.id);
+    const clinic = await clinicOf(deps, req.params.id, principalOf(res));
     const parsed = agendaQuery(req.query as Record<string, unknown>, clinic.timezone);
     if ('problems' in parsed) return sendInvalid(res, 'consulta inválida', parsed.problems);
     const { dias, start, end } = viewSpan(parsed.day, parsed.vista);
-    const rows = await deps.booking.open().listForClinic(clinic.id, { start, end });
+    const rows = await visibleRows(deps, principalOf(res), await deps.booking.open().listForClinic(clinic.id, { start, end }));
     res.set('Cache-Control', 'no-store');
     res.json({
       clinica: toAgendaClinic(clinic.id, clinic.nome, clinic.booking, clinic.timezone),
@@ -168,9 +171,20 @@ function getAgenda(deps: AgendaDeps) {
   });
 }
 
+/** The listed appointments whose leads the principal may see (all of them but for a hunter). */
+async function visibleRows<T extends { lead_id: number }>(deps: AgendaDeps, principal: Principal, rows: T[]): Promise<T[]> {
+  if (rows.length === 0 || principal.kind !== 'user' || principal.papel !== 'hunter') return rows;
+  const ids = [...new Set(rows.map((r) => r.lead_id))];
+  const seen = (await scopeLeadsQuery(deps.db.knex('leads').whereIn('leads.id', ids), principal).select('leads.id')) as Array<{
+    id: number;
+  }>;
+  const visible = new Set(seen.map((r) => Number(r.id)));
+  return rows.filter((r) => visible.has(r.lead_id));
+}
+
 function getSlots(deps: AgendaDeps) {
   return handled(async (req, res) => {
-    const clinic = await clinicOf(deps, req.params.id);
+    const clinic = await clinicOf(deps, req.params.id, principalOf(res));
     const day = localDay(req.query.dia, clinic.timezone);
     const leadId = req.query.lead_id === undefined ? null : positiveId(req.query.lead_id);
     const problems: InputProblem[] = [];
@@ -190,7 +204,7 @@ function getSlots(deps: AgendaDeps) {
 
 function postBook(deps: AgendaDeps) {
   return handled(async (req, res) => {
-    const clinic = await clinicOf(deps, req.params.id);
+    const clinic = await clinicOf(deps, req.params.id, principalOf(res));
     const body = objectBody(req.body, '{"lead_id", "inicio"}');
     if ('path' in body && 'message' in body) throw invalid([body as InputProblem]);
     const leadId = positiveId(body.lead_id);
@@ -198,8 +212,8 @@ function postBook(deps: AgendaDeps) {
     const problems = [...(leadId === undefined ? [{ path: 'lead_id', message: 'deve ser um número inteiro positivo' }] : [])];
     if (typeof inicio === 'object') problems.push(inicio);
     if (leadId === undefined || typeof inicio === 'object') throw invalid(problems);
-    const lead = await deps.db.get('leads', { id: leadId, clinica_id: clinic.id });
-    if (!lead) throw new AgendaHttpError(404, 'lead não encontrado nesta clínica');
+    const lead = await visibleLead(deps.db, principalOf(res), leadId);
+    if (!lead || Number(lead.clinica_id) !== clinic.id) throw new AgendaHttpError(404, 'lead não encontrado nesta clínica');
     if (!clinic.booking) throw new NoAgendaError(clinic.id);
     const upcoming = await deps.booking.open().upcomingFor(clinic.id, leadId);
     if (upcoming)
@@ -210,12 +224,12 @@ function postBook(deps: AgendaDeps) {
 }
 
 /** The appointment of the path when it is its lead's upcoming one; 409 otherwise. */
-async function upcomingOfPath(deps: AgendaDeps, req: Request, what: string) {
-  const found = await appointmentOfPath(deps, req.params.id);
+async function upcomingOfPath(deps: AgendaDeps, req: Request, res: Response, what: string) {
+  const found = await appointmentOfPath(deps, req.params.id, principalOf(res));
   const clinicId = Number(found.row.clinica_id);
   const upcoming = await deps.booking.open().upcomingFor(clinicId, Number(found.row.lead_id));
   if (upcoming?.id !== found.id) throw new AgendaHttpError(409, `só um agendamento futuro (marcado ou confirmado) pode ser ${what}`);
-  const clinic = await clinicOf(deps, String(clinicId));
+  const clinic = await clinicOf(deps, String(clinicId), principalOf(res));
   return { ...found, clinic, upcoming };
 }
 
@@ -230,7 +244,7 @@ function postMove(deps: AgendaDeps) {
         ...(pathId === undefined ? [{ path: 'id', message: 'deve ser um número inteiro positivo' }] : []),
         ...(typeof inicio === 'object' ? [inicio] : []),
       ]);
-    const found = await upcomingOfPath(deps, req, 'remarcado');
+    const found = await upcomingOfPath(deps, req, res, 'remarcado');
     const input = { acao: 'remarcar', clinica_id: found.clinic.id, lead_id: found.upcoming.lead_id, inicio } as const;
     await change(deps, res, input, found.lead, found.clinic.timezone);
   });
@@ -244,7 +258,7 @@ function postCancel(deps: AgendaDeps) {
     if (typeof motivo !== 'string' || motivo.length > 500)
       throw invalid([{ path: 'motivo', message: 'deve ser um texto de até 500 caracteres' }]);
     if (positiveId(req.params.id) === undefined) throw invalid([{ path: 'id', message: 'deve ser um número inteiro positivo' }]);
-    const found = await upcomingOfPath(deps, req, 'cancelado');
+    const found = await upcomingOfPath(deps, req, res, 'cancelado');
     const input = {
       acao: 'cancelar',
       clinica_id: found.clinic.id,
@@ -264,9 +278,9 @@ function postAttendance(deps: AgendaDeps) {
     if (positiveId(req.params.id) === undefined) problems.push({ path: 'id', message: 'deve ser um número inteiro positivo' });
     if (status !== 'compareceu' && status !== 'faltou') problems.push({ path: 'status', message: 'deve ser "compareceu" ou "faltou"' });
     if (problems.length > 0) throw invalid(problems);
-    const found = await appointmentOfPath(deps, req.params.id);
+    const found = await appointmentOfPath(deps, req.params.id, principalOf(res));
     if (found.row.status === 'cancelado') throw new AgendaHttpError(409, 'um agendamento cancelado não recebe presença nem falta');
-    const clinic = await clinicOf(deps, String(found.row.clinica_id));
+    const clinic = await clinicOf(deps, String(found.row.clinica_id), principalOf(res));
     const input = {
       acao: 'presenca',
       clinica_id: clinic.id,

@@ -9,6 +9,7 @@
 // The executions endpoints' bodies are engine/triggers/admin-api-types.ts.
 import type { FlowGraph as FlowGraphView } from '../../engine/graph/flow-graph.js';
 import type { ExecutionStatus, LoadProblem } from '../../engine/types.js';
+import type { SessionUser } from './people-api-types.js';
 
 /** A clinic as the console lists it (`clinicas_com_atendentes`). */
 export interface ClinicSummary {
@@ -182,6 +183,8 @@ export interface SessionResponse {
   signed_in?: true;
   /** The CSRF token of this session. */
   csrf: string;
+  /** Who signed in: the account, or null for the admin token (CONTRACT.md §13). */
+  user: SessionUser | null;
 }
 
 /** Every error answer, in the admin API's shape; `details` lists each problem on 422 (bad input, `path` naming the parameter or field), else it is empty. */

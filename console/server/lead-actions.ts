@@ -17,8 +17,9 @@ import { enforceJsonLimits } from '../../engine/triggers/json-limits.js';
 import { sendError } from '../../engine/triggers/webhook-pipeline.js';
 import type { LeadAction, LeadActionResponse } from './api-types.js';
 import { type AuditAction, recordAudit } from './audit.js';
-import { principalOf } from './principal.js';
+import { visibleLead } from './lead-scope.js';
 import { type InputProblem, leadIdOrProblem, sendApiError, sendInvalid, toLeadSummary } from './lead-rows.js';
+import { principalOf } from './principal.js';
 
 /** The flow each lead action runs as (flows/lead-action.yaml, input `{lead_id, action}`). */
 export const LEAD_ACTION_FLOW = 'lead-action';
@@ -61,7 +62,7 @@ export function mountLeadActions(router: Router, db: Database, engine: Engine): 
     const problems = [...(typeof id === 'object' ? [id] : []), ...bodyProblems(req.body)];
     if (problems.length > 0 || typeof id === 'object') return sendInvalid(res, 'invalid input', problems);
     const body = req.body as { action: LeadAction; confirm?: string };
-    const row = await db.get('leads', { id });
+    const row = await visibleLead(db, principalOf(res), id);
     if (!row) return sendApiError(res, 404, 'no such lead');
     if (body.action === 'erase' && body.confirm !== String(row.remotejid))
       return sendInvalid(res, 'invalid input', [{ path: 'confirm', message: "erase needs confirm equal to the lead's phone (remotejid)" }]);

@@ -18,7 +18,9 @@ import type { ExecutionStore } from '../../engine/store/execution-store.js';
 import type { ExecutionRecord } from '../../engine/types.js';
 import type { AgendaAppointment, ChatMessageRow, ExecutionSummary, LeadHandoff, LeadResponse } from './api-types.js';
 import { lastMessageOf } from './last-message.js';
+import { visibleLead } from './lead-scope.js';
 import { leadIdOrProblem, sendApiError, sendInvalid, toLeadDetail } from './lead-rows.js';
+import { isAdmin, principalOf } from './principal.js';
 
 /** Most executions on a lead's page. */
 export const LEAD_EXECUTIONS_LIMIT = 50;
@@ -80,7 +82,7 @@ export function getLead(db: Database, store: ExecutionStore, booking: BookingSer
   return async (req, res) => {
     const id = leadIdOrProblem(req.params.id);
     if (typeof id === 'object') return sendInvalid(res, 'invalid input', [id]);
-    const row = await db.get('leads', { id });
+    const row = await visibleLead(db, principalOf(res), id);
     if (!row) return sendApiError(res, 404, 'no such lead');
     const remotejid = String(row.remotejid);
     const who = { id, clinica_id: Number(row.clinica_id), nome: row.nome ? String(row.nome) : null, remotejid };
@@ -103,7 +105,8 @@ export function getLead(db: Database, store: ExecutionStore, booking: BookingSer
     res.json({
       lead: toLeadDetail(row, Date.now(), last),
       messages,
-      executions: executions.map(toExecutionSummary),
+      // Executions are the admins' (CONTRACT.md §13): the clinic's people see none here either.
+      executions: isAdmin(principalOf(res)) ? executions.map(toExecutionSummary) : [],
       handoff: latestHandoff(executions),
       agendamento,
     } satisfies LeadResponse);

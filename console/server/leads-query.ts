@@ -13,7 +13,9 @@ import type { RequestHandler } from 'express';
 import type { Database } from '../../adapters/db/database.js';
 import type { LeadsResponse } from './api-types.js';
 import { LAST_MESSAGE_AT_SQL, lastMessageSql, whereWaiting } from './last-message.js';
+import { scopeLeadsQuery } from './lead-scope.js';
 import { isoOf, type LastMessage, type InputProblem, sendInvalid, toLeadSummary } from './lead-rows.js';
+import { type Principal, principalOf, TOKEN_PRINCIPAL } from './principal.js';
 
 /** Leads per page when `limit` is not given. */
 export const DEFAULT_LEADS_LIMIT = 50;
@@ -121,13 +123,18 @@ function lastOf(row: PageRow | undefined): LastMessage | undefined {
   return { conteudo: row.lm_conteudo ?? '', created_at: at, direcao: row.lm_direcao === 'entrada' ? 'entrada' : 'saida' };
 }
 
-/** The page of leads, the total and the waiting total for `params` (see the header). */
-export async function queryLeads(db: Database, params: LeadsQuery, now: number = Date.now()): Promise<LeadsResponse> {
+/** The page of leads, the total and the waiting total for `params` among the leads `principal` may see (see the header). */
+export async function queryLeads(
+  db: Database,
+  params: LeadsQuery,
+  now: number = Date.now(),
+  principal: Principal = TOKEN_PRINCIPAL,
+): Promise<LeadsResponse> {
   const filtered = (waitingOnly = params.aguardando === true) => {
     const query = db.knex('leads');
     applyFilters(query, params);
     if (waitingOnly) whereWaiting(query, now);
-    return query;
+    return scopeLeadsQuery(query, principal);
   };
   const count = async (query: Knex.QueryBuilder) =>
     Number(((await query.count({ n: '*' }).first()) as { n: number | string } | undefined)?.n ?? 0);
@@ -159,6 +166,6 @@ export function listLeads(db: Database): RequestHandler {
   return async (req, res) => {
     const parsed = parseLeadsQuery(req.query as Record<string, unknown>);
     if ('problems' in parsed) return sendInvalid(res, 'invalid query', parsed.problems);
-    res.json(await queryLeads(db, parsed));
+    res.json(await queryLeads(db, parsed, Date.now(), principalOf(res)));
   };
 }

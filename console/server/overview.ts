@@ -6,12 +6,16 @@
 // The database counts per 15-minute UTC bucket (overview-query.ts); the buckets are regrouped here
 // into local days with luxon (daylight saving and half-hour zones handled). First-contact
 // percentiles are nearest-rank over every first contact of the day or period.
+// Roles (CONTRACT.md §13): an equipe or hunter account gets its clinics' series only, and `all` adds
+// up those (the rows of no clinic are the admins').
 import type { RequestHandler } from 'express';
 import { DateTime, IANAZone } from 'luxon';
 import type { Database } from '../../adapters/db/database.js';
 import type { OverviewAiModel, OverviewAppointments, OverviewFigures, OverviewResponse, OverviewSeries } from './api-types.js';
 import { type InputProblem, sendInvalid } from './lead-rows.js';
 import { type BucketRow, type OverviewRows, overviewRows } from './overview-query.js';
+import { clinicVisibleTo } from './lead-scope.js';
+import { isAdmin, type Principal, principalOf, TOKEN_PRINCIPAL } from './principal.js';
 
 /** Days covered when `days` is not given, today included. */
 export const DEFAULT_OVERVIEW_DAYS = 7;
@@ -250,8 +254,13 @@ function toSeries(dates: string[], { clinica_id, nome, days }: ClinicDays): Over
   };
 }
 
-/** The overview of `params` at `now` (ms). */
-export async function queryOverview(db: Database, params: OverviewParams, now: number = Date.now()): Promise<OverviewResponse> {
+/** The overview of `params` at `now` (ms), of the clinics `principal` may see. */
+export async function queryOverview(
+  db: Database,
+  params: OverviewParams,
+  now: number = Date.now(),
+  principal: Principal = TOKEN_PRINCIPAL,
+): Promise<OverviewResponse> {
   const period = periodOf(params, now);
   const [rows, clinicRows] = await Promise.all([
     overviewRows(db, period.from, period.to),
@@ -260,7 +269,7 @@ export async function queryOverview(db: Database, params: OverviewParams, now: n
   const tallies = new ClinicTallies(period, params.tz);
   for (const c of clinicRows) tallies.of(Number(c.id)).nome = String(c.nome);
   countRows(tallies, rows);
-  const ordered = tallies.ordered();
+  const ordered = tallies.ordered().filter((c) => (c.clinica_id === null ? isAdmin(principal) : clinicVisibleTo(principal, c.clinica_id)));
   const allDays = period.dates.map((_, i) => {
     const day = emptyTally();
     for (const clinic of ordered) addTally(day, clinic.days[i]!);
@@ -283,6 +292,6 @@ export function getOverview(db: Database): RequestHandler {
     const parsed = parseOverviewQuery(req.query as Record<string, unknown>);
     if ('problems' in parsed) return sendInvalid(res, 'invalid query', parsed.problems);
     res.set('Cache-Control', 'no-store');
-    res.json(await queryOverview(db, parsed));
+    res.json(await queryOverview(db, parsed, Date.now(), principalOf(res)));
   };
 }

@@ -1,6 +1,6 @@
 // The console's routes on the admin router (behind its bearer-or-session check): clinics, leads, a
 // lead's page and its actions, the flows (flows.ts), the overview, each clinic's agenda (agenda.ts). See each file for its contract; api-types.ts for the bodies.
-import type { Router } from 'express';
+import express, { type Router } from 'express';
 import { type BookingService, bookingService } from '../../adapters/calendar/booking-service.js';
 import type { Database } from '../../adapters/db/database.js';
 import type { KeyValue } from '../../adapters/kv/key-value.js';
@@ -9,6 +9,7 @@ import type { ExecutionStore } from '../../engine/store/execution-store.js';
 import type { FlowLoadReport } from '../../cli/flow-load-report.js';
 import { mountAgenda } from './agenda.js';
 import { mountAuditRoutes } from './audit-routes.js';
+import { changeOwnPassword } from './account-session.js';
 import { listClinics } from './clinics.js';
 import { getFlow, listFlows } from './flows.js';
 import { mountLeadActions } from './lead-actions.js';
@@ -16,6 +17,7 @@ import { getLead } from './lead-detail.js';
 import { mountLeadReply } from './lead-reply.js';
 import { listLeads } from './leads-query.js';
 import { getOverview } from './overview.js';
+import { adminOnly, mountUsers } from './users-api.js';
 
 /** What the console's JSON routes read and act on. */
 export interface ConsoleRouteDeps {
@@ -32,7 +34,13 @@ export interface ConsoleRouteDeps {
   now?: () => number;
 }
 
-/** The console's JSON routes (clinics, leads, a lead and its actions, flows, overview), added to the admin router it is given; that router's bearer-or-session check runs first. */
+/**
+ * The console's JSON routes (clinics, leads, a lead and its actions, a reply, flows, overview, the
+ * audit, accounts), added to the admin router it is given; that router's bearer-or-session check runs
+ * first. The role guard comes first of all (CONTRACT.md §13): executions (the admin router's own
+ * routes, mounted after these), flows, accounts and the global audit answer 403 to `equipe` and
+ * `hunter`; every other route narrows itself to the principal's clinics and leads (lead-scope.ts).
+ */
 export function consoleRoutes({
   db,
   store,
@@ -43,6 +51,9 @@ export function consoleRoutes({
   now,
 }: ConsoleRouteDeps): (router: Router) => void {
   return (router) => {
+    router.use(['/executions', '/flows', '/audit'], adminOnly);
+    mountUsers(router, db);
+    router.post('/session/password', express.json({ limit: '4kb' }), (req, res) => changeOwnPassword(db, req, res));
     router.get('/clinics', listClinics(db));
     router.get('/leads', listLeads(db));
     router.get('/leads/:id', getLead(db, store, booking));

@@ -5,7 +5,8 @@
 //   cookie value  `<id>.<signature>`: id = 32 random bytes (base64url), signature = HMAC-SHA256 of the
 //                 id under LEADFLOW_ADMIN_TOKEN; a changed token invalidates every session at once.
 //   stored        the lock `console-session:<sha256(id)>` (the raw id is never stored), holding
-//                 `until:<ms>`: the session ends 12 h after signing in (not renewed by use), by the
+//                 `until:<ms>` (signed in with the admin token) or `until:<ms>;user:<id>` (signed in
+//                 as the account `usuarios.id`): the session ends 12 h after signing in (not renewed by use), by the
 //                 service's clock (`services.clock`); the lock's own life (the same 12 h, by the
 //                 store's clock) only clears it away.
 //   CSRF token    HMAC-SHA256 of the id under the admin token (base64url): derived, never stored, a
@@ -21,17 +22,19 @@ export const SESSION_COOKIE = 'lf_session';
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 /** Random bytes of a session id. */
 const ID_BYTES = 32;
-/** What the stored lock holds: the instant (ms since the epoch) the session ends. */
-const holderOf = (untilMs: number): string => `until:${untilMs}`;
-/** The end a stored holder names, or undefined for anything else. */
-function untilOf(holder: string | null): number | undefined {
-  const match = /^until:([0-9]{1,16})$/.exec(holder ?? '');
-  return match ? Number(match[1]) : undefined;
+/** What the stored lock holds: the instant (ms since the epoch) the session ends, and its account. */
+const holderOf = (untilMs: number, userId: number | null): string => `until:${untilMs}${userId === null ? '' : `;user:${userId}`}`;
+/** The end and account a stored holder names, or undefined for anything else. */
+function parseHolder(holder: string | null): { until: number; userId: number | null } | undefined {
+  const match = /^until:([0-9]{1,16})(?:;user:([0-9]{1,15}))?$/.exec(holder ?? '');
+  return match ? { until: Number(match[1]), userId: match[2] === undefined ? null : Number(match[2]) } : undefined;
 }
 
-/** A live session: its CSRF token. */
+/** A live session: its CSRF token and who signed in (`userId` null: the admin token). */
 export interface Session {
   csrf: string;
+  /** `usuarios.id` of the account signed in, or null for the admin token. */
+  userId: number | null;
 }
 
 /** The console's sessions (see the header): created on sign-in, checked on every request with the cookie, ended on sign-out; kept in the key-value store so every process shares them. */
@@ -44,10 +47,10 @@ export class ConsoleSessions {
     private readonly clock: Clock = systemClock,
   ) {}
 
-  /** Starts a session; returns the cookie value and its CSRF token. */
-  async create(): Promise<{ cookie: string; csrf: string }> {
+  /** Starts a session (a new id every time) for the account `userId` (null: the admin token); returns the cookie value and its CSRF token. */
+  async create(userId: number | null = null): Promise<{ cookie: string; csrf: string }> {
     const id = randomBytes(ID_BYTES).toString('base64url');
-    const taken = await this.kv.acquireLock(storeKey(id), SESSION_TTL_MS, holderOf(this.clock.now() + SESSION_TTL_MS));
+    const taken = await this.kv.acquireLock(storeKey(id), SESSION_TTL_MS, holderOf(this.clock.now() + SESSION_TTL_MS, userId));
     if (taken === null) throw new Error('session id collision');
     return { cookie: `${id}.${this.mac('session', id)}`, csrf: this.mac('csrf', id) };
   }
@@ -56,8 +59,8 @@ export class ConsoleSessions {
   async find(cookie: string | undefined): Promise<Session | undefined> {
     const id = this.verifiedId(cookie);
     if (!id) return undefined;
-    const until = untilOf(await this.kv.lockHolder(storeKey(id)));
-    return until !== undefined && this.clock.now() < until ? { csrf: this.mac('csrf', id) } : undefined;
+    const held = parseHolder(await this.kv.lockHolder(storeKey(id)));
+    return held !== undefined && this.clock.now() < held.until ? { csrf: this.mac('csrf', id), userId: held.userId } : undefined;
   }
 
   /** Ends the session a cookie value names (nothing when it names none). */

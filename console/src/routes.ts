@@ -11,6 +11,8 @@
 // after every module has loaded, so the cycle is harmless; nothing here may run page code at load.
 import type { FunctionComponent } from 'preact';
 import { t } from './i18n/index.js';
+import { tp } from './i18n/people.js';
+import { AccountPage } from './pages/account.js';
 import { AgendaPage } from './pages/agenda.js';
 import { AuditPage } from './pages/audit.js';
 import { ExecutionPage } from './pages/execution.js';
@@ -21,6 +23,7 @@ import { LeadPage } from './pages/lead.js';
 import { LeadsPage } from './pages/leads.js';
 import { NotFoundPage } from './pages/not-found.js';
 import { OverviewPage } from './pages/overview.js';
+import { PeoplePage } from './pages/people.js';
 import { fillPattern, type Location, matchPattern, type Params } from './router.js';
 
 /** What the shell (app.tsx) gives every page. */
@@ -70,7 +73,12 @@ export const ROUTES = {
   flows: { pattern: '/flows', page: FlowsPage, title: () => t.titles.flows, nav: t.nav.flows },
   flow: { pattern: '/flows/:name', page: FlowPage, title: ({ name }) => t.titles.flow(name ?? ''), section: 'flows' },
   audit: { pattern: '/audit', page: AuditPage, title: () => t.titles.audit, nav: t.nav.audit },
+  people: { pattern: '/pessoas', page: PeoplePage, title: () => tp.titles.people, nav: tp.nav.people },
+  account: { pattern: '/conta', page: AccountPage, title: () => tp.titles.account },
 } satisfies Record<string, RouteEntry>;
+
+/** The sections only admins (and the token) use: the top bar hides them from equipe and hunter accounts (the server refuses them with 403 anyway). */
+export const ADMIN_SECTIONS: ReadonlySet<string> = new Set(['executions', 'flows', 'people', 'audit']);
 
 /** A page's name in the table. */
 export type RouteName = keyof typeof ROUTES;

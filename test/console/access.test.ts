@@ -22,7 +22,7 @@ forEachBackend('console access', (backend) => {
     );
     const status = await withSession(stack, session, '/admin/session');
     expect(status.status).toBe(200);
-    expect(await status.json()).toEqual({ signed_in: true, csrf: session.csrf });
+    expect(await status.json()).toEqual({ signed_in: true, csrf: session.csrf, user: null });
     // Another session, another csrf token.
     expect((await signIn(stack)).csrf).not.toBe(session.csrf);
   });

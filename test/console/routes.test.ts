@@ -60,6 +60,8 @@ describe('href', () => {
       flows: {},
       flow: { name: 'follow-up' },
       audit: {},
+      people: {},
+      account: {},
     };
     for (const name of Object.keys(ROUTES) as RouteName[]) {
       const route = routeOf(href(name, params[name]));
@@ -83,7 +85,7 @@ describe('titles and the top bar', () => {
     expect(NOT_FOUND.title({})).toBe('Página não encontrada · LeadFlow');
   });
 
-  it('lists Visão geral, Leads, Agenda, Execuções, Fluxos and Auditoria in the top bar; a record’s page lights its list', () => {
+  it('lists Visão geral, Leads, Agenda, Execuções, Fluxos, Auditoria and Pessoas in the top bar; a record’s page lights its list', () => {
     const entries = Object.entries(ROUTES).filter(([, entry]) => 'nav' in entry);
     expect(entries.map(([name, entry]) => [name, (entry as { nav: string }).nav])).toEqual([
       ['overview', 'Visão geral'],
@@ -92,6 +94,7 @@ describe('titles and the top bar', () => {
       ['executions', 'Execuções'],
       ['flows', 'Fluxos'],
       ['audit', 'Auditoria'],
+      ['people', 'Pessoas'],
     ]);
     expect([ROUTES.lead.section, ROUTES.execution.section, ROUTES.flow.section]).toEqual(['leads', 'executions', 'flows']);
   });

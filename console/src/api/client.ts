@@ -3,6 +3,7 @@
 // A 401 from any call but the sign-in itself ends the session in the app (onSignedOut). A failure's
 // message is already for a receptionist (the API's English `error` through apiErrorText).
 import type { ApiError, SessionResponse } from '../../server/api-types.js';
+import type { PasswordChangeRequest, SessionUser } from '../../server/people-api-types.js';
 import { t } from '../i18n/index.js';
 import { apiErrorText } from '../i18n/server-texts.js';
 
@@ -21,6 +22,25 @@ export class ApiFailure extends Error {
 }
 
 let csrfToken: string | null = null;
+/** Who is signed in: an account, or null for the admin token (or while signed out). */
+let currentUser: SessionUser | null = null;
+/** Whether the server has console accounts (the last signed-out GET /admin/session said `contas: true`). */
+let accountsExist = true;
+
+/** True when the server said it has console accounts (the sign-in page then asks for email and password first). */
+export function serverHasAccounts(): boolean {
+  return accountsExist;
+}
+
+/** The signed-in account, or null when the session is the admin token's. */
+export function signedInUser(): SessionUser | null {
+  return currentUser;
+}
+
+/** True when the signed-in principal may use the admins' sections (executions, flows, Pessoas, audit). */
+export function signedInAsAdmin(): boolean {
+  return currentUser === null || currentUser.papel === 'admin';
+}
 let signedOutListener: (() => void) | null = null;
 
 /** Called once by the app: what to do when the server says the session is gone. */
@@ -81,9 +101,13 @@ export async function checkSession(): Promise<boolean> {
   try {
     const status = await send<SessionResponse>('GET', '/admin/session');
     csrfToken = status.csrf;
+    currentUser = status.user ?? null;
     return true;
   } catch (error) {
-    if (error instanceof ApiFailure && error.status === 401) return false;
+    if (error instanceof ApiFailure && error.status === 401) {
+      accountsExist = (error.body as { contas?: unknown } | null)?.contas === true;
+      return false;
+    }
     throw error;
   }
 }
@@ -92,6 +116,19 @@ export async function checkSession(): Promise<boolean> {
 export async function signIn(token: string): Promise<void> {
   const created = await send<SessionResponse>('POST', '/admin/session', { token });
   csrfToken = created.csrf;
+  currentUser = null;
+}
+
+/** Signs in as an account; throws ApiFailure 401 on a wrong email or password, 429 while locked out. */
+export async function signInWithPassword(email: string, password: string): Promise<void> {
+  const created = await send<SessionResponse>('POST', '/admin/session', { email, password });
+  csrfToken = created.csrf;
+  currentUser = created.user ?? null;
+}
+
+/** Changes the signed-in account's password; ApiFailure 401 means a wrong current password (the session stays). */
+export function changePassword(body: PasswordChangeRequest): Promise<void> {
+  return send<void>('POST', '/admin/session/password', body);
 }
 
 /** Ends the session on the server (best effort) and forgets the CSRF token. */
@@ -100,6 +137,7 @@ export async function signOut(): Promise<void> {
     await send<void>('DELETE', '/admin/session');
   } finally {
     csrfToken = null;
+    currentUser = null;
   }
 }
 

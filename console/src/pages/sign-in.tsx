@@ -1,58 +1,92 @@
-// Sign-in: the admin token in, a session cookie back (POST /admin/session); 401 shows "Token inválido".
+// Sign-in: email and password (POST /admin/session {email, password}), or the admin token behind a
+// link (shown first on a server without accounts: its admin signs in with the token); a session cookie back. 401 shows one message for a wrong email or password, 429 the lockout.
+// The page shows in place of whatever page asked for it (the URL stays), so signing in lands there.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApiFailure, describeFailure, signIn } from '../api/client.js';
+import { ApiFailure, describeFailure, serverHasAccounts, signIn, signInWithPassword } from '../api/client.js';
 import { Notice } from '../components/feedback.js';
 import { usePageTitle } from '../hooks/use-page-title.js';
 import { t } from '../i18n/index.js';
+import { tp } from '../i18n/people.js';
+
+/** Why a sign-in failed, in words. */
+function failureText(failure: unknown, byToken: boolean): string {
+  if (failure instanceof ApiFailure && failure.status === 401) return byToken ? t.signIn.invalidToken : tp.signIn.wrong;
+  if (failure instanceof ApiFailure && failure.status === 429) return tp.signIn.locked;
+  return t.signIn.failed(describeFailure(failure));
+}
 
 /** The sign-in page, shown instead of any page while signed out; `notice` says why (session expired). */
 export function SignInPage({ onSignedIn, notice }: { onSignedIn: () => void; notice?: string | null }) {
-  const [token, setToken] = useState('');
+  const [byToken, setByToken] = useState(() => !serverHasAccounts());
+  const [email, setEmail] = useState('');
+  const [secret, setSecret] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const field = useRef<HTMLInputElement>(null);
+  const first = useRef<HTMLInputElement>(null);
   usePageTitle(t.titles.signIn);
   useEffect(() => {
-    field.current?.focus();
-  }, []);
+    first.current?.focus();
+  }, [byToken]);
 
   const submit = async (event: Event) => {
     event.preventDefault();
-    if (token.trim() === '') {
-      setError(t.signIn.emptyToken);
-      field.current?.focus();
+    if (secret === '' || (!byToken && email.trim() === '')) {
+      setError(byToken ? t.signIn.emptyToken : tp.signIn.empty);
+      first.current?.focus();
       return;
     }
     setBusy(true);
     setError(null);
     try {
-      await signIn(token.trim());
+      if (byToken) await signIn(secret.trim());
+      else await signInWithPassword(email.trim(), secret);
       onSignedIn();
     } catch (failure) {
-      setError(failure instanceof ApiFailure && failure.status === 401 ? t.signIn.invalidToken : t.signIn.failed(describeFailure(failure)));
+      setError(failureText(failure, byToken));
       setBusy(false);
-      field.current?.select();
     }
   };
+  const switchMode = () => {
+    setByToken(!byToken);
+    setSecret('');
+    setError(null);
+  };
+  const described = error ? 'sign-in-error' : undefined;
 
   return (
     <main class="sign-in">
       <form class="card sign-in-card" onSubmit={submit} noValidate>
         <p class="brand">{t.appName}</p>
         <h1>{t.signIn.heading}</h1>
-        <p class="muted">{t.signIn.intro}</p>
+        <p class="muted">{byToken ? tp.signIn.tokenIntro : tp.signIn.intro}</p>
         {notice ? <Notice kind="ok">{notice}</Notice> : null}
+        {byToken ? null : (
+          <label class="field">
+            <span>{tp.signIn.email}</span>
+            <input
+              ref={first}
+              type="email"
+              name="email"
+              autoComplete="username"
+              inputMode="email"
+              value={email}
+              aria-invalid={error ? 'true' : undefined}
+              aria-describedby={described}
+              onInput={(event) => setEmail(event.currentTarget.value)}
+            />
+          </label>
+        )}
         <label class="field">
-          <span>{t.signIn.tokenLabel}</span>
+          <span>{byToken ? t.signIn.tokenLabel : tp.signIn.password}</span>
           <input
-            ref={field}
+            ref={byToken ? first : undefined}
             type="password"
-            name="token"
+            name={byToken ? 'token' : 'password'}
             autoComplete="current-password"
-            value={token}
+            value={secret}
             aria-invalid={error ? 'true' : undefined}
-            aria-describedby={error ? 'sign-in-error' : undefined}
-            onInput={(event) => setToken(event.currentTarget.value)}
+            aria-describedby={described}
+            onInput={(event) => setSecret(event.currentTarget.value)}
           />
         </label>
         {error ? (
@@ -62,6 +96,9 @@ export function SignInPage({ onSignedIn, notice }: { onSignedIn: () => void; not
         ) : null}
         <button type="submit" class="button button-primary" disabled={busy}>
           {busy ? t.signIn.submitting : t.signIn.submit}
+        </button>
+        <button type="button" class="button button-quiet sign-in-switch" onClick={switchMode}>
+          {byToken ? tp.signIn.usePassword : tp.signIn.useToken}
         </button>
       </form>
     </main>
