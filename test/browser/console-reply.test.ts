@@ -102,8 +102,10 @@ describe.skipIf(!available)('replying to a lead and the audit trail, in Chromium
     expect(await page.title()).toBe('Auditoria · LeadFlow');
     const rows = page.locator('.audit-row');
     await rows.first().waitFor({ state: 'visible' });
-    expect(await rows.count()).toBe(3);
+    // Newest first: the opted-out lead's reply, the resume, the first reply, and the token's sign-in.
+    expect(await rows.count()).toBe(4);
     expect(await rows.first().textContent()).toContain('Respondeu ao lead');
+    expect(await rows.last().textContent()).toContain('Entrou no console');
     expect(
       await rows
         .first()
@@ -115,7 +117,7 @@ describe.skipIf(!available)('replying to a lead and the audit trail, in Chromium
     await pollRows(page, 1);
     expect(await rows.first().textContent()).toContain(`Lead nº ${leadId}`);
     await page.getByRole('button', { name: 'Limpar filtros' }).click();
-    await pollRows(page, 3);
+    await pollRows(page, 4);
     expect(browser.problems).toEqual([]);
   });
 });
