@@ -14,11 +14,12 @@ const MAX_ROWS = 60;
  * from `sent`: a `gateway.send` step's output and the texts it was given, one row per paragraph the
  * lead received (its provider message id and the time it went), or one `modelo` row with the
  * template's rendered text when the template went instead. Outputs `{recorded, ids}`: rows this step
- * inserted, and the ids of every row named. Needs the database.
+ * inserted, and the ids of every row named. Reads the database; a host without one (`leadflow test`,
+ * where db steps are mocked by id) records nothing: `{recorded: 0, ids: []}`.
  */
 export default defineServiceNode({
   type: 'transcript.record',
-  services: ['db'],
+  services: [],
   description:
     "Records rows of the lead's transcript (table `mensagens`) once each, keyed by `chave` (unique per clinic): a replay or take-over of the step records nothing twice. `rows` are written as given; `sent` turns a gateway.send step's output into one `saida` row per paragraph sent (with the provider's message id and the time it went), or one `modelo` row with the template's text when the template went instead.",
   params: Type.Object(
@@ -29,7 +30,17 @@ export default defineServiceNode({
         maxItems: MAX_ROWS,
         default: [],
         description: 'Rows written as given (events, a received message, a fixed text).',
-        examples: [[{ direcao: 'saida', autor: 'sistema', tipo: 'evento', conteudo: 'Agente pausado', chave: "{{ 'pausa:' & steps.msg.message_id }}" }]],
+        examples: [
+          [
+            {
+              direcao: 'saida',
+              autor: 'sistema',
+              tipo: 'evento',
+              conteudo: 'Agente pausado',
+              chave: "{{ 'pausa:' & steps.msg.message_id }}",
+            },
+          ],
+        ],
       }),
       sent: Type.Union(
         [
@@ -47,7 +58,8 @@ export default defineServiceNode({
               autor: Type.Optional(
                 Type.Union([Type.Literal('agente'), Type.Literal('sistema'), Type.Literal('equipe')], {
                   default: 'sistema',
-                  description: "Who the words are: `agente` for the AI agent's reply, `sistema` for fixed texts, templates, reminders and follow-ups.",
+                  description:
+                    "Who the words are: `agente` for the AI agent's reply, `sistema` for fixed texts, templates, reminders and follow-ups.",
                 }),
               ),
               autor_nome: Type.Optional(
@@ -80,7 +92,12 @@ export default defineServiceNode({
         params: {
           clinica_id: '{{ vars.lead.clinica_id }}',
           lead_id: '{{ vars.lead.id }}',
-          sent: { messages: '{{ steps.split.messages }}', output: '{{ steps.send }}', chave: "{{ 'resposta:' & steps.msg.message_id }}", autor: 'agente' },
+          sent: {
+            messages: '{{ steps.split.messages }}',
+            output: '{{ steps.send }}',
+            chave: "{{ 'resposta:' & steps.msg.message_id }}",
+            autor: 'agente',
+          },
         },
       },
     },
@@ -89,6 +106,7 @@ export default defineServiceNode({
     const rows: TranscriptRow[] = [...params.rows];
     if (params.sent) rows.push(...sentRows(params.sent as Parameters<typeof sentRows>[0]));
     const db = ctx.services.db;
+    if (!db) return { recorded: 0, ids: [] };
     let recorded = 0;
     const ids: JsonValue[] = [];
     for (const row of rows) {

@@ -33,9 +33,7 @@ export function transcriptRowSchema() {
       conteudo: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: "The text; a medium's text; an event's label." })),
       chave: Type.String({ minLength: 1, description: 'Unique per clinic: what recorded the row (e.g. `in:<message id>`).' }),
       provider_message_id: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: "The provider's message id." })),
-      status: Type.Optional(
-        Type.Union([literals(['enviada', 'entregue', 'lida', 'falhou'] as const, 'Delivery status.'), Type.Null()]),
-      ),
+      status: Type.Optional(Type.Union([literals(['enviada', 'entregue', 'lida', 'falhou'] as const, 'Delivery status.'), Type.Null()])),
       at: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'When (ISO 8601); absent: now.' })),
     },
     { additionalProperties: false },
@@ -59,7 +57,7 @@ const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? 
 /**
  * The rows a send stands for: one `texto` row per paragraph that went (the non-blank texts, in
  * order, as many as the output's results), keyed `<chave>:<i>`, `enviada` when the provider named
- * its message id; or, when the template went instead, one `modelo` row with its rendered text.
+ * its message id; or, when the template went instead, one `modelo` row by `sistema` with its rendered text.
  */
 export function sentRows(sent: SentParam): TranscriptRow[] {
   const output = (sent.output && typeof sent.output === 'object' ? sent.output : {}) as SendOutput;
@@ -72,7 +70,18 @@ export function sentRows(sent: SentParam): TranscriptRow[] {
     at: str(r?.at),
   });
   if (output.sent_as === 'template') {
-    return [{ ...base, tipo: 'modelo', conteudo: typeof output.text === 'string' ? output.text : '', chave: `${sent.chave}:0`, ...stamp(results.at(-1)) }];
+    return [
+      {
+        ...base,
+        autor: 'sistema',
+        tipo: 'modelo',
+        conteudo: typeof output.text === 'string' ? output.text : '',
+        chave: `${sent.chave}:0`,
+        ...stamp(results.at(-1)),
+      },
+    ];
   }
-  return results.slice(0, texts.length).map((r, i) => ({ ...base, tipo: 'texto', conteudo: texts[i]!, chave: `${sent.chave}:${i}`, ...stamp(r) }));
+  return results
+    .slice(0, texts.length)
+    .map((r, i) => ({ ...base, tipo: 'texto', conteudo: texts[i]!, chave: `${sent.chave}:${i}`, ...stamp(r) }));
 }
