@@ -13,6 +13,7 @@ import { mountLeadActions } from './lead-actions.js';
 import { getLead } from './lead-detail.js';
 import { listLeads } from './leads-query.js';
 import { getOverview } from './overview.js';
+import { getTranscript } from './transcript.js';
 
 /** What the console's JSON routes read and act on. */
 export interface ConsoleRouteDeps {
@@ -31,6 +32,7 @@ export function consoleRoutes({ db, store, engine, flowLoads, booking = bookingS
     router.get('/clinics', listClinics(db));
     router.get('/leads', listLeads(db));
     router.get('/leads/:id', getLead(db, store, booking));
+    router.get('/leads/:id/messages', getTranscript(db));
     mountLeadActions(router, db, engine);
     router.get('/flows', listFlows(engine, flowLoads));
     router.get('/flows/:name', getFlow(engine));
