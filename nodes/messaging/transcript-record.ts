@@ -37,7 +37,7 @@ export default defineServiceNode({
               autor: 'sistema',
               tipo: 'evento',
               conteudo: 'Agente pausado',
-              chave: "{{ 'pausa:' & steps.msg.message_id }}",
+              chave: "{{ 'pausa:' & vars.message_id }}",
             },
           ],
         ],
@@ -53,7 +53,7 @@ export default defineServiceNode({
               chave: Type.String({
                 minLength: 1,
                 description: "Prefix of the rows' keys: paragraph i is `<chave>:<i>`.",
-                examples: ["{{ 'resposta:' & steps.msg.message_id }}"],
+                examples: ["{{ 'resposta:' & vars.message_id }}"],
               }),
               autor: Type.Optional(
                 Type.Union([Type.Literal('agente'), Type.Literal('sistema'), Type.Literal('equipe')], {
@@ -73,11 +73,23 @@ export default defineServiceNode({
           ),
           Type.Null(),
         ],
-        { default: null, description: "A gateway.send step's result to record, one row per paragraph; null: none." },
+        {
+          default: null,
+          description: "A gateway.send step's result to record, one row per paragraph; null: none.",
+          examples: [
+            {
+              messages: '{{ vars.reply_parts }}',
+              output: '{{ vars.sent }}',
+              chave: "{{ 'resposta:' & vars.message_id }}",
+              autor: 'agente',
+            },
+          ],
+        },
       ),
       on_conflict: Type.Union([Type.Literal('keep'), Type.Literal('content')], {
         default: 'keep',
         description: '`keep`: a row whose chave exists stays as it is; `content`: its `conteudo` is replaced (a medium converted to text).',
+        examples: ['content'],
       }),
     },
     { additionalProperties: false },
@@ -93,9 +105,9 @@ export default defineServiceNode({
           clinica_id: '{{ vars.lead.clinica_id }}',
           lead_id: '{{ vars.lead.id }}',
           sent: {
-            messages: '{{ steps.split.messages }}',
-            output: '{{ steps.send }}',
-            chave: "{{ 'resposta:' & steps.msg.message_id }}",
+            messages: '{{ vars.reply_parts }}',
+            output: '{{ vars.sent }}',
+            chave: "{{ 'resposta:' & vars.message_id }}",
             autor: 'agente',
           },
         },
