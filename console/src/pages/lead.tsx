@@ -7,6 +7,7 @@ import { api, describeFailure } from '../api/client.js';
 import { LeadStateBadge, StatusBadge } from '../components/badges.js';
 import { Conversation } from '../components/conversation.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
+import { Transcript } from '../components/transcript.js';
 import { LoadError, Loading, Notice } from '../components/feedback.js';
 import { Link } from '../components/link.js';
 import { digitsOf, formatFull, formatPhone, formatWhen } from '../format.js';
@@ -52,7 +53,11 @@ export function LeadPage({ params, title, showNotice }: PageProps) {
       <div class="lead-layout">
         <section class="card" aria-labelledby="conversation-title">
           <h2 id="conversation-title">{t.lead.conversation}</h2>
-          <Conversation messages={messages} />
+          <Transcript leadId={lead.id} />
+          <details class="agent-memory">
+            <summary>Memória do agente</summary>
+            <Conversation messages={messages} />
+          </details>
         </section>
         <div class="lead-side">
           <LeadAppointment lead={lead} appointment={agendamento} />
