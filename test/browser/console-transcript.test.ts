@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { send } from '../e2e/providers.js';
+import { post, send } from '../e2e/providers.js';
 import { insertLead, startStack, type Stack } from '../e2e/stack.js';
 import { type ConsoleBrowser, consoleTestsRunnable, openConsoleBrowser } from '../helpers/console-browser.js';
 import { pollFor } from '../helpers/poll.js';
@@ -35,10 +35,15 @@ describe.skipIf(!available)("the lead's transcript in Chromium", () => {
 
   async function shoot(name: string): Promise<void> {
     await page.screenshot({ path: join(browser.shots, `${name}-1280.png`), fullPage: true });
+    // A phone opens the page (the Hunter's link): reloaded at that width, so it opens there.
     await page.setViewportSize({ width: 390, height: 844 });
+    await page.reload();
+    await page.locator('.tbubble').last().waitFor({ state: 'visible' });
     await page.waitForTimeout(200);
     await page.screenshot({ path: join(browser.shots, `${name}-390.png`), fullPage: true });
     await page.setViewportSize({ width: 1280, height: 800 });
+    await page.reload();
+    await page.locator('.tbubble').last().waitFor({ state: 'visible' });
   }
 
   const rows = async () => (await stack.runtime.db.find('mensagens', { where: { lead_id: leadId } })).length;
@@ -50,7 +55,11 @@ describe.skipIf(!available)("the lead's transcript in Chromium", () => {
     );
     await send(stack, { phone, text: 'Oi! Quanto tempo leva o clareamento?' });
     await pollFor('the reply recorded', async () => (await rows()) >= 3);
-    await send(stack, { phone, kind: 'audio', text: '' });
+    // A voice note: recorded as it arrives, its transcription filled in when the agent reads it.
+    const audio = stack.provider.inbound({ phone, kind: 'audio' }, stack.instance);
+    stack.provider.setMedia(stack.fake, audio.mediaRef!, { mimetype: 'audio/ogg; codecs=opus', bytes: Buffer.from('OggS fake audio') });
+    stack.openai.queueTranscription({ transcript: 'E dá para parcelar em quantas vezes?' });
+    expect((await post(stack, audio)).status).toBe(200);
     await pollFor('the second reply recorded', async () => (await rows()) >= 5);
     await stack.idle();
     const res = await fetch(`${stack.url}/admin/leads/${leadId}/actions`, {
@@ -67,7 +76,13 @@ describe.skipIf(!available)("the lead's transcript in Chromium", () => {
     await list.locator('.transcript-event', { hasText: 'Agente pausado' }).waitFor({ state: 'visible' });
     const bubbles = await list.locator('.tbubble .tbubble-author').allTextContents();
     expect(bubbles).toEqual(['Lead', 'Agente', 'Agente', 'Lead', 'Agente']);
-    expect(await list.locator('.tbubble-media').allTextContents()).toEqual(['🎤 Áudio']);
+    expect(await list.locator('.tbubble-media').allTextContents()).toEqual(['Áudio']);
+    expect(
+      await list
+        .locator('.tbubble', { has: page.locator('.tbubble-media') })
+        .locator('.tbubble-text')
+        .textContent(),
+    ).toBe('E dá para parcelar em quantas vezes?');
     // Opened at the newest message: the list is scrolled to its end.
     const gap = await list.evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight);
     expect(gap).toBeLessThan(2);

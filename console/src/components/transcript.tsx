@@ -28,7 +28,9 @@ const WORDS = {
   equipe: 'Equipe',
   sistema: 'Mensagem automática',
   modelo: 'Modelo',
-  media: { audio: '🎤 Áudio', imagem: '🖼️ Imagem', video: '🎬 Vídeo', documento: '📄 Documento' } as Record<string, string>,
+  media: { audio: 'Áudio', imagem: 'Imagem', video: 'Vídeo', documento: 'Documento' } as Record<string, string>,
+  /** A medium whose text is not known (yet): its marker (`[áudio]`) stands alone. */
+  mediaPending: 'conteúdo ainda não convertido em texto',
   status: { enviada: 'Enviada', entregue: 'Entregue', lida: 'Lida', falhou: 'Não entregue' } as Record<string, string>,
   loadError: 'Não foi possível atualizar a conversa:',
 };
@@ -55,6 +57,12 @@ function Ticks({ status }: { status: TranscriptMessage['status'] }) {
   );
 }
 
+/** A bubble's text; a medium's marker alone (`[áudio]`, its text not known yet) as a muted note. */
+function BubbleText({ m }: { m: TranscriptMessage }) {
+  if (WORDS.media[m.tipo] && /^\[[^\]]*\]$/.test(m.conteudo.trim())) return <p class="tbubble-text muted">{WORDS.mediaPending}</p>;
+  return m.conteudo ? <p class="tbubble-text">{m.conteudo}</p> : null;
+}
+
 /** One row: an event as a divider, a message as a bubble. */
 function Row({ m }: { m: TranscriptMessage }) {
   if (m.tipo === 'evento') {
@@ -75,7 +83,7 @@ function Row({ m }: { m: TranscriptMessage }) {
     <li class={`tbubble tbubble-${side} tbubble-${m.autor}`}>
       <span class="tbubble-author">{authorLabel(m)}</span>
       {WORDS.media[m.tipo] ? <span class="tbubble-media">{WORDS.media[m.tipo]}</span> : null}
-      {m.conteudo ? <p class="tbubble-text">{m.conteudo}</p> : null}
+      <BubbleText m={m} />
       <span class="tbubble-foot">
         <time dateTime={m.created_at} title={formatFull(m.created_at)}>
           {formatWhen(m.created_at)}
