@@ -3,6 +3,14 @@ import type { JsonValue } from '../../engine/types.js';
 import { defineServiceNode } from '../services.js';
 import { sentRows, type TranscriptRow, transcriptRowSchema } from './lib/transcript-rows.js';
 
+// Who the rows name as `autor` (the shipped flows' convention, CONTRACT §13):
+//   lead     the lead's own messages (`entrada`)
+//   agente   the AI agent's words: its replies (each paragraph), intake's first or return message
+//   sistema  LeadFlow's fixed texts and scheduled sends: command and opt-out confirmations, "Presença
+//            confirmada ✅", the holding message, templates (`tipo` `modelo`, the rendered text),
+//            reminders (`autor_nome` "Lembrete"), follow-ups ("Acompanhamento"), and automatic events
+//   equipe   the clinic's people: typed on the clinic's phone, and the events of their console actions
+
 /** Most rows one step records (one reply's paragraphs are at most gateway.send's 50). */
 const MAX_ROWS = 60;
 
