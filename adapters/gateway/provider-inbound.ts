@@ -21,6 +21,7 @@ import type { JsonValue } from '../../engine/types.js';
 import type { GatewayProvider } from './providers.js';
 import type { GatewayClientFactory } from './gateway-client.js';
 import type { InstanceDirectory } from './instance-directory.js';
+import type { TableOperations } from '../db/table-ops.js';
 import type { KeyValue } from '../kv/key-value.js';
 
 /** One registered instance, as an inbound check needs it. Holds credentials: never log, record or return it. */
@@ -70,6 +71,8 @@ export interface InboundServices {
   kv: KeyValue;
   gateway: GatewayClientFactory;
   instances: InstanceDirectory;
+  /** The database: delivery statuses are written to the transcript (delivery-statuses.ts); absent: not. */
+  db?: Pick<TableOperations, 'find' | 'update'>;
   logger?: { info(fields: object, message: string): void; warn(fields: object, message: string): void };
 }
 

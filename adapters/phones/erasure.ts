@@ -38,6 +38,8 @@ export const MESSAGE_TEXT_KEYS = [
   // Evolution API's (Baileys') plain text message: `message.conversation`.
   'conversation',
   'content',
+  // The transcript's rows (transcript.record's params and outputs; mensagens.conteudo).
+  'conteudo',
   'caption',
   'messages',
   'input',

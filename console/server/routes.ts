@@ -18,6 +18,7 @@ import { mountLeadReply } from './lead-reply.js';
 import { listLeads } from './leads-query.js';
 import { getOverview } from './overview.js';
 import { adminOnly, mountUsers } from './users-api.js';
+import { getTranscript } from './transcript.js';
 
 /** What the console's JSON routes read and act on. */
 export interface ConsoleRouteDeps {
@@ -57,6 +58,7 @@ export function consoleRoutes({
     router.get('/clinics', listClinics(db));
     router.get('/leads', listLeads(db));
     router.get('/leads/:id', getLead(db, store, booking));
+    router.get('/leads/:id/messages', getTranscript(db));
     mountLeadActions(router, db, engine);
     mountLeadReply(router, { db, engine, ...(kv ? { kv } : {}), ...(now ? { now } : {}) });
     mountAuditRoutes(router, db);

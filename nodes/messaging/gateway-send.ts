@@ -118,7 +118,7 @@ export default defineServiceNode({
   ),
   output: {
     description:
-      "`{sent, sent_as, text, results: [{messageid, delay}]}`: messages sent; `sent_as` `text`, or `template` when the template went instead (then `sent` is 1 and `text` is the template's rendered body, what the lead received: record it in memory); `text` otherwise the texts sent, joined by a blank line; per message the gateway's message id (null when it gave none) and the delay used (ms). In dry-run: `{sent: 0, dry_run: true, sent_as: 'text', text, results: [{messageid: null, delay}]}`.",
+      "`{sent, sent_as, text, results: [{messageid, delay, at}]}`: messages sent; `sent_as` `text`, or `template` when the template went instead (then `sent` is 1 and `text` is the template's rendered body, what the lead received: record it in memory); `text` otherwise the texts sent, joined by a blank line; per message the gateway's message id (null when it gave none), the delay used (ms) and `at`, when it went (ISO 8601; the transcript's time of the paragraph). In dry-run: `{sent: 0, dry_run: true, sent_as: 'text', text, results: [{messageid: null, delay, at}]}`.",
   },
   examples: [
     {
@@ -164,14 +164,14 @@ export default defineServiceNode({
           policy: params.unconfirmed,
         });
         if (settled.delivered) {
-          progress.results.push({ messageid: settled.messageid, delay });
+          progress.results.push({ messageid: settled.messageid, delay, at: new Date().toISOString() });
           progress.sent++;
           continue;
         }
       }
       const perform = ctx.recordOutbound({ kind: 'gateway', ...recordedCall(client, { op: 'send-text', request: body }) });
       if (!perform) {
-        progress.results.push({ messageid: null, delay });
+        progress.results.push({ messageid: null, delay, at: new Date().toISOString() });
         continue;
       }
       await sendOne(ctx, client, body, progress, { index, instanceId: params.instance_id, of: texts.length });
@@ -191,8 +191,8 @@ export default defineServiceNode({
   },
 });
 
-/** One message's result: the gateway's message id (null when it gave none) and the typing delay used, ms. */
-type SendResult = { messageid: string | null; delay: number };
+/** One message's result: the gateway's message id (null when it gave none), the typing delay used (ms) and when it went (ISO 8601). */
+type SendResult = { messageid: string | null; delay: number; at?: string };
 
 /** Where a step's sends stand: messages delivered, their results, the template that went instead, the send started and not finished. */
 interface SendProgress {
@@ -248,7 +248,7 @@ async function sendOne(
     });
     throw err;
   }
-  progress.results.push({ messageid: answer.messageid, delay: body.delay });
+  progress.results.push({ messageid: answer.messageid, delay: body.delay, at: new Date().toISOString() });
   progress.sent++;
   if (answer.sent_as === 'template') {
     // The template stands for the whole message: the rest would be refused the same way.

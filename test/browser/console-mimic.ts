@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import express from 'express';
 import type { LeadResponse, LeadsResponse, LeadSummary } from '../../console/server/api-types.js';
+import type { TranscriptResponse } from '../../console/server/people-api-types.js';
 import type { ExecutionRecord } from '../../engine/types.js';
 
 export const distDir = join(import.meta.dirname, '..', '..', 'dist', 'console');
@@ -144,6 +145,21 @@ export interface ConsoleMimic {
   close(): Promise<void>;
 }
 
+/** Lead 7's transcript (GET /admin/leads/7/messages): its memory's three messages as the lead saw them. */
+const transcript: TranscriptResponse = {
+  aguardando: false,
+  messages: leadPage.messages.map((m) => ({
+    id: m.id,
+    direcao: m.type === 'lead' ? 'entrada' : 'saida',
+    autor: m.type === 'lead' ? 'lead' : m.type === 'operator' ? 'equipe' : 'agente',
+    autor_nome: null,
+    tipo: 'texto',
+    conteudo: m.content,
+    status: m.type === 'agent' ? 'lida' : null,
+    created_at: m.created_at,
+  })),
+};
+
 export async function startConsoleMimic(): Promise<ConsoleMimic> {
   const posts: ConsoleMimic['posts'] = [];
   const app = express();
@@ -175,6 +191,7 @@ export async function startConsoleMimic(): Promise<ConsoleMimic> {
   app.get('/admin/leads', (_req, res) => res.json(leads));
   app.get('/admin/leads/7', (_req, res) => res.json(leadPage));
   app.get('/admin/leads/7/audit', (_req, res) => res.json({ entries: [] }));
+  app.get('/admin/leads/7/messages', (_req, res) => res.json(transcript));
   app.post('/admin/leads/7/actions', (req, res) => {
     const action = req.body?.action;
     if (action === 'erase' && req.body?.confirm !== leadMaria.remotejid)

@@ -101,12 +101,10 @@ describe.skipIf(!available)('console sign-in in Chromium', () => {
 
   it("shows a lead's conversation and sends its actions with the CSRF token; erasing asks for the phone", async () => {
     await signIn('/console/leads/7');
-    const chat = page.locator('ol.chat');
-    await chat.waitFor({ state: 'visible' });
-    expect(await chat.locator('li.bubble-lead').count()).toBe(1);
-    expect(await chat.locator('li.bubble-agent').count()).toBe(1);
-    expect(await chat.locator('li.bubble-operator .bubble-author').textContent()).toBe('equipe');
-    expect(await chat.locator('li.bubble-lead .bubble-text').textContent()).toContain('<b>sem HTML</b>');
+    const chat = page.getByRole('list', { name: 'Conversa no WhatsApp' });
+    await chat.locator('li.tbubble').first().waitFor({ state: 'visible' });
+    expect(await chat.locator('li.tbubble .tbubble-author').allTextContents()).toEqual(['Agente', 'Lead', 'Equipe']);
+    expect(await chat.locator('li.tbubble-in .tbubble-text').textContent()).toContain('<b>sem HTML</b>');
     expect(await chat.locator('b').count()).toBe(0);
     expect(await page.getByText('R$ 3.000 a R$ 5.000').isVisible()).toBe(true);
     await shoot('lead');

@@ -15,8 +15,14 @@ const fragments = new Ajv({ allErrors: true, strict: false }).addSchema(buildFlo
 type Schema = Record<string, any>;
 
 describe('messaging node definitions', () => {
-  it('exports gateway.parse (read-only), gateway.send and gateway.download (outbound) and gateway.forget', () => {
-    expect(messagingNodes.map((d) => d.type)).toEqual(['gateway.parse', 'gateway.send', 'gateway.download', 'gateway.forget']);
+  it('exports gateway.parse (read-only), gateway.send and gateway.download (outbound), gateway.forget and transcript.record', () => {
+    expect(messagingNodes.map((d) => d.type)).toEqual([
+      'gateway.parse',
+      'gateway.send',
+      'gateway.download',
+      'gateway.forget',
+      'transcript.record',
+    ]);
     expect(messagingNodes.filter((d) => d.outbound === true).map((d) => d.type)).toEqual(['gateway.send', 'gateway.download']);
     expect(messagingNodes.find((d) => d.type === 'gateway.parse')!.readOnly).toBe(true);
   });

@@ -14,7 +14,8 @@
 //   4. with the host's services: a `failed` status with error 131047 (a text Meta accepted, then
 //      refused as outside the 24-hour window) sends the template of that text's purpose, once
 //      (late-failures.ts), before the request is answered; every other status carrying LeadFlow's
-//      send id (`biz_opaque_callback_data`) is recorded as that send's evidence (send-evidence.ts).
+//      send id (`biz_opaque_callback_data`) is recorded as that send's evidence (send-evidence.ts), and
+//      every status is written to the transcript row of its message (delivery-statuses.ts).
 //   A signed body that is not a Cloud webhook (cloudEventSchema, event-schema.ts: e.g. `object` not
 //   "whatsapp_business_account", a list that is not an array, a message without `id`) is one event,
 //   the whole body, which the route's `eventSchema` (the same schema) refuses: 422 `{error: "invalid
@@ -31,6 +32,7 @@ import { eventProblems } from '../event-problems.js';
 import { cloudEventSchema } from './event-schema.js';
 import { answerLateOutsideWindow } from './late-failures.js';
 import { SendEvidence } from '../send-evidence.js';
+import { cloudDeliveryReports, recordDeliveryReports } from '../delivery-statuses.js';
 import { cloudSendConfirmations } from './send-confirmations.js';
 import { parseCloudWebhook } from './events.js';
 import { authenticateCloudWebhook } from './signature.js';
@@ -123,6 +125,7 @@ export const cloudInbound: InboundProvider = {
         const instance = found.get(confirmed.phone_number_id);
         if (instance) await evidence.record(instance.id, confirmed.key, confirmed.messageid);
       }
+      if (services.db) await recordDeliveryReports(services.db, cloudDeliveryReports(request.body));
     }
     return { events };
   },

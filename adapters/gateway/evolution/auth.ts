@@ -31,6 +31,7 @@ import type { InboundInstance, InboundProvider } from '../provider-inbound.js';
 import { evolutionEventSchema } from './event-schema.js';
 import { verifyHs256Jwt } from './hs256-jwt.js';
 import { SendEvidence } from '../send-evidence.js';
+import { evolutionDeliveryReports, recordDeliveryReports } from '../delivery-statuses.js';
 import { evolutionSendConfirmations } from './send-confirmations.js';
 
 /** What the check needs of an Evolution instance row. `token` and `app_secret` are credentials: never log them. */
@@ -130,6 +131,8 @@ export const evolutionInbound: InboundProvider = {
     if ('denied' in grant) return grant;
     if (!found) return { denied: 'unknown Evolution instance' };
     if (services) await new SendEvidence(services.kv).recordAll(found.id, evolutionSendConfirmations(request.body));
+    // A delivery status (`messages.update`) goes to the transcript row of its message (delivery-statuses.ts).
+    if (services?.db) await recordDeliveryReports(services.db, evolutionDeliveryReports(request.body));
     return { events: [{ body: grant.body, instance: found }] };
   },
 };

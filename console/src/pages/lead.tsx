@@ -10,6 +10,7 @@ import { AuditTrail } from '../components/audit-trail.js';
 import { Conversation } from '../components/conversation.js';
 import { ReplyBox } from '../components/reply-box.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
+import { Transcript } from '../components/transcript.js';
 import { LoadError, Loading, Notice } from '../components/feedback.js';
 import { Link } from '../components/link.js';
 import { digitsOf, formatFull, formatPhone, formatWhen } from '../format.js';
@@ -61,8 +62,12 @@ export function LeadPage({ params, title, showNotice }: PageProps) {
       <div class="lead-layout">
         <section class="card" aria-labelledby="conversation-title">
           <h2 id="conversation-title">{t.lead.conversation}</h2>
-          <Conversation messages={messages} />
+          <Transcript leadId={lead.id} />
           <ReplyBox lead={lead} onChanged={resource.reload} />
+          <details class="agent-memory">
+            <summary>Memória do agente</summary>
+            <Conversation messages={messages} />
+          </details>
         </section>
         <div class="lead-side">
           <LeadAppointment lead={lead} appointment={agendamento} />
