@@ -11,6 +11,7 @@ import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preac
 import type { TranscriptMessage, TranscriptResponse } from '../../server/people-api-types.js';
 import { api, describeFailure } from '../api/client.js';
 import { formatFull, formatWhen } from '../format.js';
+import { t } from '../i18n/index.js';
 import './transcript.css';
 
 /** How often the open transcript asks for new rows, ms. */
@@ -18,22 +19,8 @@ export const POLL_MS = 2000;
 /** Every how many polls the whole transcript is read again (statuses, converted media). */
 const FULL_EVERY = 10;
 
-/** The words of the transcript (pt-BR, for the clinic's people). */
-const WORDS = {
-  title: 'Conversa no WhatsApp',
-  empty: 'Nenhuma mensagem registrada ainda.',
-  waiting: 'O lead escreveu e está esperando resposta de uma pessoa.',
-  lead: 'Lead',
-  agente: 'Agente',
-  equipe: 'Equipe',
-  sistema: 'Mensagem automática',
-  modelo: 'Modelo',
-  media: { audio: 'Áudio', imagem: 'Imagem', video: 'Vídeo', documento: 'Documento' } as Record<string, string>,
-  /** A medium whose text is not known (yet): its marker (`[áudio]`) stands alone. */
-  mediaPending: 'conteúdo ainda não convertido em texto',
-  status: { enviada: 'Enviada', entregue: 'Entregue', lida: 'Lida', falhou: 'Não entregue' } as Record<string, string>,
-  loadError: 'Não foi possível atualizar a conversa:',
-};
+/** The words of the transcript (console/src/i18n/pt-BR.ts). */
+const WORDS = t.transcript;
 
 /** Who a bubble is from, as its label says it. */
 function authorLabel(m: TranscriptMessage): string {

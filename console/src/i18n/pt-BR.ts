@@ -565,6 +565,22 @@ export const ptBR = {
     minutes: (m: number, s: number) => `${m} min ${s} s`,
     hours: (h: number, m: number) => `${h} h ${m} min`,
   },
+  /** The lead's transcript (components/transcript.tsx). */
+  transcript: {
+    title: 'Conversa no WhatsApp',
+    empty: 'Nenhuma mensagem registrada ainda.',
+    waiting: 'O lead escreveu e está esperando resposta de uma pessoa.',
+    lead: 'Lead',
+    agente: 'Agente',
+    equipe: 'Equipe',
+    sistema: 'Mensagem automática',
+    modelo: 'Modelo',
+    media: { audio: 'Áudio', imagem: 'Imagem', video: 'Vídeo', documento: 'Documento' } as Record<string, string>,
+    /** A medium whose text is not known (yet): its marker (`[áudio]`) stands alone. */
+    mediaPending: 'conteúdo ainda não convertido em texto',
+    status: { enviada: 'Enviada', entregue: 'Entregue', lida: 'Lida', falhou: 'Não entregue' } as Record<string, string>,
+    loadError: 'Não foi possível atualizar a conversa:',
+  },
 };
 
 /** The shape every language file follows. */
