@@ -4,11 +4,10 @@
 // Fluxos nor Pessoas in the top bar); an admin account adds a person on Pessoas (the password shown
 // once), and changes its own password on Minha conta. Screenshots of the sign-in, Pessoas and
 // Minha conta at 1280 and 390 px go to the test's temp folder.
-import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertLead, type Stack, startStack } from '../e2e/stack.js';
-import { type ConsoleBrowser, consoleTestsRunnable, openConsoleBrowser } from '../helpers/console-browser.js';
+import { type ConsoleBrowser, consoleTestsRunnable, openConsoleBrowser, shootBothWidths } from '../helpers/console-browser.js';
 import { makeAccount, secondClinic, type TestAccount } from '../console/accounts-support.js';
 
 const ADMIN_TOKEN = 'console-accounts-token';
@@ -42,12 +41,7 @@ describe.skipIf(!available)('console accounts in Chromium', () => {
   });
 
   async function shoot(name: string): Promise<void> {
-    const size = page.viewportSize();
-    await page.setViewportSize({ width: 1280, height: 800 });
-    await page.screenshot({ path: join(browser.shots, `${name}-1280.png`), fullPage: true });
-    await page.setViewportSize({ width: 390, height: 844 });
-    await page.screenshot({ path: join(browser.shots, `${name}-390.png`), fullPage: true });
-    if (size) await page.setViewportSize(size);
+    await shootBothWidths(browser, name);
   }
 
   async function signIn(path: string, account: TestAccount): Promise<void> {

@@ -4,12 +4,11 @@
 // booking store with origem agente) shown with its origin and lead, marked compareceu; the week view;
 // the lead's page with its appointment; the overview's appointments and show rate; a cancellation.
 // Full-page screenshots at 1280×800 and 390 px wide go to the test's temp folder, printed at the start.
-import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type Stack } from '../e2e/stack.js';
 import { giveAgenda, spAt, spDate, storeOfYesterday } from '../console/agenda-support.js';
-import { type ConsoleBrowser, consoleTestsRunnable, openConsoleBrowser } from '../helpers/console-browser.js';
+import { type ConsoleBrowser, consoleTestsRunnable, openConsoleBrowser, shootBothWidths } from '../helpers/console-browser.js';
 import { pollFor } from '../helpers/poll.js';
 
 const ADMIN_TOKEN = 'console-agenda-token';
@@ -40,12 +39,7 @@ describe.skipIf(!available)('the console agenda against the service, in Chromium
   });
 
   async function shoot(name: string): Promise<void> {
-    await page.screenshot({ path: join(browser.shots, `${name}-1280.png`), fullPage: true });
-    await page.setViewportSize({ width: 390, height: 844 });
-    await page.waitForTimeout(200);
-    await page.screenshot({ path: join(browser.shots, `${name}-390.png`), fullPage: true });
-    await page.setViewportSize({ width: 1280, height: 800 });
-    await page.waitForTimeout(200);
+    await shootBothWidths(browser, name, { settleMs: 200 });
   }
 
   const agendaUrl = (dia: string, vista = '') => `${stack.url}/console/agenda?clinica=${stack.clinic.id}&dia=${dia}${vista}`;

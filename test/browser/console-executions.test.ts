@@ -4,11 +4,10 @@
 // open-ended bar and the day-long gap cut out of the axis; "Cancelar" asks for confirmation ("Voltar"
 // keeps it waiting), then cancels it through POST /admin/executions/:id/cancel and the page shows it
 // cancelled. Screenshots at 1280×800 and 390 px wide go to the test's temp folder, printed first.
-import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type Stack } from '../e2e/stack.js';
-import { type ConsoleBrowser, consoleTestsRunnable, openConsoleBrowser } from '../helpers/console-browser.js';
+import { type ConsoleBrowser, consoleTestsRunnable, openConsoleBrowser, shootBothWidths } from '../helpers/console-browser.js';
 import { pollFor } from '../helpers/poll.js';
 
 const ADMIN_TOKEN = 'console-executions-token';
@@ -34,10 +33,7 @@ describe.skipIf(!available)("an execution's waterfall and its cancel, in Chromiu
 
   /** The page at 1280×800, then 390 px wide (its whole height), back to 1280×800. */
   async function shoot(name: string): Promise<void> {
-    await page.screenshot({ path: join(browser.shots, `${name}-1280.png`) });
-    await page.setViewportSize({ width: 390, height: 844 });
-    await page.screenshot({ path: join(browser.shots, `${name}-390.png`), fullPage: true });
-    await page.setViewportSize({ width: 1280, height: 800 });
+    await shootBothWidths(browser, name);
   }
 
   it("shows a form's waiting follow-up as a waterfall: its wake time, an open bar, the day cut out of the axis", async () => {

@@ -4,11 +4,10 @@
 // time within the two minutes, its charts drawn (no CSP violation or script error), the clinic chosen
 // with the keyboard; reached from the top bar. Full-page screenshots at 1280×800 and 390 px wide go
 // to the test's temp folder, printed at the start.
-import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type Stack } from '../e2e/stack.js';
-import { type ConsoleBrowser, consoleTestsRunnable, openConsoleBrowser } from '../helpers/console-browser.js';
+import { type ConsoleBrowser, consoleTestsRunnable, openConsoleBrowser, shootBothWidths } from '../helpers/console-browser.js';
 import { pollFor } from '../helpers/poll.js';
 
 const ADMIN_TOKEN = 'console-overview-token';
@@ -31,12 +30,7 @@ describe.skipIf(!available)('the console overview against the service, in Chromi
   });
 
   async function shoot(name: string): Promise<void> {
-    await page.screenshot({ path: join(browser.shots, `${name}-1280.png`), fullPage: true });
-    await page.setViewportSize({ width: 390, height: 844 });
-    await page.waitForTimeout(200); // the charts follow the new width
-    await page.screenshot({ path: join(browser.shots, `${name}-390.png`), fullPage: true });
-    await page.setViewportSize({ width: 1280, height: 800 });
-    await page.waitForTimeout(200);
+    await shootBothWidths(browser, name, { settleMs: 200 });
   }
 
   /** The cells (Hoje, 7 dias) of one row of the totals table. */

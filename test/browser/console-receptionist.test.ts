@@ -6,12 +6,11 @@
 // kept inside the page; the grouping window drawn as long as it waited; dialogs giving focus back;
 // and no English word in any page's visible text. Screenshots at 1280 and 390 px go to the temp
 // folder printed first.
-import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExecutionRecord, StepRecord } from '../../engine/types.js';
 import { startStack, type Stack } from '../e2e/stack.js';
-import { type ConsoleBrowser, consoleTestsRunnable, openConsoleBrowser } from '../helpers/console-browser.js';
+import { type ConsoleBrowser, consoleTestsRunnable, openConsoleBrowser, shootBothWidths } from '../helpers/console-browser.js';
 import { pollFor } from '../helpers/poll.js';
 
 const ADMIN_TOKEN = 'console-receptionist-token';
@@ -150,10 +149,7 @@ describe.skipIf(!available)('the console as a receptionist reads it, in Chromium
   });
 
   async function shoot(name: string): Promise<void> {
-    await page.screenshot({ path: join(browser.shots, `${name}-1280.png`), fullPage: true });
-    await page.setViewportSize({ width: 390, height: 844 });
-    await page.screenshot({ path: join(browser.shots, `${name}-390.png`), fullPage: true });
-    await page.setViewportSize({ width: 1280, height: 800 });
+    await shootBothWidths(browser, name);
   }
 
   /** The page's visible text, placeholders and labels; data marked translate="no", identifiers (`data-code`) and labels naming them (`data-code-label`) aside. */

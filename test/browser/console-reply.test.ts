@@ -3,12 +3,11 @@
 // with "Devolver ao agente" beside it, the lead's trail lists the reply; an opted-out lead asks
 // first (focus back on Enviar after cancelling); the Auditoria page lists every row and filters by
 // action. Full-page screenshots at 1280 and 390 px go to the test's temp folder, printed at the start.
-import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatTime } from '../../console/src/format.js';
 import { insertLead, startStack, type Stack } from '../e2e/stack.js';
-import { type ConsoleBrowser, consoleTestsRunnable, openConsoleBrowser } from '../helpers/console-browser.js';
+import { type ConsoleBrowser, consoleTestsRunnable, openConsoleBrowser, shootBothWidths } from '../helpers/console-browser.js';
 import { pollFor } from '../helpers/poll.js';
 
 const ADMIN_TOKEN = 'console-reply-token';
@@ -40,13 +39,7 @@ describe.skipIf(!available)('replying to a lead and the audit trail, in Chromium
   });
 
   async function shoot(name: string): Promise<void> {
-    await page.screenshot({ path: join(browser.shots, `${name}-1280.png`), fullPage: true });
-    await page.setViewportSize({ width: 390, height: 844 });
-    await page.waitForTimeout(200);
-    await page.screenshot({ path: join(browser.shots, `${name}-390.png`), fullPage: true });
-    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
-    await page.setViewportSize({ width: 1280, height: 800 });
-    await page.waitForTimeout(200);
+    expect(await shootBothWidths(browser, name, { settleMs: 200 })).toBeLessThanOrEqual(390);
   }
 
   it('replies from the lead page: sent, the agent shown paused, the reply in the trail', async () => {

@@ -4,11 +4,10 @@
 // resume, the agent's execution and a step's output, the Hunter's notification link to the lead's
 // page, erase after typing the phone. Screenshots of
 // each page (1280×800 and 390 px wide) go to the test's temp folder, printed at the start.
-import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLINIC_PHONE, HUNTER_PHONE, INSTANCE_TOKEN, startStack, type Stack } from '../e2e/stack.js';
-import { type ConsoleBrowser, consoleTestsRunnable, openConsoleBrowser } from '../helpers/console-browser.js';
+import { type ConsoleBrowser, consoleTestsRunnable, openConsoleBrowser, shootBothWidths } from '../helpers/console-browser.js';
 import { pollFor } from '../helpers/poll.js';
 import { leadTextEvent } from '../helpers/uazapi-events.js';
 
@@ -32,10 +31,7 @@ describe.skipIf(!available)('the console against the service, in Chromium', () =
   });
 
   async function shoot(name: string): Promise<void> {
-    await page.screenshot({ path: join(browser.shots, `${name}-1280.png`) });
-    await page.setViewportSize({ width: 390, height: 844 });
-    await page.screenshot({ path: join(browser.shots, `${name}-390.png`) });
-    await page.setViewportSize({ width: 1280, height: 800 });
+    await shootBothWidths(browser, name, { fullPage: false });
   }
 
   const lead = () => stack.runtime.db.get('leads', { clinica_id: stack.clinic.id, remotejid: phone });

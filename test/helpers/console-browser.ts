@@ -45,3 +45,34 @@ export async function openConsoleBrowser(name: string): Promise<ConsoleBrowser> 
   page.on('pageerror', (error) => problems.push(error.message));
   return { page, launched, shots, problems, close: () => launched.close() };
 }
+
+/** How shootBothWidths takes its pictures. */
+export interface ShootOptions {
+  /** The whole page rather than the viewport (default true). */
+  fullPage?: boolean;
+  /** Wait after each resize, ms, for what follows the width (charts); default 0. */
+  settleMs?: number;
+}
+
+/**
+ * Saves `<name>-1280.png` and `<name>-390.png` of the page as it is (1280 px, then a 390-px phone)
+ * in the browser's screenshot folder, and leaves the page at 1280×800. Returns the document's width
+ * at 390 px (a page that scrolls sideways on a phone is wider than 390).
+ */
+export async function shootBothWidths(browser: ConsoleBrowser, name: string, options: ShootOptions = {}): Promise<number> {
+  const { page, shots } = browser;
+  const fullPage = options.fullPage ?? true;
+  const settle = async () => {
+    if (options.settleMs) await page.waitForTimeout(options.settleMs);
+  };
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await settle();
+  await page.screenshot({ path: join(shots, `${name}-1280.png`), fullPage });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await settle();
+  await page.screenshot({ path: join(shots, `${name}-390.png`), fullPage });
+  const width = await page.evaluate<number>('document.documentElement.scrollWidth');
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await settle();
+  return width;
+}
