@@ -61,6 +61,10 @@ describe.skipIf(!available)('replying to a lead and the audit trail, in Chromium
     const until = formatTime(String(lead!.pausado_ate));
     await page.getByText(`Agente pausado até ${until}`, { exact: true }).waitFor({ state: 'visible' });
     expect(await box.inputValue()).toBe('');
+    // The reply in the transcript at once, under the sender's name (not at the next poll).
+    const bubble = page.locator('.tbubble-equipe', { hasText: 'Temos horário amanhã às 10h.' });
+    await bubble.waitFor({ state: 'visible', timeout: 1500 });
+    expect(await bubble.textContent()).toContain('Token de administração');
     const trail = page.getByRole('region', { name: 'Histórico de ações' });
     await trail.getByText('Respondeu ao lead').waitFor({ state: 'visible' });
     expect(await trail.textContent()).toContain('Token de administração');

@@ -89,7 +89,7 @@ function merge(held: TranscriptMessage[], incoming: TranscriptMessage[]): Transc
 }
 
 /** The transcript state: rows, whether the lead waits, the last error; polled while mounted. */
-function useTranscript(leadId: number) {
+function useTranscript(leadId: number, refresh: number) {
   const [messages, setMessages] = useState<TranscriptMessage[] | null>(null);
   const [waiting, setWaiting] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -117,12 +117,19 @@ function useTranscript(leadId: number) {
     }, POLL_MS);
     return () => clearInterval(timer);
   }, [poll]);
+  // Asked again at once when the page changed the conversation (a reply sent), not at the next tick.
+  useEffect(() => {
+    if (refresh > 0) void poll();
+  }, [refresh]);
   return { messages, waiting, error };
 }
 
-/** The lead's transcript, live (see the file's head). */
-export function Transcript({ leadId }: { leadId: number }) {
-  const { messages, waiting, error } = useTranscript(leadId);
+/**
+ * The lead's transcript, live (see the file's head). `refresh`: a counter the page raises when it
+ * changed the conversation itself (a reply sent): the transcript is read again at once.
+ */
+export function Transcript({ leadId, refresh = 0 }: { leadId: number; refresh?: number }) {
+  const { messages, waiting, error } = useTranscript(leadId, refresh);
   const list = useRef<HTMLOListElement>(null);
   const count = useRef(0);
   // Scrolled to the newest message when it opens, and when a new one comes while the reader is at the bottom.

@@ -580,6 +580,8 @@ export const ptBR = {
     mediaPending: 'conteúdo ainda não convertido em texto',
     status: { enviada: 'Enviada', entregue: 'Entregue', lida: 'Lida', falhou: 'Não entregue' } as Record<string, string>,
     loadError: 'Não foi possível atualizar a conversa:',
+    /** The folded view of what the agent remembers (wf_chat_histories), under the transcript. */
+    memory: 'Memória do agente',
   },
 };
 

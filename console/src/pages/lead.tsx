@@ -29,6 +29,8 @@ export function LeadPage({ params, title, showNotice }: PageProps) {
   const id = Number(params.id);
   const onErased = (message: string) => showNotice(message, href('leads'));
   const resource = useResource(() => api<LeadResponse>('GET', `/admin/leads/${id}`), [id]);
+  // Raised by each reply sent from this page: the transcript reads itself again at once.
+  const [changes, setChanges] = useState(0);
   const name = resource.data?.lead.nome;
   usePageTitle(title(name));
   useRefresh(resource.reload, LEAD_REFRESH_MS, !resource.error || resource.data !== null);
@@ -62,10 +64,16 @@ export function LeadPage({ params, title, showNotice }: PageProps) {
       <div class="lead-layout">
         <section class="card" aria-labelledby="conversation-title">
           <h2 id="conversation-title">{t.lead.conversation}</h2>
-          <Transcript leadId={lead.id} />
-          <ReplyBox lead={lead} onChanged={resource.reload} />
+          <Transcript leadId={lead.id} refresh={changes} />
+          <ReplyBox
+            lead={lead}
+            onChanged={() => {
+              setChanges((n) => n + 1);
+              resource.reload();
+            }}
+          />
           <details class="agent-memory">
-            <summary>Memória do agente</summary>
+            <summary>{t.transcript.memory}</summary>
             <Conversation messages={messages} />
           </details>
         </section>
