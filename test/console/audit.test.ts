@@ -175,7 +175,7 @@ forEachBackend('console audit', (backend) => {
     expect(stack.gateway.requestsTo('/send/text')).toHaveLength(before + 1);
     const memory = await stack.runtime.db.knex('wf_chat_histories').where({ session_id: PHONE, type: 'operator' });
     expect(memory.map((r) => r.autor)).toEqual(['Júlia Recepção']);
-    expect(await stack.runtime.db.knex('mensagens').where({ lead_id: leadId, autor: 'equipe' }).first()).toMatchObject({
+    expect(await stack.runtime.db.knex('mensagens').where({ lead_id: leadId, autor: 'equipe', tipo: 'texto' }).first()).toMatchObject({
       autor_nome: 'Júlia Recepção',
     });
     expect((await trail())[0]).toMatchObject({ acao: 'resposta', usuario_id: userId, usuario_nome: 'Júlia Recepção' });
