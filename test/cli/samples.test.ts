@@ -84,8 +84,8 @@ describe('flows/samples', () => {
       expect(result.status).toBe('stopped');
       expect(result.stop_reason).toBe('no such appointment');
       expect(result.outbound).toEqual([]);
-    } else if (result.flow === 'lead-action') {
-      // A console action on a lead id the fresh seed does not have.
+    } else if (result.flow === 'lead-action' || result.flow === 'lead-reply') {
+      // A console action or reply on a lead id the fresh seed does not have.
       expect(result.status).toBe('stopped');
       expect(result.stop_reason).toBe('no such lead');
       expect(result.outbound).toEqual([]);
