@@ -67,5 +67,7 @@ describe('build stamp', () => {
     rmSync(join(project, 'dist/cli/main.js'));
     expect(stamp('check')).toEqual({ code: 1, said: 'build: dist/ is not built yet\n' });
     expect(stamp('nonsense').code).toBe(2);
-  });
+    // About twenty node processes one after another: allowed a minute on a machine busy with the
+    // other test files running beside this one.
+  }, 60_000);
 });
