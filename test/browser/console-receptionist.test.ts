@@ -297,6 +297,9 @@ describe.skipIf(!available)('the console as a receptionist reads it, in Chromium
       ['/console/executions/00000000-0000-4000-8000-0000000057a0', 'Execução de agent'],
       ['/console/flows', 'Fluxos'],
       ['/console/flows/agent', 'Fluxo agent'],
+      ['/console/audit', 'Auditoria'],
+      ['/console/pessoas', 'Pessoas'],
+      ['/console/conta', 'Minha conta'],
       ['/console/leads/999999', ''],
       ['/console/nada-aqui', ''],
     ];
