@@ -117,6 +117,8 @@ describe.skipIf(!available)("the transcript's media in Chromium", () => {
     await list.locator('.tmedia-failed', { hasText: 'Mídia indisponível' }).waitFor({ state: 'visible' });
     expect(await list.locator('.tmedia-failed').count()).toBe(1);
 
+    // Opened at the newest message, the pictures loaded (their height is fixed: nothing moved it).
+    expect(await list.evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight)).toBeLessThan(2);
     expect(await shootBothWidths(browser, 'lead-transcript-media')).toBeLessThanOrEqual(390);
     // Nothing blocked (CSP) or broken: the only error is the gone medium's 502.
     expect(browser.problems.filter((p) => !p.includes('401') && !p.includes('502'))).toEqual([]);
