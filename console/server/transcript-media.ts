@@ -3,7 +3,8 @@
 // (gateway.download's client, whatever the provider), for the lead's page to play or open.
 //   200 the bytes. audio/*, image/*, video/* and application/pdf: inline with the type stored with
 //       the row (mensagens.midia_tipo; the provider's answer when none was stored). Anything else:
-//       `Content-Disposition: attachment`, application/octet-stream (never rendered by the browser).
+//       `Content-Disposition: attachment`, application/octet-stream (never rendered by the browser;
+//       SVG included).
 //       Always `Cache-Control: private, max-age=300` and `X-Content-Type-Options: nosniff`.
 //   404 {error}  no such lead, one outside the principal's scope (lead-scope.ts), a row that is not
 //                that lead's, or a row without a medium (texts, events, media recorded before 017)
@@ -30,9 +31,13 @@ export interface TranscriptMediaDeps {
 /** The 502 answer's text (a receptionist reads it). */
 export const MEDIA_GONE = 'A mídia não está mais disponível no WhatsApp.';
 
-/** Types a browser may show inline (audio/*, image/*, video/*, PDF); others download as files. */
+/**
+ * Types a browser may show inline (audio/*, image/*, video/*, PDF); others download as files. SVG is
+ * not one: opened in a tab it is a document that can run scripts on the console's origin.
+ */
 export function inlineType(mimetype: string): boolean {
   const base = mimetype.split(';')[0]!.trim().toLowerCase();
+  if (base === 'image/svg+xml') return false;
   return /^(audio|image|video)\/[a-z0-9.+-]+$/.test(base) || base === 'application/pdf';
 }
 
