@@ -70,6 +70,7 @@ export function adminFromEnv(options: AdminHostOptions): AdminOptions | undefine
       booking: options.runtime.services.booking,
       kv: options.runtime.services.kv,
       now: () => options.runtime.services.clock?.now() ?? Date.now(),
+      media: { gateway: options.runtime.services.gateway, instances: options.runtime.services.instances },
     }),
     beside: (app) => mountConsole(app, options.consoleDir),
   };

@@ -171,6 +171,9 @@ export const TABLES = {
       status: 'text',
       chave: 'text',
       created_at: 'timestamp',
+      // Migration 017 (LeadFlow's own, like `chave`): a received medium's gateway reference and MIME type.
+      midia_ref: 'text',
+      midia_tipo: 'text',
     },
     uniqueKeys: [['clinica_id', 'chave']],
     createdAt: 'created_at',

@@ -103,6 +103,11 @@ export interface TranscriptMessage {
   status: DeliveryStatus | null;
   /** When it was sent or received. */
   created_at: string;
+  /**
+   * Present (true) on a received audio, image, video or document the console can fetch again from
+   * the provider: `GET /admin/leads/:id/messages/:mid/media`. The provider's reference never comes.
+   */
+  midia?: true;
 }
 
 /**

@@ -19,6 +19,9 @@ import { listLeads } from './leads-query.js';
 import { getOverview } from './overview.js';
 import { adminOnly, mountUsers } from './users-api.js';
 import { getTranscript } from './transcript.js';
+import { mountTranscriptMedia } from './transcript-media.js';
+import type { GatewayClientFactory } from '../../adapters/gateway/gateway-client.js';
+import type { InstanceDirectory } from '../../adapters/gateway/instance-directory.js';
 
 /** What the console's JSON routes read and act on. */
 export interface ConsoleRouteDeps {
@@ -33,6 +36,8 @@ export interface ConsoleRouteDeps {
   kv?: KeyValue;
   /** The runtime's clock, ms since the epoch (the Cloud window); default Date.now. */
   now?: () => number;
+  /** The gateway clients and instances a transcript's media are downloaded again with; absent: no media route. */
+  media?: { gateway: GatewayClientFactory; instances: InstanceDirectory };
 }
 
 /**
@@ -50,6 +55,7 @@ export function consoleRoutes({
   booking = bookingService(db),
   kv,
   now,
+  media,
 }: ConsoleRouteDeps): (router: Router) => void {
   return (router) => {
     router.use(['/executions', '/flows', '/audit'], adminOnly);
@@ -59,6 +65,7 @@ export function consoleRoutes({
     router.get('/leads', listLeads(db));
     router.get('/leads/:id', getLead(db, store, booking));
     router.get('/leads/:id/messages', getTranscript(db));
+    if (media) mountTranscriptMedia(router, { db, ...media });
     mountLeadActions(router, db, engine);
     mountLeadReply(router, { db, engine, ...(kv ? { kv } : {}), ...(now ? { now } : {}) });
     mountAuditRoutes(router, db);

@@ -29,7 +29,16 @@ export function toTranscriptMessage(row: Row): TranscriptMessage {
     conteudo: typeof row.conteudo === 'string' ? row.conteudo : '',
     status: (typeof row.status === 'string' ? row.status : null) as TranscriptMessage['status'],
     created_at: String(row.created_at),
+    ...(hasMedium(row) ? { midia: true as const } : {}),
   };
+}
+
+/** The kinds of row that can hold a medium (CONTRACT §13 `tipo`). */
+const MEDIA_KINDS = new Set(['audio', 'imagem', 'video', 'documento']);
+
+/** True when the row is a medium with a gateway reference to fetch it by (migration 017). */
+export function hasMedium(row: Row): boolean {
+  return MEDIA_KINDS.has(String(row.tipo)) && typeof row.midia_ref === 'string' && row.midia_ref !== '';
 }
 
 /** `after` as a row id: undefined when absent, null when not a whole number ≥ 0. */

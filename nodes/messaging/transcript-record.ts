@@ -142,6 +142,7 @@ export default defineServiceNode({
         provider_message_id: row.provider_message_id ? row.provider_message_id : null,
         ...(row.status ? { status: row.status } : {}),
         ...(row.at ? { created_at: row.at } : {}),
+        ...(row.midia_ref ? { midia_ref: row.midia_ref, midia_tipo: row.midia_tipo ? row.midia_tipo : null } : {}),
       };
       const { row: stored, inserted } = await db.upsert('mensagens', values, { conflict: ['clinica_id', 'chave'], on_conflict: 'keep' });
       if (inserted) recorded++;

@@ -73,7 +73,8 @@ const CONTRACT_COLUMNS: Record<string, string[]> = {
   // §13 (migration 016).
   usuarios: ['id', 'email', 'nome', 'papel', 'senha_hash', 'clinica_ids', 'desativado_at', 'created_at'],
   auditoria: ['id', 'usuario_id', 'acao', 'clinica_id', 'lead_id', 'detalhes', 'created_at'],
-  // `chave` is LeadFlow's own addition: what recorded the row, so it is recorded once.
+  // `chave` is LeadFlow's own addition: what recorded the row, so it is recorded once; so are
+  // `midia_ref` and `midia_tipo` (migration 017): a received medium's gateway reference and type.
   mensagens: [
     'id',
     'clinica_id',
@@ -87,6 +88,8 @@ const CONTRACT_COLUMNS: Record<string, string[]> = {
     'status',
     'chave',
     'created_at',
+    'midia_ref',
+    'midia_tipo',
   ],
 };
 

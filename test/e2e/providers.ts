@@ -13,6 +13,7 @@ import { renderTemplateText } from '../../adapters/gateway/cloud/templates.js';
 import { FakeCloudApi } from '../fakes/cloud-api-server.js';
 import {
   cloudAudioWebhook,
+  cloudImageWebhook,
   cloudEchoWebhook,
   cloudStatusWebhook,
   cloudTextWebhook,
@@ -28,8 +29,8 @@ export interface StoryMessage {
   phone: string;
   /** Default ''. For a medium, its caption. */
   text?: string;
-  /** Default `text`. */
-  kind?: 'text' | 'audio';
+  /** Default `text`. A medium (`audio`, `image`) carries `mediaRef` in its InboundCall. */
+  kind?: 'text' | 'audio' | 'image';
   /** The provider's message id; default a fresh one per call. */
   id?: string;
   /**
@@ -186,8 +187,9 @@ const uazapi: ProviderCase = {
   inbound(message, instance) {
     const kind = message.kind ?? 'text';
     const from = message.from ?? 'lead';
-    const body = uazapiFixture(message.group ? 'group-text' : kind === 'audio' ? 'audio-ptt' : 'text-conversation');
-    const id = message.id ?? freshId(kind === 'audio' ? '3EB0AUD' : '3EB0TXT');
+    const fixture = { text: 'text-conversation', audio: 'audio-ptt', image: 'image-caption' }[kind];
+    const body = uazapiFixture(message.group ? 'group-text' : fixture);
+    const id = message.id ?? freshId({ text: '3EB0TXT', audio: '3EB0AUD', image: '3EB0IMG' }[kind]);
     const jid = `${message.phone}@s.whatsapp.net`;
     body.token = instance.token;
     body.owner = CLINIC_NUMBER;
@@ -210,7 +212,7 @@ const uazapi: ProviderCase = {
       path: '/leadagent',
       raw: JSON.stringify(body),
       headers: {},
-      ...(kind === 'audio' ? { mediaRef: id } : {}),
+      ...(kind !== 'text' ? { mediaRef: id } : {}),
     };
   },
   // uazapi marks its API sends itself (`wasSentByApi`): the echo is the send's number and text.
@@ -327,10 +329,19 @@ const cloud: ProviderCase = {
     const business = { phoneNumberId: instance.external_id ?? CLOUD_PHONE_NUMBER_ID, displayPhoneNumber: CLINIC_NUMBER };
     const id = message.id ?? wamid();
     const timestamp = Math.floor(Date.now() / 1000);
-    const ref = kind === 'audio' ? mediaId() : undefined;
+    const ref = kind !== 'text' ? mediaId() : undefined;
     let body: Record<string, any>;
     if (from === 'operator') {
       body = cloudEchoWebhook({ ...business, to: message.phone, text: message.text ?? '', id, timestamp });
+    } else if (ref && kind === 'image') {
+      body = cloudImageWebhook({
+        ...business,
+        from: message.phone,
+        mediaId: ref,
+        id,
+        timestamp,
+        ...(message.text ? { caption: message.text } : {}),
+      });
     } else if (ref) {
       body = cloudAudioWebhook({ ...business, from: message.phone, mediaId: ref, id, timestamp });
       if (message.text) body.entry[0].changes[0].value.messages[0].audio.caption = message.text;
@@ -430,16 +441,16 @@ const evolution: ProviderCase = {
   inbound(message, instance) {
     const kind = message.kind ?? 'text';
     const from = message.from ?? 'lead';
-    const id = message.id ?? freshId(from === 'api' ? '3EB0' : kind === 'audio' ? '3A7CAUD' : '3A5FTXT');
+    const id = message.id ?? freshId(from === 'api' ? '3EB0' : { text: '3A5FTXT', audio: '3A7CAUD', image: '3A8DIMG' }[kind]);
     const fixture = message.group
       ? 'group'
       : from === 'operator'
         ? 'from-me-phone'
         : from === 'api'
           ? 'from-me-api'
-          : kind === 'audio'
-            ? 'audio'
-            : 'text';
+          : kind === 'text'
+            ? 'text'
+            : kind;
     const body = evolutionEvent(fixture, {
       instance: instance.external_id ?? '',
       apikey: instance.token,
@@ -452,7 +463,7 @@ const evolution: ProviderCase = {
       path: '/leadagent/evolution',
       raw: JSON.stringify(body),
       headers: instance.app_secret ? evolutionBearer(instance.app_secret) : {},
-      ...(kind === 'audio' ? { mediaRef: id } : {}),
+      ...(kind !== 'text' ? { mediaRef: id } : {}),
     };
   },
   echo(fake, instance, sent, serviceUrl) {

@@ -34,6 +34,7 @@ export const MIGRATION_NAMES = [
   '014_booking',
   '015_reminders',
   '016_console_people',
+  '017_transcript_media',
 ];
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';

@@ -17,6 +17,7 @@ import * as unanswered from './013_unanswered.js';
 import * as booking from './014_booking.js';
 import * as reminders from './015_reminders.js';
 import * as consolePeople from './016_console_people.js';
+import * as transcriptMedia from './017_transcript_media.js';
 
 const MIGRATIONS: Record<string, Knex.Migration> = {
   '001_contract_tables': contractTables,
@@ -35,6 +36,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '014_booking': booking,
   '015_reminders': reminders,
   '016_console_people': consolePeople,
+  '017_transcript_media': transcriptMedia,
 };
 
 /**

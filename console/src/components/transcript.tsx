@@ -6,12 +6,14 @@
 // POLL_MS it asks for the rows after the newest it holds (`?after=`), a plain request any reverse
 // proxy passes and any `serve` process answers from the shared database; every FULL_EVERY polls it
 // reads the whole transcript again (delivery ticks and a medium's converted text change rows it
-// already holds). Texts are rendered as text, never as HTML.
+// already holds). Texts are rendered as text, never as HTML. A received medium the server can fetch
+// again (`midia`) plays or opens in its bubble (transcript-media.tsx), its converted text under it.
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { TranscriptMessage, TranscriptResponse } from '../../server/people-api-types.js';
 import { api, describeFailure } from '../api/client.js';
 import { formatFull, formatWhen } from '../format.js';
 import { t } from '../i18n/index.js';
+import { TranscriptMedia } from './transcript-media.js';
 import './transcript.css';
 
 /** How often the open transcript asks for new rows, ms. */
@@ -50,8 +52,8 @@ function BubbleText({ m }: { m: TranscriptMessage }) {
   return m.conteudo ? <p class="tbubble-text">{m.conteudo}</p> : null;
 }
 
-/** One row: an event as a divider, a message as a bubble. */
-function Row({ m }: { m: TranscriptMessage }) {
+/** One row: an event as a divider, a message as a bubble (a medium playable or openable above its text). */
+function Row({ m, leadId }: { m: TranscriptMessage; leadId: number }) {
   if (m.tipo === 'evento') {
     return (
       <li class="transcript-event">
@@ -70,6 +72,7 @@ function Row({ m }: { m: TranscriptMessage }) {
     <li class={`tbubble tbubble-${side} tbubble-${m.autor}`}>
       <span class="tbubble-author">{authorLabel(m)}</span>
       {WORDS.media[m.tipo] ? <span class="tbubble-media">{WORDS.media[m.tipo]}</span> : null}
+      {m.midia ? <TranscriptMedia leadId={leadId} m={m} /> : null}
       <BubbleText m={m} />
       <span class="tbubble-foot">
         <time dateTime={m.created_at} title={formatFull(m.created_at)}>
@@ -155,7 +158,7 @@ export function Transcript({ leadId, refresh = 0 }: { leadId: number; refresh?: 
       {messages && messages.length === 0 ? <p class="muted">{WORDS.empty}</p> : null}
       <ol class="transcript-list" ref={list} aria-live="polite" aria-label={WORDS.title}>
         {(messages ?? []).map((m) => (
-          <Row key={m.id} m={m} />
+          <Row key={m.id} m={m} leadId={leadId} />
         ))}
       </ol>
     </div>

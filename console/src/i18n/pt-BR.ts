@@ -578,6 +578,11 @@ export const ptBR = {
     media: { audio: 'Áudio', imagem: 'Imagem', video: 'Vídeo', documento: 'Documento' } as Record<string, string>,
     /** A medium whose text is not known (yet): its marker (`[áudio]`) stands alone. */
     mediaPending: 'conteúdo ainda não convertido em texto',
+    /** A medium that did not load (WhatsApp no longer has it, or the provider failed). */
+    mediaUnavailable: 'Mídia indisponível',
+    openDocument: 'Abrir documento',
+    openImage: 'Abrir a imagem em tamanho real',
+    imageAlt: 'Imagem enviada pelo lead',
     status: { enviada: 'Enviada', entregue: 'Entregue', lida: 'Lida', falhou: 'Não entregue' } as Record<string, string>,
     loadError: 'Não foi possível atualizar a conversa:',
     /** The folded view of what the agent remembers (wf_chat_histories), under the transcript. */

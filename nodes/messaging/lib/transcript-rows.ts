@@ -14,6 +14,10 @@ export interface TranscriptRow {
   status?: 'enviada' | 'entregue' | 'lida' | 'falhou' | null;
   /** When it was sent or received (ISO 8601); absent: now. */
   at?: string | null;
+  /** A received medium's gateway reference (gateway.parse's `media_ref`); kept server-side only. */
+  midia_ref?: string | null;
+  /** That medium's MIME type (gateway.parse's `mimetype`). */
+  midia_tipo?: string | null;
 }
 
 const literals = <T extends string>(values: readonly T[], description: string) =>
@@ -35,6 +39,17 @@ export function transcriptRowSchema() {
       provider_message_id: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: "The provider's message id." })),
       status: Type.Optional(Type.Union([literals(['enviada', 'entregue', 'lida', 'falhou'] as const, 'Delivery status.'), Type.Null()])),
       at: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'When (ISO 8601); absent: now.' })),
+      midia_ref: Type.Optional(
+        Type.Union([Type.String({ maxLength: 512 }), Type.Null()], {
+          description:
+            "A received medium's gateway reference (`media_ref` of gateway.parse), so the console can fetch it again; never shown.",
+        }),
+      ),
+      midia_tipo: Type.Optional(
+        Type.Union([Type.String({ maxLength: 255 }), Type.Null()], {
+          description: "The medium's MIME type (`mimetype` of gateway.parse).",
+        }),
+      ),
     },
     { additionalProperties: false },
   );
