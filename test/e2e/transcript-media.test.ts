@@ -5,10 +5,10 @@
 // (inline), a non-playable type as an attachment; another clinic's person, another lead's row and a
 // row without a medium get 404; a medium the provider no longer has gets 502 in Portuguese.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Row } from '../../adapters/db/table-ops.js';
 import { makeAccount, secondClinic, signInAs } from '../console/accounts-support.js';
 import { ADMIN_TOKEN, withBearer, withSession } from '../console/support.js';
 import { pollFor } from '../helpers/poll.js';
+import { transcriptRows } from '../helpers/transcript-rows.js';
 import { forEachProvider, post, type ProviderCase } from './providers.js';
 import { forEachBackend, insertLead, type Stack, startStack } from './stack.js';
 
@@ -36,11 +36,7 @@ forEachProvider('transcript media', (provider, title) => {
 });
 
 /** The lead's transcript rows in id order. */
-async function transcript(stack: Stack, leadId: number): Promise<Row[]> {
-  return (await stack.runtime.db.find('mensagens', { where: { lead_id: leadId }, limit: 1000 })).sort(
-    (a, b) => Number(a.id) - Number(b.id),
-  );
-}
+const transcript = (stack: Stack, leadId: number) => transcriptRows(stack.runtime.db, leadId);
 
 /** A reference the provider's fake accepts as a media id (Cloud: digits). */
 let refSeq = 0;

@@ -13,6 +13,7 @@ import type { Row } from '../../adapters/db/table-ops.js';
 import { ADMIN_TOKEN, withBearer } from '../console/support.js';
 import { signCloudBody } from '../fakes/cloud-webhooks.js';
 import { pollFor } from '../helpers/poll.js';
+import { transcriptRows } from '../helpers/transcript-rows.js';
 import { echo, forEachProvider, type InboundCall, post, type ProviderCase, send, sent } from './providers.js';
 import { forEachBackend, insertLead, type Stack, startStack } from './stack.js';
 
@@ -42,11 +43,7 @@ forEachProvider('transcript', (provider, title) => {
 });
 
 /** The lead's transcript rows in id order. */
-async function transcript(stack: Stack, leadId: number): Promise<Row[]> {
-  return (await stack.runtime.db.find('mensagens', { where: { lead_id: leadId }, limit: 1000 })).sort(
-    (a, b) => Number(a.id) - Number(b.id),
-  );
-}
+const transcript = (stack: Stack, leadId: number) => transcriptRows(stack.runtime.db, leadId);
 
 /** A console action on the lead (POST /admin/leads/:id/actions), awaited. */
 async function act(stack: Stack, leadId: number, action: string, confirm?: string): Promise<void> {
