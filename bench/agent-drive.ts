@@ -28,9 +28,12 @@
 //   BENCH_AGENT_LEADS           leads the messages rotate over (default 20)
 //   BENCH_AGENT_PROFILE         messages of the profiled pass (default 2000; 0: no profile)
 //   BENCH_AGENT_PROFILE_TOP     entries printed per list (default 15)
+//   BENCH_AGENT_PROFILE_FILE    when set, the profiled pass's whole profile is written there (.cpuprofile,
+//                               for Chrome DevTools or `npx tsx bench/lib/profile-summary.ts FILE`)
 //   BENCH_QUICK=1               the quick sizes above
 //
 // Run: npx tsx bench/agent-drive.ts   (no database, Redis or build needed)
+import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
 import { gatewayProviders } from '../adapters/gateway/providers.js';
@@ -201,6 +204,7 @@ async function profiled(engine: Engine, next: () => { body: JsonObject; auth: Js
     await session.post('Profiler.start');
     for (let i = 0; i < PROFILE_MESSAGES; i++) await drive(engine, next());
     const { profile } = (await session.post('Profiler.stop')) as { profile: CpuProfile };
+    if (process.env.BENCH_AGENT_PROFILE_FILE) writeFileSync(process.env.BENCH_AGENT_PROFILE_FILE, JSON.stringify(profile));
     return summariseProfile(profile, PROFILE_TOP);
   } finally {
     session.disconnect();

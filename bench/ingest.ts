@@ -84,6 +84,9 @@
 //   BENCH_INGEST_PROFILE_DIR      when set, every server runs with `--cpu-prof` and writes its
 //                                 .cpuprofile under DIR/leadflow, DIR/floor and DIR/durable-floor
 //                                 when it stops; the figures of such a run are printed, not saved
+//   BENCH_INGEST_FROM_SOURCE=1    with BENCH_INGEST_PROFILE_DIR: LeadFlow runs from its TypeScript sources
+//                                 (`node --import tsx cli/main.ts serve`), so the profile names each
+//                                 function's own file rather than a bundle's chunk
 //   BENCH_DATABASE_URL, BENCH_REDIS_URL  servers of the queue mode (bench/lib/services.ts)
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -427,7 +430,11 @@ async function startLeadflow(services: BenchServices): Promise<Server> {
     const { proc, url } = await services.serve('serve');
     return { child: proc.child, url };
   }
-  return spawnServer('leadflow serve', [...cpuProfFlags(join(PROFILE_DIR, 'leadflow')), BIN, 'serve'], { ...process.env, ...services.env });
+  const command = process.env.BENCH_INGEST_FROM_SOURCE === '1' ? ['--import', 'tsx', join(ROOT, 'cli', 'main.ts')] : [BIN];
+  return spawnServer('leadflow serve', [...cpuProfFlags(join(PROFILE_DIR, 'leadflow')), ...command, 'serve'], {
+    ...process.env,
+    ...services.env,
+  });
 }
 
 /** SIGTERM, then SIGKILL after `graceMs`; resolves once the process is gone. */

@@ -261,7 +261,10 @@ function plainValue(expr: CompiledExpression, scope: object): JsonValue | undefi
   } catch (err) {
     throw expressionFailed(expr, err);
   }
-  return value === NEEDS_JSONATA ? value : toPlainJson(value);
+  // Texts, booleans and null are plain JSON already: only objects, arrays and numbers are converted.
+  if (value === NEEDS_JSONATA || typeof value === 'string' || typeof value === 'boolean' || value === null)
+    return value as JsonValue | typeof NEEDS_JSONATA;
+  return toPlainJson(value);
 }
 
 async function evaluateExpression(expr: CompiledExpression, scope: object): Promise<JsonValue | undefined> {

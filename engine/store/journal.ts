@@ -8,6 +8,7 @@
 // Applying an entry is idempotent and order-preserving: a step record replaces the stored one of the
 // same key or is appended; vars replace the stored vars; the appended lists (outbound calls, started
 // and cancelled flows) say from which index their items go.
+import { cloneJson } from '../run/clone-json.js';
 import type { ExecutionRecord, JsonObject, StepRecord } from '../types.js';
 
 /** Items of an append-only list of the record, from index `from` on (the items before it are unchanged). */
@@ -113,7 +114,7 @@ export class JournalCursor {
     if (cancelled.length !== this.savedCancelled)
       entry.cancelled_flows = { from: this.savedCancelled, items: cancelled.slice(this.savedCancelled) };
     if (record.response !== undefined && !this.savedResponse) entry.response = record.response;
-    const copy = structuredClone(entry);
+    const copy = cloneJson(entry);
     this.savedSteps = record.steps.length;
     // Every step still open was in this entry: the open ones are those of it not finished.
     this.openKeys = new Set(steps.filter((s) => !isFinishedStep(s)).map((s) => s.key));

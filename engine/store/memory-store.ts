@@ -1,3 +1,4 @@
+import { cloneJson } from '../run/clone-json.js';
 import { isFinalStatus } from '../statuses.js';
 import type { ExecutionRecord, ExecutionStatus } from '../types.js';
 import { type ExecutionSummary, summaryOfRecord } from './execution-summary.js';
@@ -35,12 +36,14 @@ function keepCancelled(stored: ExecutionRecord, written: ExecutionRecord): Execu
 const VERSION_UNUSED_MS = 86_400_000;
 const DAY_MS = 86_400_000;
 
-/** In-process execution store; records are deep-copied in and out, as a database would. Lost on exit. */
+/** In-process execution store; records are deep-copied in and out, as a database would (cloneJson). Lost on exit. */
 export class MemoryExecutionStore implements ExecutionStore, PayloadEraser {
   private readonly records = new Map<string, ExecutionRecord>();
   private readonly leases = new Map<string, Lease>();
   /** The erasure ledger (erasing-store.ts), shared by every erasing store over this one. */
   private readonly erasures = new Map<string, ErasureEntry>();
+  /** The ids of the records with a key, by `flow` NUL `key` (a cancel by key reads only those; members are checked when read). */
+  private readonly keyed = new Map<string, Set<string>>();
   /** Who cancelled an execution by key (cancelByKey's `by`), by execution id. */
   private readonly cancelledBy = new Map<string, string>();
   /** Flow versions by `flow` NUL `version`: their source and when they were last marked used (ms). */
@@ -48,23 +51,47 @@ export class MemoryExecutionStore implements ExecutionStore, PayloadEraser {
 
   async insert(record: ExecutionRecord): Promise<void> {
     if (this.records.has(record.id)) throw new Error(`execution ${record.id} already exists`);
-    this.records.set(record.id, structuredClone(record));
+    this.records.set(record.id, cloneJson(record));
+    this.index(record);
   }
 
   async update(record: ExecutionRecord): Promise<void> {
     const stored = this.records.get(record.id);
     if (stored?.status !== 'cancelled') {
-      this.records.set(record.id, structuredClone(record));
+      this.records.set(record.id, cloneJson(record));
+      this.index(record);
       return;
     }
-    this.records.set(record.id, keepCancelled(stored, structuredClone(record)));
+    this.records.set(record.id, keepCancelled(stored, cloneJson(record)));
+  }
+
+  /** Files a record with a key under its flow and key (see `keyed`). */
+  private index(record: ExecutionRecord): void {
+    if (record.concurrency_key === undefined) return;
+    const name = `${record.flow}\0${record.concurrency_key}`;
+    let ids = this.keyed.get(name);
+    if (!ids) {
+      ids = new Set();
+      this.keyed.set(name, ids);
+    }
+    ids.add(record.id);
+  }
+
+  /** The stored records filed under `flow` and `key` that still have them. */
+  private recordsOfKey(flow: string, key: string): ExecutionRecord[] {
+    const out: ExecutionRecord[] = [];
+    for (const id of this.keyed.get(`${flow}\0${key}`) ?? []) {
+      const r = this.records.get(id);
+      if (r?.flow === flow && r.concurrency_key === key) out.push(r);
+    }
+    return out;
   }
 
   /** Applied to the stored copy at once (this store keeps no separate journal). */
   async appendJournal(entry: JournalEntry): Promise<ExecutionStatus | undefined> {
     const stored = this.records.get(entry.id);
     if (!stored) return undefined;
-    applyJournal(stored, [structuredClone(entry)]);
+    applyJournal(stored, [cloneJson(entry)]);
     return stored.status;
   }
 
@@ -86,8 +113,8 @@ export class MemoryExecutionStore implements ExecutionStore, PayloadEraser {
     if (by === undefined) return ids;
     for (const id of ids) this.cancelledBy.set(id, by);
     if (ids.length > 0) return ids;
-    return [...this.records.values()]
-      .filter((r) => r.flow === flow && r.concurrency_key === key && r.status === 'cancelled' && this.cancelledBy.get(r.id) === by)
+    return this.recordsOfKey(flow, key)
+      .filter((r) => r.status === 'cancelled' && this.cancelledBy.get(r.id) === by)
       .map((r) => r.id);
   }
 
@@ -104,8 +131,8 @@ export class MemoryExecutionStore implements ExecutionStore, PayloadEraser {
   private cancelUnfinished(flow: string, key: string, reason: string, replacedBy?: string): string[] {
     const now = new Date().toISOString();
     const ids: string[] = [];
-    for (const r of this.records.values()) {
-      if (r.flow !== flow || r.concurrency_key !== key || (r.status !== 'running' && r.status !== 'waiting')) continue;
+    for (const r of this.recordsOfKey(flow, key)) {
+      if (r.status !== 'running' && r.status !== 'waiting') continue;
       this.markCancelled(r, reason, now, replacedBy);
       ids.push(r.id);
     }
@@ -122,7 +149,7 @@ export class MemoryExecutionStore implements ExecutionStore, PayloadEraser {
 
   async get(id: string): Promise<ExecutionRecord | undefined> {
     const record = this.records.get(id);
-    return record ? structuredClone(record) : undefined;
+    return record ? cloneJson(record) : undefined;
   }
 
   async list(options: ListOptions = {}): Promise<ExecutionRecord[]> {
@@ -163,6 +190,7 @@ export class MemoryExecutionStore implements ExecutionStore, PayloadEraser {
     );
     for (const r of old) {
       this.records.delete(r.id);
+      if (r.concurrency_key !== undefined) this.keyed.get(`${r.flow}\0${r.concurrency_key}`)?.delete(r.id);
       this.leases.delete(r.id);
       this.cancelledBy.delete(r.id);
     }
@@ -195,7 +223,7 @@ export class MemoryExecutionStore implements ExecutionStore, PayloadEraser {
     if (record.status !== 'waiting' && record.status !== 'running') return {};
     record.status = 'running';
     this.leases.set(id, { ...lease });
-    return { record: structuredClone(record) };
+    return { record: cloneJson(record) };
   }
 
   async renewLease(id: string, lease: Lease): Promise<boolean> {
@@ -250,7 +278,9 @@ export class MemoryExecutionStore implements ExecutionStore, PayloadEraser {
         result.spared.push(record.id);
         continue;
       }
-      this.records.set(record.id, compiled.scrubRecord(record));
+      const scrubbed = compiled.scrubRecord(record);
+      this.records.set(record.id, scrubbed);
+      this.index(scrubbed);
       result.erased.push(record.id);
     }
     return result;

@@ -5,6 +5,10 @@ import type { JsonValue, NodeContext } from '../../engine/types.js';
 import { modelChainParams } from './lib/model-params.js';
 import { renderTemplate } from './lib/prompt-template.js';
 import { defineServiceNode } from '../services.js';
+import { lazyModule } from '../lazy-module.js';
+
+/** The model-chain runner, loaded on the first run: describing or validating flows never needs it. */
+const agentRunner = lazyModule(() => import('../../adapters/ai/agent-runner.js'));
 
 const GenerateParams = Type.Object(
   {
@@ -129,8 +133,7 @@ export default defineServiceNode({
 
 /** One run of the model chain; throws AgentFailedError when every option fails. */
 async function generate(params: Static<typeof GenerateParams>, texts: PromptTexts, ai: AiService, ctx: NodeContext) {
-  // The model-chain runner loads on the first run: describing or validating flows never needs it.
-  const { runAgent } = await import('../../adapters/ai/agent-runner.js');
+  const { runAgent } = await agentRunner();
   const result = await runAgent({
     ai,
     models: {

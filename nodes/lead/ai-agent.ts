@@ -9,6 +9,14 @@ import type { AgentTool } from '../../adapters/ai/agent-runner.js';
 import type { NodeContext } from '../../engine/types.js';
 import type { BookingService } from '../../adapters/calendar/booking-service.js';
 import { defineServiceNode } from '../services.js';
+import { lazyModule } from '../lazy-module.js';
+
+/** The booking tools (the calendar's date library), loaded on the first run of a clinic with an agenda. */
+const bookingToolsModule = lazyModule(() => import('./lib/booking-tools.js'));
+/** The prompt builder (with the business hours' time-zone library), loaded on the first run. */
+const agentPrompt = lazyModule(() => import('./lib/agent-prompt.js'));
+/** The model-chain runner, loaded on the first run: describing or validating flows never needs it. */
+const agentRunner = lazyModule(() => import('../../adapters/ai/agent-runner.js'));
 
 /**
  * The lead's memory: its rows of wf_chat_histories (clinic and phone) with id below `beforeId` (0:
@@ -44,10 +52,9 @@ async function bookingSetup(
     const service = booking();
     const store = service.open(AbortSignal.any([ctx.signal, AbortSignal.timeout(params.booking_timeout_ms)]));
     if (!(await store.clinic(lead.clinica_id))) return null;
-    // The booking tools (the calendar's date library) load on the first run of a clinic with an agenda.
-    const { bookingTools, upcomingShown } = await import('./lib/booking-tools.js');
+    const { bookingTools, upcomingShown } = await bookingToolsModule();
     const upcoming = await upcomingShown(store, lead.clinica_id, lead.id);
-    const { buildBookingPrompt } = await import('./lib/agent-prompt.js');
+    const { buildBookingPrompt } = await agentPrompt();
     const binding = {
       leadId: lead.id,
       clinicId: lead.clinica_id,
@@ -225,8 +232,7 @@ export default defineServiceNode({
     const lead = params.lead;
     const clinic = params.clinic as Row | null;
     const protocol = params.protocol as Row | null;
-    // The prompt builder (with the business hours' time-zone library) loads on the first run.
-    const { buildSystemPrompt, memoryToHistory, quoteLeadText } = await import('./lib/agent-prompt.js');
+    const { buildSystemPrompt, memoryToHistory, quoteLeadText } = await agentPrompt();
     // An earlier attempt's booking (its checkpoint, lib/booking-tools.ts) is still this run's event.
     const saved = ctx.state?.agendamento;
     const bookingEffects: BookingEffects = { agendamento: saved && typeof saved === 'object' ? (saved as unknown as BookingEvent) : null };
@@ -251,8 +257,7 @@ export default defineServiceNode({
     );
     if (booking) tools.push(...booking.tools);
 
-    // The model-chain runner loads on the first run: describing or validating flows never needs it.
-    const { runAgent } = await import('../../adapters/ai/agent-runner.js');
+    const { runAgent } = await agentRunner();
     const result = await runAgent({
       ai,
       models: {

@@ -1,6 +1,10 @@
 import { Type } from '../../engine/typebox.js';
 import { brazilianVariants } from '../../adapters/phones/brazilian-variants.js';
 import { defineNode } from '../../engine/types.js';
+import { lazyModule } from '../lazy-module.js';
+
+/** Loaded on the first run: the phone metadata is large, and describing or validating flows never needs it. */
+const formPhones = lazyModule(() => import('../../adapters/phones/normalize-form-phone.js'));
 
 /**
  * `phone.normalize`: a phone as typed (or the gateway's digits) as digits with the country code
@@ -36,8 +40,7 @@ export default defineNode({
     { title: 'Normalise the form phone', step: { id: 'phone', type: 'phone.normalize', params: { input: '{{ trigger.body.telefone }}' } } },
   ],
   async run(params) {
-    // Loaded on the first run: the phone metadata is large, and describing or validating flows never needs it.
-    const { normalizeFormPhone } = await import('../../adapters/phones/normalize-form-phone.js');
+    const { normalizeFormPhone } = await formPhones();
     const raw = params.input === null ? '' : String(params.input);
     const digits = normalizeFormPhone(raw, params.country as never) ?? (/^\d{10,15}$/.test(raw) ? raw : null);
     if (!digits) return { digits: null, variants: [], valid: false };

@@ -40,16 +40,24 @@ function comparableWords(list: string | string[] | null | undefined): Comparable
   return wordsOf(list).map((word) => ({ word, form: comparable(word) }));
 }
 
+/** Most lists written as text whose words are kept in comparable form (the shipped flows pass two). */
+const KEPT_LISTS = 32;
 /**
- * The last list written as text and its words' forms: a flow passes the same list (an env value)
- * on every message, so the words are put in comparable form once, not per message.
+ * Lists written as text and their words' forms: a flow passes the same lists (env values) on every
+ * message, so their words are put in comparable form once, not per message. The oldest list goes
+ * past KEPT_LISTS.
  */
-let lastList: { list: string; words: ComparableWords } | undefined;
+const keptLists = new Map<string, ComparableWords>();
 
 function wordsOfList(list: string | string[] | null | undefined): ComparableWords {
   if (typeof list !== 'string') return comparableWords(list);
-  if (lastList?.list !== list) lastList = { list, words: comparableWords(list) };
-  return lastList.words;
+  let words = keptLists.get(list);
+  if (!words) {
+    words = comparableWords(list);
+    keptLists.set(list, words);
+    if (keptLists.size > KEPT_LISTS) keptLists.delete(keptLists.keys().next().value as string);
+  }
+  return words;
 }
 
 /** The word of `words` (as written, trimmed) that the whole `text` is, or null. */

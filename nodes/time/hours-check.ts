@@ -2,6 +2,10 @@ import { Type } from '../../engine/typebox.js';
 import type { Clock } from '../../adapters/clock.js';
 import { defineNode } from '../../engine/types.js';
 import { instantOf } from './lib/instant.js';
+import { lazyModule } from '../lazy-module.js';
+
+/** The hours (and their time-zone library), loaded on the first run: describing or validating flows never needs them. */
+const businessHours = lazyModule(() => import('../../adapters/hours/business-hours.js'));
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
@@ -69,8 +73,7 @@ export default defineNode({
       params.at === undefined
         ? (clock?.now() ?? Date.now())
         : instantOf(typeof params.at === 'string' ? params.at.trim() : params.at, 'hours.check: at');
-    // The hours (and their time-zone library) load on the first run: describing or validating flows never needs them.
-    const { closesAt, describeHours, isOpenAt, nextOpeningAt, parseBusinessHours } = await import('../../adapters/hours/business-hours.js');
+    const { closesAt, describeHours, isOpenAt, nextOpeningAt, parseBusinessHours } = await businessHours();
     const hours = parseBusinessHours(params.hours);
     const open = isOpenAt(hours, atMs);
     const next = nextOpeningAt(hours, atMs);
