@@ -188,7 +188,18 @@ export class Drives {
     }
     await run.flush();
     await reportFlowMetrics(this.host.observer, this.host.logger, flow, record);
-    return this.finish(record, startedAt);
+    return this.finish(record, startedAt, run);
+  }
+
+  /**
+   * Stores where a drive ended: a wait parks the record (ExecutionStore.park: the steps since the
+   * last save and the wake time, not the whole record again) when its run can say what changed;
+   * anything else, or a park that found no row, writes it whole (ExecutionStore.update).
+   */
+  private async store(record: ExecutionRecord, run: ExecutionRun | undefined): Promise<void> {
+    const entry = record.status === 'waiting' ? run?.parkEntry(record.updated_at) : undefined;
+    if (entry && (await this.host.store.park(entry, { wake_at: record.wake_at ?? null, updated_at: record.updated_at }))) return;
+    await this.host.store.update(record);
   }
 
   /** What an ExecutionRun of `record` is given: node types, services, and the engine's hooks (the same for every drive but the mocks). */
@@ -218,10 +229,10 @@ export class Drives {
     };
   }
 
-  private async finish(record: ExecutionRecord, startedAt: number): Promise<ExecutionRecord> {
+  private async finish(record: ExecutionRecord, startedAt: number, run?: ExecutionRun): Promise<ExecutionRecord> {
     record.updated_at = isoNow();
     if (isFinalStatus(record.status)) record.finished_at = record.updated_at;
-    await this.host.store.update(record);
+    await this.store(record, run);
     // A keyed execution may have been cancelled meanwhile, in any process, and one this process was
     // told of (cancelExecution) too: the store kept that.
     if (record.concurrency_key !== undefined || record.status === 'cancelled' || this.cancelNoticed.has(record.id))

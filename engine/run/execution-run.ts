@@ -20,7 +20,8 @@
 //                runs) it is saved with the next step instead, since running such a step again after a
 //                crash is harmless. With a store that keeps a journal (ExecutionStore.appendJournal), a
 //                save appends what changed since the previous one (engine/store/journal.ts), not the
-//                whole record; the engine writes the whole record when the drive ends.
+//                whole record; the engine writes the whole record when the drive ends (a wait: one
+//                last entry and the wake time, ExecutionStore.park).
 // Cancellation: an execution can be cancelled in the store by any process. Its saves keep what the
 // step recorded (the store keeps the cancellation, ExecutionStore.update). For an execution with a
 // key, after each save the run reads the status back (RunHost.isCancelled) and throws a CancelSignal
@@ -39,6 +40,7 @@ import { evaluateValue, isTruthy } from '../expressions.js';
 import { toPlainJson } from '../plain-json.js';
 import { StepFailedError } from '../errors/step-failed-error.js';
 import { toStepError } from '../errors/to-step-error.js';
+import type { JournalEntry } from '../store/journal.js';
 import type { ExecutionRecord, JsonValue, LoadedFlow, LoadedStep, NodeDefinition, StepError, StepRecord } from '../types.js';
 import { validateParams, writtenKeys } from './param-validator.js';
 import { cloneJson } from './clone-json.js';
@@ -121,6 +123,11 @@ export class ExecutionRun {
   /** Waits for pending saves (called by the engine before it writes the final state). */
   async flush(): Promise<void> {
     await this.saves.flush();
+  }
+
+  /** After `flush`, at a wait: the journal entry that parks the record (RunSaves.parkEntry), or undefined to write it whole. */
+  parkEntry(at: string): JournalEntry | undefined {
+    return this.saves.parkEntry(at);
   }
 
   /**

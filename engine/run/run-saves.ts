@@ -3,7 +3,7 @@
 // it appends what changed since the previous one, else it writes the record whole. An execution with
 // a key reads its stored status back after each save; the run asks `throwIfCancelled` before each step.
 import { CancelSignal } from '../errors/cancel-signal.js';
-import { JournalCursor } from '../store/journal.js';
+import { JournalCursor, type JournalEntry } from '../store/journal.js';
 import type { ExecutionRecord, ExecutionStatus } from '../types.js';
 import { isoNow } from './iso-now.js';
 import type { RunHost } from './run-host.js';
@@ -61,6 +61,15 @@ export class RunSaves {
         this.host.logger.error({ execution: this.record.id, err: (err as Error).message }, 'saving execution failed');
       });
     return this.saving;
+  }
+
+  /**
+   * The journal entry that parks the record at a wait instead of writing it whole
+   * (JournalCursor.parkEntry); undefined without a journal, or when the record must be written whole.
+   * Call after `flush`.
+   */
+  parkEntry(at: string): JournalEntry | undefined {
+    return this.journal?.parkEntry(this.record, at);
   }
 
   /** Resolves when every save queued so far is written (or failed and was logged). */

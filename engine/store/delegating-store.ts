@@ -30,6 +30,9 @@ export class DelegatingExecutionStore implements Store.ExecutionStore {
   appendJournal(entry: JournalEntry): Promise<ExecutionStatus | undefined> {
     return this.inner.appendJournal(entry);
   }
+  park(entry: JournalEntry, wake: Store.ParkedState): Promise<boolean> {
+    return this.inner.park(entry, wake);
+  }
   statusOf(id: string): Promise<ExecutionStatus | undefined> {
     return this.inner.statusOf(id);
   }

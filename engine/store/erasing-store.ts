@@ -40,7 +40,7 @@
 // (a cancel ends an execution without writing its record through this store).
 import type { ExecutionRecord, ExecutionStatus } from '../types.js';
 import { DelegatingExecutionStore } from './delegating-store.js';
-import type { CancelledFrom, ExecutionStore, Lease } from './execution-store.js';
+import type { CancelledFrom, ExecutionStore, Lease, ParkedState } from './execution-store.js';
 import type { Erasure, ErasureEntry, PayloadEraser, PayloadEraseResult, RecordSummary } from './erasure.js';
 import { type ErasingStoreOptions, Erasures } from './erasures.js';
 import type { JournalEntry } from './journal.js';
@@ -107,6 +107,11 @@ export class ErasingStore extends DelegatingExecutionStore implements PayloadEra
 
   override appendJournal(entry: JournalEntry): Promise<ExecutionStatus | undefined> {
     return this.inner.appendJournal(this.erasures.prepareEntry(entry));
+  }
+
+  /** Parks with the entry scrubbed as appendJournal's (a wait is never a final status). */
+  override park(entry: JournalEntry, wake: ParkedState): Promise<boolean> {
+    return this.inner.park(this.erasures.prepareEntry(entry), wake);
   }
 
   override async cancelById(id: string, reason: string): Promise<CancelledFrom | undefined> {

@@ -37,6 +37,14 @@ export interface ListOptions {
  * const failed = await store.list({ flow: 'intake', status: 'failed', limit: 50 });
  * for (const { id, wake_at } of await store.listWaiting()) if (wake_at !== null) scheduler.schedule(id, wake_at);
  */
+/** What ExecutionStore.park stores besides the journal entry. */
+export interface ParkedState {
+  /** When the wait ends, ms since the epoch; null: it ends when something wakes it. */
+  wake_at: number | null;
+  /** The record's `updated_at` (ISO). */
+  updated_at: string;
+}
+
 export interface ExecutionStore {
   /** Writes a new record (its `id` not stored yet). */
   insert(record: ExecutionRecord): Promise<void>;
@@ -46,7 +54,7 @@ export interface ExecutionStore {
    * reason, `replaced_by` and `finished_at` are then kept, only what its run recorded (steps,
    * outbound calls, vars, output, response, started and cancelled flows) is written. The driving
    * process reads the record back after writing it (executions with a key only) to stop. The
-   * record's journal entries (appendJournal) are dropped in the same write: the record holds them.
+   * record's journal entries (appendJournal, park) are dropped in the same write: the record holds them.
    */
   update(record: ExecutionRecord): Promise<void>;
   /**
@@ -55,6 +63,15 @@ export interface ExecutionStore {
    * Resolves to the stored status (undefined: no such execution).
    */
   appendJournal(entry: JournalEntry): Promise<ExecutionStatus | undefined>;
+  /**
+   * Parks a drive in progress at a wait, in one write: appends `entry` (as appendJournal) and stores
+   * the record's status as `waiting`, its `wake_at` (ms; null: none) and `updated_at`. The record
+   * then reads as `update` of it would have written it; its entries are dropped by its next
+   * `update`. A cancellation stored meanwhile is kept (the entry is still appended). Resolves false,
+   * having changed nothing the record reads as, when there is no such execution (the caller then
+   * writes it whole with `update`).
+   */
+  park(entry: JournalEntry, wake: ParkedState): Promise<boolean>;
   /** The stored status of `id` (undefined: no such execution), without reading the record. */
   statusOf(id: string): Promise<ExecutionStatus | undefined>;
   /** A copy of the stored record, or undefined when there is none with that id. */

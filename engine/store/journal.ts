@@ -1,9 +1,12 @@
 // The execution journal: what a save in the middle of a drive adds to the stored record, instead of
 // the whole record written again. A drive appends one entry per save (the steps written or changed
 // since the previous save, and the parts of the record that changed); the record is read as its
-// stored base with its entries applied in order (applyJournal). The drive's end (a wait, a stop, a
-// failure, the end of the flow) writes the whole record again and drops its entries in the same
-// write (ExecutionStore.update), so only a drive in progress, or one cut off by a crash, has entries.
+// stored base with its entries applied in order (applyJournal). A drive that parks at a wait appends
+// one last entry and marks the row waiting in the same write (ExecutionStore.park: the steps it ran
+// are written once, not again whole), unless a part no entry carries changed (parkEntry); every
+// other end (a stop, a failure, the end of the flow) writes the whole record again and drops its
+// entries in the same write (ExecutionStore.update). So a drive in progress, one cut off by a crash,
+// and a waiting execution have entries; an execution that ended has none.
 //
 // Applying an entry is idempotent and order-preserving: a step record replaces the stored one of the
 // same key or is appended; vars replace the stored vars; the appended lists (outbound calls, started
@@ -79,9 +82,12 @@ export class JournalCursor {
   private savedStarted: number;
   private savedCancelled: number;
   private savedResponse: boolean;
+  /** The record's parts no entry carries (rowText), as stored: a park may leave them as they are while they match. */
+  private readonly savedRow: string;
 
   /** `record` as it is stored now (read at the drive's start, or just inserted). */
   constructor(record: ExecutionRecord) {
+    this.savedRow = rowText(record);
     this.savedSteps = record.steps.length;
     this.openKeys = new Set(record.steps.filter((s) => !isFinishedStep(s)).map((s) => s.key));
     this.savedVars = JSON.stringify(record.vars);
@@ -125,6 +131,24 @@ export class JournalCursor {
     this.savedResponse = record.response !== undefined;
     return copy;
   }
+
+  /**
+   * The entry that parks `record` at a wait (ExecutionStore.park), as `next` gives it; undefined when
+   * a part of the record no entry carries changed since the drive started (then it is written whole).
+   */
+  parkEntry(record: ExecutionRecord, at: string): JournalEntry | undefined {
+    return rowText(record) === this.savedRow ? this.next(record, at) : undefined;
+  }
+}
+
+/** The parts of a record a journal entry carries, or a park writes (status, wake time, updated_at), or that never change (id). */
+const CARRIED = new Set(['id', 'status', 'wake_at', 'updated_at', 'vars', 'steps', 'outbound', 'started_flows', 'cancelled_flows', 'response']);
+
+/** The JSON text of the record's other parts (trigger, output, error, stop reason, key …), in the record's order. */
+function rowText(record: ExecutionRecord): string {
+  const rest: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(record)) if (!CARRIED.has(key) && value !== undefined) rest[key] = value;
+  return JSON.stringify(rest);
 }
 
 /** A step the run will not change again. */

@@ -9,6 +9,7 @@ import type {
   ExecutionStore,
   Lease,
   ListOptions,
+  ParkedState,
   RunningExecution,
   StoredFlowVersion,
 } from './execution-store.js';
@@ -93,6 +94,19 @@ export class MemoryExecutionStore implements ExecutionStore, PayloadEraser {
     if (!stored) return undefined;
     applyJournal(stored, [cloneJson(entry)]);
     return stored.status;
+  }
+
+  /** Applied to the stored copy at once, as appendJournal (this store keeps no separate journal). */
+  async park(entry: JournalEntry, wake: ParkedState): Promise<boolean> {
+    const stored = this.records.get(entry.id);
+    if (!stored) return false;
+    applyJournal(stored, [cloneJson(entry)]);
+    if (stored.status === 'cancelled') return true;
+    stored.status = 'waiting';
+    if (wake.wake_at === null) delete stored.wake_at;
+    else stored.wake_at = wake.wake_at;
+    stored.updated_at = wake.updated_at;
+    return true;
   }
 
   async statusOf(id: string): Promise<ExecutionStatus | undefined> {

@@ -3,7 +3,7 @@
 // (engine/store/journal.ts; the `execution_journal` table, migration 012) in the same query; `update`
 // deletes the entries in the same statement. Lists, summaries, waits and pruning of finished ones.
 import type { Knex } from 'knex';
-import type { ListOptions } from '../../../engine/store/execution-store.js';
+import type { ListOptions, ParkedState } from '../../../engine/store/execution-store.js';
 import { type ExecutionSummary, summaryOfRecord } from '../../../engine/store/execution-summary.js';
 import type { JournalEntry } from '../../../engine/store/journal.js';
 import { stringifyRecorded } from '../../../engine/errors/value-too-deep-error.js';
@@ -12,6 +12,7 @@ import type { ExecutionRecord, ExecutionStatus } from '../../../engine/types.js'
 import { standIns, type CompiledStatement } from '../compiled-statements.js';
 import { runStatement } from '../run-statement.js';
 import { sqliteAtomically } from '../sqlite-atomic.js';
+import { toIsoTimestamp } from '../values.js';
 import { type DbRow, escapeLike, JOURNAL, StorePart, TABLE } from './store-part.js';
 
 /** Columns `list({containing})` searches: the trigger, the vars and the key. */
@@ -137,6 +138,42 @@ export class ExecutionRows extends StorePart {
     );
     const status = result.rows[0]?.status;
     return typeof status === 'string' ? (status as ExecutionStatus) : undefined;
+  }
+
+  /**
+   * ExecutionStore.park: the entry appended and the row marked waiting, atomically: on PostgreSQL one
+   * statement (the INSERT in a WITH of the UPDATE), on SQLite one transaction (sqlite-atomic.ts). A
+   * row not marked (cancelled, or not there) is then looked up: false only when it is not there.
+   */
+  async park(entry: JournalEntry, wake: ParkedState): Promise<boolean> {
+    const text = stringifyRecorded(entry) as string;
+    const values = [entry.id, text, wake.wake_at, toIsoTimestamp(wake.updated_at) ?? wake.updated_at];
+    let marked: boolean;
+    if (this.db.dialect === 'sqlite') {
+      const append = this.statement('store park-append', (knex, value) => knex(JOURNAL).insert({ execution_id: value(0), entry: value(1) }));
+      const mark = this.statement('store park-mark', (knex, value) =>
+        knex(TABLE)
+          .where({ id: value(0) })
+          .whereNot('status', 'cancelled')
+          .update({ status: 'waiting', wake_at: value(2), updated_at: value(3) }),
+      );
+      marked = await sqliteAtomically(this.knex, (run) => {
+        run(append, values);
+        return run(mark, values) === 1;
+      });
+    } else {
+      const result = await this.run(
+        'store park',
+        (knex, value) =>
+          knex.raw(
+            `with appended as (insert into ${JOURNAL} (execution_id, entry) values (?, ?)) update ${TABLE} set status = 'waiting', wake_at = ?, updated_at = ? where id = ? and status <> 'cancelled' returning id`,
+            [value(0), value(1), value(2), value(3), value(0)],
+          ),
+        values,
+      );
+      marked = result.rows.length === 1;
+    }
+    return marked || (await this.statusOf(entry.id)) !== undefined;
   }
 
   async statusOf(id: string): Promise<ExecutionStatus | undefined> {
