@@ -142,7 +142,18 @@ export class JournalCursor {
 }
 
 /** The parts of a record a journal entry carries, or a park writes (status, wake time, updated_at), or that never change (id). */
-const CARRIED = new Set(['id', 'status', 'wake_at', 'updated_at', 'vars', 'steps', 'outbound', 'started_flows', 'cancelled_flows', 'response']);
+const CARRIED = new Set([
+  'id',
+  'status',
+  'wake_at',
+  'updated_at',
+  'vars',
+  'steps',
+  'outbound',
+  'started_flows',
+  'cancelled_flows',
+  'response',
+]);
 
 /** The JSON text of the record's other parts (trigger, output, error, stop reason, key …), in the record's order. */
 function rowText(record: ExecutionRecord): string {

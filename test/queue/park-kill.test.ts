@@ -130,7 +130,10 @@ for (const [name, make, skip] of [
         const done = (await store.get(id))!;
         const keys = done.steps.map((s) => s.key);
         for (const key of ['seen', 'record_message', 'last_message', 'queued', 'burst', 'agent'])
-          expect(keys.filter((k) => k === key), key).toHaveLength(1);
+          expect(
+            keys.filter((k) => k === key),
+            key,
+          ).toHaveLength(1);
         const transcript = await db.find('mensagens', { where: { lead_id: lead.id, direcao: 'entrada' } });
         expect(transcript.map((r) => r.conteudo)).toEqual(['Quero as lentes']);
         expect(Number((await db.knex('execution_journal').where({ execution_id: id }).count({ n: '*' }))[0]!.n)).toBe(0);

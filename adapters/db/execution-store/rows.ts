@@ -150,7 +150,9 @@ export class ExecutionRows extends StorePart {
     const values = [entry.id, text, wake.wake_at, toIsoTimestamp(wake.updated_at) ?? wake.updated_at];
     let marked: boolean;
     if (this.db.dialect === 'sqlite') {
-      const append = this.statement('store park-append', (knex, value) => knex(JOURNAL).insert({ execution_id: value(0), entry: value(1) }));
+      const append = this.statement('store park-append', (knex, value) =>
+        knex(JOURNAL).insert({ execution_id: value(0), entry: value(1) }),
+      );
       const mark = this.statement('store park-mark', (knex, value) =>
         knex(TABLE)
           .where({ id: value(0) })
