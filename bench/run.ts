@@ -15,6 +15,7 @@ import { runMain } from './lib/main.js';
 /** Each benchmark: its name, the script (bench/<script>.ts) and the environment it runs with (over this one's). */
 const ENTRIES: ReadonlyArray<{ name: string; script: string; env?: Record<string, string> }> = [
   { name: 'engine-overhead', script: 'engine-overhead' },
+  { name: 'agent-drive', script: 'agent-drive' },
   { name: 'intake-latency', script: 'intake-latency' },
   { name: 'ingest', script: 'ingest', env: { BENCH_INGEST_MODE: 'queue' } },
   { name: 'ingest-embedded', script: 'ingest', env: { BENCH_INGEST_MODE: 'embedded' } },

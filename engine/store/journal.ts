@@ -82,12 +82,12 @@ export class JournalCursor {
   private savedStarted: number;
   private savedCancelled: number;
   private savedResponse: boolean;
-  /** The record's parts no entry carries (rowText), as stored: a park may leave them as they are while they match. */
-  private readonly savedRow: string;
+  /** The record's parts no entry carries (rowParts), as stored: a park may leave them as they are while they match. */
+  private readonly savedRow: Map<string, unknown>;
 
   /** `record` as it is stored now (read at the drive's start, or just inserted). */
   constructor(record: ExecutionRecord) {
-    this.savedRow = rowText(record);
+    this.savedRow = rowParts(record);
     this.savedSteps = record.steps.length;
     this.openKeys = new Set(record.steps.filter((s) => !isFinishedStep(s)).map((s) => s.key));
     this.savedVars = JSON.stringify(record.vars);
@@ -98,8 +98,9 @@ export class JournalCursor {
   }
 
   /**
-   * The entry of what `record` holds beyond what was saved, as a copy (the run goes on changing the
-   * record while the entry waits to be written); the cursor then counts it as saved.
+   * The entry of what `record` holds beyond what was saved, as a copy of what the run may still
+   * change while the entry waits to be written (copyOfEntry: the finished step records are shared,
+   * since the run never changes them); the cursor then counts it as saved.
    */
   next(record: ExecutionRecord, at: string): JournalEntry {
     const steps: StepRecord[] = [];
@@ -120,7 +121,7 @@ export class JournalCursor {
     if (cancelled.length !== this.savedCancelled)
       entry.cancelled_flows = { from: this.savedCancelled, items: cancelled.slice(this.savedCancelled) };
     if (record.response !== undefined && !this.savedResponse) entry.response = record.response;
-    const copy = cloneJson(entry);
+    const copy = copyOfEntry(entry);
     this.savedSteps = record.steps.length;
     // Every step still open was in this entry: the open ones are those of it not finished.
     this.openKeys = new Set(steps.filter((s) => !isFinishedStep(s)).map((s) => s.key));
@@ -137,7 +138,7 @@ export class JournalCursor {
    * a part of the record no entry carries changed since the drive started (then it is written whole).
    */
   parkEntry(record: ExecutionRecord, at: string): JournalEntry | undefined {
-    return rowText(record) === this.savedRow ? this.next(record, at) : undefined;
+    return sameRowParts(record, this.savedRow) ? this.next(record, at) : undefined;
   }
 }
 
@@ -155,11 +156,34 @@ const CARRIED = new Set([
   'response',
 ]);
 
-/** The JSON text of the record's other parts (trigger, output, error, stop reason, key …), in the record's order. */
-function rowText(record: ExecutionRecord): string {
-  const rest: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(record)) if (!CARRIED.has(key) && value !== undefined) rest[key] = value;
-  return JSON.stringify(rest);
+/**
+ * The record's other parts (trigger, output, error, stop reason, key …) by name, each as it is: a
+ * value, or the object itself (the run replaces such a part, it never changes one in place).
+ */
+function rowParts(record: ExecutionRecord): Map<string, unknown> {
+  const parts = new Map<string, unknown>();
+  for (const [key, value] of Object.entries(record)) if (!CARRIED.has(key) && value !== undefined) parts.set(key, value);
+  return parts;
+}
+
+/** Whether `record`'s other parts are those of `saved` (rowParts), the same values and the same objects. */
+function sameRowParts(record: ExecutionRecord, saved: Map<string, unknown>): boolean {
+  const now = rowParts(record);
+  if (now.size !== saved.size) return false;
+  for (const [key, value] of now) if (saved.get(key) !== value || !saved.has(key)) return false;
+  return true;
+}
+
+/**
+ * A copy of `entry` the run cannot change: every part copied (cloneJson) but the step records with a
+ * final status, which are shared — the run never changes a finished step record (ExecutionRun), and
+ * stores and erasures read an entry's step records or copy them, never change them in place.
+ */
+function copyOfEntry(entry: JournalEntry): JournalEntry {
+  const { steps, ...rest } = entry;
+  const copy = cloneJson(rest) as JournalEntry;
+  copy.steps = steps.map((step) => (isFinishedStep(step) ? step : cloneJson(step)));
+  return copy;
 }
 
 /** A step the run will not change again. */

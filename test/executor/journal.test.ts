@@ -33,6 +33,11 @@ describe('JournalCursor', () => {
     live.steps.push(step('one', 'success'), step('loop', 'running'));
     const first = cursor.next(live, live.created_at);
     expect(first.steps.map((s) => s.key)).toEqual(['one', 'loop']);
+    // An open step is copied: the run still changes it.
+    expect(first.steps[1]).not.toBe(live.steps[1]);
+    (live.steps[1] as { status: string }).status = 'error';
+    expect(first.steps[1]!.status).toBe('running');
+    (live.steps[1] as { status: string }).status = 'running';
     expect(first.vars).toBeUndefined();
 
     live.steps.push(step('two', 'success'));
@@ -50,10 +55,13 @@ describe('JournalCursor', () => {
     expect(third.outbound).toEqual({ from: 0, items: [{ step: 'two', kind: 'http', performed: true }] });
     expect(cursor.next(live, live.created_at).steps).toEqual([]);
 
-    // The entries are copies: changing the record after does not change them.
-    (live.steps[0] as { status: string }).status = 'error';
-    expect(first.steps[0]!.status).toBe('success');
-    // Applied in order to the record as it was, they give the record as it is (but the changed copy).
+    // The entries are copies of what the run may still change (the vars); a finished step record,
+    // which the run never changes, is shared.
+    live.vars.a = 3;
+    expect(second.vars).toEqual({ a: 2 });
+    live.vars.a = 2;
+    expect(first.steps[0]).toBe(live.steps[0]);
+    // Applied in order to the record as it was, they give the record as it is.
     const base = storeRecord('x', 'f', 'running', 0, { vars: { a: 1 } });
     const rebuilt = applyJournal(base, [first, second, third]);
     expect(rebuilt.steps.map((s) => [s.key, s.status])).toEqual([
