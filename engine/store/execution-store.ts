@@ -24,6 +24,14 @@ export interface ListOptions {
   containing?: string[];
 }
 
+/** What ExecutionStore.park stores besides the journal entry. */
+export interface ParkedState {
+  /** When the wait ends, ms since the epoch; null: it ends when something wakes it. */
+  wake_at: number | null;
+  /** The record's `updated_at` (ISO). */
+  updated_at: string;
+}
+
 /**
  * Where executions live. Implementations must store records as JSON (no shared references with the
  * caller) and return `list` newest first. The in-memory store is the default in tests and the CLI's
@@ -37,14 +45,6 @@ export interface ListOptions {
  * const failed = await store.list({ flow: 'intake', status: 'failed', limit: 50 });
  * for (const { id, wake_at } of await store.listWaiting()) if (wake_at !== null) scheduler.schedule(id, wake_at);
  */
-/** What ExecutionStore.park stores besides the journal entry. */
-export interface ParkedState {
-  /** When the wait ends, ms since the epoch; null: it ends when something wakes it. */
-  wake_at: number | null;
-  /** The record's `updated_at` (ISO). */
-  updated_at: string;
-}
-
 export interface ExecutionStore {
   /** Writes a new record (its `id` not stored yet). */
   insert(record: ExecutionRecord): Promise<void>;

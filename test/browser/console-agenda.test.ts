@@ -30,7 +30,8 @@ describe.skipIf(!available)('the console agenda against the service, in Chromium
       stack.runtime.db.insert('leads', { clinica_id: stack.clinic.id, instancia_id: stack.clinic.instanceId, nome, remotejid });
     carla = Number((await lead('Carla Mendes', '5511966661111')).id);
     davi = Number((await lead('Davi Rocha', '5511966662222')).id);
-    browser = await openConsoleBrowser('console-agenda');
+    // The clinic's people see São Paulo's days: so does the browser, whatever the machine's zone and hour.
+    browser = await openConsoleBrowser('console-agenda', { timezoneId: 'America/Sao_Paulo' });
     page = browser.page;
   }, 60_000);
   afterAll(async () => {

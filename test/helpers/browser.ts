@@ -38,7 +38,10 @@ export interface LaunchedBrowser {
  * `--user-data-dir` itself (it refuses the flag in `args`), hence a persistent context on a new
  * temporary directory rather than `chromium.launch`.
  */
-export async function launchChromium(viewport = { width: 1280, height: 800 }): Promise<LaunchedBrowser> {
+export async function launchChromium(
+  viewport = { width: 1280, height: 800 },
+  options: { timezoneId?: string } = {},
+): Promise<LaunchedBrowser> {
   const profile = await mkdtemp(join(tmpdir(), 'leadflow-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM_PATH,
@@ -53,6 +56,7 @@ export async function launchChromium(viewport = { width: 1280, height: 800 }): P
     ],
     viewport,
     timeout: 30_000,
+    ...(options.timezoneId ? { timezoneId: options.timezoneId } : {}),
   });
   return {
     context,

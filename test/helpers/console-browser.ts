@@ -32,11 +32,14 @@ export interface ConsoleBrowser {
   close(): Promise<void>;
 }
 
-/** Chromium with one page at 1280×800; screenshots go to a new temp folder named `leadflow-<name>-…`. */
-export async function openConsoleBrowser(name: string): Promise<ConsoleBrowser> {
+/**
+ * Chromium with one page at 1280×800; screenshots go to a new temp folder named `leadflow-<name>-…`.
+ * `timezoneId`: the browser's time zone (the machine's when absent), for pages that show local days.
+ */
+export async function openConsoleBrowser(name: string, options: { timezoneId?: string } = {}): Promise<ConsoleBrowser> {
   const shots = await mkdtemp(join(tmpdir(), `leadflow-${name}-`));
   console.info(`screenshots: ${shots}`);
-  const launched = await launchChromium();
+  const launched = await launchChromium(undefined, options);
   const page = await launched.context.newPage();
   const problems: string[] = [];
   page.on('console', (message) => {
