@@ -39,7 +39,8 @@
 //                  runs during the measurement and what is measured is ingest only. After its run,
 //                  the agent executions are counted by status: there must be at least as many as 2xx
 //                  answers LeadFlow gave (warm-up included), or the run fails. LeadFlow logs at
-//                  `info`, its default level (one JSON line per execution drive, to stdout).
+//                  `info`, its default level (one JSON line per execution drive, to stdout),
+//                  unless BENCH_INGEST_LOG_LEVEL says otherwise.
 // The floors run as their own process (`node --import tsx`), on the same database as LeadFlow. What
 // a commit waits for is the database's setting, the same for LeadFlow and the durable floor, and is
 // saved with the settings: PostgreSQL's `synchronous_commit` (on: flushed to disk), SQLite's
@@ -87,10 +88,17 @@
 //   BENCH_INGEST_FROM_SOURCE=1    with BENCH_INGEST_PROFILE_DIR: LeadFlow runs from its TypeScript sources
 //                                 (`node --import tsx cli/main.ts serve`), so the profile names each
 //                                 function's own file rather than a bundle's chunk
+//   BENCH_INGEST_LOG_LEVEL        LeadFlow's LOG_LEVEL (every `leadflow` process the run spawns);
+//                                 default `info`, LeadFlow's own default. `silent` (or `warn`,
+//                                 `error`, `fatal`) runs it without the line per execution, for a
+//                                 side-by-side with `info`; `serve` then logs no `listening on port`
+//                                 line, so it is started on a free port chosen here and is ready once
+//                                 GET /healthz answers 200. The level is saved with the settings.
 //   BENCH_DATABASE_URL, BENCH_REDIS_URL  servers of the queue mode (bench/lib/services.ts)
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { FLOOR_EVENTS_TABLE, FLOOR_EXECUTIONS_TABLE } from './floor/floor-store.js';
 import { grid, round, table, verdict, type Row } from './lib/stats.js';
@@ -164,6 +172,10 @@ const WARMUP_SECONDS = envInt('BENCH_INGEST_WARMUP_SECONDS', 3);
 const CONNECTIONS = envInt('BENCH_CONNECTIONS', 50);
 const LEADS = envInt('BENCH_INGEST_LEADS', 5000);
 const PROFILE_DIR = process.env.BENCH_INGEST_PROFILE_DIR || undefined;
+/** LeadFlow's LOG_LEVEL (BENCH_INGEST_LOG_LEVEL), `info` by default. */
+const LOG_LEVEL = process.env.BENCH_INGEST_LOG_LEVEL || 'info';
+/** Whether `serve` logs its `listening on port N` line (at info) at LOG_LEVEL. */
+const LOGS_LISTENING = ['trace', 'debug', 'info'].includes(LOG_LEVEL);
 /** More errors than this share of the answers fails the run. */
 const MAX_ERROR_SHARE = 0.01;
 /** LeadFlow's throughput must be at least this share of the (plain) floor's. */
@@ -426,6 +438,7 @@ async function commitDurability(services: BenchServices): Promise<string> {
  * NODE_OPTIONS, so services.serve() cannot pass it), with the services' environment.
  */
 async function startLeadflow(services: BenchServices): Promise<Server> {
+  if (!LOGS_LISTENING) return spawnQuietServe(services);
   if (!PROFILE_DIR) {
     const { proc, url } = await services.serve('serve');
     return { child: proc.child, url };
@@ -435,6 +448,50 @@ async function startLeadflow(services: BenchServices): Promise<Server> {
     ...process.env,
     ...services.env,
   });
+}
+
+/**
+ * `leadflow serve` at a LOG_LEVEL without its `listening on port` line: on a free port chosen here
+ * (bound, then released), ready once GET /healthz answers 200; profiled like startLeadflow's.
+ */
+async function spawnQuietServe(services: BenchServices): Promise<Server> {
+  const port = await new Promise<number>((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port: free } = probe.address() as { port: number };
+      probe.close(() => resolve(free));
+    });
+  });
+  const args = [...cpuProfFlags(PROFILE_DIR && join(PROFILE_DIR, 'leadflow')), BIN, 'serve'];
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...process.env, ...services.env, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const keep = (d: Buffer) => {
+    output = (output + d.toString()).slice(-100_000);
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  const url = `http://127.0.0.1:${port}`;
+  const started = Date.now();
+  for (;;) {
+    if (
+      await fetch(`${url}/healthz`).then(
+        (r) => r.status === 200,
+        () => false,
+      )
+    )
+      return { child, url };
+    if (child.exitCode !== null) throw new Error(`leadflow serve exited (${child.exitCode}) before answering /healthz:\n${output}`);
+    if (Date.now() - started > 30_000) {
+      child.kill('SIGKILL');
+      throw new Error(`leadflow serve did not answer /healthz within 30 s:\n${output}`);
+    }
+    await sleep(25);
+  }
 }
 
 /** SIGTERM, then SIGKILL after `graceMs`; resolves once the process is gone. */
@@ -640,7 +697,8 @@ function settingsOf(durability: string): Record<string, unknown> {
     measured_s: SECONDS,
     warmup_s: WARMUP_SECONDS,
     leads: LEADS,
-    leadflow: `one \`leadflow serve\` (${MODE} mode), LEADFLOW_DEBOUNCE_MS = LEADFLOW_DEBOUNCE_MAX_MS = 600000 (no agent run during the measurement)`,
+    log_level: LOG_LEVEL,
+    leadflow: `one \`leadflow serve\` (${MODE} mode, LOG_LEVEL=${LOG_LEVEL}), LEADFLOW_DEBOUNCE_MS = LEADFLOW_DEBOUNCE_MAX_MS = 600000 (no agent run during the measurement)`,
     floor: `bench/floor/ingest-floor.ts: ${floorWork}`,
     durable_floor: `bench/floor/ingest-floor.ts with FLOOR_DURABLE=1: the floor + one INSERT of the raw body into ${FLOOR_EVENTS_TABLE} per request, before the buffer push and the answer`,
     effects_floor: `bench/floor/ingest-floor.ts with FLOOR_EFFECTS=1: the floor + LeadFlow's durable effects per message by hand (row INSERT with the event, dedupe mark, lead UPDATE, follow-up cancel UPDATE, buffer push, row UPDATE to waiting with a small record), before the answer`,
@@ -682,11 +740,13 @@ function save(runs: Runs, r: Ratios): void {
 }
 
 async function main(): Promise<void> {
-  console.log(`ingest (${MODE} mode): ${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up + ${SECONDS} s per target, ${LEADS} leads`);
-  // LOG_LEVEL info: LeadFlow's default, one log line per execution drive (and the line `serve()` waits for).
+  console.log(
+    `ingest (${MODE} mode): ${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up + ${SECONDS} s per target, ${LEADS} leads, LeadFlow at LOG_LEVEL=${LOG_LEVEL}`,
+  );
+  // LOG_LEVEL info by default: LeadFlow's default, one log line per execution drive (and the line `serve()` waits for).
   const services = await startServices({
     mode: MODE,
-    logLevel: 'info',
+    logLevel: LOG_LEVEL,
     env: { LEADFLOW_DEBOUNCE_MS: DEBOUNCE_MS, LEADFLOW_DEBOUNCE_MAX_MS: DEBOUNCE_MS },
   });
   let serveChild: ChildProcess | undefined;

@@ -5,7 +5,8 @@
 // is 1 when any failed. Options of each benchmark are environment variables (see each file), e.g.
 // BENCH_QUICK=1 for a short run of all of them. A name is a script of bench/ with settings of its
 // own: `ingest` is bench/ingest.ts on PostgreSQL + Redis, `ingest-embedded` the same script in
-// embedded mode (SQLite, in-process); each name is also its entry in bench/results.json.
+// embedded mode (SQLite, in-process), `webhook-floor` bench/webhook-floor.ts (the empty webhook flow
+// against bare express, at `info` and `silent`); each name is also its entry in bench/results.json.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,6 +20,7 @@ const ENTRIES: ReadonlyArray<{ name: string; script: string; env?: Record<string
   { name: 'intake-latency', script: 'intake-latency' },
   { name: 'ingest', script: 'ingest', env: { BENCH_INGEST_MODE: 'queue' } },
   { name: 'ingest-embedded', script: 'ingest', env: { BENCH_INGEST_MODE: 'embedded' } },
+  { name: 'webhook-floor', script: 'webhook-floor' },
   { name: 'grouping', script: 'grouping' },
   { name: 'startup', script: 'startup' },
   { name: 'memory', script: 'memory' },

@@ -9,6 +9,19 @@
 //     they log themselves; this is the safety net for the rest (error messages, keys).
 // Lines: one per execution drive at info (`execution finished` / `waiting` / `failed`, with `execution`
 // and `flow`), one per step at debug (LOG_LEVEL=debug), rejected requests at warn.
+//
+// How lines reach stdout or stderr: pino.destination(fd), an asynchronous SonicBoom. A line is written
+// at once when no write is under way; while one is (a write runs on libuv's thread pool, off the event
+// loop), the lines logged meanwhile are gathered and go out together in the next write, so under load
+// a write carries many lines (`serve` at ~350 executions/s: ~20 writes/s) and a request never waits for
+// the reader of stdout. What is still gathered is written synchronously when the process exits (pino
+// registers it): on `process.exit` (the graceful stop on SIGTERM/SIGINT ends with it), when the event
+// loop empties, and after an uncaught exception or unhandled rejection (node emits `exit` for them
+// too); test/cli/logger-flush.test.ts checks each. A SIGKILL, a signal the process does not handle
+// (e.g. SIGHUP) or an abort (out of memory) ends it without `exit`: the lines gathered since the last
+// write began are then lost, and that write's own lines if it had not reached the kernel — a few
+// milliseconds' worth, unless the reader of stdout had stopped reading (then everything it had not
+// taken). A reader that stops reading makes the gathered lines grow in memory; it never blocks the process.
 import pino from 'pino';
 import { maskPhone } from '../adapters/phones/mask-phone.js';
 import type { Logger } from '../engine/logger.js';

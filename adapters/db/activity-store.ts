@@ -2,7 +2,9 @@
 // activity recorder of `serve` and `worker` (console/server/activity-recorder.ts), read by
 // GET /admin/overview (console/server/overview-query.ts), pruned with the executions. Not a table
 // flows can reach (adapters/db/tables.ts does not list it). See the migration for each kind's meaning.
+import { standIns } from './compiled-statements.js';
 import type { Database } from './database.js';
+import { runStatement } from './run-statement.js';
 
 /** The table of the console's overview events (migration 010). */
 export const ACTIVITY_TABLE = 'activity_events';
@@ -27,6 +29,9 @@ export interface ActivityEvent {
   value2?: number | null;
   execution_id?: string | null;
 }
+
+/** The columns an event's row writes, in the order of its compiled INSERT's values. */
+const COLUMNS = ['at', 'kind', 'clinica_id', 'label', 'outcome', 'value', 'value2', 'execution_id'] as const;
 
 /** Rows per INSERT statement (SQLite allows 999 bound values; 8 columns each). */
 const BATCH = 100;
@@ -55,7 +60,15 @@ export class ActivityStore {
       execution_id: e.execution_id ? e.execution_id.slice(0, 64) : null,
     }));
     if (rows.length <= BATCH) {
-      await this.db.knex(ACTIVITY_TABLE).insert(rows);
+      // One row per execution, mostly: the statement is compiled once per row count (compiled-statements.ts).
+      const statement = this.db.statements.get(`activity insert ${rows.length}`, (value) =>
+        this.db.knex(ACTIVITY_TABLE).insert(rows.map((_, r) => standIns(COLUMNS, value, r * COLUMNS.length))),
+      );
+      await runStatement(
+        this.db.knex,
+        statement,
+        rows.flatMap((row) => COLUMNS.map((column) => row[column])),
+      );
       return;
     }
     await this.db.knex.transaction(async (trx) => {

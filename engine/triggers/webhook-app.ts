@@ -15,7 +15,7 @@
 // the webhooks; without, they are absent. The host's `extend` routes (e.g. a webhook URL's
 // verification GET) are mounted before both, whatever the admin token.
 import { parse as parseQueryString } from 'node:querystring';
-import express, { type NextFunction, type Request, type Response } from 'express';
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { Engine } from '../engine.js';
 import { isDependencyUnavailable } from '../errors/dependency-unavailable.js';
 import type { Logger } from '../logger.js';
@@ -147,17 +147,45 @@ export function buildWebhookApp(options: WebhookAppOptions): express.Express {
   app.set('query parser', (text: string) => parseQueryString(text, '&', '=', { maxKeys: MAX_QUERY_PARAMETERS }));
   mountSideRoutes(app, options);
   app.use(
-    routeToFlow(deps),
-    authenticateHeaders(deps),
-    requireJsonContentType,
-    readRawBody(deps),
-    verifyRawBody(deps),
-    parseJsonBody,
-    checkJsonLimits,
-    authenticateBody(deps),
-    startExecution(deps),
-    answerWebhook(deps),
+    inOrder([
+      routeToFlow(deps),
+      authenticateHeaders(deps),
+      requireJsonContentType,
+      readRawBody(deps),
+      verifyRawBody(deps),
+      parseJsonBody,
+      checkJsonLimits,
+      authenticateBody(deps),
+      startExecution(deps),
+      answerWebhook(deps),
+    ]),
   );
   app.use(webhookErrors(options.logger));
   return app;
+}
+
+/**
+ * The stages as one middleware: each runs when the previous one calls its `next()`; `next(err)`, a
+ * throw or a rejected promise goes to the app's error handlers, and `next()` after the last stage to
+ * the app's next route — as when each stage is mounted on its own, without the router's matching
+ * work between every two stages (the stages never call `next('route')`).
+ */
+function inOrder(stages: RequestHandler[]): RequestHandler {
+  return (req, res, done) => {
+    let index = 0;
+    const next = (err?: unknown): void => {
+      const stage = err ? undefined : stages[index++];
+      if (!stage) {
+        done(err);
+        return;
+      }
+      try {
+        const ran = stage(req, res, next) as unknown;
+        if (ran instanceof Promise) ran.catch((rejected: unknown) => done(rejected ?? new Error('Rejected promise')));
+      } catch (thrown) {
+        done(thrown);
+      }
+    };
+    next();
+  };
 }

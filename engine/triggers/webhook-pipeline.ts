@@ -82,11 +82,23 @@ function rejectUnauthenticated(deps: WebhookPipelineDeps, req: Request, res: Res
   sendError(res, 401, 'unauthorized');
 }
 
+/** Each loaded webhook's routes (webhookRoutes), listed once per loaded flow: a reload loads new flow objects. */
+const routesOfWebhook = new WeakMap<NonNullable<LoadedFlow['trigger']['webhook']>, WebhookRoute[]>();
+
+function routesOf(webhook: NonNullable<LoadedFlow['trigger']['webhook']>): WebhookRoute[] {
+  let routes = routesOfWebhook.get(webhook);
+  if (!routes) {
+    routes = webhookRoutes(webhook);
+    routesOfWebhook.set(webhook, routes);
+  }
+  return routes;
+}
+
 /** The loaded flow and route serving `method` and `path` (any route of a webhook), or undefined. */
 function servingRoute(engine: Engine, method: string, path: string): { flow: LoadedFlow; route: WebhookRoute } | undefined {
   for (const flow of engine.listFlows()) {
     if (!flow.trigger.webhook) continue;
-    const route = webhookRoutes(flow.trigger.webhook).find((r) => r.method === method && r.path === path);
+    const route = routesOf(flow.trigger.webhook).find((r) => r.method === method && r.path === path);
     if (route) return { flow, route };
   }
   return undefined;
