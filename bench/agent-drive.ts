@@ -52,7 +52,7 @@ import { MemoryTables } from './lib/memory-tables.js';
 import { type CpuProfile, formatProfileSummary, summariseProfile, type ProfileSummary } from './lib/profile-summary.js';
 import { saveResult } from './lib/results.js';
 import { mean, percentile, round, table, verdict } from './lib/stats.js';
-import { runMain } from './lib/main.js';
+import { positiveInt, runMain } from './lib/main.js';
 
 const QUICK = process.env.BENCH_QUICK === '1';
 const MESSAGES = positiveInt('BENCH_AGENT_MESSAGES', QUICK ? 1000 : 5000);
@@ -67,15 +67,6 @@ const WAIT_STEP = 'burst';
 const HOLD_MS = '600000';
 const TOKEN = 'bench-agent-token';
 const CLINIC_PHONE = '5511900001111';
-
-function positiveInt(name: string, fallback: number, zeroOk = false): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < (zeroOk ? 0 : 1))
-    throw new Error(`${name} must be a ${zeroOk ? 'non-negative' : 'positive'} integer, got "${raw}"`);
-  return n;
-}
 
 /** The seeded tables: clinic 1 with one protocol and one instance, LEADS leads; returns the leads' phones. */
 function seedTables(tables: MemoryTables): string[] {

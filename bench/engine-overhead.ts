@@ -39,7 +39,7 @@ import type { LoadedFlow } from '../engine/types.js';
 import { defaultRegistry } from '../nodes/index.js';
 import { saveResult } from './lib/results.js';
 import { mean, percentile, round, table, verdict } from './lib/stats.js';
-import { runMain } from './lib/main.js';
+import { positiveInt, runMain } from './lib/main.js';
 
 const QUICK = process.env.BENCH_QUICK === '1';
 const RUNS = positiveInt('BENCH_ENGINE_RUNS', QUICK ? 1000 : 5000);
@@ -47,15 +47,6 @@ const WARMUP = positiveInt('BENCH_ENGINE_WARMUP', QUICK ? 200 : 500, true);
 const STEPS = positiveInt('BENCH_ENGINE_STEPS', 50);
 /** Target: engine cost per simple step, µs. */
 const TARGET_US_PER_STEP = 50;
-
-function positiveInt(name: string, fallback: number, zeroOk = false): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < (zeroOk ? 0 : 1))
-    throw new Error(`${name} must be a ${zeroOk ? 'non-negative' : 'positive'} integer, got "${raw}"`);
-  return n;
-}
 
 /** The empty webhook flow (zero steps). */
 function emptyFlowYaml(): string {

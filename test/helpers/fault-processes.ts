@@ -2,12 +2,13 @@
 // execution at a named instant: the two backends (embedded: SQLite and the in-process key-value
 // store, one `serve`; queue: PostgreSQL + Redis, `serve` + `worker`), starting and SIGKILLing
 // processes, finding the one that holds an execution (its lease owner's pid), and restarting one of
-// the same kind. Used by test/faults/send-once.test.ts and test/faults/booking-kill.test.ts.
-import { mkdtempSync, rmSync } from 'node:fs';
+// the same kind; seeding one clinic through the CLI. Used by test/faults/ and test/queue/ kill tests.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDatabase, type Database } from '../../adapters/db/database.js';
-import { spawnLeadflow, type LeadflowProcess } from './cli.js';
+import { expect } from 'vitest';
+import { runCli, spawnLeadflow, type LeadflowProcess } from './cli.js';
 import { createTestSchema, dropTestSchema, TEST_DATABASE_URL, withSearchPath } from './databases.js';
 import { claimRedisDatabase } from './redis-database.js';
 
@@ -137,4 +138,27 @@ export function faultEnv(
     LEADFLOW_FOLLOWUP_AFTER_MS: '600000',
     ...overrides,
   };
+}
+
+/** The clinic a kill-and-restart suite seeds: its name, its Hunter's phone, its instance's gateway and token. */
+export interface SeededClinic {
+  nome: string;
+  hunterPhone: string;
+  gatewayUrl: string;
+  token: string;
+}
+
+/**
+ * Seeds `backend` through `leadflow seed` (run with `env`): one clinic with a Hunter named Ana, one
+ * protocol (Lentes) and one instance (Recepção) on `gatewayUrl` with `token`. Fails the test when
+ * the command fails.
+ */
+export async function seedClinicWithInstance(backend: FaultBackend, env: Record<string, string>, clinic: SeededClinic): Promise<void> {
+  const seedFile = join(backend.env.LEADFLOW_DATA_DIR!, 'seed.yaml');
+  writeFileSync(
+    seedFile,
+    `clinicas:\n  - nome: ${clinic.nome}\n    hunter_nome: Ana\n    hunter_telefone: "${clinic.hunterPhone}"\n    protocolos: [{ nome: Lentes, descricao: Lentes de porcelana }]\n    instancias: [{ nome: Recepção, server_url: "${clinic.gatewayUrl}", token: ${clinic.token} }]\n`,
+  );
+  const seeded = await runCli(['seed', seedFile], { env, timeoutMs: 30_000 });
+  expect(seeded.code, seeded.stderr).toBe(0);
 }

@@ -5,16 +5,14 @@
 // the stored step again, and answers once; the drive's end writes the row whole and drops the entries.
 // Embedded (SQLite, in-process) and queue mode (PostgreSQL + Redis), as real subprocesses; the
 // gateway and OpenAI are fakes of this test process.
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DbExecutionStore } from '../../adapters/db/execution-store/index.js';
 import type { ExecutionRecord } from '../../engine/types.js';
 import { FakeGateway } from '../fakes/fake-gateway.js';
 import { startFakeOpenAi, type FakeOpenAi } from '../fakes/fake-openai.js';
-import { runCli, startServe, type ServeProcess } from '../helpers/cli.js';
+import { startServe, type ServeProcess } from '../helpers/cli.js';
 import { postgresProblem } from '../helpers/databases.js';
-import { embeddedBackend, type FaultBackend, queueBackend, faultEnv } from '../helpers/fault-processes.js';
+import { embeddedBackend, type FaultBackend, faultEnv, queueBackend, seedClinicWithInstance } from '../helpers/fault-processes.js';
 import { redisProblem } from '../helpers/key-values.js';
 import { pollFor } from '../helpers/poll.js';
 import { leadTextEvent } from '../helpers/uazapi-events.js';
@@ -64,13 +62,12 @@ for (const [name, make, skip] of [
     beforeAll(async () => {
       backend = await make();
       env = faultEnv(backend, openai.baseURL);
-      const seedFile = join(backend.env.LEADFLOW_DATA_DIR!, 'seed.yaml');
-      writeFileSync(
-        seedFile,
-        `clinicas:\n  - nome: Clínica Diário\n    hunter_nome: Ana\n    hunter_telefone: "5511987650002"\n    protocolos: [{ nome: Lentes, descricao: Lentes de porcelana }]\n    instancias: [{ nome: Recepção, server_url: "${gateway.url}", token: ${TOKEN} }]\n`,
-      );
-      const seeded = await runCli(['seed', seedFile], { env, timeoutMs: 30_000 });
-      expect(seeded.code, seeded.stderr).toBe(0);
+      await seedClinicWithInstance(backend, env, {
+        nome: 'Clínica Diário',
+        hunterPhone: '5511987650002',
+        gatewayUrl: gateway.url,
+        token: TOKEN,
+      });
     }, 60_000);
 
     afterAll(async () => {
