@@ -5,14 +5,13 @@
 // the stored step again, and answers once; the drive's end writes the row whole and drops the entries.
 // Embedded (SQLite, in-process) and queue mode (PostgreSQL + Redis), as real subprocesses; the
 // gateway and OpenAI are fakes of this test process.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DbExecutionStore } from '../../adapters/db/execution-store/index.js';
 import type { ExecutionRecord } from '../../engine/types.js';
-import { FakeGateway } from '../fakes/fake-gateway.js';
-import { startFakeOpenAi, type FakeOpenAi } from '../fakes/fake-openai.js';
-import { startServe, type ServeProcess } from '../helpers/cli.js';
+import { startServe } from '../helpers/cli.js';
 import { postgresProblem } from '../helpers/databases.js';
 import { embeddedBackend, type FaultBackend, faultEnv, queueBackend, seedClinicWithInstance } from '../helpers/fault-processes.js';
+import { useKillSuiteFakes } from '../helpers/kill-suite-fakes.js';
 import { redisProblem } from '../helpers/key-values.js';
 import { pollFor } from '../helpers/poll.js';
 import { leadTextEvent } from '../helpers/uazapi-events.js';
@@ -20,26 +19,7 @@ import { leadTextEvent } from '../helpers/uazapi-events.js';
 const TOKEN = 'journal-kill-token';
 const CLINIC_PHONE = '5511912345555';
 
-let gateway: FakeGateway;
-let openai: FakeOpenAi;
-let serving: ServeProcess | undefined;
-
-beforeAll(async () => {
-  gateway = await new FakeGateway({ tokens: { [TOKEN]: CLINIC_PHONE } }).start();
-  openai = await startFakeOpenAi();
-});
-
-afterEach(async () => {
-  await serving?.stop('SIGKILL');
-  serving = undefined;
-});
-
-afterAll(async () => {
-  await gateway?.close();
-  await openai?.close();
-});
-
-const repliesTo = (phone: string) => gateway.sent.filter((s) => s.number === phone).map((s) => s.text);
+const fakes = useKillSuiteFakes(TOKEN, CLINIC_PHONE);
 const stepKeys = (record: ExecutionRecord) => record.steps.map((s) => s.key);
 const countOf = (keys: string[], key: string) => keys.filter((k) => k === key).length;
 
@@ -61,11 +41,11 @@ for (const [name, make, skip] of [
 
     beforeAll(async () => {
       backend = await make();
-      env = faultEnv(backend, openai.baseURL);
+      env = faultEnv(backend, fakes.openai.baseURL);
       await seedClinicWithInstance(backend, env, {
         nome: 'Clínica Diário',
         hunterPhone: '5511987650002',
-        gatewayUrl: gateway.url,
+        gatewayUrl: fakes.gateway.url,
         token: TOKEN,
       });
     }, 60_000);
@@ -88,16 +68,16 @@ for (const [name, make, skip] of [
           nome: 'Lead Diário',
           telefone: phone,
         });
-        openai.reset();
-        openai.queueChat({ text: 'nunca enviada', delay_ms: 8000 });
-        serving = await startServe([], env);
-        const answer = await fetch(`${serving.url}/leadagent`, {
+        fakes.openai.reset();
+        fakes.openai.queueChat({ text: 'nunca enviada', delay_ms: 8000 });
+        fakes.serving = await startServe([], env);
+        const answer = await fetch(`${fakes.serving.url}/leadagent`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify(leadTextEvent({ phone, text: 'Quero as lentes', token: TOKEN, owner: CLINIC_PHONE })),
         });
         expect(await answer.json()).toEqual({ status: 'queued' });
-        await pollFor('the agent run to reach the model', async () => openai.chatRequests().length === 1, 30_000);
+        await pollFor('the agent run to reach the model', async () => fakes.openai.chatRequests().length === 1, 30_000);
 
         // Between two entries: the lead's message is in memory, recorded only by a journal entry.
         const [running] = await store.list({ flow: 'agent', status: 'running', limit: 1 });
@@ -109,18 +89,18 @@ for (const [name, make, skip] of [
         expect(String(row.steps)).not.toContain('"remember_input"');
         expect(entries.map((e: { entry: string }) => e.entry).join('\n')).toContain('"remember_input"');
 
-        await serving.stop('SIGKILL');
-        serving = undefined;
+        await fakes.serving.stop('SIGKILL');
+        fakes.serving = undefined;
         const cut = (await store.get(id))!;
         expect(cut.steps.find((s) => s.key === 'remember_input')?.status).toBe('success');
         expect(cut.steps.find((s) => s.key === 'agent')).toBeUndefined();
 
         // The model answers the run taken over; the stored step is not run again.
-        serving = await startServe([], env);
-        await pollFor('the taken-over run to answer', async () => repliesTo(phone).length >= 1, 45_000);
+        fakes.serving = await startServe([], env);
+        await pollFor('the taken-over run to answer', async () => fakes.repliesTo(phone).length >= 1, 45_000);
         await pollFor('the execution to end', async () => (await store.get(id))?.status === 'success', 20_000);
-        expect(repliesTo(phone)).toEqual(['Olá! Como posso ajudar?']);
-        expect(openai.chatRequests()).toHaveLength(2);
+        expect(fakes.repliesTo(phone)).toEqual(['Olá! Como posso ajudar?']);
+        expect(fakes.openai.chatRequests()).toHaveLength(2);
         const memory = await db.find('wf_chat_histories', { where: { session_id: phone }, order_by: [{ column: 'id', direction: 'asc' }] });
         expect(memory.map((r) => [r.type, r.content])).toEqual([
           ['lead', 'Quero as lentes'],

@@ -7,13 +7,12 @@
 // writes the row whole and drops the entries.
 // Embedded (SQLite, in-process) and queue mode (PostgreSQL + Redis), as real subprocesses; the
 // gateway and OpenAI are fakes of this test process.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DbExecutionStore } from '../../adapters/db/execution-store/index.js';
-import { FakeGateway } from '../fakes/fake-gateway.js';
-import { startFakeOpenAi, type FakeOpenAi } from '../fakes/fake-openai.js';
-import { startServe, type ServeProcess } from '../helpers/cli.js';
+import { startServe } from '../helpers/cli.js';
 import { postgresProblem } from '../helpers/databases.js';
 import { embeddedBackend, type FaultBackend, faultEnv, queueBackend, seedClinicWithInstance } from '../helpers/fault-processes.js';
+import { useKillSuiteFakes } from '../helpers/kill-suite-fakes.js';
 import { redisProblem } from '../helpers/key-values.js';
 import { pollFor } from '../helpers/poll.js';
 import { leadTextEvent } from '../helpers/uazapi-events.js';
@@ -23,26 +22,7 @@ const CLINIC_PHONE = '5511912346666';
 /** The burst's quiet time: long enough to kill the process while the execution waits. */
 const DEBOUNCE_MS = '4000';
 
-let gateway: FakeGateway;
-let openai: FakeOpenAi;
-let serving: ServeProcess | undefined;
-
-beforeAll(async () => {
-  gateway = await new FakeGateway({ tokens: { [TOKEN]: CLINIC_PHONE } }).start();
-  openai = await startFakeOpenAi();
-});
-
-afterEach(async () => {
-  await serving?.stop('SIGKILL');
-  serving = undefined;
-});
-
-afterAll(async () => {
-  await gateway?.close();
-  await openai?.close();
-});
-
-const repliesTo = (phone: string) => gateway.sent.filter((s) => s.number === phone).map((s) => s.text);
+const fakes = useKillSuiteFakes(TOKEN, CLINIC_PHONE);
 
 const queueProblem = [postgresProblem, redisProblem].filter(Boolean).join('; ') || null;
 if (queueProblem) console.warn(`skipping "SIGKILL right after a park [postgres + redis]": ${queueProblem}`);
@@ -57,11 +37,11 @@ for (const [name, make, skip] of [
 
     beforeAll(async () => {
       backend = await make();
-      env = faultEnv(backend, openai.baseURL, { LEADFLOW_DEBOUNCE_MS: DEBOUNCE_MS });
+      env = faultEnv(backend, fakes.openai.baseURL, { LEADFLOW_DEBOUNCE_MS: DEBOUNCE_MS });
       await seedClinicWithInstance(backend, env, {
         nome: 'Clínica Pausa',
         hunterPhone: '5511987650003',
-        gatewayUrl: gateway.url,
+        gatewayUrl: fakes.gateway.url,
         token: TOKEN,
       });
     }, 60_000);
@@ -84,10 +64,10 @@ for (const [name, make, skip] of [
           nome: 'Lead Pausa',
           telefone: phone,
         });
-        openai.reset();
-        openai.queueChat({ text: 'Olá! Como posso ajudar?' });
-        serving = await startServe([], env);
-        const answer = await fetch(`${serving.url}/leadagent`, {
+        fakes.openai.reset();
+        fakes.openai.queueChat({ text: 'Olá! Como posso ajudar?' });
+        fakes.serving = await startServe([], env);
+        const answer = await fetch(`${fakes.serving.url}/leadagent`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify(leadTextEvent({ phone, text: 'Quero as lentes', token: TOKEN, owner: CLINIC_PHONE })),
@@ -105,8 +85,8 @@ for (const [name, make, skip] of [
           },
           20_000,
         );
-        await serving.stop('SIGKILL');
-        serving = undefined;
+        await fakes.serving.stop('SIGKILL');
+        fakes.serving = undefined;
         const row = await db.knex('executions').where({ id }).first('steps');
         expect(String(row.steps)).not.toContain('"record_message"');
         const entries = (await db.knex('execution_journal').where({ execution_id: id }).select('entry')) as Array<{ entry: string }>;
@@ -116,14 +96,14 @@ for (const [name, make, skip] of [
         expect(parked.steps.at(-1)).toMatchObject({ key: 'burst', status: 'waiting' });
         for (const key of ['seen', 'record_message', 'last_message', 'queued'])
           expect(parked.steps.find((s) => s.key === key)?.status, key).toBe('success');
-        expect(repliesTo(phone)).toEqual([]);
+        expect(fakes.repliesTo(phone)).toEqual([]);
 
         // Restarted: the wait ends, the run goes on from the burst, the lead is answered once.
-        serving = await startServe([], env);
-        await pollFor('the resumed run to answer', async () => repliesTo(phone).length >= 1, 45_000);
+        fakes.serving = await startServe([], env);
+        await pollFor('the resumed run to answer', async () => fakes.repliesTo(phone).length >= 1, 45_000);
         await pollFor('the execution to end', async () => (await store.get(id))?.status === 'success', 20_000);
-        expect(repliesTo(phone)).toEqual(['Olá! Como posso ajudar?']);
-        expect(openai.chatRequests()).toHaveLength(1);
+        expect(fakes.repliesTo(phone)).toEqual(['Olá! Como posso ajudar?']);
+        expect(fakes.openai.chatRequests()).toHaveLength(1);
         const done = (await store.get(id))!;
         const keys = done.steps.map((s) => s.key);
         for (const key of ['seen', 'record_message', 'last_message', 'queued', 'burst', 'agent'])
