@@ -39,10 +39,13 @@ describe.skipIf(!available)("the transcript's media in Chromium", () => {
   let browser: ConsoleBrowser;
   let page: Page;
   let leadId: number;
+  let mediaMade = 0;
 
   /** A lead's medium row (as the agent flow writes it) served by the fake under `ref` (none: gone). */
   async function medium(tipo: string, conteudo: string, mimetype: string, bytes?: Buffer): Promise<number> {
-    const ref = `3EB0MEDIA${tipo}${Date.now()}`;
+    // A counter, not the clock: two media of one kind can be written in the same millisecond.
+    mediaMade += 1;
+    const ref = `3EB0MEDIA${tipo}${mediaMade}`;
     if (bytes) stack.provider.setMedia(stack.fake, ref, { mimetype, bytes });
     const row = await stack.runtime.db.insert('mensagens', {
       clinica_id: stack.clinic.id,
@@ -85,9 +88,15 @@ describe.skipIf(!available)("the transcript's media in Chromium", () => {
     await list.locator('.tbubble').nth(3).waitFor({ state: 'visible' });
 
     // The image renders; a click opens it in a new tab (a link to the medium, target _blank).
-    await page.waitForFunction(
-      "(() => { const img = document.querySelector('.tmedia-image img'); return img && img.complete && img.naturalWidth > 0; })()",
-    );
+    // Polled through page.evaluate: a string predicate in waitForFunction is re-run with eval in the
+    // page when it is not true at once, and the console's CSP (no 'unsafe-eval') refuses that.
+    await expect
+      .poll(() =>
+        page.evaluate<boolean>(
+          "(() => { const img = document.querySelector('.tmedia-image img'); return Boolean(img && img.complete && img.naturalWidth > 0); })()",
+        ),
+      )
+      .toBe(true);
     expect(await page.evaluate<number>("document.querySelector('.tmedia-image img').naturalWidth")).toBeGreaterThan(0);
     const link = list.locator('.tmedia-image').first();
     expect(await link.getAttribute('target')).toBe('_blank');
@@ -101,7 +110,7 @@ describe.skipIf(!available)("the transcript's media in Chromium", () => {
     await page.evaluate("(() => { const el = document.querySelector('audio.tmedia-audio'); el.preload = 'auto'; el.load(); })()");
     expect((await loaded).status()).toBe(200);
     // Chromium read it as audio: its length is known (half a second).
-    await page.waitForFunction("document.querySelector('audio.tmedia-audio').duration > 0");
+    await expect.poll(() => page.evaluate<boolean>("document.querySelector('audio.tmedia-audio').duration > 0")).toBe(true);
 
     // The document: a link; every medium keeps its converted text under it.
     await expect(list.getByRole('link', { name: 'Abrir documento' }).getAttribute('target')).resolves.toBe('_blank');
