@@ -114,26 +114,24 @@ export class ExecutionRows extends StorePart {
   }
 
   /**
-   * One INSERT of the entry (PostgreSQL: with the status read in the same statement). The row's
-   * cancellation is untouched, whatever it is.
+   * One INSERT of the entry, with the row's status read in the same statement (PostgreSQL: a SELECT
+   * after the INSERT in a WITH; SQLite: a subquery in its RETURNING). The row's cancellation is
+   * untouched, whatever it is.
    */
   async appendJournal(entry: JournalEntry): Promise<ExecutionStatus | undefined> {
     const text = stringifyRecorded(entry) as string;
-    if (this.db.dialect === 'sqlite') {
-      await this.run('store journal-append', (knex, value) => knex(JOURNAL).insert({ execution_id: value(0), entry: value(1) }), [
-        entry.id,
-        text,
-      ]);
-      return this.statusOf(entry.id);
-    }
     const result = await this.run(
       'store journal-append-status',
       (knex, value) =>
-        knex.raw(`with appended as (insert into ${JOURNAL} (execution_id, entry) values (?, ?)) select status from ${TABLE} where id = ?`, [
-          value(0),
-          value(1),
-          value(0),
-        ]),
+        this.db.dialect === 'sqlite'
+          ? knex.raw(
+              `insert into ${JOURNAL} (execution_id, entry) values (?, ?) returning (select status from ${TABLE} where ${TABLE}.id = ${JOURNAL}.execution_id) as status`,
+              [value(0), value(1)],
+            )
+          : knex.raw(
+              `with appended as (insert into ${JOURNAL} (execution_id, entry) values (?, ?)) select status from ${TABLE} where id = ?`,
+              [value(0), value(1), value(0)],
+            ),
       [entry.id, text],
     );
     const status = result.rows[0]?.status;
