@@ -83,8 +83,12 @@
 //   BENCH_INGEST_LEADS            leads the events rotate over; default 5000
 //   BENCH_QUICK=1                 short run (see above)
 //   BENCH_INGEST_PROFILE_DIR      when set, every server runs with `--cpu-prof` and writes its
-//                                 .cpuprofile under DIR/leadflow, DIR/floor and DIR/durable-floor
-//                                 when it stops; the figures of such a run are printed, not saved
+//                                 .cpuprofile under DIR/leadflow, DIR/floor, DIR/durable-floor and
+//                                 DIR/effects-floor when it stops; the figures of such a run are
+//                                 printed, not saved, and after them each server's profile is
+//                                 summarised over its measured seconds only (its start and warm-up
+//                                 left out: bench/lib/profile-summary.ts), top BENCH_INGEST_PROFILE_TOP
+//                                 entries (default 15)
 //   BENCH_INGEST_FROM_SOURCE=1    with BENCH_INGEST_PROFILE_DIR: LeadFlow runs from its TypeScript sources
 //                                 (`node --import tsx cli/main.ts serve`), so the profile names each
 //                                 function's own file rather than a bundle's chunk
@@ -104,7 +108,14 @@ import { FLOOR_EVENTS_TABLE, FLOOR_EXECUTIONS_TABLE } from './floor/floor-store.
 import { grid, round, table, verdict, type Row } from './lib/stats.js';
 import { saveResult } from './lib/results.js';
 import { BIN, ROOT, sleep, startServices, type BenchMode, type BenchServices } from './lib/services.js';
-import { runMain } from './lib/main.js';
+import { positiveInt, runMain } from './lib/main.js';
+import {
+  formatProfileSummary,
+  mainThreadProfileOf,
+  monotonicMicros,
+  type ProfileWindow,
+  summariseProfileFile,
+} from './lib/profile-summary.js';
 
 const require = createRequire(import.meta.url);
 
@@ -172,6 +183,7 @@ const WARMUP_SECONDS = envInt('BENCH_INGEST_WARMUP_SECONDS', 3);
 const CONNECTIONS = envInt('BENCH_CONNECTIONS', 50);
 const LEADS = envInt('BENCH_INGEST_LEADS', 5000);
 const PROFILE_DIR = process.env.BENCH_INGEST_PROFILE_DIR || undefined;
+const PROFILE_TOP = positiveInt('BENCH_INGEST_PROFILE_TOP', 15);
 /** LeadFlow's LOG_LEVEL (BENCH_INGEST_LOG_LEVEL), `info` by default. */
 const LOG_LEVEL = process.env.BENCH_INGEST_LOG_LEVEL || 'info';
 /** Whether `serve` logs its `listening on port N` line (at info) at LOG_LEVEL. */
@@ -299,16 +311,21 @@ interface Measured {
   load: Load;
   /** Server CPU per queued answer during the measured load, ms. */
   cpuMsPerQueued: number;
+  /** The server's process id, and when the measured load ran (on the clock of its CPU profile). */
+  pid: number | undefined;
+  window: ProfileWindow;
 }
 
 async function measure(name: string, server: Server, nextBody: () => string): Promise<Measured> {
   const warmup = await fire(server.url, WARMUP_SECONDS, nextBody);
   console.log(`${name}: warm-up ${WARMUP_SECONDS} s, ${warmup.queued} queued, ${warmup.errors} errors; measuring ${SECONDS} s`);
   const cpuBefore = cpuMs(server.child.pid);
+  const fromUs = monotonicMicros();
   const load = await fire(server.url, SECONDS, nextBody);
+  const window = { fromUs, toUs: monotonicMicros() };
   const cpuMsPerQueued = (cpuMs(server.child.pid) - cpuBefore) / Math.max(1, load.queued);
   console.log(`${name}: ${load.queued} queued in ${load.seconds} s, ${load.errors} errors ${JSON.stringify(load.statuses)}`);
-  return { warmup, load, cpuMsPerQueued };
+  return { warmup, load, cpuMsPerQueued, pid: server.child.pid, window };
 }
 
 /** 2xx answers of a load (each one is a recorded execution on LeadFlow). */
@@ -739,6 +756,24 @@ function save(runs: Runs, r: Ratios): void {
   });
 }
 
+/** Each server's profile, summarised over its measured seconds (see BENCH_INGEST_PROFILE_DIR). */
+function printProfiles(dir: string, runs: Runs): void {
+  for (const [name, measured, sub] of [
+    ['leadflow', runs.leadflow, 'leadflow'],
+    ['effects floor', runs.effects, EFFECTS_FLOOR.profileDir],
+    ['durable floor', runs.durable, DURABLE_FLOOR.profileDir],
+    ['floor', runs.floor, PLAIN_FLOOR.profileDir],
+  ] as const) {
+    const file = measured.pid === undefined ? undefined : mainThreadProfileOf(join(dir, sub), measured.pid);
+    if (!file) {
+      console.log(`\n${name}: no profile of process ${measured.pid ?? '?'} under ${join(dir, sub)}`);
+      continue;
+    }
+    const summary = summariseProfileFile(file, PROFILE_TOP, measured.window);
+    console.log(`\n${name}, its ${SECONDS} measured seconds (start and warm-up left out), ${file}:\n${formatProfileSummary(summary)}`);
+  }
+}
+
 async function main(): Promise<void> {
   console.log(
     `ingest (${MODE} mode): ${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up + ${SECONDS} s per target, ${LEADS} leads, LeadFlow at LOG_LEVEL=${LOG_LEVEL}`,
@@ -761,6 +796,7 @@ async function main(): Promise<void> {
     const problems = problemsOf(runs);
     if (problems.length > 0) throw new Error(`the run failed:\n  ${problems.join('\n  ')}`);
     if (PROFILE_DIR) {
+      printProfiles(PROFILE_DIR, runs);
       process.stdout.write(
         `profiled run (--cpu-prof slows every server): figures not saved to bench/results.json; profiles under ${PROFILE_DIR}\n`,
       );

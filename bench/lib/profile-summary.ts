@@ -6,11 +6,20 @@
 // lives: a folder of this repository (engine/run, adapters/db, …; dist/ and the source tree count as
 // the same folder), an npm package (node_modules/<name>), Node's own code (`node:internal`), or V8's
 // pseudo-entries ((garbage collector), (program), (idle)). Idle time is left out of the shares.
-import { readFileSync } from 'node:fs';
+//
+// A window limits a summary to the samples taken within it: a server's profile covers its whole
+// life, and its start (module loading, compiling) and warm-up are not its steady state. Times are on
+// the profile's clock: V8's `startTime` and the samples' times are microseconds of the machine's
+// monotonic clock, the one `process.hrtime` reads in every process (monotonicMicros), so a driver
+// can note when its measurement ran and summarise the server's profile over exactly that time.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 /** The part of V8's profile format read here. */
 export interface CpuProfile {
   nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }>;
+  /** When profiling started, µs on the machine's monotonic clock (see the file comment). */
+  startTime: number;
   /** Node id of each sample. */
   samples: number[];
   /** µs since the previous sample, one per sample. */
@@ -53,16 +62,33 @@ function functionLabel(frame: CpuProfile['nodes'][number]['callFrame']): string 
   return `${name} (${file}:${frame.lineNumber + 1})`;
 }
 
-/** Summarises `profile`: the `top` largest functions and areas by self time. */
-export function summariseProfile(profile: CpuProfile, top = 15): ProfileSummary {
+/** A span of time on the profile's clock, µs (see the file comment): samples from `fromUs` to `toUs`. */
+export interface ProfileWindow {
+  fromUs: number;
+  toUs: number;
+}
+
+/** Now on the clock of V8's profiles (the machine's monotonic clock), µs. */
+export function monotonicMicros(): number {
+  return Number(process.hrtime.bigint() / 1000n);
+}
+
+/**
+ * Summarises `profile`: the `top` largest functions and areas by self time; with `window`, of the
+ * samples taken within it only.
+ */
+export function summariseProfile(profile: CpuProfile, top = 15, window?: ProfileWindow): ProfileSummary {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const fn = new Map<string, number>();
   const area = new Map<string, number>();
   let total = 0;
+  let at = profile.startTime;
   for (let i = 0; i < profile.samples.length; i++) {
+    const us = profile.timeDeltas[i] ?? 0;
+    at += us;
+    if (window && (at < window.fromUs || at > window.toUs)) continue;
     const node = byId.get(profile.samples[i]!);
     if (!node || node.callFrame.functionName === '(idle)') continue;
-    const us = profile.timeDeltas[i] ?? 0;
     total += us;
     const label = functionLabel(node.callFrame);
     fn.set(label, (fn.get(label) ?? 0) + us);
@@ -77,9 +103,23 @@ export function summariseProfile(profile: CpuProfile, top = 15): ProfileSummary 
   return { totalMs: total / 1000, functions: entries(fn), areas: entries(area) };
 }
 
+/** Reads a .cpuprofile file (V8's JSON). */
+export function readProfile(file: string): CpuProfile {
+  return JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+}
+
 /** Reads a .cpuprofile file and summarises it (summariseProfile). */
-export function summariseProfileFile(file: string, top = 15): ProfileSummary {
-  return summariseProfile(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, top);
+export function summariseProfileFile(file: string, top = 15, window?: ProfileWindow): ProfileSummary {
+  return summariseProfile(readProfile(file), top, window);
+}
+
+/**
+ * The main thread's profile `node --cpu-prof --cpu-prof-dir=DIR` wrote for process `pid`
+ * (`CPU.<date>.<time>.<pid>.0.<n>.cpuprofile`; thread 0 is the main one), or undefined when none.
+ */
+export function mainThreadProfileOf(dir: string, pid: number): string | undefined {
+  const name = readdirSync(dir).find((f) => new RegExp(`^CPU\\.\\d+\\.\\d+\\.${pid}\\.0\\.\\d+\\.cpuprofile$`).test(f));
+  return name && join(dir, name);
 }
 
 /** The summary as two aligned blocks of text, areas first. */
@@ -94,12 +134,42 @@ export function formatProfileSummary(summary: ProfileSummary): string {
   ].join('\n');
 }
 
-// `npx tsx bench/lib/profile-summary.ts FILE [TOP]` prints a profile's summary.
+const USAGE = `usage: npx tsx bench/lib/profile-summary.ts FILE.cpuprofile [TOP] [--from S] [--to S]
+  TOP        entries per list (default 25)
+  --from S   only the samples taken S seconds or more after profiling started (e.g. after a warm-up)
+  --to S     only the samples taken up to S seconds after profiling started`;
+
+/** The CLI's arguments: the file, TOP, and the window in seconds from the profile's start; a message when they are wrong. */
+function cliArguments(args: string[]): { file: string; top: number; fromS?: number; toS?: number } | string {
+  const positional: string[] = [];
+  const seconds: { from?: number; to?: number } = {};
+  for (let i = 0; i < args.length; i++) {
+    const flag = /^--(from|to)$/.exec(args[i]!)?.[1] as 'from' | 'to' | undefined;
+    if (!flag) {
+      positional.push(args[i]!);
+      continue;
+    }
+    const value = Number(args[++i]);
+    if (!Number.isFinite(value) || value < 0) return `--${flag} takes seconds (a number >= 0), got ${args[i] ?? 'nothing'}`;
+    seconds[flag] = value;
+  }
+  const [file, top = '25', extra] = positional;
+  if (!file || extra !== undefined) return USAGE;
+  if (!/^[1-9]\d*$/.test(top)) return `TOP must be a whole number >= 1, got ${top}`;
+  return { file, top: Number(top), fromS: seconds.from, toS: seconds.to };
+}
+
+// `npx tsx bench/lib/profile-summary.ts FILE [TOP] [--from S] [--to S]` prints a profile's summary.
 if (process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/^.*\/bench\//, '/bench/'))) {
-  const [file, top] = process.argv.slice(2);
-  if (!file) {
-    console.error('usage: npx tsx bench/lib/profile-summary.ts FILE.cpuprofile [TOP]');
+  const parsed = cliArguments(process.argv.slice(2));
+  if (typeof parsed === 'string') {
+    console.error(parsed);
     process.exit(2);
   }
-  console.log(formatProfileSummary(summariseProfileFile(file, Number(top ?? 25))));
+  const profile = readProfile(parsed.file);
+  const window =
+    parsed.fromS === undefined && parsed.toS === undefined
+      ? undefined
+      : { fromUs: profile.startTime + (parsed.fromS ?? 0) * 1e6, toUs: profile.startTime + (parsed.toS ?? Number.POSITIVE_INFINITY) * 1e6 };
+  console.log(formatProfileSummary(summariseProfile(profile, parsed.top, window)));
 }
