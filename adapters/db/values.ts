@@ -13,9 +13,25 @@ const INTEGER_TEXT = /^-?\d{1,15}$/;
 const SQL_UTC = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2}(?:\.\d+)?)$/;
 /**
  * ISO text exactly as `toISOString` writes it, with a day of the month every month has (01-28): it
- * reads back as itself, so it is its own ISO text (other days take the long way: Feb 30 is Mar 2).
+ * reads back as itself, so it is its own ISO text.
  */
 const CANONICAL_ISO = /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|1\d|2[0-8])T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}Z$/;
+/** The same with a day 29-31: its own ISO text when its month has that day (lastDayOf); else the long way (Feb 30 is Mar 2). */
+const CANONICAL_ISO_LATE_DAY = /^(\d{4})-(0[1-9]|1[0-2])-(29|30|31)T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}Z$/;
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** The last day of `month` (1-12) of `year` in the proleptic Gregorian calendar Date uses (year 0 is a leap year). */
+function lastDayOf(year: number, month: number): number {
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  return month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1]!;
+}
+
+/** Whether `text` is its own ISO text (CANONICAL_ISO, or a day 29-31 its month has). */
+function isCanonicalIso(text: string): boolean {
+  if (CANONICAL_ISO.test(text)) return true;
+  const late = CANONICAL_ISO_LATE_DAY.exec(text);
+  return late !== null && Number(late[3]) <= lastDayOf(Number(late[1]), Number(late[2]));
+}
 
 function describe(value: unknown): string {
   const text = JSON.stringify(value) ?? String(value);
@@ -24,7 +40,7 @@ function describe(value: unknown): string {
 
 /** The ISO text of a timestamp given as ISO text, ms since the epoch or Date; undefined when invalid. */
 export function toIsoTimestamp(value: unknown): string | undefined {
-  if (typeof value === 'string' && CANONICAL_ISO.test(value)) return value;
+  if (typeof value === 'string' && isCanonicalIso(value)) return value;
   let date: Date | undefined;
   if (value instanceof Date) date = value;
   else if (typeof value === 'number' && Number.isFinite(value)) date = new Date(value);

@@ -24,6 +24,12 @@ describe('toIsoTimestamp', () => {
     expect(toIsoTimestamp('2025-02-30T00:00:00.000Z')).toBe('2025-03-02T00:00:00.000Z');
     expect(toIsoTimestamp('2025-04-31T10:00:00.000Z')).toBe('2025-05-01T10:00:00.000Z');
     expect(toIsoTimestamp('2024-02-29T10:00:00.000Z')).toBe('2024-02-29T10:00:00.000Z');
+    // Leap years as Date counts them: 1900 is not one, 2000 and year 0 are.
+    expect(toIsoTimestamp('1900-02-29T10:00:00.000Z')).toBe('1900-03-01T10:00:00.000Z');
+    expect(toIsoTimestamp('2000-02-29T10:00:00.000Z')).toBe('2000-02-29T10:00:00.000Z');
+    expect(toIsoTimestamp('0000-02-29T10:00:00.000Z')).toBe('0000-02-29T10:00:00.000Z');
+    expect(toIsoTimestamp('2026-11-31T10:00:00.000Z')).toBe('2026-12-01T10:00:00.000Z');
+    expect(toIsoTimestamp('2026-12-31T23:59:59.999Z')).toBe('2026-12-31T23:59:59.999Z');
     expect(toIsoTimestamp('2025-01-01T24:00:00.000Z')).toBe('2025-01-02T00:00:00.000Z');
     expect(toIsoTimestamp('2025-03-04T02:06:07-03:00')).toBe('2025-03-04T05:06:07.000Z');
     expect(toIsoTimestamp('2025-03-04 05:06:07')).toBe('2025-03-04T05:06:07.000Z');
