@@ -33,8 +33,8 @@ export interface ActivityEvent {
 /** The columns an event's row writes, in the order of its compiled INSERT's values. */
 const COLUMNS = ['at', 'kind', 'clinica_id', 'label', 'outcome', 'value', 'value2', 'execution_id'] as const;
 
-/** Rows per INSERT statement (SQLite allows 999 bound values; 8 columns each). */
-const BATCH = 100;
+/** Rows per INSERT statement (SQLite allows 999 bound values; 8 columns each): up to it, one compiled statement. */
+export const ACTIVITY_ROWS_PER_INSERT = 100;
 const DAY_MS = 86_400_000;
 
 /** A whole number ≥ 0, or null (fractions rounded, negative or not finite: null). */
@@ -59,7 +59,7 @@ export class ActivityStore {
       value2: count(e.value2),
       execution_id: e.execution_id ? e.execution_id.slice(0, 64) : null,
     }));
-    if (rows.length <= BATCH) {
+    if (rows.length <= ACTIVITY_ROWS_PER_INSERT) {
       // One row per execution, mostly: the statement is compiled once per row count (compiled-statements.ts).
       const statement = this.db.statements.get(`activity insert ${rows.length}`, (value) =>
         this.db.knex(ACTIVITY_TABLE).insert(rows.map((_, r) => standIns(COLUMNS, value, r * COLUMNS.length))),
@@ -72,7 +72,8 @@ export class ActivityStore {
       return;
     }
     await this.db.knex.transaction(async (trx) => {
-      for (let i = 0; i < rows.length; i += BATCH) await trx(ACTIVITY_TABLE).insert(rows.slice(i, i + BATCH));
+      for (let i = 0; i < rows.length; i += ACTIVITY_ROWS_PER_INSERT)
+        await trx(ACTIVITY_TABLE).insert(rows.slice(i, i + ACTIVITY_ROWS_PER_INSERT));
     });
   }
 

@@ -12,12 +12,15 @@
 //     FIRST_CONTACT_OUTPUT (intake's rule-1 figure), one `first_contact` row.
 // All rows of an execution get its clinic, the first of CLINIC_PATHS holding a whole number ≥ 1
 // (or a numeric string), else null.
-// Writes are queued one after another and never awaited by the engine; a failed write is logged
-// (warn) and its rows are lost: an execution never fails because of the overview. Held rows of a
+// Writes are queued one after another and never awaited by the engine: the rows of executions that
+// end while a write is under way (or in the same turn of the event loop) wait for it and then go in
+// one INSERT (up to ACTIVITY_ROWS_PER_INSERT rows a statement), so under load the overview costs one
+// statement per batch, not one per execution. A failed write is logged (warn) and its rows are lost:
+// an execution never fails because of the overview. Held rows of a
 // drive that never ends here (the process dies) are lost; at most MAX_HELD_EXECUTIONS executions are
 // held, none longer than MAX_HELD_MS.
 import type { AiCallEvent } from '../../adapters/ai/ai-service.js';
-import { type ActivityEvent, ActivityStore } from '../../adapters/db/activity-store.js';
+import { ACTIVITY_ROWS_PER_INSERT, type ActivityEvent, ActivityStore } from '../../adapters/db/activity-store.js';
 import type { Database } from '../../adapters/db/database.js';
 import type { EngineObserver, StepEndedEvent } from '../../engine/observer.js';
 import type { Logger } from '../../engine/logger.js';
@@ -71,6 +74,9 @@ export class ActivityRecorder {
   private store: ActivityStore | undefined;
   private readonly held = new Map<string, { since: number; events: HeldEvent[] }>();
   private writing: Promise<void> = Promise.resolve();
+  /** Rows waiting for the next write (see the header), and whether that write is queued. */
+  private readonly pending: ActivityEvent[] = [];
+  private batchQueued = false;
   private readonly logger: Logger;
   private readonly now: () => number;
 
@@ -171,16 +177,29 @@ export class ActivityRecorder {
     if (entry.events.length < MAX_HELD_PER_EXECUTION) entry.events.push(event);
   }
 
+  /** Adds the rows to the next write, queuing it after the one under way when none is queued yet (see the header). */
   private write(events: ActivityEvent[]): void {
     const store = this.store;
     if (!store) return;
-    this.writing = this.writing
-      .then(() => store.insert(events))
-      .catch((err: unknown) => {
-        this.logger.warn(
-          { err: err instanceof Error ? err.message : String(err), rows: events.length, execution: events[0]?.execution_id },
-          'recording overview activity failed (these figures are lost)',
-        );
-      });
+    this.pending.push(...events);
+    if (this.batchQueued) return;
+    this.batchQueued = true;
+    this.writing = this.writing.then(async () => {
+      this.batchQueued = false;
+      const rows = this.pending.splice(0);
+      for (let i = 0; i < rows.length; i += ACTIVITY_ROWS_PER_INSERT) await this.insert(store, rows.slice(i, i + ACTIVITY_ROWS_PER_INSERT));
+    });
+  }
+
+  /** One INSERT of `rows`; a failure is logged, never thrown. */
+  private async insert(store: ActivityStore, rows: ActivityEvent[]): Promise<void> {
+    try {
+      await store.insert(rows);
+    } catch (err) {
+      this.logger.warn(
+        { err: err instanceof Error ? err.message : String(err), rows: rows.length, execution: rows[0]?.execution_id },
+        'recording overview activity failed (these figures are lost)',
+      );
+    }
   }
 }

@@ -165,6 +165,47 @@ steps:
     expect((await rows(t.current.db)).map((r) => r.label)).toEqual(['kept']);
   });
 
+  it('rows of executions that end while a write is under way go in together: one INSERT per 100 rows, not one per execution', async () => {
+    const recorder = new ActivityRecorder({ logger: silentLogger });
+    recorder.open(t.current.db);
+    const inserts: number[] = [];
+    const onQuery = (q: { sql: string; bindings?: unknown[] }) => {
+      if (/^insert into .activity_events./.test(q.sql)) inserts.push((q.bindings?.length ?? 0) / 8);
+    };
+    t.current.db.knex.on('query', onQuery);
+    try {
+      const ended = (id: string, clinic: number) =>
+        recorder.observer.executionEnded!(
+          {
+            id,
+            flow: 'batch',
+            status: 'success',
+            vars: { clinica_id: clinic },
+            trigger: {},
+            steps: [],
+            outbound: [],
+            dry_run: false,
+            created_at: new Date(Date.now() - 5).toISOString(),
+            updated_at: new Date().toISOString(),
+            finished_at: new Date().toISOString(),
+          } as never,
+          5,
+        );
+      // 250 end in one turn of the event loop: one batch, in INSERTs of at most 100 rows; 10 more after it: one INSERT.
+      ended('e0', 1);
+      for (let i = 1; i < 250; i++) ended(`e${i}`, 1 + (i % 3));
+      await recorder.idle();
+      for (let i = 250; i < 260; i++) ended(`e${i}`, 1);
+      await recorder.idle();
+    } finally {
+      t.current.db.knex.off('query', onQuery);
+    }
+    expect(inserts).toEqual([100, 100, 50, 10]);
+    const written = await rows(t.current.db);
+    expect(written.map((r) => r.execution_id)).toEqual(Array.from({ length: 260 }, (_, i) => `e${i}`));
+    expect(written.filter((r) => r.clinica_id === 2).length).toBe(83);
+  });
+
   it('a failed write is logged and never thrown', async () => {
     const warnings: string[] = [];
     const recorder = new ActivityRecorder({ logger: { ...silentLogger, warn: (_f, message) => void warnings.push(message) } });
