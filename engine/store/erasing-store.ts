@@ -17,8 +17,9 @@
 // `serve` and `worker`). The contract:
 //  - `eraseExecutions` arms the erasure in this process's memory, does 1, then records a ledger
 //    entry: the Erasure, the eraser's id and the ids of the executions it spared;
-//  - every write of a record with a final status reads the live entries (one small query; writes of
-//    other statuses read nothing) and scrubs the record when an entry names it, or its parent or an
+//  - every write of a record with a final status reads the live entries (one small query, started
+//    after the write was asked for and shared by the final writes asked meanwhile: shared-reads.ts;
+//    writes of other statuses read nothing) and scrubs the record when an entry names it, or its parent or an
 //    ancestor: whatever it holds when the eraser is among them, else when it is the person's. The
 //    ledger is the truth: this holds for a write in any process, whatever its memory knows. Writes
 //    of other statuses are scrubbed by this process's memory only (for `ttlMs`): an execution

@@ -7,6 +7,7 @@ import { isFinalStatus } from '../statuses.js';
 import type { ExecutionRecord } from '../types.js';
 import type { ExecutionStore } from './execution-store.js';
 import type { JournalEntry } from './journal.js';
+import { SharedReads } from './shared-reads.js';
 import { CompiledErasure, type Erasure, type ErasureEntry, type PayloadEraser, type RecordSummary } from './erasure.js';
 
 /** How an ErasingStore (and its Erasures) is set up; every member is optional. */
@@ -49,6 +50,8 @@ export class Erasures {
   private armed: ArmedErasure[] = [];
   private readonly ttlMs: number;
   private readonly now: () => number;
+  /** The live ledger entries as final writes read them: one read for the writes asked at about the same time (shared-reads.ts). */
+  private readonly ledger: SharedReads<ErasureEntry[]>;
 
   constructor(
     private readonly inner: ExecutionStore & PayloadEraser,
@@ -56,6 +59,7 @@ export class Erasures {
   ) {
     this.ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;
     this.now = options.now ?? Date.now;
+    this.ledger = new SharedReads(() => this.inner.liveErasures(this.now()));
   }
 
   /** The record as it may be stored: scrubbed by every armed erasure that claims it. Never changes its argument. */
@@ -109,7 +113,7 @@ export class Erasures {
   async write(record: ExecutionRecord, write: (record: ExecutionRecord) => Promise<unknown>): Promise<unknown> {
     let out = this.prepare(record);
     if (!isFinalStatus(out.status)) return write(out);
-    const entries = await this.inner.liveErasures(this.now());
+    const entries = await this.ledger.get();
     if (entries.length === 0) return write(out);
     let ancestors: string[] | undefined;
     const named: ErasureEntry[] = [];
