@@ -100,14 +100,12 @@
 //                                 GET /healthz answers 200. The level is saved with the settings.
 //   BENCH_DATABASE_URL, BENCH_REDIS_URL  servers of the queue mode (bench/lib/services.ts)
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { FLOOR_EVENTS_TABLE, FLOOR_EXECUTIONS_TABLE } from './floor/floor-store.js';
 import { grid, round, table, verdict, type Row } from './lib/stats.js';
 import { saveResult } from './lib/results.js';
 import { BIN, ROOT, sleep, startServices, type BenchMode, type BenchServices } from './lib/services.js';
+import { cpuMs, freePort, runLoad, stopProcess } from './lib/load.js';
 import { positiveInt, runMain } from './lib/main.js';
 import {
   formatProfileSummary,
@@ -117,57 +115,7 @@ import {
   summariseProfileFile,
 } from './lib/profile-summary.js';
 
-const require = createRequire(import.meta.url);
-
-// --- autocannon 8 (no type declarations shipped): the part of its API used here -----------------
-interface CannonRequest {
-  method: string;
-  path: string;
-  headers: Record<string, string>;
-  body?: string;
-}
-interface CannonHistogram {
-  average: number;
-  p50: number;
-  p99: number;
-  max: number;
-}
-interface CannonResult {
-  /** Measured time, s. */
-  duration: number;
-  latency: CannonHistogram;
-  requests: CannonHistogram & { total: number };
-  errors: number;
-  timeouts: number;
-  non2xx: number;
-  '2xx': number;
-}
-interface CannonOptions {
-  url: string;
-  connections: number;
-  /** s */
-  duration: number;
-  /** Per-request timeout, s. */
-  timeout: number;
-  requests: Array<
-    CannonRequest & {
-      setupRequest: (req: CannonRequest, context: Record<string, unknown>) => CannonRequest;
-      onResponse: (status: number, body: string, context: Record<string, unknown>, headers: Record<string, string>) => void;
-    }
-  >;
-}
-type Autocannon = (options: CannonOptions) => Promise<CannonResult>;
-const autocannon = require('autocannon') as Autocannon;
-
 // --- settings ------------------------------------------------------------------------------------
-function envInt(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer, got "${raw}"`);
-  return value;
-}
-
 function envMode(): BenchMode {
   const raw = process.env.BENCH_INGEST_MODE || 'queue';
   if (raw !== 'queue' && raw !== 'embedded') throw new Error(`BENCH_INGEST_MODE must be queue or embedded, got "${raw}"`);
@@ -178,10 +126,10 @@ const MODE = envMode();
 /** The entry in bench/results.json. */
 const RESULT_NAME = MODE === 'queue' ? 'ingest' : 'ingest-embedded';
 const QUICK = process.env.BENCH_QUICK === '1';
-const SECONDS = envInt('BENCH_INGEST_SECONDS', QUICK ? 5 : 15);
-const WARMUP_SECONDS = envInt('BENCH_INGEST_WARMUP_SECONDS', 3);
-const CONNECTIONS = envInt('BENCH_CONNECTIONS', 50);
-const LEADS = envInt('BENCH_INGEST_LEADS', 5000);
+const SECONDS = positiveInt('BENCH_INGEST_SECONDS', QUICK ? 5 : 15);
+const WARMUP_SECONDS = positiveInt('BENCH_INGEST_WARMUP_SECONDS', 3);
+const CONNECTIONS = positiveInt('BENCH_CONNECTIONS', 50);
+const LEADS = positiveInt('BENCH_INGEST_LEADS', 5000);
 const PROFILE_DIR = process.env.BENCH_INGEST_PROFILE_DIR || undefined;
 const PROFILE_TOP = positiveInt('BENCH_INGEST_PROFILE_TOP', 15);
 /** LeadFlow's LOG_LEVEL (BENCH_INGEST_LOG_LEVEL), `info` by default. */
@@ -251,54 +199,38 @@ async function fire(url: string, seconds: number, nextBody: () => string): Promi
   let queued = 0;
   let otherBody = 0;
   const samples: string[] = [];
-  const result = await autocannon({
+  const result = await runLoad({
     url,
+    path: '/leadagent',
+    headers: { 'content-type': 'application/json', 'x-webhook-secret': 'bench-secret' },
+    seconds,
     connections: CONNECTIONS,
-    duration: seconds,
-    timeout: 30,
-    requests: [
-      {
-        method: 'POST',
-        path: '/leadagent',
-        headers: { 'content-type': 'application/json', 'x-webhook-secret': 'bench-secret' },
-        setupRequest: (req) => ({ ...req, body: nextBody() }),
-        onResponse: (status, body) => {
-          statuses[status] = (statuses[status] ?? 0) + 1;
-          if (status === 200 && body === QUEUED) queued++;
-          else {
-            if (status >= 200 && status < 300) otherBody++;
-            if (samples.length < 5) samples.push(`${status} ${body.slice(0, 200)}`);
-          }
-        },
-      },
-    ],
+    body: nextBody,
+    onAnswer: (status, body) => {
+      statuses[status] = (statuses[status] ?? 0) + 1;
+      if (status === 200 && body === QUEUED) queued++;
+      else {
+        if (status >= 200 && status < 300) otherBody++;
+        if (samples.length < 5) samples.push(`${status} ${body.slice(0, 200)}`);
+      }
+    },
   });
   const answers = Object.values(statuses).reduce((a, b) => a + b, 0);
-  const errors = result.non2xx + otherBody + result.errors;
+  const errors = result.non2xx + otherBody + result.connectionErrors;
   return {
-    seconds: result.duration,
+    seconds: result.seconds,
     queued,
     statuses,
     otherBody,
     non2xx: result.non2xx,
-    connectionErrors: result.errors,
+    connectionErrors: result.connectionErrors,
     errors,
-    errorShare: errors / Math.max(1, answers + result.errors),
-    rps: queued / result.duration,
-    p50Ms: result.latency.p50,
-    p99Ms: result.latency.p99,
+    errorShare: errors / Math.max(1, answers + result.connectionErrors),
+    rps: queued / result.seconds,
+    p50Ms: result.p50Ms,
+    p99Ms: result.p99Ms,
     samples,
   };
-}
-
-/** CPU time (user + system) the process used so far, ms, from /proc (clock ticks of 10 ms); NaN without /proc. */
-function cpuMs(pid: number | undefined): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return Number.NaN;
-  }
 }
 
 /**
@@ -472,14 +404,7 @@ async function startLeadflow(services: BenchServices): Promise<Server> {
  * (bound, then released), ready once GET /healthz answers 200; profiled like startLeadflow's.
  */
 async function spawnQuietServe(services: BenchServices): Promise<Server> {
-  const port = await new Promise<number>((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port: free } = probe.address() as { port: number };
-      probe.close(() => resolve(free));
-    });
-  });
+  const port = await freePort();
   const args = [...cpuProfFlags(PROFILE_DIR && join(PROFILE_DIR, 'leadflow')), BIN, 'serve'];
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
@@ -509,16 +434,6 @@ async function spawnQuietServe(services: BenchServices): Promise<Server> {
     }
     await sleep(25);
   }
-}
-
-/** SIGTERM, then SIGKILL after `graceMs`; resolves once the process is gone. */
-async function stopProcess(child: ChildProcess, graceMs = 15_000): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-  await exited;
-  clearTimeout(timer);
 }
 
 // --- main ----------------------------------------------------------------------------------------

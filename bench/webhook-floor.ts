@@ -52,18 +52,15 @@
 //                                       .cpuprofile under DIR/<target> when it stops; the figures of
 //                                       such a run are printed, not saved
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { createRequire } from 'node:module';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDatabase } from '../adapters/db/database.js';
 import { saveResult } from './lib/results.js';
-import { runMain } from './lib/main.js';
+import { cpuMs, freePort, runLoad, stopProcess } from './lib/load.js';
+import { positiveInt, runMain } from './lib/main.js';
 import { BIN, ROOT, sleep } from './lib/services.js';
 import { grid, round, table, verdict, type Row } from './lib/stats.js';
-
-const require = createRequire(import.meta.url);
 
 // --- the bare express handler (this file run with WEBHOOK_FLOOR_EXPRESS=1) -----------------------
 const ANSWER = '{"status":"received"}';
@@ -85,48 +82,12 @@ async function serveExpress(): Promise<void> {
   process.once('SIGINT', stop);
 }
 
-// --- autocannon 8 (no type declarations shipped): the part of its API used here -----------------
-interface CannonRequest {
-  method: string;
-  path: string;
-  headers: Record<string, string>;
-  body?: string;
-}
-interface CannonResult {
-  /** Measured time, s. */
-  duration: number;
-  latency: { p50: number; p99: number };
-  errors: number;
-  non2xx: number;
-}
-interface CannonOptions {
-  url: string;
-  connections: number;
-  duration: number;
-  timeout: number;
-  requests: Array<
-    CannonRequest & {
-      setupRequest: (req: CannonRequest) => CannonRequest;
-      onResponse: (status: number, body: string) => void;
-    }
-  >;
-}
-const autocannon = require('autocannon') as (options: CannonOptions) => Promise<CannonResult>;
-
 // --- settings ------------------------------------------------------------------------------------
-function envInt(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer, got "${raw}"`);
-  return value;
-}
-
 const QUICK = process.env.BENCH_QUICK === '1';
-const SECONDS = envInt('BENCH_WEBHOOK_FLOOR_SECONDS', QUICK ? 5 : 10);
-const WARMUP_SECONDS = envInt('BENCH_WEBHOOK_FLOOR_WARMUP_SECONDS', 3);
-const ROUNDS = envInt('BENCH_WEBHOOK_FLOOR_ROUNDS', 1);
-const CONNECTIONS = envInt('BENCH_CONNECTIONS', 50);
+const SECONDS = positiveInt('BENCH_WEBHOOK_FLOOR_SECONDS', QUICK ? 5 : 10);
+const WARMUP_SECONDS = positiveInt('BENCH_WEBHOOK_FLOOR_WARMUP_SECONDS', 3);
+const ROUNDS = positiveInt('BENCH_WEBHOOK_FLOOR_ROUNDS', 1);
+const CONNECTIONS = positiveInt('BENCH_CONNECTIONS', 50);
 const PROFILE_DIR = process.env.BENCH_WEBHOOK_FLOOR_PROFILE_DIR || undefined;
 const MAX_ERROR_SHARE = 0.01;
 /** LeadFlow (info) must reach at least this share of bare express's throughput. */
@@ -164,46 +125,30 @@ async function fire(url: string, seconds: number): Promise<Load> {
   let ok = 0;
   let answers = 0;
   const samples: string[] = [];
-  const result = await autocannon({
+  const result = await runLoad({
     url,
+    path: '/hook',
+    headers: { 'content-type': 'application/json' },
+    seconds,
     connections: CONNECTIONS,
-    duration: seconds,
-    timeout: 30,
-    requests: [
-      {
-        method: 'POST',
-        path: '/hook',
-        headers: { 'content-type': 'application/json' },
-        setupRequest: (req) => ({ ...req, body: `{"event":"ping","seq":${++seq}}` }),
-        onResponse: (status, body) => {
-          answers++;
-          if (status === 200 && body === ANSWER) ok++;
-          else if (samples.length < 5) samples.push(`${status} ${body.slice(0, 200)}`);
-        },
-      },
-    ],
+    body: () => `{"event":"ping","seq":${++seq}}`,
+    onAnswer: (status, body) => {
+      answers++;
+      if (status === 200 && body === ANSWER) ok++;
+      else if (samples.length < 5) samples.push(`${status} ${body.slice(0, 200)}`);
+    },
   });
-  const errors = answers - ok + result.errors;
+  const errors = answers - ok + result.connectionErrors;
   return {
-    seconds: result.duration,
+    seconds: result.seconds,
     ok,
     errors,
-    errorShare: errors / Math.max(1, answers + result.errors),
-    rps: ok / result.duration,
-    p50Ms: result.latency.p50,
-    p99Ms: result.latency.p99,
+    errorShare: errors / Math.max(1, answers + result.connectionErrors),
+    rps: ok / result.seconds,
+    p50Ms: result.p50Ms,
+    p99Ms: result.p99Ms,
     samples,
   };
-}
-
-/** CPU time (user + system) the process used so far, ms, from /proc (clock ticks of 10 ms); NaN without /proc. */
-function cpuMs(pid: number | undefined): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return Number.NaN;
-  }
 }
 
 // --- spawned servers ----------------------------------------------------------------------------
@@ -212,18 +157,6 @@ interface Server {
   url: string;
   /** The last 64 KB of its output. */
   tail(): string;
-}
-
-/** A free TCP port on 127.0.0.1 (bound, then released). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 /** Spawns `node ...args`, reading its output as a log collector would; resolves once GET /healthz answers 200. */
@@ -254,16 +187,6 @@ async function spawnServer(name: string, args: string[], env: Record<string, str
     }
     await sleep(50);
   }
-}
-
-/** SIGTERM, then SIGKILL after `graceMs`; resolves once the process is gone. */
-async function stopProcess(child: ChildProcess, graceMs = 15_000): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-  await exited;
-  clearTimeout(timer);
 }
 
 const cpuProfFlags = (target: string) => (PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${join(PROFILE_DIR, target)}`] : []);
