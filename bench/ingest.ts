@@ -107,13 +107,7 @@ import { saveResult } from './lib/results.js';
 import { BIN, ROOT, sleep, startServices, type BenchMode, type BenchServices } from './lib/services.js';
 import { cpuMs, freePort, runLoad, stopProcess } from './lib/load.js';
 import { positiveInt, runMain } from './lib/main.js';
-import {
-  formatProfileSummary,
-  mainThreadProfileOf,
-  monotonicMicros,
-  type ProfileWindow,
-  summariseProfileFile,
-} from './lib/profile-summary.js';
+import { monotonicMicros, type ProfileWindow, windowedProfileReport } from './lib/profile-summary.js';
 
 // --- settings ------------------------------------------------------------------------------------
 function envMode(): BenchMode {
@@ -678,15 +672,8 @@ function printProfiles(dir: string, runs: Runs): void {
     ['effects floor', runs.effects, EFFECTS_FLOOR.profileDir],
     ['durable floor', runs.durable, DURABLE_FLOOR.profileDir],
     ['floor', runs.floor, PLAIN_FLOOR.profileDir],
-  ] as const) {
-    const file = measured.pid === undefined ? undefined : mainThreadProfileOf(join(dir, sub), measured.pid);
-    if (!file) {
-      console.log(`\n${name}: no profile of process ${measured.pid ?? '?'} under ${join(dir, sub)}`);
-      continue;
-    }
-    const summary = summariseProfileFile(file, PROFILE_TOP, measured.window);
-    console.log(`\n${name}, its ${SECONDS} measured seconds (start and warm-up left out), ${file}:\n${formatProfileSummary(summary)}`);
-  }
+  ] as const)
+    console.log(`\n${windowedProfileReport(name, join(dir, sub), measured.pid, measured.window, PROFILE_TOP)}`);
 }
 
 async function main(): Promise<void> {

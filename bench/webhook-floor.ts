@@ -49,8 +49,11 @@
 //   BENCH_CONNECTIONS                   concurrent connections; default 50
 //   BENCH_QUICK=1                       short run (see above)
 //   BENCH_WEBHOOK_FLOOR_PROFILE_DIR     when set, every server runs with `--cpu-prof` and writes its
-//                                       .cpuprofile under DIR/<target> when it stops; the figures of
-//                                       such a run are printed, not saved
+//                                       .cpuprofile under DIR/<target>-<round> when it stops; the
+//                                       figures of such a run are printed, not saved, and after them
+//                                       each server's profile is summarised over its measured seconds
+//                                       only (start and warm-up left out: bench/lib/profile-summary.ts),
+//                                       top BENCH_WEBHOOK_FLOOR_PROFILE_TOP entries (default 15)
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -58,6 +61,7 @@ import { join } from 'node:path';
 import { createDatabase } from '../adapters/db/database.js';
 import { saveResult } from './lib/results.js';
 import { cpuMs, freePort, runLoad, stopProcess } from './lib/load.js';
+import { monotonicMicros, type ProfileWindow, windowedProfileReport } from './lib/profile-summary.js';
 import { positiveInt, runMain } from './lib/main.js';
 import { BIN, ROOT, sleep } from './lib/services.js';
 import { grid, round, table, verdict, type Row } from './lib/stats.js';
@@ -89,6 +93,7 @@ const WARMUP_SECONDS = positiveInt('BENCH_WEBHOOK_FLOOR_WARMUP_SECONDS', 3);
 const ROUNDS = positiveInt('BENCH_WEBHOOK_FLOOR_ROUNDS', 1);
 const CONNECTIONS = positiveInt('BENCH_CONNECTIONS', 50);
 const PROFILE_DIR = process.env.BENCH_WEBHOOK_FLOOR_PROFILE_DIR || undefined;
+const PROFILE_TOP = positiveInt('BENCH_WEBHOOK_FLOOR_PROFILE_TOP', 15);
 const MAX_ERROR_SHARE = 0.01;
 /** LeadFlow (info) must reach at least this share of bare express's throughput. */
 const TARGET_RATIO_EXPRESS = 0.25;
@@ -189,6 +194,8 @@ async function spawnServer(name: string, args: string[], env: Record<string, str
   }
 }
 
+/** The subdirectory of BENCH_WEBHOOK_FLOOR_PROFILE_DIR a target's server of a round writes its profile to. */
+const profileSubdir = (target: string, round: number) => `${target.replace(' ', '-')}-${round}`;
 const cpuProfFlags = (target: string) => (PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${join(PROFILE_DIR, target)}`] : []);
 
 // --- targets -------------------------------------------------------------------------------------
@@ -202,15 +209,20 @@ interface Measured {
   cpuMsPerAnswer: number;
   /** LeadFlow: its executions by status after the run (warm-up included). */
   executions?: Record<string, number>;
+  /** The server's process id, and when the measured load ran (on the clock of its CPU profile). */
+  pid: number | undefined;
+  window: ProfileWindow;
 }
 
 async function measure(name: string, server: Server): Promise<Measured> {
   const warmup = await fire(server.url, WARMUP_SECONDS);
   const cpuBefore = cpuMs(server.child.pid);
+  const fromUs = monotonicMicros();
   const load = await fire(server.url, SECONDS);
+  const window = { fromUs, toUs: monotonicMicros() };
   const cpuMsPerAnswer = (cpuMs(server.child.pid) - cpuBefore) / Math.max(1, load.ok);
   console.log(`${name}: ${load.ok} answers in ${fmt(load.seconds)} s (${fmt(load.rps)}/s), ${load.errors} errors`);
-  return { warmup, load, cpuMsPerAnswer };
+  return { warmup, load, cpuMsPerAnswer, pid: server.child.pid, window };
 }
 
 /** The leadflow processes' environment: embedded (no DATABASE_URL, REDIS_URL), the data and flows directories, the level. */
@@ -248,7 +260,7 @@ async function executionsByStatus(dataDir: string): Promise<Record<string, numbe
 
 /** One target alone: started (LeadFlow: on a fresh, migrated data directory), measured, stopped; LeadFlow's executions counted. */
 async function runTarget(target: TargetName, scratch: string, round: number): Promise<Measured> {
-  const profile = cpuProfFlags(`${target.replace(' ', '-')}-${round}`);
+  const profile = cpuProfFlags(profileSubdir(target, round));
   if (target === 'express') {
     const server = await spawnServer(target, ['--import', 'tsx', ...profile, import.meta.filename], {
       ...process.env,
@@ -418,6 +430,11 @@ async function main(): Promise<void> {
     const problems = problemsOf(rounds);
     if (problems.length > 0) throw new Error(`the run failed:\n  ${problems.join('\n  ')}`);
     if (PROFILE_DIR) {
+      for (const target of TARGETS)
+        for (const [i, measured] of rounds[target].entries())
+          console.log(
+            `\n${windowedProfileReport(`${target} (round ${i + 1})`, join(PROFILE_DIR, profileSubdir(target, i + 1)), measured.pid, measured.window, PROFILE_TOP)}`,
+          );
       console.log(`profiled run (--cpu-prof slows every server): figures not saved; profiles under ${PROFILE_DIR}`);
       return;
     }

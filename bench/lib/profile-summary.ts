@@ -122,6 +122,18 @@ export function mainThreadProfileOf(dir: string, pid: number): string | undefine
   return name && join(dir, name);
 }
 
+/**
+ * What a benchmark prints of a server it profiled (`--cpu-prof-dir=dir`): the summary of process
+ * `pid`'s main-thread profile over `window` (its measured seconds), headed by `name` and the file;
+ * or a line saying none was found.
+ */
+export function windowedProfileReport(name: string, dir: string, pid: number | undefined, window: ProfileWindow, top: number): string {
+  const file = pid === undefined ? undefined : mainThreadProfileOf(dir, pid);
+  if (!file) return `${name}: no profile of process ${pid ?? '?'} under ${dir}`;
+  const seconds = ((window.toUs - window.fromUs) / 1e6).toFixed(1);
+  return `${name}, its ${seconds} measured seconds (start and warm-up left out), ${file}:\n${formatProfileSummary(summariseProfileFile(file, top, window))}`;
+}
+
 /** The summary as two aligned blocks of text, areas first. */
 export function formatProfileSummary(summary: ProfileSummary): string {
   const line = (e: ProfileEntry) => `  ${(e.share * 100).toFixed(1).padStart(5)} %  ${e.ms.toFixed(0).padStart(7)} ms  ${e.name}`;

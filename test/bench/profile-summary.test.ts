@@ -2,11 +2,17 @@
 // of time on the profile's clock (what a profiled ingest run uses to leave a server's start and
 // warm-up out), and its command line.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type CpuProfile, mainThreadProfileOf, monotonicMicros, summariseProfile } from '../../bench/lib/profile-summary.js';
+import {
+  type CpuProfile,
+  mainThreadProfileOf,
+  monotonicMicros,
+  summariseProfile,
+  windowedProfileReport,
+} from '../../bench/lib/profile-summary.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const START_US = 5_000_000;
@@ -78,6 +84,22 @@ describe('profile summary', () => {
     expect(mainThreadProfileOf(dir, 31066)).toBe(join(dir, 'CPU.20261129.024726.31066.0.001.cpuprofile'));
     expect(mainThreadProfileOf(dir, 3106)).toBe(join(dir, 'CPU.20261129.024717.3106.0.001.cpuprofile'));
     expect(mainThreadProfileOf(dir, 310)).toBeUndefined();
+  });
+
+  it("a benchmark's report of a server's profile: the window's summary under a heading, or a line saying there is none", () => {
+    const sub = join(dir, 'server');
+    mkdirSync(sub);
+    writeFileSync(join(sub, 'CPU.20261129.031148.4242.0.001.cpuprofile'), JSON.stringify(threePhaseProfile()));
+    // Just after the start's last sample (at 1.0 s) to the drive's last (at 2.0 s): one second.
+    const window = { fromUs: START_US + 1_000_001, toUs: START_US + 2_000_000 };
+    const report = windowedProfileReport('leadflow', sub, 4242, window, 5);
+    expect(report.split('\n').slice(0, 2)).toEqual([
+      `leadflow, its 1.0 measured seconds (start and warm-up left out), ${join(sub, 'CPU.20261129.031148.4242.0.001.cpuprofile')}:`,
+      'profile: 1000 ms of CPU sampled (idle left out)',
+    ]);
+    expect(report).not.toContain('startup');
+    expect(windowedProfileReport('floor', sub, 4243, window, 5)).toBe(`floor: no profile of process 4243 under ${sub}`);
+    expect(windowedProfileReport('floor', sub, undefined, window, 5)).toBe(`floor: no profile of process ? under ${sub}`);
   });
 
   it('its command line summarises a window given in seconds, and refuses what it cannot read', () => {
