@@ -1,11 +1,15 @@
 // What a kill-and-restart suite of the agent (test/queue/journal-kill.test.ts, park-kill.test.ts)
 // shares: the fake gateway knowing the suite's instance token, the fake OpenAI, and the `serve`
 // process the test starts, kills and starts again — SIGKILLed after each test, the fakes closed
-// after the file.
+// after the file; per backend, its data seeded with one clinic and its instance (cleaned up after
+// the block), and a lead of that clinic.
 import { afterAll, afterEach, beforeAll } from 'vitest';
+import type { Database } from '../../adapters/db/database.js';
+import type { Row } from '../../adapters/db/table-ops.js';
 import { FakeGateway } from '../fakes/fake-gateway.js';
 import { startFakeOpenAi, type FakeOpenAi } from '../fakes/fake-openai.js';
 import type { ServeProcess } from './cli.js';
+import { type FaultBackend, faultEnv, seedClinicWithInstance } from './fault-processes.js';
 
 /** The suite's fakes (set before its first test) and its current `serve`, if any. */
 export interface KillSuiteFakes {
@@ -36,4 +40,40 @@ export function useKillSuiteFakes(token: string, clinicPhone: string): KillSuite
     await fakes.openai?.close();
   });
   return fakes;
+}
+
+/** A describe block's backend and the environment its `serve` runs with (set before its first test). */
+export interface SeededBackend {
+  backend: FaultBackend;
+  env: Record<string, string>;
+}
+
+/**
+ * Registers the hooks of a describe block that makes its backend (`make`), seeds it with one clinic
+ * named `clinic.nome` (Hunter `clinic.hunterPhone`) whose instance has the suite's `token` and talks to
+ * its fake gateway, and cleans it up after the block. `serve` runs with `overrides` over faultEnv's.
+ */
+export function useSeededBackend(
+  fakes: KillSuiteFakes,
+  make: () => Promise<FaultBackend>,
+  clinic: { nome: string; hunterPhone: string; token: string },
+  overrides: Record<string, string> = {},
+): SeededBackend {
+  const seeded = {} as SeededBackend;
+  beforeAll(async () => {
+    seeded.backend = await make();
+    seeded.env = faultEnv(seeded.backend, fakes.openai.baseURL, overrides);
+    await seedClinicWithInstance(seeded.backend, seeded.env, { ...clinic, gatewayUrl: fakes.gateway.url });
+  }, 60_000);
+  afterAll(async () => {
+    await seeded.backend?.cleanup();
+  });
+  return seeded;
+}
+
+/** Inserts a lead (`phone`, `nome`) of the seeded clinic and its instance; returns its row. */
+export async function insertSeededLead(db: Database, phone: string, nome: string): Promise<Row> {
+  const clinic = (await db.find('clinicas_com_atendentes', { limit: 1 }))[0]!;
+  const instance = (await db.find('instancias_whatsapp', { limit: 1 }))[0]!;
+  return db.insert('leads', { remotejid: phone, clinica_id: clinic.id, instancia_id: instance.id, nome, telefone: phone });
 }

@@ -5,13 +5,13 @@
 // the stored step again, and answers once; the drive's end writes the row whole and drops the entries.
 // Embedded (SQLite, in-process) and queue mode (PostgreSQL + Redis), as real subprocesses; the
 // gateway and OpenAI are fakes of this test process.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DbExecutionStore } from '../../adapters/db/execution-store/index.js';
 import type { ExecutionRecord } from '../../engine/types.js';
 import { startServe } from '../helpers/cli.js';
 import { postgresProblem } from '../helpers/databases.js';
-import { embeddedBackend, type FaultBackend, faultEnv, queueBackend, seedClinicWithInstance } from '../helpers/fault-processes.js';
-import { useKillSuiteFakes } from '../helpers/kill-suite-fakes.js';
+import { embeddedBackend, queueBackend } from '../helpers/fault-processes.js';
+import { insertSeededLead, useKillSuiteFakes, useSeededBackend } from '../helpers/kill-suite-fakes.js';
 import { redisProblem } from '../helpers/key-values.js';
 import { pollFor } from '../helpers/poll.js';
 import { leadTextEvent } from '../helpers/uazapi-events.js';
@@ -22,8 +22,6 @@ const CLINIC_PHONE = '5511912345555';
 const fakes = useKillSuiteFakes(TOKEN, CLINIC_PHONE);
 const stepKeys = (record: ExecutionRecord) => record.steps.map((s) => s.key);
 const countOf = (keys: string[], key: string) => keys.filter((k) => k === key).length;
-
-type Backend = FaultBackend;
 
 const embedded = () => embeddedBackend('leadflow-journal');
 const queue = () => queueBackend('leadflow-journal', 'journal-kill.test.ts');
@@ -36,41 +34,17 @@ for (const [name, make, skip] of [
   ['postgres + redis', queue, queueProblem],
 ] as const) {
   (skip ? describe.skip : describe)(`SIGKILL between journal entries [${name}]`, () => {
-    let backend: Backend;
-    let env: Record<string, string>;
-
-    beforeAll(async () => {
-      backend = await make();
-      env = faultEnv(backend, fakes.openai.baseURL);
-      await seedClinicWithInstance(backend, env, {
-        nome: 'Clínica Diário',
-        hunterPhone: '5511987650002',
-        gatewayUrl: fakes.gateway.url,
-        token: TOKEN,
-      });
-    }, 60_000);
-
-    afterAll(async () => {
-      await backend?.cleanup();
-    });
+    const seeded = useSeededBackend(fakes, make, { nome: 'Clínica Diário', hunterPhone: '5511987650002', token: TOKEN });
 
     it('the restarted server resumes after the last journal entry: the stored step is not run again, the lead is answered once, the entries are dropped at the end', async () => {
       const phone = name.startsWith('sqlite') ? '5511955551001' : '5511955551002';
-      const db = backend.open();
+      const db = seeded.backend.open();
       const store = new DbExecutionStore(db);
       try {
-        const clinic = (await db.find('clinicas_com_atendentes', { limit: 1 }))[0]!;
-        const instance = (await db.find('instancias_whatsapp', { limit: 1 }))[0]!;
-        await db.insert('leads', {
-          remotejid: phone,
-          clinica_id: clinic.id,
-          instancia_id: instance.id,
-          nome: 'Lead Diário',
-          telefone: phone,
-        });
+        await insertSeededLead(db, phone, 'Lead Diário');
         fakes.openai.reset();
         fakes.openai.queueChat({ text: 'nunca enviada', delay_ms: 8000 });
-        fakes.serving = await startServe([], env);
+        fakes.serving = await startServe([], seeded.env);
         const answer = await fetch(`${fakes.serving.url}/leadagent`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
@@ -96,7 +70,7 @@ for (const [name, make, skip] of [
         expect(cut.steps.find((s) => s.key === 'agent')).toBeUndefined();
 
         // The model answers the run taken over; the stored step is not run again.
-        fakes.serving = await startServe([], env);
+        fakes.serving = await startServe([], seeded.env);
         await pollFor('the taken-over run to answer', async () => fakes.repliesTo(phone).length >= 1, 45_000);
         await pollFor('the execution to end', async () => (await store.get(id))?.status === 'success', 20_000);
         expect(fakes.repliesTo(phone)).toEqual(['Olá! Como posso ajudar?']);

@@ -7,12 +7,12 @@
 // writes the row whole and drops the entries.
 // Embedded (SQLite, in-process) and queue mode (PostgreSQL + Redis), as real subprocesses; the
 // gateway and OpenAI are fakes of this test process.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DbExecutionStore } from '../../adapters/db/execution-store/index.js';
 import { startServe } from '../helpers/cli.js';
 import { postgresProblem } from '../helpers/databases.js';
-import { embeddedBackend, type FaultBackend, faultEnv, queueBackend, seedClinicWithInstance } from '../helpers/fault-processes.js';
-import { useKillSuiteFakes } from '../helpers/kill-suite-fakes.js';
+import { embeddedBackend, queueBackend } from '../helpers/fault-processes.js';
+import { insertSeededLead, useKillSuiteFakes, useSeededBackend } from '../helpers/kill-suite-fakes.js';
 import { redisProblem } from '../helpers/key-values.js';
 import { pollFor } from '../helpers/poll.js';
 import { leadTextEvent } from '../helpers/uazapi-events.js';
@@ -32,41 +32,22 @@ for (const [name, make, skip] of [
   ['postgres + redis', () => queueBackend('leadflow-park', 'park-kill.test.ts'), queueProblem],
 ] as const) {
   (skip ? describe.skip : describe)(`SIGKILL right after a park [${name}]`, () => {
-    let backend: FaultBackend;
-    let env: Record<string, string>;
-
-    beforeAll(async () => {
-      backend = await make();
-      env = faultEnv(backend, fakes.openai.baseURL, { LEADFLOW_DEBOUNCE_MS: DEBOUNCE_MS });
-      await seedClinicWithInstance(backend, env, {
-        nome: 'Clínica Pausa',
-        hunterPhone: '5511987650003',
-        gatewayUrl: fakes.gateway.url,
-        token: TOKEN,
-      });
-    }, 60_000);
-
-    afterAll(async () => {
-      await backend?.cleanup();
-    });
+    const seeded = useSeededBackend(
+      fakes,
+      make,
+      { nome: 'Clínica Pausa', hunterPhone: '5511987650003', token: TOKEN },
+      { LEADFLOW_DEBOUNCE_MS: DEBOUNCE_MS },
+    );
 
     it('the restarted server resumes the parked execution once its wait ends: no parked step runs again, the lead is answered once, the entries are dropped at the end', async () => {
       const phone = name.startsWith('sqlite') ? '5511955552001' : '5511955552002';
-      const db = backend.open();
+      const db = seeded.backend.open();
       const store = new DbExecutionStore(db);
       try {
-        const clinic = (await db.find('clinicas_com_atendentes', { limit: 1 }))[0]!;
-        const instance = (await db.find('instancias_whatsapp', { limit: 1 }))[0]!;
-        const lead = await db.insert('leads', {
-          remotejid: phone,
-          clinica_id: clinic.id,
-          instancia_id: instance.id,
-          nome: 'Lead Pausa',
-          telefone: phone,
-        });
+        const lead = await insertSeededLead(db, phone, 'Lead Pausa');
         fakes.openai.reset();
         fakes.openai.queueChat({ text: 'Olá! Como posso ajudar?' });
-        fakes.serving = await startServe([], env);
+        fakes.serving = await startServe([], seeded.env);
         const answer = await fetch(`${fakes.serving.url}/leadagent`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
@@ -99,7 +80,7 @@ for (const [name, make, skip] of [
         expect(fakes.repliesTo(phone)).toEqual([]);
 
         // Restarted: the wait ends, the run goes on from the burst, the lead is answered once.
-        fakes.serving = await startServe([], env);
+        fakes.serving = await startServe([], seeded.env);
         await pollFor('the resumed run to answer', async () => fakes.repliesTo(phone).length >= 1, 45_000);
         await pollFor('the execution to end', async () => (await store.get(id))?.status === 'success', 20_000);
         expect(fakes.repliesTo(phone)).toEqual(['Olá! Como posso ajudar?']);
