@@ -1,15 +1,16 @@
 // What a kill-and-restart suite of the agent (test/queue/journal-kill.test.ts, park-kill.test.ts)
 // shares: the fake gateway knowing the suite's instance token, the fake OpenAI, and the `serve`
 // process the test starts, kills and starts again — SIGKILLed after each test, the fakes closed
-// after the file; per backend, its data seeded with one clinic and its instance (cleaned up after
-// the block), and a lead of that clinic.
-import { afterAll, afterEach, beforeAll } from 'vitest';
+// after the file; the lead's message posted as the gateway would; per backend, its data seeded with
+// one clinic and its instance (cleaned up after the block), and a lead of that clinic.
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import type { Database } from '../../adapters/db/database.js';
 import type { Row } from '../../adapters/db/table-ops.js';
 import { FakeGateway } from '../fakes/fake-gateway.js';
 import { startFakeOpenAi, type FakeOpenAi } from '../fakes/fake-openai.js';
 import type { ServeProcess } from './cli.js';
 import { type FaultBackend, faultEnv, seedClinicWithInstance } from './fault-processes.js';
+import { leadTextEvent } from './uazapi-events.js';
 
 /** The suite's fakes (set before its first test) and its current `serve`, if any. */
 export interface KillSuiteFakes {
@@ -19,6 +20,8 @@ export interface KillSuiteFakes {
   serving: ServeProcess | undefined;
   /** The texts the gateway sent to `phone`, in order. */
   repliesTo(phone: string): string[];
+  /** Posts `text` from `phone` to the running `serve`'s /leadagent as the gateway would, and checks the answer is `queued`. */
+  sendLeadMessage(phone: string, text: string): Promise<void>;
 }
 
 /** Registers the hooks that start and stop the fakes of a file whose instance has `token` and number `clinicPhone`. */
@@ -26,6 +29,14 @@ export function useKillSuiteFakes(token: string, clinicPhone: string): KillSuite
   const fakes = {
     serving: undefined,
     repliesTo: (phone: string) => fakes.gateway.sent.filter((s) => s.number === phone).map((s) => s.text),
+    sendLeadMessage: async (phone: string, text: string) => {
+      const answer = await fetch(`${fakes.serving!.url}/leadagent`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(leadTextEvent({ phone, text, token, owner: clinicPhone })),
+      });
+      expect(await answer.json()).toEqual({ status: 'queued' });
+    },
   } as unknown as KillSuiteFakes;
   beforeAll(async () => {
     fakes.gateway = await new FakeGateway({ tokens: { [token]: clinicPhone } }).start();

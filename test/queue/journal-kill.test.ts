@@ -14,7 +14,6 @@ import { embeddedBackend, queueBackend } from '../helpers/fault-processes.js';
 import { insertSeededLead, useKillSuiteFakes, useSeededBackend } from '../helpers/kill-suite-fakes.js';
 import { redisProblem } from '../helpers/key-values.js';
 import { pollFor } from '../helpers/poll.js';
-import { leadTextEvent } from '../helpers/uazapi-events.js';
 
 const TOKEN = 'journal-kill-token';
 const CLINIC_PHONE = '5511912345555';
@@ -45,12 +44,7 @@ for (const [name, make, skip] of [
         fakes.openai.reset();
         fakes.openai.queueChat({ text: 'nunca enviada', delay_ms: 8000 });
         fakes.serving = await startServe([], seeded.env);
-        const answer = await fetch(`${fakes.serving.url}/leadagent`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify(leadTextEvent({ phone, text: 'Quero as lentes', token: TOKEN, owner: CLINIC_PHONE })),
-        });
-        expect(await answer.json()).toEqual({ status: 'queued' });
+        await fakes.sendLeadMessage(phone, 'Quero as lentes');
         await pollFor('the agent run to reach the model', async () => fakes.openai.chatRequests().length === 1, 30_000);
 
         // Between two entries: the lead's message is in memory, recorded only by a journal entry.

@@ -15,7 +15,6 @@ import { embeddedBackend, queueBackend } from '../helpers/fault-processes.js';
 import { insertSeededLead, useKillSuiteFakes, useSeededBackend } from '../helpers/kill-suite-fakes.js';
 import { redisProblem } from '../helpers/key-values.js';
 import { pollFor } from '../helpers/poll.js';
-import { leadTextEvent } from '../helpers/uazapi-events.js';
 
 const TOKEN = 'park-kill-token';
 const CLINIC_PHONE = '5511912346666';
@@ -48,12 +47,7 @@ for (const [name, make, skip] of [
         fakes.openai.reset();
         fakes.openai.queueChat({ text: 'Olá! Como posso ajudar?' });
         fakes.serving = await startServe([], seeded.env);
-        const answer = await fetch(`${fakes.serving.url}/leadagent`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify(leadTextEvent({ phone, text: 'Quero as lentes', token: TOKEN, owner: CLINIC_PHONE })),
-        });
-        expect(await answer.json()).toEqual({ status: 'queued' });
+        await fakes.sendLeadMessage(phone, 'Quero as lentes');
 
         // Parked: the row says waiting with its wake time; the steps are in the journal, not the row.
         let id = '';
