@@ -16,9 +16,9 @@
 // end while a write is under way (or in the same turn of the event loop) wait for it and then go in
 // one INSERT (up to ACTIVITY_ROWS_PER_INSERT rows a statement), so under load the overview costs one
 // statement per batch, not one per execution. A failed write is logged (warn) and its rows are lost:
-// an execution never fails because of the overview. Held rows of a
-// drive that never ends here (the process dies) are lost; at most MAX_HELD_EXECUTIONS executions are
-// held, none longer than MAX_HELD_MS.
+// an execution never fails because of the overview. Held rows of a drive that never ends here (the
+// process dies) are lost; at most MAX_HELD_EXECUTIONS executions are held, none longer than
+// MAX_HELD_MS.
 import type { AiCallEvent } from '../../adapters/ai/ai-service.js';
 import { ACTIVITY_ROWS_PER_INSERT, type ActivityEvent, ActivityStore } from '../../adapters/db/activity-store.js';
 import type { Database } from '../../adapters/db/database.js';

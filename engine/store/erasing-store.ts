@@ -19,11 +19,11 @@
 //    entry: the Erasure, the eraser's id and the ids of the executions it spared;
 //  - every write of a record with a final status reads the live entries (one small query, started
 //    after the write was asked for and shared by the final writes asked meanwhile: shared-reads.ts;
-//    writes of other statuses read nothing) and scrubs the record when an entry names it, or its parent or an
-//    ancestor: whatever it holds when the eraser is among them, else when it is the person's. The
-//    ledger is the truth: this holds for a write in any process, whatever its memory knows. Writes
-//    of other statuses are scrubbed by this process's memory only (for `ttlMs`): an execution
-//    resumed elsewhere may hold the person's data while it runs, never once it has ended;
+//    writes of other statuses read nothing) and scrubs the record when an entry names it, or its
+//    parent or an ancestor: whatever it holds when the eraser is among them, else when it is the
+//    person's. The ledger is the truth: this holds for a write in any process, whatever its memory
+//    knows. Writes of other statuses are scrubbed by this process's memory only (for `ttlMs`): an
+//    execution resumed elsewhere may hold the person's data while it runs, never once it has ended;
 //  - after such a write of an execution the entry names (and once when erasing), when every
 //    execution the entry names has ended (or is gone), their records are scrubbed once more where
 //    they still hold the person's data (a write that raced with the erasure) and the entry is

@@ -3,10 +3,10 @@
 // load many executions end at once; each of their writes needs the ledger as it is after the write was
 // asked for, not one read each.
 //
-// Contract: the promise `get()` returns settles as a read started after that call settles (its value,
-// or its error). A call while no read is under way starts one; a call while one is under way waits for
-// the next, which starts when the one under way settles and answers every call made meanwhile. At most
-// one read is under way at a time.
+// Contract: the promise `get()` returns settles with the outcome (value or error) of a read that
+// started after that call. A call while no read is under way starts one; a call while one is under
+// way waits for the next, which starts when the one under way settles and answers every call made
+// meanwhile. At most one read is under way at a time.
 
 /** Reads shared by the callers that ask at about the same time (see the file comment). */
 export class SharedReads<T> {
