@@ -55,6 +55,8 @@ export interface ExecutionStore {
    * outbound calls, vars, output, response, started and cancelled flows) is written. The driving
    * process reads the record back after writing it (executions with a key only) to stop. The
    * record's journal entries (appendJournal, park) are dropped in the same write: the record holds them.
+   * A record's `flow`, `parent_id`, `flow_version` and `created_at` are those it was inserted with
+   * (nothing changes them): a store may leave them out of the write.
    */
   update(record: ExecutionRecord): Promise<void>;
   /**

@@ -181,6 +181,34 @@ forEachDatabase('DbExecutionStore', (open) => {
     expect(await s.get('zzz')).toBeUndefined();
   });
 
+  it('update leaves the columns fixed at insert (flow, parent, flow version, created_at) as inserted: their indexes are not rewritten', async () => {
+    const s = store();
+    const r = rec('fixed', 'f', 'running', 0, { parent_id: 'p-1', flow_version: 'v1' });
+    await s.insert(r);
+    await s.update({
+      ...r,
+      flow: 'other',
+      parent_id: 'p-2',
+      flow_version: 'v2',
+      created_at: '2030-01-01T00:00:00.000Z',
+      status: 'success',
+      output: 7,
+      finished_at: '2025-01-01T00:00:09.000Z',
+      updated_at: '2025-01-01T00:00:09.000Z',
+    });
+    expect(await s.get('fixed')).toStrictEqual({
+      ...r,
+      status: 'success',
+      output: 7,
+      finished_at: '2025-01-01T00:00:09.000Z',
+      updated_at: '2025-01-01T00:00:09.000Z',
+    });
+    // A row not there is inserted whole, those columns included.
+    const absent = rec('absent', 'g', 'running', 3, { parent_id: 'p-3', flow_version: 'v3' });
+    await s.update(absent);
+    expect(await s.get('absent')).toStrictEqual(absent);
+  });
+
   it('lists newest first with limit (default 20) and flow/status filters; same-millisecond records newest-inserted first', async () => {
     const s = store();
     await s.insert(rec('b', 'intake', 'failed', 2000));

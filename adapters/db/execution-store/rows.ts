@@ -39,6 +39,12 @@ const MAX_LIST_LIMIT = 1000;
 const DAY_MS = 86_400_000;
 /** Columns a cancellation owns: a write of a cancelled execution keeps them (see `update`). */
 const CANCEL_COLUMNS = ['status', 'stop_reason', 'replaced_by', 'finished_at', 'wake_at', 'lease_owner', 'lease_until'];
+/**
+ * Columns fixed when an execution is inserted, which no write of it changes (ExecutionStore.update):
+ * `update` leaves them out of its SET, so the four indexes on them are not rewritten (on SQLite an
+ * UPDATE rewrites the entry of every index on a column it sets, changed or not). An insert writes them.
+ */
+const INSERTED_ONLY_COLUMNS = new Set(['flow', 'parent_id', 'flow_version', 'created_at']);
 
 /** The records and their journal (see the file comment); the contract of each method is ExecutionStore's. */
 export class ExecutionRows extends StorePart {
@@ -50,14 +56,17 @@ export class ExecutionRows extends StorePart {
    * Writes the record over its row and deletes its journal entries (it holds them), atomically: on
    * PostgreSQL the first statement (the DELETE in a WITH of the UPDATE, run whether or not the row
    * matched), on SQLite one transaction (sqlite-atomic.ts). A cancelled row keeps its cancellation
-   * (CANCEL_COLUMNS); a row not there is inserted.
+   * (CANCEL_COLUMNS); a row not there is inserted. The columns INSERTED_ONLY_COLUMNS are written
+   * only by that insert.
    */
   async update(record: ExecutionRecord): Promise<void> {
     const row = this.toRow(record);
-    // toRow's columns, `id` first: `values[0]` is the id, `values[1 + i]` the value of `changed[i]`.
+    // `id` first, then the columns an update sets: `values[0]` is the id, `values[1 + i]` the value
+    // of `changed[i]`; the insert of a row not there takes `columns` and `insertValues`.
     const columns = Object.keys(row);
-    const changed = columns.slice(1);
-    const values = Object.values(row);
+    const changed = columns.slice(1).filter((column) => !INSERTED_ONLY_COLUMNS.has(column));
+    const values = [row.id, ...changed.map((column) => row[column])];
+    const insertValues = Object.values(row);
     const shape = columns.join(',');
     /** The row was cancelled meanwhile: the write without CANCEL_COLUMNS, with its values. */
     const keepCancelled = (): [CompiledStatement, unknown[]] => {
@@ -70,13 +79,13 @@ export class ExecutionRows extends StorePart {
       );
       return [statement, [values[0], ...kept.map((column) => row[column])]];
     };
-    /** The row is not there (any more): inserted, or merged should it be back. */
+    /** The row is not there (any more): inserted, or merged should it be back (with `insertValues`). */
     const upsert = () =>
       this.statement(`store update-insert ${shape}`, (knex, value) =>
         knex(TABLE)
           .insert(standIns(columns, value))
           .onConflict('id')
-          .merge(standIns(changed, value, 1)),
+          .merge(standIns(columns.slice(1), value, 1)),
       );
     if (this.db.dialect === 'sqlite') {
       const dropJournal = this.statement('store drop-journal', (knex, value) =>
@@ -94,7 +103,7 @@ export class ExecutionRows extends StorePart {
         run(dropJournal, values);
         if (run(write, values) === 1) return;
         if (run(...keepCancelled()) === 1) return;
-        run(upsert(), values);
+        run(upsert(), insertValues);
       });
       return;
     }
@@ -110,7 +119,7 @@ export class ExecutionRows extends StorePart {
     );
     if (written.count === 1) return;
     if ((await runStatement(this.knex, ...keepCancelled())).count === 1) return;
-    await runStatement(this.knex, upsert(), values);
+    await runStatement(this.knex, upsert(), insertValues);
   }
 
   /**
