@@ -12,13 +12,15 @@
 //     FIRST_CONTACT_OUTPUT (intake's rule-1 figure), one `first_contact` row.
 // All rows of an execution get its clinic, the first of CLINIC_PATHS holding a whole number ≥ 1
 // (or a numeric string), else null.
-// Writes are queued one after another and never awaited by the engine: the rows of executions that
-// end while a write is under way (or in the same turn of the event loop) wait for it and then go in
-// one INSERT (up to ACTIVITY_ROWS_PER_INSERT rows a statement), so under load the overview costs one
-// statement per batch, not one per execution. A failed write is logged (warn) and its rows are lost:
-// an execution never fails because of the overview. Held rows of a drive that never ends here (the
-// process dies) are lost; at most MAX_HELD_EXECUTIONS executions are held, none longer than
-// MAX_HELD_MS.
+// Writes are queued one after another and never awaited by the engine. A write starts
+// ACTIVITY_BATCH_MS after the first of its rows came (or when the write before it ends, if later),
+// and the rows of every execution that ended meanwhile go with it in one INSERT (up to
+// ACTIVITY_ROWS_PER_INSERT rows a statement): under load the overview costs one statement per
+// batch, not one per execution, even on SQLite, whose writes finish before the next execution ends.
+// A failed write is logged (warn) and its rows are lost: an execution never fails because of the
+// overview. Rows not yet written when the process dies (held for a drive that never ended here, or
+// waiting out ACTIVITY_BATCH_MS) are lost; at most MAX_HELD_EXECUTIONS executions are held, none
+// longer than MAX_HELD_MS.
 import type { AiCallEvent } from '../../adapters/ai/ai-service.js';
 import { ACTIVITY_ROWS_PER_INSERT, type ActivityEvent, ActivityStore } from '../../adapters/db/activity-store.js';
 import type { Database } from '../../adapters/db/database.js';
@@ -42,6 +44,8 @@ export const CLINIC_PATHS: ReadonlyArray<readonly string[]> = [
 export const MAX_HELD_EXECUTIONS = 10_000;
 /** Held rows older than this are dropped (a drive that ended elsewhere or never), ms: 6 hours. */
 export const MAX_HELD_MS = 6 * 3_600_000;
+/** How long the first row of a write waits for others before the write starts, ms (see the header). */
+export const ACTIVITY_BATCH_MS = 50;
 /** Most rows held for one execution (a loop of AI calls), beyond which more are dropped. */
 const MAX_HELD_PER_EXECUTION = 1_000;
 
@@ -177,14 +181,15 @@ export class ActivityRecorder {
     if (entry.events.length < MAX_HELD_PER_EXECUTION) entry.events.push(event);
   }
 
-  /** Adds the rows to the next write, queuing it after the one under way when none is queued yet (see the header). */
+  /** Adds the rows to the next write, queuing it ACTIVITY_BATCH_MS from now, after the one under way, when none is queued yet (see the header). */
   private write(events: ActivityEvent[]): void {
     const store = this.store;
     if (!store) return;
     this.pending.push(...events);
     if (this.batchQueued) return;
     this.batchQueued = true;
-    this.writing = this.writing.then(async () => {
+    const gathered = new Promise<void>((resolve) => setTimeout(resolve, ACTIVITY_BATCH_MS));
+    this.writing = Promise.all([this.writing, gathered]).then(async () => {
       this.batchQueued = false;
       const rows = this.pending.splice(0);
       for (let i = 0; i < rows.length; i += ACTIVITY_ROWS_PER_INSERT) await this.insert(store, rows.slice(i, i + ACTIVITY_ROWS_PER_INSERT));
