@@ -179,7 +179,7 @@ function sameRowParts(record: ExecutionRecord, saved: Map<string, unknown>): boo
  * final status, which are shared — the run never changes a finished step record (ExecutionRun), and
  * stores and erasures read an entry's step records or copy them, never change them in place.
  */
-function copyOfEntry(entry: JournalEntry): JournalEntry {
+export function copyOfEntry(entry: JournalEntry): JournalEntry {
   const { steps, ...rest } = entry;
   const copy = cloneJson(rest) as JournalEntry;
   copy.steps = steps.map((step) => (isFinishedStep(step) ? step : cloneJson(step)));

@@ -2,7 +2,7 @@ import { cloneJson } from '../run/clone-json.js';
 import { isFinalStatus } from '../statuses.js';
 import type { ExecutionRecord, ExecutionStatus } from '../types.js';
 import { type ExecutionSummary, summaryOfRecord } from './execution-summary.js';
-import { applyJournal, type JournalEntry } from './journal.js';
+import { applyJournal, copyOfEntry, type JournalEntry } from './journal.js';
 import type {
   CancelledFrom,
   ClaimResult,
@@ -88,11 +88,15 @@ export class MemoryExecutionStore implements ExecutionStore, PayloadEraser {
     return out;
   }
 
-  /** Applied to the stored copy at once (this store keeps no separate journal). */
+  /**
+   * Applied to the stored copy at once (this store keeps no separate journal), as a copy of the entry
+   * but for its finished step records, which are kept as they are (copyOfEntry: nothing changes a
+   * finished step record in place; `get` hands out copies).
+   */
   async appendJournal(entry: JournalEntry): Promise<ExecutionStatus | undefined> {
     const stored = this.records.get(entry.id);
     if (!stored) return undefined;
-    applyJournal(stored, [cloneJson(entry)]);
+    applyJournal(stored, [copyOfEntry(entry)]);
     return stored.status;
   }
 
@@ -100,7 +104,7 @@ export class MemoryExecutionStore implements ExecutionStore, PayloadEraser {
   async park(entry: JournalEntry, wake: ParkedState): Promise<boolean> {
     const stored = this.records.get(entry.id);
     if (!stored) return false;
-    applyJournal(stored, [cloneJson(entry)]);
+    applyJournal(stored, [copyOfEntry(entry)]);
     if (stored.status === 'cancelled') return true;
     stored.status = 'waiting';
     if (wake.wake_at === null) delete stored.wake_at;
