@@ -73,6 +73,14 @@ export interface StartOptions {
   key?: string;
   /** Id of the new execution (a UUID). Default: a new one. */
   id?: string;
+  /**
+   * The record is written by the drive's first write instead of before the drive (run-saves.ts):
+   * before its first step that is not read-only, before a respond step's answer is handed on, or,
+   * when the drive walks read-only steps only, once as it ends. For a caller that tells no one the
+   * execution id before its answer (a webhook answered by a respond step). Ignored in queue mode,
+   * with a key, a parent, a dry run or mocks. Default false.
+   */
+  deferInsert?: boolean;
 }
 
 /**
@@ -97,4 +105,9 @@ export interface ExecutionHandle {
   responded: Promise<WebhookResponse | undefined>;
   /** Executions of the same flow and key this start cancelled (empty without a key). */
   replaced: string[];
+  /**
+   * Resolves once the record is in the store: at once, but for a deferred start (`deferInsert`)
+   * not written yet, which is then written now. Rejects when it cannot be. Absent: stored already.
+   */
+  stored?: () => Promise<void>;
 }

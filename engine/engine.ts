@@ -205,6 +205,7 @@ export class Engine {
   /**
    * Validates the input, records a new execution and starts driving it (not awaited). In queue mode
    * (without parent, dry run or mocks) it is recorded as due and left to whichever process takes it.
+   * With `deferInsert` (see StartOptions) it is recorded by the drive's first write instead.
    * With a key (`options.key`, or the flow's `concurrency.key`), the flow's running or waiting
    * execution of that key is cancelled in the same step as the new one is recorded (`replaced`).
    * Throws when the flow is unknown, InputValidationError when the body fails the flow's input
@@ -219,6 +220,13 @@ export class Engine {
       const replaced = await this.insertNew(record);
       this.scheduler.schedule(record.id, record.wake_at);
       return { id: record.id, record, replaced, ...watchStored(this.store, record.id, this.abort.signal) };
+    }
+    if (options.deferInsert && record.concurrency_key === undefined && !options.parentId && !options.dryRun && !options.mocks) {
+      const responded = this.waiters.response(record.id);
+      // Rejects when the record cannot be stored (EndWaiters.failed): never unhandled, whoever awaits it.
+      responded.catch(() => undefined);
+      const settled = this.drives.drive(cloneJson(record), true);
+      return { id: record.id, record, settled, responded, replaced: [], stored: () => this.drives.stored(record.id) };
     }
     const replaced = await this.insertNew(record, this.leases.fresh());
     if (options.mocks) this.drives.setMocks(record.id, options.mocks);

@@ -58,6 +58,11 @@ export class Drives {
    * step, whether or not they have a key. Emptied as their drives end.
    */
   private readonly cancelNoticed = new Set<string>();
+  /**
+   * Executions driven here whose record is not stored yet (a deferred start, Engine.start
+   * `deferInsert`): their run once it is made (null before), until their first write or their end.
+   */
+  private readonly unstored = new Map<string, ExecutionRun | null>();
   /** What every drive's ExecutionRun is given (runHost), made at the first drive. */
   private sharedRunHost: RunHost | undefined;
   /** These drives as take-over and the sweep see them. */
@@ -134,17 +139,23 @@ export class Drives {
     return this.drive(claimed.record);
   }
 
-  /** Drives a record claimed for this process, its lease kept renewed meanwhile; resolves when the drive ends. */
-  drive(record: ExecutionRecord): Promise<ExecutionRecord> {
+  /**
+   * Drives a record claimed for this process, its lease kept renewed meanwhile; resolves when the
+   * drive ends. With `unstored`, the record is not in the store yet: the drive's first write inserts
+   * it (run-saves.ts), and a failure to store it is told to whoever awaits its answer.
+   */
+  drive(record: ExecutionRecord, unstored = false): Promise<ExecutionRecord> {
+    if (unstored) this.unstored.set(record.id, null);
     const stopRenewal = this.host.leases.keepRenewed(
       this.host.store,
       record,
       this.host.logger,
-      () => this.active.has(record.id),
+      () => this.active.has(record.id) && !this.isUnstored(record.id),
       () => this.cancelNoticed.add(record.id),
     );
     const promise = this.driveOnce(record).finally(() => {
       stopRenewal();
+      this.unstored.delete(record.id);
       this.active.delete(record.id);
       this.cancelNoticed.delete(record.id);
       if (this.wakeRequested.delete(record.id) && !this.host.signal.aborted) void this.resume(record.id);
@@ -166,6 +177,7 @@ export class Drives {
   /** One drive: marks the record running, walks its steps on its own flow version, and stores where it ended (finish). */
   private async driveOnce(record: ExecutionRecord): Promise<ExecutionRecord> {
     const pinned = await this.host.versions.flowFor(record, this.host.flow(record.flow));
+    const unstored = this.unstored.has(record.id);
     const startedAt = performance.now();
     record.status = 'running';
     const wakeAt = record.wake_at;
@@ -179,7 +191,9 @@ export class Drives {
       return this.finish(record, startedAt);
     }
     const flow = pinned.flow;
-    const run = new ExecutionRun(this.runHost(record), flow, record, this.host.flowEnv(flow));
+    const insert = unstored ? (r: ExecutionRecord) => this.host.store.insertLeased(r, this.host.leases.fresh()) : undefined;
+    const run = new ExecutionRun(this.runHost(record), flow, record, this.host.flowEnv(flow), insert);
+    if (unstored) this.unstored.set(record.id, run);
     try {
       record.output = await run.run();
       record.status = 'success';
@@ -197,9 +211,44 @@ export class Drives {
    * anything else, or a park that found no row, writes it whole (ExecutionStore.update).
    */
   private async store(record: ExecutionRecord, run: ExecutionRun | undefined): Promise<void> {
+    if (this.isUnstored(record.id)) return this.insertFinal(record);
     const entry = record.status === 'waiting' ? run?.parkEntry(record.updated_at) : undefined;
     if (entry && (await this.host.store.park(entry, { wake_at: record.wake_at ?? null, updated_at: record.updated_at }))) return;
     await this.host.store.update(record);
+  }
+
+  /**
+   * The end of a drive whose record was never stored: it is inserted as it ended, in one write, and
+   * a respond step's answer held meanwhile is handed on; when that fails, whoever awaits the answer
+   * is told (EndWaiters.failed) and the drive rejects.
+   */
+  private async insertFinal(record: ExecutionRecord): Promise<void> {
+    try {
+      await this.host.store.insert(record);
+    } catch (err) {
+      this.host.waiters.failed(record.id, err);
+      throw err;
+    }
+    this.unstored.delete(record.id);
+    if (record.response) this.host.waiters.respond(record.id, record.response);
+  }
+
+  /**
+   * Resolves once execution `id`'s record is in the store: at once unless it is a deferred start
+   * driven here and not written yet, which is then inserted now (RunSaves.store). Rejects when that
+   * insert fails.
+   */
+  async stored(id: string): Promise<void> {
+    if (!this.isUnstored(id)) return;
+    const run = this.unstored.get(id);
+    if (run) return run.saves.store();
+    // The run is not made yet (its flow version is being read): its drive ends with the record stored, or rejects.
+    await this.active.get(id);
+  }
+
+  /** Whether `id` is a deferred start driven here whose record is not written yet. */
+  private isUnstored(id: string): boolean {
+    return this.unstored.has(id) && this.unstored.get(id)?.saves.stored !== true;
   }
 
   /** What an ExecutionRun of `record` is given: node types, services, and the engine's hooks (the same for every drive but the mocks). */

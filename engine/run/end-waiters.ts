@@ -11,14 +11,14 @@ import type { ExecutionRecord } from '../types.js';
  * the final record; the parent, if any, is scheduled now.
  */
 export class EndWaiters {
-  private readonly responders = new Map<string, (r: WebhookResponse | undefined) => void>();
+  private readonly responders = new Map<string, { resolve: (r: WebhookResponse | undefined) => void; reject: (err: unknown) => void }>();
   private readonly finishers = new Map<string, Array<(r: ExecutionRecord) => void>>();
 
   constructor(private readonly scheduler: Scheduler) {}
 
   /** Resolves with the webhook answer of `id` (respond), or undefined when it ends without one (ended). */
   response(id: string): Promise<WebhookResponse | undefined> {
-    return new Promise((resolve) => this.responders.set(id, resolve));
+    return new Promise((resolve, reject) => this.responders.set(id, { resolve, reject }));
   }
 
   /** Calls `resolve` with a copy of the record when `id` ends (ended). */
@@ -30,7 +30,13 @@ export class EndWaiters {
 
   /** A respond step of `id` answered `response`: its responder is told (once). */
   respond(id: string, response: WebhookResponse | undefined): void {
-    this.responders.get(id)?.(response);
+    this.responders.get(id)?.resolve(response);
+    this.responders.delete(id);
+  }
+
+  /** The record of `id` could not be stored (a deferred start, drives.ts): its responder's promise rejects with `err` (once). */
+  failed(id: string, err: unknown): void {
+    this.responders.get(id)?.reject(err);
     this.responders.delete(id);
   }
 

@@ -21,7 +21,8 @@
 //                crash is harmless. With a store that keeps a journal (ExecutionStore.appendJournal), a
 //                save appends what changed since the previous one (engine/store/journal.ts), not the
 //                whole record; the engine writes the whole record when the drive ends (a wait: one
-//                last entry and the wake time, ExecutionStore.park).
+//                last entry and the wake time, ExecutionStore.park). A record not stored yet (a
+//                deferred start) is inserted by its drive's first write instead (run-saves.ts).
 // Cancellation: an execution can be cancelled in the store by any process. Its saves keep what the
 // step recorded (the store keeps the cancellation, ExecutionStore.update). For an execution with a
 // key, after each save the run reads the status back (RunHost.isCancelled) and throws a CancelSignal
@@ -48,7 +49,7 @@ import { isoNow } from './iso-now.js';
 import { containsMasked, maskSecrets } from './mask-secrets.js';
 import { retryDelay, sleep } from './retry.js';
 import { mockedOutput, type RunHost } from './run-host.js';
-import { RunSaves } from './run-saves.js';
+import { type PendingInsert, RunSaves } from './run-saves.js';
 import { type RunScope, scopeView, topScope } from './run-scope.js';
 import { StepContext, type StepDrive } from './step-context.js';
 import { buildStepDrive } from './step-drive.js';
@@ -86,8 +87,8 @@ export class ExecutionRun {
   /** Resolved params of steps run in this drive, unmasked (never persisted). */
   private readonly liveParams = new Map<string, JsonValue>();
   private stepRuns = 0;
-  /** The saves of this drive and the cancel they found (run-saves.ts). */
-  private readonly saves: RunSaves;
+  /** The saves of this drive, the cancel they found and whether the record is stored yet (run-saves.ts). */
+  readonly saves: RunSaves;
   /** What the contexts of this drive's steps share (step-context.ts). */
   private readonly drive: StepDrive<RunScope>;
   /** `execution` as expressions see it (the same for every step of the drive). */
@@ -100,15 +101,16 @@ export class ExecutionRun {
     private readonly flow: LoadedFlow,
     readonly record: ExecutionRecord,
     private readonly env: Record<string, JsonValue>,
+    pendingInsert?: PendingInsert,
   ) {
-    this.saves = new RunSaves(host, record);
+    this.saves = new RunSaves(host, record, pendingInsert);
     for (const step of record.steps) {
       this.memo.set(step.key, step);
       if (step.status === 'success' && !step.key.includes('/')) this.outputs[step.id] = step.output ?? null;
     }
     this.executionInfo = { id: record.id, flow: record.flow, started_at: record.created_at };
     this.debugSteps = host.logger.isLevelEnabled?.('debug') ?? true;
-    this.drive = buildStepDrive(host, record, flow.name, { runList: (list, scope) => this.runList(list, scope), save: () => this.save() });
+    this.drive = buildStepDrive(host, record, flow.name, (list, scope) => this.runList(list, scope), this.saves);
   }
 
   /** Runs the flow's top-level steps; throws SuspendSignal, StopSignal or StepFailedError. Returns the flow output. */
@@ -149,11 +151,6 @@ export class ExecutionRun {
     };
   }
 
-  /** Queues a save of the record (RunSaves.save); resolves once it and every earlier one is written. */
-  private save(): Promise<void> {
-    return this.saves.save();
-  }
-
   /** The end of a step: its debug line and the observer's stepEnded (step-log.ts). */
   private logStep(record: StepRecord): void {
     logStepEnd(this.host.logger, this.host.observer, this.debugSteps, this.record, this.flow.name, record);
@@ -190,7 +187,7 @@ export class ExecutionRun {
     if (++this.stepRuns > MAX_STEP_RUNS) throw new Error(`more than ${MAX_STEP_RUNS} step runs in one execution (goto loop?)`);
     const def = this.host.registry.get(step.type);
     if (!def) throw new Error(`unknown node type "${step.type}"`);
-    const asking = this.saves.throwIfCancelled();
+    const asking = this.saves.beforeStep(def.readOnly === true);
     if (asking) await asking;
     const record = previous ?? this.openStepRecord(step, key);
     for (;;) {
@@ -215,7 +212,7 @@ export class ExecutionRun {
       const output = replaced ? replaced.output : await this.invoke(step, scope, def, record, params);
       this.recordOutput(step, scope, record, output, started, produced);
       // 7. Read-only and repeatable steps are stored with the next step that is neither (or the wait, or the end).
-      if (!this.deferSave(def, params) || this.host.mocks?.[step.id]) await this.save();
+      if (!this.deferSave(def, params) || this.host.mocks?.[step.id]) await this.saves.save();
       else this.saves.markUnchecked();
       return NEXT;
     } catch (err) {
@@ -345,7 +342,7 @@ export class ExecutionRun {
       record.status = 'error';
       record.error = { ...err.detail, message: `step "${err.stepId}": ${err.detail.message}` };
       this.logStep(record);
-      await this.save();
+      await this.saves.save();
       if (step.on_error === 'fail') throw err;
       return this.afterFailure(step, scope, record, produced);
     }
@@ -353,7 +350,7 @@ export class ExecutionRun {
     if (await this.retry(step, scope, record, err)) return { kind: 'retry' };
     record.status = 'error';
     this.logStep(record);
-    await this.save();
+    await this.saves.save();
     return this.afterFailure(step, scope, record, produced);
   }
 

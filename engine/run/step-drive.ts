@@ -9,12 +9,15 @@ import type { RunHost } from './run-host.js';
 import { childScope, type RunScope } from './run-scope.js';
 import type { StepDrive } from './step-context.js';
 
-/** What the run does itself for its steps' contexts. */
-export interface DriveWalk {
-  /** Runs a step list in `scope`; resolves to the outputs it produced. */
-  runList(list: LoadedStep[], scope: RunScope): Promise<Record<string, JsonValue>>;
+/** Runs a step list in `scope` for the run; resolves to the outputs it produced. */
+export type RunList = (list: LoadedStep[], scope: RunScope) => Promise<Record<string, JsonValue>>;
+
+/** The saves of the run (RunSaves), as its steps' contexts use them. */
+export interface DriveSaves {
   /** Queues a save of the record; resolves once it (and every earlier one) is written. */
   save(): Promise<void>;
+  /** A respond step answered (record.response is set): the answer is handed on (RunSaves.answered). */
+  answered(): void;
 }
 
 /** NodeContext.startFlow: the host starts it (a dry run only resolves its key); recorded in `started_flows`. */
@@ -60,7 +63,13 @@ async function cancelFlow(
  * a copy of the host's, one object per drive, so what nodes derive from it (nodes/services.ts) is
  * built once per drive too. startFlow, cancelFlow and interruptedPeersUntil are there when the host has them.
  */
-export function buildStepDrive(host: RunHost, record: ExecutionRecord, flow: string, walk: DriveWalk): StepDrive<RunScope> {
+export function buildStepDrive(
+  host: RunHost,
+  record: ExecutionRecord,
+  flow: string,
+  runList: RunList,
+  saves: DriveSaves,
+): StepDrive<RunScope> {
   return {
     record,
     flow,
@@ -69,14 +78,14 @@ export function buildStepDrive(host: RunHost, record: ExecutionRecord, flow: str
     runChildren: async (step, scope, slot, bindings, scopeKey) => {
       const list = step.children[slot];
       if (!list) throw new Error(`step "${step.id}" has no child list "${slot}"`);
-      return walk.runList(list, childScope(step, scope, bindings, scopeKey));
+      return runList(list, childScope(step, scope, bindings, scopeKey));
     },
-    save: () => walk.save(),
+    save: () => saves.save(),
     respond: (status, body, headers) => {
       if (record.response) throw new Error('the webhook was already answered by an earlier respond step');
       record.response = { status, body, ...(headers ? { headers } : {}) };
-      host.respond(record);
-      if (host.saveResponses) void walk.save();
+      saves.answered();
+      if (host.saveResponses) void saves.save();
     },
     callFlow: (stepKey, name, input, state) => host.callFlow(record, stepKey, name, input, state),
     ...(host.startFlow

@@ -235,9 +235,12 @@ export function startExecution(deps: WebhookPipelineDeps): RequestHandler {
     );
     const query = Object.fromEntries(Object.entries(req.query).map(([k, v]) => [k, String(v)]));
     call.handles = [];
+    // One execution answered by its respond step: no one learns its id before the answer, which waits
+    // for its record (StartOptions.deferInsert), so the record is written with the drive's first write.
+    const deferInsert = call.grants!.length === 1 && call.flow.trigger.webhook!.respond.mode !== 'immediately';
     try {
       for (const { body, auth } of call.grants!)
-        call.handles.push(await deps.engine.start(call.flow.name, { body, headers, query, ...(auth ? { auth } : {}) }));
+        call.handles.push(await deps.engine.start(call.flow.name, { body, headers, query, ...(auth ? { auth } : {}) }, { deferInsert }));
     } catch (err) {
       // Only before the first start (a reload changed the input schema meanwhile): nothing recorded.
       if (err instanceof InputValidationError && call.handles.length === 0) return sendError(res, 422, 'invalid input', err.details);
@@ -273,6 +276,8 @@ export function answerWebhook(deps: WebhookPipelineDeps): RequestHandler {
     const answer = await Promise.race([handle!.responded, timeout]);
     clearTimeout(timer);
     if (answer === 'timeout') {
+      // Either answer tells the caller the execution is under way: it is on record first.
+      await handle!.stored?.();
       if (respond.late) res.status(respond.late.status).json(respond.late.body);
       else res.status(202).json({ execution_id: handle!.id, status: 'running' });
     } else if (answer) {

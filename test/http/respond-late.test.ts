@@ -11,7 +11,8 @@ import { loadFlowDirectory } from '../../engine/load/loader.js';
 import { silentLogger } from '../../engine/logger.js';
 import { WebhookAuthModes } from '../../engine/triggers/auth-modes.js';
 import { buildWebhookApp } from '../../engine/triggers/webhook-app.js';
-import type { LoadedFlow } from '../../engine/types.js';
+import { Type } from '@sinclair/typebox';
+import { defineNode, type LoadedFlow, type NodeDefinition } from '../../engine/types.js';
 import { defaultRegistry } from '../../nodes/index.js';
 import { loadFlow } from '../helpers/run-flow.js';
 
@@ -40,8 +41,8 @@ afterEach(async () => {
   open = undefined;
 });
 
-async function serve(flows: LoadedFlow[]): Promise<string> {
-  const engine = new Engine({ registry: defaultRegistry(), flows: new Map(flows.map((f) => [f.name, f])) });
+async function serve(flows: LoadedFlow[], registry = defaultRegistry()): Promise<string> {
+  const engine = new Engine({ registry, flows: new Map(flows.map((f) => [f.name, f])) });
   await engine.startScheduler();
   const app = buildWebhookApp({ engine, logger: silentLogger, authModes: new WebhookAuthModes([]) });
   const server = await new Promise<Server>((resolve) => {
@@ -72,6 +73,47 @@ it("answers the trigger's late answer when the respond step comes after timeout_
   const engine = open!.engine;
   const late = (await engine.store.list({ limit: 10 })).find((r) => r.flow === 'late')!;
   expect((await engine.waitForEnd(late.id)).status).toBe('success');
+});
+
+/** `test.slow-read`: a read-only step that takes `ms`. */
+const slowRead = defineNode({
+  type: 'test.slow-read',
+  description: 'A read-only step that takes a while.',
+  readOnly: true,
+  params: Type.Object({ ms: Type.Integer() }),
+  output: { description: '{}' },
+  examples: [],
+  async run(params) {
+    await new Promise((resolve) => setTimeout(resolve, params.ms));
+    return {};
+  },
+}) as unknown as NodeDefinition;
+
+it('a late answer goes out once the execution is on record, though only read-only steps ran so far (its record waits for its first write)', async () => {
+  const registry = defaultRegistry().register(slowRead);
+  const url = await serve(
+    [
+      loadFlow(
+        `
+name: reading
+trigger: { webhook: { path: /reading, auth: none, respond: { mode: step, timeout_ms: 50 } } }
+steps:
+  - { id: slow, type: test.slow-read, params: { ms: 400 } }
+  - { id: answer, type: respond, params: { status: 200, body: { status: answered } } }
+`,
+        registry,
+      ),
+    ],
+    registry,
+  );
+  const late = await post(`${url}/reading`);
+  expect(late).toEqual({ status: 202, json: { execution_id: expect.any(String), status: 'running' } });
+  const engine = open!.engine;
+  const id = late.json.execution_id as string;
+  const stored = await engine.store.get(id);
+  expect(stored?.status).toBe('running');
+  expect(stored?.steps.map((s) => [s.key, s.status])).toEqual([['slow', 'running']]);
+  expect((await engine.waitForEnd(id)).status).toBe('success');
 });
 
 it("the shipped agent flow's late answer is CONTRACT §4's 200 {status: queued}", () => {
