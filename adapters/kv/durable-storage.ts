@@ -7,6 +7,8 @@
 //     (atomic on its own: no BEGIN/COMMIT around it), a flush of several is one transaction.
 //   - one process per database (as the embedded mode is): nothing re-reads rows written by another.
 import type { Knex } from 'knex';
+import { StatementCache } from '../db/compiled-statements.js';
+import { runStatement } from '../db/run-statement.js';
 import type { BufferEntry } from './key-value.js';
 import { MemoryKeyValueStorage, type Slot } from './memory-key-value.js';
 
@@ -40,14 +42,30 @@ interface SlotWrite {
 
 /**
  * The upsert of one slot, the same text on SQLite and PostgreSQL (both have `ON CONFLICT … DO
- * UPDATE`), sent as it is: no query builder per write, and one prepared statement on SQLite.
+ * UPDATE`), compiled once (SlotStatements): no query builder per write, and one prepared statement on SQLite.
  */
 const UPSERT = `insert into "${TABLE}" ("key", "slot", "expires_at") values (?, ?, ?) on conflict ("key") do update set "slot" = excluded."slot", "expires_at" = excluded."expires_at"`;
 const DELETE = `delete from "${TABLE}" where "key" = ?`;
 
-async function writeSlot(knex: Knex | Knex.Transaction, w: SlotWrite): Promise<void> {
-  if (w.stored === null) await knex.raw(DELETE, [w.key]);
-  else await knex.raw(UPSERT, [w.key, w.stored, w.expiresAt]);
+/** The two statements, compiled once per storage (run-statement.ts: no knex runner per write). */
+class SlotStatements {
+  private readonly cache = new StatementCache(2);
+
+  /** Writes `w` on `knex` (the storage's, or a transaction). */
+  async write(knex: Knex | Knex.Transaction, w: SlotWrite): Promise<void> {
+    if (w.stored === null)
+      await runStatement(
+        knex,
+        this.cache.get('kv delete', (v) => knex.raw(DELETE, [v(0)])),
+        [w.key],
+      );
+    else
+      await runStatement(
+        knex,
+        this.cache.get('kv upsert', (v) => knex.raw(UPSERT, [v(0), v(1), v(2)])),
+        [w.key, w.stored, w.expiresAt],
+      );
+  }
 }
 
 /**
@@ -59,6 +77,7 @@ export class DurableKeyValueStorage extends MemoryKeyValueStorage {
   private pending = new Map<string, Slot | null>();
   private writing: Promise<void> = Promise.resolve();
   private loading = false;
+  private readonly statements = new SlotStatements();
 
   constructor(private readonly knex: Knex) {
     super();
@@ -103,9 +122,9 @@ export class DurableKeyValueStorage extends MemoryKeyValueStorage {
         .catch(() => undefined)
         .then(() =>
           writes.length === 1
-            ? writeSlot(this.knex, writes[0]!)
+            ? this.statements.write(this.knex, writes[0]!)
             : this.knex.transaction(async (trx) => {
-                for (const w of writes) await writeSlot(trx, w);
+                for (const w of writes) await this.statements.write(trx, w);
               }),
         );
     }

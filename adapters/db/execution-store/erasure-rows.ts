@@ -150,10 +150,16 @@ export class ErasureRows extends FlowVersionRows {
   }
 
   async liveErasures(now: number): Promise<ErasureEntry[]> {
-    const rows = (await this.knex(ERASURES)
-      .where('expires_at', '>', now)
-      .orderBy([{ column: 'created_at' }, { column: 'id' }])
-      .select('*')) as DbRow[];
+    // Compiled once: every final write of an execution reads the ledger (engine/store/erasures.ts).
+    const { rows } = (await this.run(
+      'store live-erasures',
+      (knex, value) =>
+        knex(ERASURES)
+          .where('expires_at', '>', value(0))
+          .orderBy([{ column: 'created_at' }, { column: 'id' }])
+          .select('*'),
+      [now],
+    )) as { rows: DbRow[] };
     return rows.map((row) => ({
       id: String(row.id),
       erasure: parse<Erasure>(row.erasure, { needles: [], replace: [] }),
