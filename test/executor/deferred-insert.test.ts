@@ -12,6 +12,7 @@ import { MemoryExecutionStore } from '../../engine/store/memory-store.js';
 import { defineNode, type ExecutionRecord, type NodeDefinition } from '../../engine/types.js';
 import { coreNodes } from '../../nodes/index.js';
 import { makeEngine, shutdownEngines, waitForEnd } from '../helpers/run-flow.js';
+import { slowReadNode } from '../helpers/slow-read-node.js';
 
 afterEach(async () => {
   await shutdownEngines();
@@ -66,20 +67,6 @@ function effectNode(
     },
   }) as unknown as NodeDefinition;
 }
-
-/** `test.slow`: read-only, resolves after `ms`. */
-const slowNode = defineNode({
-  type: 'test.slow',
-  description: 'A read-only step that takes a while.',
-  readOnly: true,
-  params: Type.Object({ ms: Type.Integer() }),
-  output: { description: '{}' },
-  examples: [],
-  async run(params) {
-    await new Promise((resolve) => setTimeout(resolve, params.ms));
-    return {};
-  },
-}) as unknown as NodeDefinition;
 
 const READ_ONLY = `
 name: lookup
@@ -157,13 +144,13 @@ describe('deferInsert', () => {
 
   it('stored() writes the record now while a read-only step runs; the drive then goes on with the journal', async () => {
     const store = new WriteLog();
-    const registry = new NodeRegistry([...coreNodes, slowNode]);
+    const registry = new NodeRegistry([...coreNodes, slowReadNode]);
     const engine = makeEngine(
       `
 name: slow
 steps:
   - { id: a, type: set, params: { values: { x: 1 } } }
-  - { id: wait, type: test.slow, params: { ms: 200 } }
+  - { id: wait, type: test.slow-read, params: { ms: 200 } }
   - { id: answer, type: respond, params: { status: 200, body: {} } }
 `,
       { store, registry },

@@ -11,10 +11,10 @@ import { loadFlowDirectory } from '../../engine/load/loader.js';
 import { silentLogger } from '../../engine/logger.js';
 import { WebhookAuthModes } from '../../engine/triggers/auth-modes.js';
 import { buildWebhookApp } from '../../engine/triggers/webhook-app.js';
-import { Type } from '@sinclair/typebox';
-import { defineNode, type LoadedFlow, type NodeDefinition } from '../../engine/types.js';
+import type { LoadedFlow } from '../../engine/types.js';
 import { defaultRegistry } from '../../nodes/index.js';
 import { loadFlow } from '../helpers/run-flow.js';
+import { slowReadNode } from '../helpers/slow-read-node.js';
 
 /** A flow answering at a respond step that comes after a wait of `waitMs`. */
 const flow = (name: string, respond: string, waitMs: number) => `
@@ -75,22 +75,8 @@ it("answers the trigger's late answer when the respond step comes after timeout_
   expect((await engine.waitForEnd(late.id)).status).toBe('success');
 });
 
-/** `test.slow-read`: a read-only step that takes `ms`. */
-const slowRead = defineNode({
-  type: 'test.slow-read',
-  description: 'A read-only step that takes a while.',
-  readOnly: true,
-  params: Type.Object({ ms: Type.Integer() }),
-  output: { description: '{}' },
-  examples: [],
-  async run(params) {
-    await new Promise((resolve) => setTimeout(resolve, params.ms));
-    return {};
-  },
-}) as unknown as NodeDefinition;
-
 it('a late answer goes out once the execution is on record, though only read-only steps ran so far (its record waits for its first write)', async () => {
-  const registry = defaultRegistry().register(slowRead);
+  const registry = defaultRegistry().register(slowReadNode);
   const url = await serve(
     [
       loadFlow(
