@@ -96,6 +96,21 @@ forEachDatabase('DbExecutionStore', (open) => {
     await expectCancelByKeyRemembersWho(store());
   });
 
+  it('cancelByKey with a canceller and nothing to cancel writes nothing: one statement, a read (PostgreSQL: its one statement)', async () => {
+    const s = store();
+    await s.insert(rec('done', 'followup', 'success', 0, { concurrency_key: 'lead-1' }));
+    const ran: string[] = [];
+    const onQuery = (q: { sql: string }) => void ran.push(q.sql.trim().split(/\s+/)[0]!.toLowerCase());
+    t.current.db.knex.on('query', onQuery);
+    try {
+      expect(await s.cancelByKey('followup', 'lead-1', 'a new message', 'agent-1')).toEqual([]);
+    } finally {
+      t.current.db.knex.off('query', onQuery);
+    }
+    expect(ran).toEqual([t.current.db.dialect === 'sqlite' ? 'select' : 'with']);
+    expect((await s.get('done'))?.status).toBe('success');
+  });
+
   it('journal: a drive saved entry by entry reads back as the live record; a cancel is kept; the whole write replaces it and drops the entries', async () => {
     await expectJournalContract(store());
     const rows = await t.current.db.knex('execution_journal').where({ execution_id: 'j1' }).count({ n: '*' });

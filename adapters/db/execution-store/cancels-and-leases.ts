@@ -53,14 +53,20 @@ export class CancelsAndLeases extends ExecutionRows {
   /**
    * One UPDATE (atomic against a claim of the same row); with `by`, on PostgreSQL in one statement
    * with the look for what `by` cancelled before (which sees the rows as they were before the UPDATE,
-   * so none is listed twice), on SQLite that look follows when the UPDATE changed nothing.
+   * so none is listed twice). On SQLite, with `by`, that look comes first, in one read that also
+   * finds the unfinished rows: the UPDATE runs only when there are some (most calls find none, and
+   * then take no write lock).
    */
   async cancelByKey(flow: string, key: string, reason: string, by?: string): Promise<string[]> {
     if (by === undefined) return this.cancelUnfinished(this.knex, flow, key, reason);
     if (this.db.dialect === 'sqlite') {
-      const ids = await this.cancelUnfinished(this.knex, flow, key, reason, undefined, undefined, by);
-      if (ids.length > 0) return ids;
-      return this.cancelledBefore(flow, key, by);
+      const seen = await this.unfinishedOrCancelledBy(flow, key, by);
+      if (seen.some((r) => r.status !== 'cancelled')) {
+        const ids = await this.cancelUnfinished(this.knex, flow, key, reason, undefined, undefined, by);
+        if (ids.length > 0) return ids;
+        return this.cancelledBefore(flow, key, by);
+      }
+      return seen.map((r) => r.id);
     }
     const now = new Date().toISOString();
     const result = await this.run(
@@ -81,6 +87,21 @@ export class CancelsAndLeases extends ExecutionRows {
     );
     const fresh = result.rows.filter((r) => Number(r.now) === 1).map((r) => String(r.id));
     return fresh.length > 0 ? fresh : result.rows.map((r) => String(r.id));
+  }
+
+  /** The executions of `flow` under `key` running or waiting, or that `by` cancelled, with their status (cancelByKey on SQLite). */
+  private async unfinishedOrCancelledBy(flow: string, key: string, by: string): Promise<Array<{ id: string; status: string }>> {
+    const { rows } = await this.run(
+      'store unfinished-or-cancelled-by',
+      (knex, value) =>
+        knex(TABLE)
+          .where({ flow: value(0), concurrency_key: value(1) })
+          .where((q) => q.whereIn('status', ['running', 'waiting']).orWhere({ status: 'cancelled', cancelled_by: value(2) }))
+          .orderBy('seq')
+          .select('id', 'status'),
+      [flow, key, by],
+    );
+    return rows.map((r) => ({ id: String(r.id), status: String(r.status) }));
   }
 
   /** The executions of `flow` under `key` that `by` cancelled (cancelByKey). */
