@@ -423,6 +423,40 @@ forEachDatabase('migrations', (open) => {
     expect(await db.find('mensagens')).toEqual([]);
   });
 
+  it('018: the parent and key indexes of executions hold only rows with a parent or a key, the lookups still use them; rolls back and applies again', async () => {
+    const { db } = t.current;
+    const sqlite = db.dialect === 'sqlite';
+    /** The index's definition as the database keeps it, lower case. */
+    const definition = async (name: string) => {
+      const rows = sqlite
+        ? await db.knex.raw('select sql as def from sqlite_master where name = ?', [name])
+        : (await db.knex.raw('select indexdef as def from pg_indexes where indexname = ?', [name])).rows;
+      return String((rows as Array<{ def: string }>)[0]?.def ?? '').toLowerCase();
+    };
+    /** SQLite's plan of `sql`, every line, lower case. */
+    const plan = async (sql: string) =>
+      ((await db.knex.raw(`explain query plan ${sql}`)) as Array<{ detail: string }>).map((r) => r.detail.toLowerCase()).join('\n');
+    const KEY = 'executions_flow_concurrency_key_status_index';
+    const PARENT = 'executions_parent_id_index';
+    expect(await definition(KEY)).toMatch(/where.*concurrency_key is not null/);
+    expect(await definition(PARENT)).toMatch(/where.*parent_id is not null/);
+    // SQLite's planner takes a lookup of a value as implying `IS NOT NULL` (PostgreSQL's does too, but
+    // picks among its indexes by cost, which an empty table leaves to chance: not asserted there).
+    if (sqlite) {
+      expect(
+        await plan(`select id from executions where flow = 'agent' and concurrency_key = 'k' and status in ('running', 'waiting')`),
+      ).toContain(KEY);
+      expect(await plan(`select id from executions where parent_id = 'p'`)).toContain(PARENT);
+    }
+
+    const config = { migrationSource, tableName: MIGRATIONS_TABLE };
+    await db.knex.migrate.down({ ...config, name: '018_partial_execution_indexes' });
+    expect(await definition(KEY)).not.toContain('where');
+    expect(await definition(PARENT)).not.toContain('where');
+    expect(await db.migrate()).toEqual(['018_partial_execution_indexes']);
+    expect(await definition(KEY)).toMatch(/where.*concurrency_key is not null/);
+  });
+
   it('009 conversation care rolls back (its columns gone, every row kept) and applies again', async () => {
     const { db } = t.current;
     const { clinicaId } = await clinicWithInstance(db);

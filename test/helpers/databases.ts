@@ -35,6 +35,7 @@ export const MIGRATION_NAMES = [
   '015_reminders',
   '016_console_people',
   '017_transcript_media',
+  '018_partial_execution_indexes',
 ];
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';

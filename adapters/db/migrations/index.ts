@@ -18,6 +18,7 @@ import * as booking from './014_booking.js';
 import * as reminders from './015_reminders.js';
 import * as consolePeople from './016_console_people.js';
 import * as transcriptMedia from './017_transcript_media.js';
+import * as partialExecutionIndexes from './018_partial_execution_indexes.js';
 
 const MIGRATIONS: Record<string, Knex.Migration> = {
   '001_contract_tables': contractTables,
@@ -37,6 +38,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '015_reminders': reminders,
   '016_console_people': consolePeople,
   '017_transcript_media': transcriptMedia,
+  '018_partial_execution_indexes': partialExecutionIndexes,
 };
 
 /**
