@@ -52,11 +52,6 @@ export class RunSaves {
     return this.pendingInsert === undefined;
   }
 
-  /** Whether a respond step's answer waits for the record to be stored (the drive's end hands it on after its insert). */
-  get holdsAnswer(): boolean {
-    return this.answerHeld;
-  }
-
   /** A respond step answered (StepDrive.respond): handed on now when the record is stored, else once it is. */
   answered(): void {
     if (this.pendingInsert) this.answerHeld = true;
