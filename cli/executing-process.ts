@@ -80,6 +80,8 @@ export async function openExecutingProcess(options: ExecutingProcessOptions): Pr
   const runtime = await openRuntime({
     logger,
     migrate: true,
+    // On SQLite, a commit no longer waits for the log's copy into the file (adapters/db/wal-checkpointer.ts).
+    checkpointOffThread: true,
     metrics,
     activity,
     ...(options.durableKeyValue ? { durableKeyValue: true } : {}),

@@ -57,6 +57,11 @@ export interface RuntimeOptions {
   env?: Record<string, string | undefined>;
   /** Namespace of every key-value key (e.g. one per test stack sharing a Redis); default `leadflow:`. */
   kvPrefix?: string;
+  /**
+   * SQLite: the write-ahead log checkpointed on a worker thread, off the event loop
+   * (Database.checkpointOffThread); for the processes that run executions. Default off.
+   */
+  checkpointOffThread?: boolean;
   /** Without REDIS_URL, keep the key-value data in the database too (`serve`); default in memory only. */
   durableKeyValue?: boolean;
   /** Figures fed by the AI service and the gateway client (adapters/metrics/metrics.ts). */
@@ -83,6 +88,7 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
       const applied = await db.migrate();
       for (const name of applied) options.logger.info({ migration: name }, 'applied migration');
     }
+    if (options.checkpointOffThread) await db.checkpointOffThread({ onFailure: checkpointWarning(options.logger) });
     return aiServiceFor(env, options);
   });
   const kv = await keyValueFor(env, db, options);
@@ -125,6 +131,20 @@ export async function openRuntime(options: RuntimeOptions): Promise<Runtime> {
       await kv.close();
       await db.close();
     },
+  };
+}
+
+/** How often a failing checkpoint is logged at most, ms (the thread tries again every 100 ms). */
+const CHECKPOINT_WARNING_EVERY_MS = 60_000;
+
+/** Logs a failed checkpoint of the SQLite log as a warning, at most once per CHECKPOINT_WARNING_EVERY_MS. */
+function checkpointWarning(logger: Logger): (message: string) => void {
+  let last = Number.NEGATIVE_INFINITY;
+  return (message) => {
+    const now = Date.now();
+    if (now - last < CHECKPOINT_WARNING_EVERY_MS) return;
+    last = now;
+    logger.warn({ err: message }, 'SQLite checkpoint failed; the log is copied back by the next commit past its bound');
   };
 }
 

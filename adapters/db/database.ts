@@ -23,6 +23,7 @@ import { StatementCache } from './compiled-statements.js';
 import { ConfigReadCache, type ConfigReadCacheOptions } from './config-read-cache.js';
 import { cacheStatements, type PreparingConnection } from './sqlite-statement-cache.js';
 import { migrationSource, MIGRATIONS_TABLE } from './migrations/index.js';
+import { FALLBACK_AUTOCHECKPOINT_PAGES, WalCheckpointer, type WalCheckpointerOptions } from './wal-checkpointer.js';
 import { cacheableTablesChangedBy, isCacheableTable } from './tables.js';
 import { TableOps, type FindOptions, type OrderBy, type Row, type TableOperations, type UpsertOptions, type Where } from './table-ops.js';
 import type { Dialect } from './values.js';
@@ -224,10 +225,36 @@ export class Database implements TableOperations {
     }
   }
 
-  /** Closes the connections. A Database bound to a transaction does not own them: no-op. */
+  /**
+   * SQLite: checkpoints the write-ahead log on a worker thread from now on (wal-checkpointer.ts), and
+   * this Database's connection only past FALLBACK_AUTOCHECKPOINT_PAGES. For the processes that run
+   * executions; `close` stops it. False, with nothing changed, on PostgreSQL, on a Database bound to a
+   * transaction, when one runs already, or when the worker script is not built.
+   */
+  async checkpointOffThread(options: WalCheckpointerOptions = {}): Promise<boolean> {
+    if (this.dialect !== 'sqlite' || this.inTransaction || this.checkpointer) return false;
+    const checkpointer = WalCheckpointer.start(this.location, options);
+    if (!checkpointer) return false;
+    this.checkpointer = checkpointer;
+    // The one pooled connection keeps it (knex opens it again only after it broke: then SQLite's default).
+    await this.knex.raw(`pragma wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT_PAGES}`);
+    return true;
+  }
+
+  /** The thread checkpointing this Database's file, while one runs (checkpointOffThread). */
+  walCheckpointer(): WalCheckpointer | undefined {
+    return this.checkpointer;
+  }
+
+  private checkpointer: WalCheckpointer | undefined;
+
+  /** Closes the connections (after the checkpoint thread, if any). A Database bound to a transaction does not own them: no-op. */
   async close(): Promise<void> {
     if (this.inTransaction) return;
     this.configCache.clear();
+    const checkpointer = this.checkpointer;
+    this.checkpointer = undefined;
+    await checkpointer?.stop();
     await this.knex.destroy();
   }
 

@@ -430,7 +430,8 @@ forEachDatabase('migrations', (open) => {
     const definition = async (name: string) => {
       const rows = sqlite
         ? await db.knex.raw('select sql as def from sqlite_master where name = ?', [name])
-        : (await db.knex.raw('select indexdef as def from pg_indexes where indexname = ?', [name])).rows;
+        : // This suite's schema only: the other suites' schemas have indexes of the same names.
+          (await db.knex.raw('select indexdef as def from pg_indexes where schemaname = current_schema() and indexname = ?', [name])).rows;
       return String((rows as Array<{ def: string }>)[0]?.def ?? '').toLowerCase();
     };
     /** SQLite's plan of `sql`, every line, lower case. */
