@@ -44,8 +44,10 @@ let previous = { log: 0, checkpointed: 0 };
 
 /**
  * Most passes of one checkpoint. A pass copies the frames committed before it started; when commits
- * came meanwhile, another pass copies those (fewer each time), so the log is complete at some point
- * between two commits and the next commit starts it over from its beginning instead of growing it.
+ * came meanwhile, another pass copies those. Once a pass leaves nothing to copy, the next commit
+ * starts the log over from its beginning instead of growing it. Under a sustained flood of writes
+ * every pass finds new commits, and the log grows to the event loop's connection's bound
+ * (wal-checkpointer.ts, FALLBACK_AUTOCHECKPOINT_PAGES), where that connection starts it over.
  */
 const MAX_PASSES = 4;
 
