@@ -82,7 +82,8 @@ export async function startServe(args: string[], env: Record<string, string> = {
     waitForLog: proc.waitForLog,
     stop: (signal = 'SIGTERM') =>
       new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve(child.exitCode);
+        // Already ended (by an exit, or by a signal: then exitCode is null and signalCode is set).
+        if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode);
         child.once('close', (code) => resolve(code));
         child.kill(signal);
       }),

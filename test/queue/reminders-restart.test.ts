@@ -19,9 +19,13 @@ const TOKEN = 'reminders-restart-token';
 const CLINIC_PHONE = '5511912342222';
 const ADMIN_TOKEN = 'reminders-restart-admin';
 const PHONE = '5511955551234';
-/** The appointment starts this long after it is written, ms; reminders 10 s and 4 s before it. */
-const AHEAD_MS = 15_000;
-const BEFORE_MS = '10000,4000';
+/**
+ * The appointment starts this long after it is written, ms; reminders 20 s and 4 s before it. The
+ * first goes 5 s after the write; the second kill must come before the second reminder, 16 s later:
+ * room for two starts of `serve` on a loaded machine (a CI run once took 11 s to that kill).
+ */
+const AHEAD_MS = 25_000;
+const BEFORE_MS = '20000,4000';
 
 /** Starts the reminders of `agendamento_id` under its key, as agent.yaml does on a booking. */
 const START_FLOW = `name: start-reminders
@@ -82,7 +86,7 @@ beforeAll(async () => {
     LEADFLOW_REMINDERS_BEFORE_MS: BEFORE_MS,
     // The fake gateway gives no evidence of a send (no webhooks): a kill in the instant between its
     // acceptance and the step's record would, under the default \`resend\` policy, wait 10 s and send
-    // again, past the second reminder. That instant is test/faults/send-once.test.ts's; here a send
+    // it again. That instant is test/faults/send-once.test.ts's; here a send
     // started and never recorded counts as sent, so the kills test the waits and the records.
     LEADFLOW_SEND_EVIDENCE_WAIT_MS: '0',
     LEADFLOW_SEND_UNCONFIRMED: 'skip',
