@@ -54,7 +54,9 @@ export function spawnLeadflow(
         const poll = () => {
           const match = output.split('\n').find((line) => pattern.test(line));
           if (match) return resolve(match);
-          if (child.exitCode !== null) return reject(new Error(`${name} exited (${child.exitCode}) before logging ${pattern}:\n${tail()}`));
+          // A process killed by a signal has a null exitCode and its signalCode set.
+          if (child.exitCode !== null || child.signalCode !== null)
+            return reject(new Error(`${name} exited (${child.exitCode ?? child.signalCode}) before logging ${pattern}:\n${tail()}`));
           if (Date.now() - started > timeoutMs)
             return reject(new Error(`${name}: no log line matching ${pattern} within ${timeoutMs} ms:\n${tail()}`));
           setTimeout(poll, 25);
