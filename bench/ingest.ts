@@ -30,6 +30,13 @@
 //                  the engine's own cost, and it against the floor what those effects cost. After
 //                  its run its waiting rows are counted (at least one per "queued" answer, warm-up
 //                  included, or the run fails) and its table is dropped.
+//   record floor   only with BENCH_INGEST_RECORD_FLOOR=1, after leadflow: the effects floor whose
+//                  last UPDATE also writes what LeadFlow stored of one of its own agent executions of
+//                  this run (the row's JSON columns and the journal entries, bench/lib/stored-record.ts;
+//                  FLOOR_RECORD_FILE), stringified anew per message — the effects floor with LeadFlow's
+//                  record bytes, so the share of the gap those bytes explain shows. Reported without a
+//                  target; its waiting rows are counted (at least one per "queued" answer) and its table
+//                  dropped.
 //   leadflow       one `leadflow serve` (queue mode: it answers the webhooks and takes the jobs;
 //                  embedded: everything runs in its process) with LEADFLOW_DEBOUNCE_MS =
 //                  LEADFLOW_DEBOUNCE_MAX_MS = 600000: each message's execution runs the agent flow up
@@ -71,8 +78,12 @@
 //   - LeadFlow's throughput >= 40% of the (plain) floor's;
 //   - LeadFlow's server CPU per queued answer <= 2 ms;
 //   - LeadFlow's p99 latency <= 150 ms (stated at 50 connections, the default).
+// And against the effects floor (issue 31: what LeadFlow adds on top of the effects it must have):
+//   - LeadFlow's throughput >= 60% of the effects floor's;
+//   - LeadFlow's server CPU per queued answer <= 2 x the effects floor's;
+//   - LeadFlow's p99 latency <= 2 x the effects floor's.
 // The ratio against the durable floor is reported without a target. The embedded mode is judged
-// against the same three targets.
+// against the same six targets.
 //
 // Run: `npx tsx bench/ingest.ts` (after `npm run build`: LeadFlow runs from dist/).
 // Environment:
@@ -92,6 +103,7 @@
 //   BENCH_INGEST_FROM_SOURCE=1    with BENCH_INGEST_PROFILE_DIR: LeadFlow runs from its TypeScript sources
 //                                 (`node --import tsx cli/main.ts serve`), so the profile names each
 //                                 function's own file rather than a bundle's chunk
+//   BENCH_INGEST_RECORD_FLOOR=1   also run the record floor (above), after leadflow
 //   BENCH_INGEST_LOG_LEVEL        LeadFlow's LOG_LEVEL (every `leadflow` process the run spawns);
 //                                 default `info`, LeadFlow's own default. `silent` (or `warn`,
 //                                 `error`, `fatal`) runs it without the line per execution, for a
@@ -100,6 +112,8 @@
 //                                 GET /healthz answers 200. The level is saved with the settings.
 //   BENCH_DATABASE_URL, BENCH_REDIS_URL  servers of the queue mode (bench/lib/services.ts)
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FLOOR_EVENTS_TABLE, FLOOR_EXECUTIONS_TABLE } from './floor/floor-store.js';
 import { grid, round, table, verdict, type Row } from './lib/stats.js';
@@ -108,6 +122,7 @@ import { BIN, ROOT, sleep, startServices, type BenchMode, type BenchServices } f
 import { cpuMs, freePort, runLoad, stopProcess } from './lib/load.js';
 import { positiveInt, runMain } from './lib/main.js';
 import { monotonicMicros, type ProfileWindow, windowedProfileReport } from './lib/profile-summary.js';
+import { storedRecordOf } from './lib/stored-record.js';
 
 // --- settings ------------------------------------------------------------------------------------
 function envMode(): BenchMode {
@@ -126,6 +141,8 @@ const CONNECTIONS = positiveInt('BENCH_CONNECTIONS', 50);
 const LEADS = positiveInt('BENCH_INGEST_LEADS', 5000);
 const PROFILE_DIR = process.env.BENCH_INGEST_PROFILE_DIR || undefined;
 const PROFILE_TOP = positiveInt('BENCH_INGEST_PROFILE_TOP', 15);
+/** Whether the record floor runs too (BENCH_INGEST_RECORD_FLOOR=1). */
+const RECORD_FLOOR = process.env.BENCH_INGEST_RECORD_FLOOR === '1';
 /** LeadFlow's LOG_LEVEL (BENCH_INGEST_LOG_LEVEL), `info` by default. */
 const LOG_LEVEL = process.env.BENCH_INGEST_LOG_LEVEL || 'info';
 /** Whether `serve` logs its `listening on port N` line (at info) at LOG_LEVEL. */
@@ -138,6 +155,12 @@ const TARGET_RATIO = 0.4;
 const TARGET_CPU_MS = 2;
 /** LeadFlow's p99 latency must be at most this, ms. */
 const TARGET_P99_MS = 150;
+/** LeadFlow's throughput must be at least this share of the effects floor's. */
+const TARGET_EFFECTS_RATIO = 0.6;
+/** LeadFlow's server CPU per queued answer must be at most this multiple of the effects floor's. */
+const TARGET_EFFECTS_CPU_FACTOR = 2;
+/** LeadFlow's p99 latency must be at most this multiple of the effects floor's. */
+const TARGET_EFFECTS_P99_FACTOR = 2;
 /** The debounce window LeadFlow runs with: longer than the run, so no agent runs, ms. */
 const DEBOUNCE_MS = '600000';
 const QUEUED = '{"status":"queued"}';
@@ -290,13 +313,15 @@ const cpuProfFlags = (dir: string | undefined) => (dir ? ['--cpu-prof', `--cpu-p
 
 /** Which floor: the plain one, the durable one (one INSERT of the event per request), or the effects one. */
 interface FloorKind {
-  name: 'floor' | 'durable floor' | 'effects floor';
+  name: 'floor' | 'durable floor' | 'effects floor' | 'record floor';
   durable: boolean;
   effects: boolean;
   /** Namespace of its buffer keys: each floor starts on empty buffers. */
   kvPrefix: string;
   /** Subdirectory of BENCH_INGEST_PROFILE_DIR. */
   profileDir: string;
+  /** The record floor's FLOOR_RECORD_FILE. */
+  recordFile?: string;
 }
 const PLAIN_FLOOR: FloorKind = { name: 'floor', durable: false, effects: false, kvPrefix: 'bench-floor:', profileDir: 'floor' };
 const DURABLE_FLOOR: FloorKind = {
@@ -328,6 +353,7 @@ function startFloor(services: BenchServices, kind: FloorKind): Promise<Server> {
     FLOOR_DURABLE: kind.durable ? '1' : '0',
     FLOOR_EFFECTS: kind.effects ? '1' : '0',
     FLOOR_KV_PREFIX: kind.kvPrefix,
+    FLOOR_RECORD_FILE: kind.recordFile ?? '',
     PORT: '0',
   };
   const profile = cpuProfFlags(PROFILE_DIR && join(PROFILE_DIR, kind.profileDir));
@@ -341,6 +367,41 @@ async function runFloor(services: BenchServices, kind: FloorKind, nextBody: () =
     return await measure(kind.name, floor, nextBody);
   } finally {
     await stopProcess(floor.child);
+  }
+}
+
+/** The record floor's run: its figures, its rows that reached `waiting` and the size of the record it wrote. */
+interface RecordFloorRun {
+  measured: Measured;
+  rows: number;
+  /** What LeadFlow stored of the sampled execution, characters of JSON text (StoredRecord.chars). */
+  chars: number;
+}
+
+/**
+ * The record floor (BENCH_INGEST_RECORD_FLOOR): what LeadFlow stored of one of its agent executions
+ * of this run, written to a temporary file the floor reads at start; then the floor alone, and its
+ * rows (its table then dropped).
+ */
+async function runRecordFloor(services: BenchServices, nextBody: () => string): Promise<RecordFloorRun> {
+  const stored = await storedRecordOf(services.knex, 'agent');
+  if (!stored) throw new Error("the record floor needs one of LeadFlow's waiting agent executions, and there is none");
+  const dir = mkdtempSync(join(tmpdir(), 'leadflow-bench-record-'));
+  try {
+    const recordFile = join(dir, 'record.json');
+    writeFileSync(recordFile, JSON.stringify(stored.value));
+    console.log(`record floor: writes what LeadFlow stored of execution ${stored.id} (${stored.chars} characters of JSON) per message`);
+    const kind: FloorKind = {
+      ...EFFECTS_FLOOR,
+      name: 'record floor',
+      kvPrefix: 'bench-record-floor:',
+      profileDir: 'record-floor',
+      recordFile,
+    };
+    const measured = await runFloor(services, kind, nextBody);
+    return { measured, rows: await takeFloorExecutions(services), chars: stored.chars };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 
@@ -452,6 +513,8 @@ interface Runs {
   answered2xx: number;
   /** What a commit waits for (commitDurability). */
   durability: string;
+  /** The record floor's run, with BENCH_INGEST_RECORD_FLOOR=1. */
+  record?: RecordFloorRun;
 }
 
 /** Agent executions recorded, by status (every accepted request must be one). */
@@ -486,23 +549,33 @@ async function runTargets(services: BenchServices, nextBody: () => string, servi
   const answered2xx = count2xx(leadflow.warmup) + count2xx(leadflow.load);
   // Graceful stop (hands its work back; writes the CPU profile when asked).
   await stopProcess(serve.child);
-  return { leadflow, floor, durable, effects, floorEvents, floorExecutions, byStatus, executions, answered2xx, durability };
+  const record = RECORD_FLOOR ? await runRecordFloor(services, nextBody) : undefined;
+  return { leadflow, floor, durable, effects, floorEvents, floorExecutions, byStatus, executions, answered2xx, durability, record };
 }
 
 /** The throughput ratios between the targets, and which targets LeadFlow met. */
 function ratiosOf(runs: Runs) {
   const lf = runs.leadflow.load;
   const fl = runs.floor.load;
+  const cpuFactor = runs.leadflow.cpuMsPerQueued / runs.effects.cpuMsPerQueued;
+  const p99Factor = lf.p99Ms / runs.effects.load.p99Ms;
   return {
     ratio: lf.rps / fl.rps,
     ratioDurable: lf.rps / runs.durable.load.rps,
     durableShare: runs.durable.load.rps / fl.rps,
     effectsShare: runs.effects.load.rps / fl.rps,
     ratioEffects: lf.rps / runs.effects.load.rps,
+    /** LeadFlow's server CPU per queued answer / the effects floor's. */
+    cpuFactor,
+    /** LeadFlow's p99 / the effects floor's. */
+    p99Factor,
     met: {
       ratio: lf.rps / fl.rps >= TARGET_RATIO,
       cpu: runs.leadflow.cpuMsPerQueued <= TARGET_CPU_MS,
       p99: lf.p99Ms <= TARGET_P99_MS,
+      effectsRatio: lf.rps / runs.effects.load.rps >= TARGET_EFFECTS_RATIO,
+      effectsCpu: cpuFactor <= TARGET_EFFECTS_CPU_FACTOR,
+      effectsP99: p99Factor <= TARGET_EFFECTS_P99_FACTOR,
     },
   };
 }
@@ -523,7 +596,24 @@ function checkRows(runs: Runs, r: Ratios): Row[] {
   return [
     { measure: 'throughput ratio leadflow/floor', value: fmt(r.ratio, 3), against: `>= ${TARGET_RATIO}`, verdict: verdict(r.met.ratio) },
     noTarget('throughput ratio leadflow/durable floor', r.ratioDurable),
-    noTarget('throughput ratio leadflow/effects floor', r.ratioEffects),
+    {
+      measure: 'throughput ratio leadflow/effects floor',
+      value: fmt(r.ratioEffects, 3),
+      against: `>= ${TARGET_EFFECTS_RATIO}`,
+      verdict: verdict(r.met.effectsRatio),
+    },
+    {
+      measure: 'server CPU per answer, leadflow/effects floor',
+      value: fmt(r.cpuFactor, 2),
+      against: `<= ${TARGET_EFFECTS_CPU_FACTOR}`,
+      verdict: verdict(r.met.effectsCpu),
+    },
+    {
+      measure: 'latency p99, leadflow/effects floor',
+      value: fmt(r.p99Factor, 2),
+      against: `<= ${TARGET_EFFECTS_P99_FACTOR}`,
+      verdict: verdict(r.met.effectsP99),
+    },
     noTarget('throughput ratio effects floor/floor', r.effectsShare),
     {
       measure: 'leadflow server CPU per queued answer, ms',
@@ -540,12 +630,28 @@ function checkRows(runs: Runs, r: Ratios): Row[] {
     kept('agent executions recorded', runs.executions, runs.answered2xx, "leadflow's 2xx answers"),
     kept(`durable floor rows (${FLOOR_EVENTS_TABLE})`, runs.floorEvents, durableQueued, 'its queued answers'),
     kept(`effects floor rows waiting (${FLOOR_EXECUTIONS_TABLE})`, runs.floorExecutions, effectsQueued, 'its queued answers'),
+    ...(runs.record ? recordChecks(runs, runs.record, noTarget, kept) : []),
+  ];
+}
+
+/** The record floor's checks: LeadFlow against it (no target) and the rows it kept. */
+function recordChecks(
+  runs: Runs,
+  record: RecordFloorRun,
+  noTarget: (measure: string, value: number) => Row,
+  kept: (measure: string, value: number, required: number, what: string) => Row,
+): Row[] {
+  return [
+    noTarget('throughput ratio leadflow/record floor', runs.leadflow.load.rps / record.measured.load.rps),
+    noTarget('server CPU per answer, leadflow/record floor', runs.leadflow.cpuMsPerQueued / record.measured.cpuMsPerQueued),
+    noTarget('throughput ratio record floor/effects floor', record.measured.load.rps / runs.effects.load.rps),
+    kept(`record floor rows waiting (${FLOOR_EXECUTIONS_TABLE})`, record.rows, queuedInAll(record.measured), 'its queued answers'),
   ];
 }
 
 /** Prints the figures per target, the checks and the agent executions by status. */
 function report(runs: Runs, r: Ratios): void {
-  const all = [runs.leadflow, runs.floor, runs.durable, runs.effects];
+  const all = [runs.leadflow, runs.floor, runs.durable, runs.effects, ...(runs.record ? [runs.record.measured] : [])];
   const fl = runs.floor.load;
   const figureRows: string[][] = [
     ['throughput, queued answers/s', ...all.map((m) => fmt(m.load.rps))],
@@ -555,7 +661,8 @@ function report(runs: Runs, r: Ratios): void {
     ['server CPU per queued answer, ms', ...all.map((m) => fmt(m.cpuMsPerQueued, 2))],
     ['errors (non-2xx, other body, conn.)', ...all.map((m) => `${m.load.errors} (${fmt(m.load.errorShare * 100, 2)}%)`)],
   ];
-  console.log(`\n${grid(['measure', 'leadflow', 'floor', 'durable floor', 'effects floor'], figureRows)}`);
+  const columns = ['measure', 'leadflow', 'floor', 'durable floor', 'effects floor', ...(runs.record ? ['record floor'] : [])];
+  console.log(`\n${grid(columns, figureRows)}`);
   console.log(`\n${table(checkRows(runs, r), { measure: 'check', value: 'measured', against: 'target', verdict: 'verdict' })}`);
   console.log(`agent executions by status: ${JSON.stringify(runs.byStatus)}`);
 }
@@ -568,6 +675,7 @@ function problemsOf(runs: Runs): string[] {
     ['durable floor', runs.durable],
     ['effects floor', runs.effects],
     ['leadflow', runs.leadflow],
+    ...(runs.record ? [['record floor', runs.record.measured] as const] : []),
   ] as const) {
     if (run.load.errorShare > MAX_ERROR_SHARE)
       problems.push(
@@ -585,6 +693,10 @@ function problemsOf(runs: Runs): string[] {
   if (runs.floorExecutions < effectsQueued)
     problems.push(
       `the effects floor answered "queued" ${effectsQueued} times but ${FLOOR_EXECUTIONS_TABLE} holds ${runs.floorExecutions} waiting rows`,
+    );
+  if (runs.record && runs.record.rows < queuedInAll(runs.record.measured))
+    problems.push(
+      `the record floor answered "queued" ${queuedInAll(runs.record.measured)} times but ${FLOOR_EXECUTIONS_TABLE} holds ${runs.record.rows} waiting rows`,
     );
   return problems;
 }
@@ -628,7 +740,25 @@ function settingsOf(durability: string): Record<string, unknown> {
     floor: `bench/floor/ingest-floor.ts: ${floorWork}`,
     durable_floor: `bench/floor/ingest-floor.ts with FLOOR_DURABLE=1: the floor + one INSERT of the raw body into ${FLOOR_EVENTS_TABLE} per request, before the buffer push and the answer`,
     effects_floor: `bench/floor/ingest-floor.ts with FLOOR_EFFECTS=1: the floor + LeadFlow's durable effects per message by hand (row INSERT with the event, dedupe mark, lead UPDATE, follow-up cancel UPDATE, buffer push, row UPDATE to waiting with a small record), before the answer`,
-    order: 'floor, durable floor, effects floor, then leadflow (each alone)',
+    ...(RECORD_FLOOR
+      ? {
+          record_floor:
+            "the effects floor + LeadFlow's stored record of one of its agent executions of this run (its JSON, stringified per message) in the row's UPDATE to waiting",
+        }
+      : {}),
+    order: `floor, durable floor, effects floor, then leadflow${RECORD_FLOOR ? ', then the record floor' : ''} (each alone)`,
+  };
+}
+
+/** The record floor's saved figures. */
+function recordFigures(runs: Runs, record: RecordFloorRun): Record<string, unknown> {
+  return {
+    record_floor: figures(record.measured),
+    record_floor_stored_chars: record.chars,
+    ratio_rps_vs_record_floor: round(runs.leadflow.load.rps / record.measured.load.rps, 3),
+    cpu_factor_vs_record_floor: round(runs.leadflow.cpuMsPerQueued / record.measured.cpuMsPerQueued, 2),
+    record_floor_waiting_rows: record.rows,
+    record_floor_queued_incl_warmup: queuedInAll(record.measured),
   };
 }
 
@@ -645,6 +775,8 @@ function save(runs: Runs, r: Ratios): void {
       ratio_rps_vs_durable_floor: round(r.ratioDurable, 3),
       durable_floor_ratio_rps: round(r.durableShare, 3),
       ratio_rps_vs_effects_floor: round(r.ratioEffects, 3),
+      cpu_factor_vs_effects_floor: round(r.cpuFactor, 2),
+      p99_factor_vs_effects_floor: round(r.p99Factor, 2),
       effects_floor_ratio_rps: round(r.effectsShare, 3),
       agent_executions: runs.executions,
       agent_executions_by_status: runs.byStatus,
@@ -653,6 +785,7 @@ function save(runs: Runs, r: Ratios): void {
       durable_floor_queued_incl_warmup: queuedInAll(runs.durable),
       effects_floor_waiting_rows: runs.floorExecutions,
       effects_floor_queued_incl_warmup: queuedInAll(runs.effects),
+      ...(runs.record ? recordFigures(runs, runs.record) : {}),
     },
     targets: [
       {
@@ -661,6 +794,18 @@ function save(runs: Runs, r: Ratios): void {
       },
       { target: `LeadFlow <= ${TARGET_CPU_MS} ms of server CPU per queued answer (${MODE} mode)`, met: r.met.cpu },
       { target: `LeadFlow p99 <= ${TARGET_P99_MS} ms at ${CONNECTIONS} connections (${MODE} mode)`, met: r.met.p99 },
+      {
+        target: `LeadFlow >= ${TARGET_EFFECTS_RATIO * 100}% of the effects floor's throughput (${MODE} mode)`,
+        met: r.met.effectsRatio,
+      },
+      {
+        target: `LeadFlow <= ${TARGET_EFFECTS_CPU_FACTOR}x the effects floor's server CPU per queued answer (${MODE} mode)`,
+        met: r.met.effectsCpu,
+      },
+      {
+        target: `LeadFlow p99 <= ${TARGET_EFFECTS_P99_FACTOR}x the effects floor's p99 (${MODE} mode)`,
+        met: r.met.effectsP99,
+      },
     ],
   });
 }
@@ -672,6 +817,7 @@ function printProfiles(dir: string, runs: Runs): void {
     ['effects floor', runs.effects, EFFECTS_FLOOR.profileDir],
     ['durable floor', runs.durable, DURABLE_FLOOR.profileDir],
     ['floor', runs.floor, PLAIN_FLOOR.profileDir],
+    ...(runs.record ? [['record floor', runs.record.measured, 'record-floor'] as const] : []),
   ] as const)
     console.log(`\n${windowedProfileReport(name, join(dir, sub), measured.pid, measured.window, PROFILE_TOP)}`);
 }

@@ -35,6 +35,10 @@
 //      record here and also schedules the wake on its queue; the floor's wake is only the column;
 //   then the answer. Implies FLOOR_DURABLE's durability (the row is the message on record), not its
 //   table.
+// The record floor (FLOOR_EFFECTS=1 with FLOOR_RECORD_FILE): the effects floor whose step f writes,
+// besides its small record, the JSON in that file (what LeadFlow stored of one of its own agent
+// executions: bench/ingest.ts writes it), stringified anew per message as LeadFlow's store must: the
+// effects floor with LeadFlow's record bytes, so the share of the gap those bytes explain shows.
 //
 // Database and buffer as LeadFlow chooses them: PostgreSQL at DATABASE_URL, or, without it, the
 // SQLite file `leadflow.sqlite` under LEADFLOW_DATA_DIR (it must exist, migrated: the one LeadFlow's
@@ -48,6 +52,7 @@
 //   REDIS_URL         redis://…; unset or empty: the in-process buffer
 //   FLOOR_DURABLE     `1`: the durable floor (step 5); default off
 //   FLOOR_EFFECTS     `1`: the effects floor (steps a–f); default off
+//   FLOOR_RECORD_FILE with FLOOR_EFFECTS=1: a JSON file whose value step f writes with the record (the record floor)
 //   PORT              port to listen on, 127.0.0.1 only; default 0 (any free port)
 //   FLOOR_KV_PREFIX   namespace of the buffer keys; default `bench-floor:` (apart from LeadFlow's `leadflow:`)
 //   FLOOR_POOL_MAX    most PostgreSQL connections; default 10 (LeadFlow's default pool)
@@ -98,13 +103,23 @@ interface FloorSettings {
   holdMs: number;
   /** The buffer's TTL, ms (bufferTtlMs of holdMs). */
   ttlMs: number;
+  /** FLOOR_RECORD_FILE's value, parsed once: written with step f's record (the record floor). */
+  recorded?: unknown;
 }
 
 function settingsFromEnv(env: NodeJS.ProcessEnv): FloorSettings {
   const effects = env.FLOOR_EFFECTS === '1';
   const holdMs = Number(env.LEADFLOW_DEBOUNCE_MAX_MS ?? 600_000);
   // The benchmark runs LeadFlow with LEADFLOW_DEBOUNCE_MAX_MS=600000: the same TTL here.
-  return { port: Number(env.PORT ?? 0), effects, durable: env.FLOOR_DURABLE === '1' && !effects, holdMs, ttlMs: bufferTtlMs(holdMs) };
+  const recorded = effects && env.FLOOR_RECORD_FILE ? (JSON.parse(readFileSync(env.FLOOR_RECORD_FILE, 'utf8')) as unknown) : undefined;
+  return {
+    port: Number(env.PORT ?? 0),
+    effects,
+    durable: env.FLOOR_DURABLE === '1' && !effects,
+    holdMs,
+    ttlMs: bufferTtlMs(holdMs),
+    recorded,
+  };
 }
 
 /** The validator of flows/agent.yaml's `trigger.input`, compiled once with LeadFlow's options (engine/run/param-validator.ts). */
@@ -188,7 +203,7 @@ async function ingestWithEffects(ctx: FloorContext, req: Request, res: Response,
     now.getTime(),
     settings.ttlMs,
   );
-  const record = JSON.stringify({ lead, message: { id: message.messageid, text }, cancelled, buffer });
+  const record = JSON.stringify({ lead, message: { id: message.messageid, text }, cancelled, buffer, recorded: settings.recorded });
   await store.suspendExecution(id, record, new Date(now.getTime() + settings.holdMs).toISOString());
   res.status(200).json({ status: 'queued' });
 }
@@ -254,7 +269,7 @@ async function main(): Promise<void> {
     server.once('error', reject);
   });
   console.log(
-    `floor listening on port ${(server.address() as AddressInfo).port} (${store.dialect}, ${process.env.REDIS_URL ? 'redis' : 'in-process'} buffer${settings.durable ? ', durable' : ''}${settings.effects ? ', effects' : ''})`,
+    `floor listening on port ${(server.address() as AddressInfo).port} (${store.dialect}, ${process.env.REDIS_URL ? 'redis' : 'in-process'} buffer${settings.durable ? ', durable' : ''}${settings.effects ? ', effects' : ''}${settings.recorded !== undefined ? ', record' : ''})`,
   );
 
   const stop = () => {
