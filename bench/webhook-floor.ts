@@ -21,8 +21,10 @@
 // No LEADFLOW_WEBHOOK_SECRET (auth none): every server listens on 127.0.0.1 only. Each server's
 // stdout and stderr are pipes this process reads as a log collector does (every chunk read at once;
 // only the last 64 KB kept, for an error message), so a server is never held up by its reader.
-// With BENCH_WEBHOOK_FLOOR_ROUNDS > 1 the three targets run again in the same order, each round on
-// fresh servers and data directories; the figures are then each target's medians over the rounds,
+// With BENCH_WEBHOOK_FLOOR_ROUNDS > 1 the three targets run again, each round on fresh servers and
+// data directories, the two LeadFlow targets in turn first (round 1: express, leadflow info, leadflow
+// silent; round 2: express, leadflow silent, leadflow info; and so on), so neither level always runs
+// on a machine the other has just warmed; the figures are then each target's medians over the rounds,
 // and the spread (lowest–highest throughput and ratios) is printed and saved.
 //
 // What is measured: autocannon (as a library, in this process) keeps BENCH_CONNECTIONS connections
@@ -45,7 +47,7 @@
 // Environment:
 //   BENCH_WEBHOOK_FLOOR_SECONDS         measured seconds per target; default 10 (5 with BENCH_QUICK=1)
 //   BENCH_WEBHOOK_FLOOR_WARMUP_SECONDS  uncounted warm-up per target, s; default 3
-//   BENCH_WEBHOOK_FLOOR_ROUNDS          rounds of the three targets; default 1
+//   BENCH_WEBHOOK_FLOOR_ROUNDS          rounds of the three targets; default 2 (1 with BENCH_QUICK=1)
 //   BENCH_CONNECTIONS                   concurrent connections; default 50
 //   BENCH_QUICK=1                       short run (see above)
 //   BENCH_WEBHOOK_FLOOR_PROFILE_DIR     when set, every server runs with `--cpu-prof` and writes its
@@ -90,7 +92,7 @@ async function serveExpress(): Promise<void> {
 const QUICK = process.env.BENCH_QUICK === '1';
 const SECONDS = positiveInt('BENCH_WEBHOOK_FLOOR_SECONDS', QUICK ? 5 : 10);
 const WARMUP_SECONDS = positiveInt('BENCH_WEBHOOK_FLOOR_WARMUP_SECONDS', 3);
-const ROUNDS = positiveInt('BENCH_WEBHOOK_FLOOR_ROUNDS', 1);
+const ROUNDS = positiveInt('BENCH_WEBHOOK_FLOOR_ROUNDS', QUICK ? 1 : 2);
 const CONNECTIONS = positiveInt('BENCH_CONNECTIONS', 50);
 const PROFILE_DIR = process.env.BENCH_WEBHOOK_FLOOR_PROFILE_DIR || undefined;
 const PROFILE_TOP = positiveInt('BENCH_WEBHOOK_FLOOR_PROFILE_TOP', 15);
@@ -201,6 +203,11 @@ const cpuProfFlags = (target: string) => (PROFILE_DIR ? ['--cpu-prof', `--cpu-pr
 // --- targets -------------------------------------------------------------------------------------
 type TargetName = 'express' | 'leadflow info' | 'leadflow silent';
 const TARGETS: TargetName[] = ['express', 'leadflow info', 'leadflow silent'];
+
+/** The order of round `round` (1-based): express first, then the two LeadFlow targets, `info` first in odd rounds. */
+function roundOrder(round: number): TargetName[] {
+  return round % 2 === 1 ? ['express', 'leadflow info', 'leadflow silent'] : ['express', 'leadflow silent', 'leadflow info'];
+}
 
 interface Measured {
   warmup: Load;
@@ -386,7 +393,7 @@ function save(rounds: Rounds, ratios: ReturnType<typeof ratiosOf>): void {
       measured_s: SECONDS,
       warmup_s: WARMUP_SECONDS,
       rounds: ROUNDS,
-      order: 'express, leadflow info, leadflow silent per round (each alone)',
+      order: 'per round: express, then leadflow info and leadflow silent, info first in odd rounds, silent first in even ones (each alone)',
     },
     figures: {
       express: figuresOf(rounds.express),
@@ -423,7 +430,7 @@ async function main(): Promise<void> {
     const rounds: Rounds = { express: [], 'leadflow info': [], 'leadflow silent': [] };
     for (let i = 1; i <= ROUNDS; i++) {
       if (ROUNDS > 1) console.log(`-- round ${i} of ${ROUNDS}`);
-      for (const target of TARGETS) rounds[target].push(await runTarget(target, scratch, i));
+      for (const target of roundOrder(i)) rounds[target].push(await runTarget(target, scratch, i));
     }
     const ratios = ratiosOf(rounds);
     report(rounds, ratios);
