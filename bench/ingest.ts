@@ -311,7 +311,7 @@ async function spawnServer(name: string, args: string[], env: Record<string, str
 
 const cpuProfFlags = (dir: string | undefined) => (dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : []);
 
-/** Which floor: the plain one, the durable one (one INSERT of the event per request), or the effects one. */
+/** Which floor: the plain one, the durable one (one INSERT of the event per request), the effects one, or the record one. */
 interface FloorKind {
   name: 'floor' | 'durable floor' | 'effects floor' | 'record floor';
   durable: boolean;
