@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BIN, ROOT, spawnLeadflow } from './leadflow-process.js';
+import { BIN, hasEnded, ROOT, spawnLeadflow } from './leadflow-process.js';
 
 export { BIN, ROOT, spawnLeadflow, type LeadflowProcess } from './leadflow-process.js';
 
@@ -82,8 +82,7 @@ export async function startServe(args: string[], env: Record<string, string> = {
     waitForLog: proc.waitForLog,
     stop: (signal = 'SIGTERM') =>
       new Promise((resolve) => {
-        // Already ended (by an exit, or by a signal: then exitCode is null and signalCode is set).
-        if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode);
+        if (hasEnded(child)) return resolve(child.exitCode);
         child.once('close', (code) => resolve(code));
         child.kill(signal);
       }),

@@ -18,6 +18,11 @@ export interface LeadflowProcess {
   exited: Promise<number | null>;
 }
 
+/** Whether `child` has ended: exited with a code, or killed by a signal (then its exitCode is null and its signalCode set). */
+export function hasEnded(child: ChildProcess): boolean {
+  return child.exitCode !== null || child.signalCode !== null;
+}
+
 /**
  * Spawns `node bin/leadflow.js ARGS` from the repository root with `env` over this process's
  * environment. `timeoutMs` is waitForLog's default (ms); `keepChars` bounds the kept output
@@ -54,8 +59,7 @@ export function spawnLeadflow(
         const poll = () => {
           const match = output.split('\n').find((line) => pattern.test(line));
           if (match) return resolve(match);
-          // A process killed by a signal has a null exitCode and its signalCode set.
-          if (child.exitCode !== null || child.signalCode !== null)
+          if (hasEnded(child))
             return reject(new Error(`${name} exited (${child.exitCode ?? child.signalCode}) before logging ${pattern}:\n${tail()}`));
           if (Date.now() - started > timeoutMs)
             return reject(new Error(`${name}: no log line matching ${pattern} within ${timeoutMs} ms:\n${tail()}`));
