@@ -581,18 +581,21 @@ function ratiosOf(runs: Runs) {
 }
 type Ratios = ReturnType<typeof ratiosOf>;
 
+/** A check reported without a target. */
+const noTarget = (measure: string, value: number): Row => ({ measure, value: fmt(value, 3), against: '(no target)', verdict: '' });
+
+/** A record count against the answers that promised it: `LOST` when fewer were kept. */
+const kept = (measure: string, value: number, required: number, what: string): Row => ({
+  measure,
+  value: String(value),
+  against: `>= ${required} (${what})`,
+  verdict: value >= required ? 'ok' : 'LOST',
+});
+
 /** The checks table: ratios and targets, then the records each target must have kept. */
 function checkRows(runs: Runs, r: Ratios): Row[] {
   const durableQueued = queuedInAll(runs.durable);
   const effectsQueued = queuedInAll(runs.effects);
-  const noTarget = (measure: string, value: number) => ({ measure, value: fmt(value, 3), against: '(no target)', verdict: '' });
-  /** A record count against the answers that promised it: `LOST` when fewer were kept. */
-  const kept = (measure: string, value: number, required: number, what: string) => ({
-    measure,
-    value: String(value),
-    against: `>= ${required} (${what})`,
-    verdict: value >= required ? 'ok' : 'LOST',
-  });
   return [
     { measure: 'throughput ratio leadflow/floor', value: fmt(r.ratio, 3), against: `>= ${TARGET_RATIO}`, verdict: verdict(r.met.ratio) },
     noTarget('throughput ratio leadflow/durable floor', r.ratioDurable),
@@ -630,17 +633,12 @@ function checkRows(runs: Runs, r: Ratios): Row[] {
     kept('agent executions recorded', runs.executions, runs.answered2xx, "leadflow's 2xx answers"),
     kept(`durable floor rows (${FLOOR_EVENTS_TABLE})`, runs.floorEvents, durableQueued, 'its queued answers'),
     kept(`effects floor rows waiting (${FLOOR_EXECUTIONS_TABLE})`, runs.floorExecutions, effectsQueued, 'its queued answers'),
-    ...(runs.record ? recordChecks(runs, runs.record, noTarget, kept) : []),
+    ...(runs.record ? recordChecks(runs, runs.record) : []),
   ];
 }
 
 /** The record floor's checks: LeadFlow against it (no target) and the rows it kept. */
-function recordChecks(
-  runs: Runs,
-  record: RecordFloorRun,
-  noTarget: (measure: string, value: number) => Row,
-  kept: (measure: string, value: number, required: number, what: string) => Row,
-): Row[] {
+function recordChecks(runs: Runs, record: RecordFloorRun): Row[] {
   return [
     noTarget('throughput ratio leadflow/record floor', runs.leadflow.load.rps / record.measured.load.rps),
     noTarget('server CPU per answer, leadflow/record floor', runs.leadflow.cpuMsPerQueued / record.measured.cpuMsPerQueued),
