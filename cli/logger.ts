@@ -10,21 +10,20 @@
 // Lines: one per execution drive at info (`execution finished` / `waiting` / `failed`, with `execution`
 // and `flow`), one per step at debug (LOG_LEVEL=debug), rejected requests at warn.
 //
-// How lines reach stdout or stderr: pino.destination(fd), an asynchronous SonicBoom. A line is written
-// at once when no write is under way; while one is (a write runs on libuv's thread pool, off the event
-// loop), the lines logged meanwhile are gathered and go out together in the next write, so under load
-// a write carries many lines (`serve` at ~350 executions/s: ~20 writes/s) and a request never waits for
-// the reader of stdout. What is still gathered is written synchronously when the process exits (pino
-// registers it): on `process.exit` (the graceful stop on SIGTERM/SIGINT ends with it), when the event
-// loop empties, and after an uncaught exception or unhandled rejection (node emits `exit` for them
-// too); test/cli/logger-flush.test.ts checks each. A SIGKILL, a signal the process does not handle
-// (e.g. SIGHUP) or an abort (out of memory) ends it without `exit`: the lines gathered since the last
-// write began are then lost, and that write's own lines if it had not reached the kernel — a few
-// milliseconds' worth, unless the reader of stdout had stopped reading (then everything it had not
-// taken). A reader that stops reading makes the gathered lines grow in memory; it never blocks the process.
+// How lines reach stdout or stderr: FdLineWriter (cli/fd-line-writer.ts). The lines logged in one turn
+// of the event loop go out together in one synchronous write at the end of that turn, so under load a
+// write carries many lines, a line logged at idle is out at once, and none is lost or out of order when
+// the process ends: what is still gathered is written on `exit` (process.exit, the graceful stop on
+// SIGTERM/SIGINT ends with it, the event loop emptying, an uncaught exception or unhandled rejection);
+// test/cli/logger-flush.test.ts checks each, and a process that ends while earlier lines are still
+// going out. A reader of stdout that stops reading never blocks the process (a pipe is non-blocking):
+// the lines wait in memory, and the process waits for them up to 5 s as it ends. A SIGKILL, a signal
+// the process does not handle (e.g. SIGHUP) or an abort (out of memory) ends it without `exit`: the
+// lines of that turn of the event loop are lost, and any the reader had not taken.
 import pino from 'pino';
 import { maskPhone } from '../adapters/phones/mask-phone.js';
 import type { Logger } from '../engine/logger.js';
+import { lineWriterFor } from './fd-line-writer.js';
 
 /** Credential field names (pino paths; names with a dash in brackets). */
 const SECRET_FIELDS = [
@@ -175,6 +174,6 @@ export function createLogger(options: LoggerOptions = {}): Logger & pino.Logger 
         },
       },
     },
-    options.destination ?? pino.destination(options.toStderr ? 2 : 1),
+    options.destination ?? lineWriterFor(options.toStderr ? 2 : 1),
   );
 }
