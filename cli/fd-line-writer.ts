@@ -62,8 +62,7 @@ export class FdLineWriter {
     const pause = new Int32Array(new SharedArrayBuffer(4));
     while (!this.writeWhatWaits()) {
       if (Date.now() >= deadline) {
-        this.gathered = '';
-        this.unwritten = undefined;
+        this.dropWaiting();
         return;
       }
       Atomics.wait(pause, 0, 0, Math.min(RETRY_MS, Math.max(1, deadline - Date.now())));
@@ -92,16 +91,16 @@ export class FdLineWriter {
         written = this.writeBytes(this.fd, this.unwritten);
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code === 'EAGAIN') return false;
-        this.breakDown();
+        this.broken = true;
+        this.dropWaiting();
         return true;
       }
       this.unwritten = written >= this.unwritten.length ? undefined : this.unwritten.subarray(written);
     }
   }
 
-  /** After a write error other than a full pipe: drop everything, now and from now on. */
-  private breakDown(): void {
-    this.broken = true;
+  /** Drops every line waiting (a reader given up on, or a write error other than a full pipe). */
+  private dropWaiting(): void {
     this.gathered = '';
     this.unwritten = undefined;
   }
@@ -115,12 +114,11 @@ const writers = new Map<number, FdLineWriter>();
  * process.stdout/stderr (a pipe becomes non-blocking) and writes what waits when the process exits.
  */
 export function lineWriterFor(fd: 1 | 2): FdLineWriter {
-  let writer = writers.get(fd);
-  if (writer) return writer;
+  const existing = writers.get(fd);
+  if (existing) return existing;
   void (fd === 1 ? process.stdout : process.stderr);
-  writer = new FdLineWriter(fd);
+  const writer = new FdLineWriter(fd);
   writers.set(fd, writer);
-  const created = writer;
-  process.on('exit', () => created.flushSync());
+  process.on('exit', () => writer.flushSync());
   return writer;
 }
