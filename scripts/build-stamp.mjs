@@ -14,7 +14,8 @@
 //
 // Inputs: every file under the source folders the build reads (BUILD_DIRS; node_modules and dist
 // excluded) and the files in BUILD_FILES (package-lock.json stands for the installed dependencies'
-// versions), each as its path and content. `npm run build` itself always builds.
+// versions), each as its path and content. `npm run build` itself always builds; `npm test` builds
+// as `prepare` does (on a clean clone, `npm ci` has just built: CI does not build twice).
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
