@@ -30,6 +30,8 @@
 //   BENCH_AGENT_PROFILE_TOP     entries printed per list (default 15)
 //   BENCH_AGENT_PROFILE_FILE    when set, the profiled pass's whole profile is written there (.cpuprofile,
 //                               for Chrome DevTools or `npx tsx bench/lib/profile-summary.ts FILE`)
+//   BENCH_AGENT_SAVE            0: the figures are printed, not saved in bench/results.json (the counted
+//                               runs of bench/agent-drive-instructions.ts); default 1
 //   BENCH_QUICK=1               the quick sizes above
 //
 // Run: npx tsx bench/agent-drive.ts   (no database, Redis or build needed)
@@ -60,6 +62,7 @@ const WARMUP = positiveInt('BENCH_AGENT_WARMUP', QUICK ? 300 : 1000, true);
 const LEADS = positiveInt('BENCH_AGENT_LEADS', 20);
 const PROFILE_MESSAGES = positiveInt('BENCH_AGENT_PROFILE', 2000, true);
 const PROFILE_TOP = positiveInt('BENCH_AGENT_PROFILE_TOP', 15);
+const SAVE = process.env.BENCH_AGENT_SAVE !== '0';
 /** Target: CPU per message, ms. */
 const TARGET_MS_PER_MESSAGE = 0.5;
 /** The step the drive must park at. */
@@ -253,7 +256,7 @@ async function main(): Promise<void> {
   try {
     const measured = await measure(engine, messageMaker(phones));
     report(measured);
-    save(measured);
+    if (SAVE) save(measured);
   } finally {
     await engine.shutdown();
   }

@@ -17,6 +17,7 @@ import { runMain } from './lib/main.js';
 const ENTRIES: ReadonlyArray<{ name: string; script: string; env?: Record<string, string> }> = [
   { name: 'engine-overhead', script: 'engine-overhead' },
   { name: 'agent-drive', script: 'agent-drive' },
+  { name: 'agent-drive-instructions', script: 'agent-drive-instructions' },
   { name: 'intake-latency', script: 'intake-latency' },
   { name: 'ingest', script: 'ingest', env: { BENCH_INGEST_MODE: 'queue' } },
   { name: 'ingest-embedded', script: 'ingest', env: { BENCH_INGEST_MODE: 'embedded' } },
