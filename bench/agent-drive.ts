@@ -30,6 +30,10 @@
 //   BENCH_AGENT_PROFILE_TOP     entries printed per list (default 15)
 //   BENCH_AGENT_PROFILE_FILE    when set, the profiled pass's whole profile is written there (.cpuprofile,
 //                               for Chrome DevTools or `npx tsx bench/lib/profile-summary.ts FILE`)
+//   BENCH_AGENT_FRESH_EVERY     a new engine (memory store, key-value store, scheduler) every N messages,
+//                               so the parked records do not pile up on the heap as they do not in
+//                               `serve`, whose records are in the database (default 0: one engine for
+//                               the run, which keeps every record)
 //   BENCH_AGENT_SAVE            0: the figures are printed, not saved in bench/results.json (the counted
 //                               runs of bench/agent-drive-instructions.ts); default 1
 //   BENCH_QUICK=1               the quick sizes above
@@ -63,6 +67,7 @@ const LEADS = positiveInt('BENCH_AGENT_LEADS', 20);
 const PROFILE_MESSAGES = positiveInt('BENCH_AGENT_PROFILE', 2000, true);
 const PROFILE_TOP = positiveInt('BENCH_AGENT_PROFILE_TOP', 15);
 const SAVE = process.env.BENCH_AGENT_SAVE !== '0';
+const FRESH_EVERY = positiveInt('BENCH_AGENT_FRESH_EVERY', 0, true);
 /** Target: CPU per message, ms. */
 const TARGET_MS_PER_MESSAGE = 0.5;
 /** The step the drive must park at. */
@@ -114,16 +119,22 @@ function seedTables(tables: MemoryTables): string[] {
   return phones;
 }
 
-/** The engine on the memory store, the shipped flows and the fakes (see the file comment). */
-async function startEngine(tables: MemoryTables): Promise<Engine> {
+/** The registry and the shipped flows, loaded once. */
+function loadShippedFlows(): { registry: ReturnType<typeof defaultRegistry>; flows: ReturnType<typeof loadFlowDirectory>['flows'] } {
   const registry = defaultRegistry();
   const loaded = loadFlowDirectory(join(import.meta.dirname, '..', 'flows'), registry);
   if (loaded.problems.length > 0) throw new Error(`the flows do not load:\n${loaded.problems.map(formatProblem).join('\n')}`);
+  return { registry, flows: loaded.flows };
+}
+
+/** The engine on a new memory store, key-value store and scheduler, the shipped flows and the fakes (see the file comment). */
+async function startEngine(tables: MemoryTables, shipped: ReturnType<typeof loadShippedFlows>): Promise<Engine> {
+  const { registry, flows } = shipped;
   const store = new MemoryExecutionStore();
   const instance = { id: 1, clinica_id: 1, nome: 'Recepção', server_url: 'http://127.0.0.1:9', token: TOKEN, provider: 'uazapi' };
   const engine = new Engine({
     registry,
-    flows: loaded.flows,
+    flows,
     store,
     scheduler: new InProcessScheduler(),
     logger: silentLogger,
@@ -138,6 +149,36 @@ async function startEngine(tables: MemoryTables): Promise<Engine> {
   });
   await engine.startScheduler();
   return engine;
+}
+
+/**
+ * The engine each message drives on: one for the whole run, or with FRESH_EVERY a new one (store,
+ * key-value store, scheduler; the same tables and flows) every FRESH_EVERY messages, the previous
+ * one shut down, so the heap does not grow with the parked records.
+ */
+class EngineSeries {
+  private engine: Engine | undefined;
+  private driven = 0;
+
+  constructor(
+    private readonly tables: MemoryTables,
+    private readonly shipped: ReturnType<typeof loadShippedFlows>,
+  ) {}
+
+  /** The engine for the next message. */
+  async next(): Promise<Engine> {
+    if (this.engine && FRESH_EVERY > 0 && this.driven > 0 && this.driven % FRESH_EVERY === 0) {
+      await this.engine.shutdown();
+      this.engine = undefined;
+    }
+    this.engine ??= await startEngine(this.tables, this.shipped);
+    this.driven++;
+    return this.engine;
+  }
+
+  async shutdown(): Promise<void> {
+    await this.engine?.shutdown();
+  }
 }
 
 /** Feeds the leads' messages in rotation: each call the next lead's trigger input, with a fresh message id. */
@@ -173,30 +214,30 @@ interface Measured {
 }
 
 /** The warm-up, the measured messages (CPU and wall time), then the profiled pass. */
-async function measure(engine: Engine, next: () => { body: JsonObject; auth: JsonObject }): Promise<Measured> {
-  for (let i = 0; i < WARMUP; i++) await drive(engine, next());
+async function measure(engines: EngineSeries, next: () => { body: JsonObject; auth: JsonObject }): Promise<Measured> {
+  for (let i = 0; i < WARMUP; i++) await drive(await engines.next(), next());
   const wallMs: number[] = [];
   let steps = 0;
   const cpu0 = process.cpuUsage();
   for (let i = 0; i < MESSAGES; i++) {
-    const one = await drive(engine, next());
+    const one = await drive(await engines.next(), next());
     wallMs.push(one.ms);
     steps = one.steps;
   }
   const cpu = process.cpuUsage(cpu0);
   const cpuMsPerMessage = (cpu.user + cpu.system) / 1000 / MESSAGES;
-  return { wallMs, steps, cpuMsPerMessage, profile: PROFILE_MESSAGES > 0 ? await profiled(engine, next) : undefined };
+  return { wallMs, steps, cpuMsPerMessage, profile: PROFILE_MESSAGES > 0 ? await profiled(engines, next) : undefined };
 }
 
 /** PROFILE_MESSAGES messages under the sampling profiler; their profile's summary. */
-async function profiled(engine: Engine, next: () => { body: JsonObject; auth: JsonObject }): Promise<ProfileSummary> {
+async function profiled(engines: EngineSeries, next: () => { body: JsonObject; auth: JsonObject }): Promise<ProfileSummary> {
   const session = new Session();
   session.connect();
   try {
     await session.post('Profiler.enable');
     await session.post('Profiler.setSamplingInterval', { interval: 100 });
     await session.post('Profiler.start');
-    for (let i = 0; i < PROFILE_MESSAGES; i++) await drive(engine, next());
+    for (let i = 0; i < PROFILE_MESSAGES; i++) await drive(await engines.next(), next());
     const { profile } = (await session.post('Profiler.stop')) as { profile: CpuProfile };
     if (process.env.BENCH_AGENT_PROFILE_FILE) writeFileSync(process.env.BENCH_AGENT_PROFILE_FILE, JSON.stringify(profile));
     return summariseProfile(profile, PROFILE_TOP);
@@ -252,13 +293,13 @@ function save(m: Measured): void {
 async function main(): Promise<void> {
   const tables = new MemoryTables();
   const phones = seedTables(tables);
-  const engine = await startEngine(tables);
+  const engines = new EngineSeries(tables, loadShippedFlows());
   try {
-    const measured = await measure(engine, messageMaker(phones));
+    const measured = await measure(engines, messageMaker(phones));
     report(measured);
     if (SAVE) save(measured);
   } finally {
-    await engine.shutdown();
+    await engines.shutdown();
   }
 }
 

@@ -1,7 +1,7 @@
 // `npm run bench [-- NAME ...]`: runs the benchmarks one after another, each in its own process (so
 // one's memory and timers never weigh on the next), then prints every result stored in
-// bench/results.json. Without names, all of them, in the order below (the 10-minute memory run
-// last). Each writes its own entry; a failed run is reported and the others still run; the exit code
+// bench/results.json. Without names, all of them but those marked onlyWhenNamed, in the order below
+// (the 10-minute memory run last). Each writes its own entry; a failed run is reported and the others still run; the exit code
 // is 1 when any failed. Options of each benchmark are environment variables (see each file), e.g.
 // BENCH_QUICK=1 for a short run of all of them. A name is a script of bench/ with settings of its
 // own: `ingest` is bench/ingest.ts on PostgreSQL + Redis, `ingest-embedded` the same script in
@@ -14,10 +14,11 @@ import { RESULTS_FILE } from './lib/results.js';
 import { runMain } from './lib/main.js';
 
 /** Each benchmark: its name, the script (bench/<script>.ts) and the environment it runs with (over this one's). */
-const ENTRIES: ReadonlyArray<{ name: string; script: string; env?: Record<string, string> }> = [
+const ENTRIES: ReadonlyArray<{ name: string; script: string; env?: Record<string, string>; onlyWhenNamed?: boolean }> = [
   { name: 'engine-overhead', script: 'engine-overhead' },
   { name: 'agent-drive', script: 'agent-drive' },
-  { name: 'agent-drive-instructions', script: 'agent-drive-instructions' },
+  // A diagnostic under valgrind (about 7 minutes): run when named.
+  { name: 'agent-drive-instructions', script: 'agent-drive-instructions', onlyWhenNamed: true },
   { name: 'intake-latency', script: 'intake-latency' },
   { name: 'ingest', script: 'ingest', env: { BENCH_INGEST_MODE: 'queue' } },
   { name: 'ingest-embedded', script: 'ingest', env: { BENCH_INGEST_MODE: 'embedded' } },
@@ -57,7 +58,7 @@ async function main(): Promise<number> {
     console.error(`unknown benchmark: ${unknown.join(', ')}\n${usage()}`);
     return 2;
   }
-  const chosen = args.length > 0 ? ENTRIES.filter((e) => args.includes(e.name)) : ENTRIES;
+  const chosen = args.length > 0 ? ENTRIES.filter((e) => args.includes(e.name)) : ENTRIES.filter((e) => !e.onlyWhenNamed);
   const failed: string[] = [];
   for (const entry of chosen) if ((await runOne(entry)) !== 0) failed.push(entry.name);
   if (existsSync(RESULTS_FILE)) {
