@@ -160,6 +160,7 @@ async function main(): Promise<void> {
       short: SHORT,
       long: LONG,
       warmup: WARMUP,
+      fresh_engine_every: FRESH_EVERY,
       node_flags: NODE_FLAGS.join(' '),
       tool: 'valgrind --tool=callgrind',
       quick: QUICK,
