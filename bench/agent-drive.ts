@@ -119,8 +119,14 @@ function seedTables(tables: MemoryTables): string[] {
   return phones;
 }
 
+/** The node registry and the shipped flows, loaded once per run. */
+interface ShippedFlows {
+  registry: ReturnType<typeof defaultRegistry>;
+  flows: ReturnType<typeof loadFlowDirectory>['flows'];
+}
+
 /** The registry and the shipped flows, loaded once. */
-function loadShippedFlows(): { registry: ReturnType<typeof defaultRegistry>; flows: ReturnType<typeof loadFlowDirectory>['flows'] } {
+function loadShippedFlows(): ShippedFlows {
   const registry = defaultRegistry();
   const loaded = loadFlowDirectory(join(import.meta.dirname, '..', 'flows'), registry);
   if (loaded.problems.length > 0) throw new Error(`the flows do not load:\n${loaded.problems.map(formatProblem).join('\n')}`);
@@ -128,7 +134,7 @@ function loadShippedFlows(): { registry: ReturnType<typeof defaultRegistry>; flo
 }
 
 /** The engine on a new memory store, key-value store and scheduler, the shipped flows and the fakes (see the file comment). */
-async function startEngine(tables: MemoryTables, shipped: ReturnType<typeof loadShippedFlows>): Promise<Engine> {
+async function startEngine(tables: MemoryTables, shipped: ShippedFlows): Promise<Engine> {
   const { registry, flows } = shipped;
   const store = new MemoryExecutionStore();
   const instance = { id: 1, clinica_id: 1, nome: 'Recepção', server_url: 'http://127.0.0.1:9', token: TOKEN, provider: 'uazapi' };
@@ -162,12 +168,12 @@ class EngineSeries {
 
   constructor(
     private readonly tables: MemoryTables,
-    private readonly shipped: ReturnType<typeof loadShippedFlows>,
+    private readonly shipped: ShippedFlows,
   ) {}
 
   /** The engine for the next message. */
   async next(): Promise<Engine> {
-    if (this.engine && FRESH_EVERY > 0 && this.driven > 0 && this.driven % FRESH_EVERY === 0) {
+    if (this.engine && FRESH_EVERY > 0 && this.driven % FRESH_EVERY === 0) {
       await this.engine.shutdown();
       this.engine = undefined;
     }
