@@ -169,6 +169,20 @@ describe('google calendar: failures end in the right error', () => {
     expect(error.message).toMatch(/timeout after \d+ ms on the token for POST \/freeBusy/);
   });
 
+  it('a call that joined a hanging token request of another call ends in the same timeout on the token', async () => {
+    fake.fail(10, 'hang', { match: { path: /^\/token$/ } });
+    const tokens = new TokenCache();
+    const first = failure(calendar({ tokens, attempts: 1 }).availability(dayQuery));
+    await new Promise((r) => setTimeout(r, 250));
+    // Joins the token request under way: its 500 ms run out ~250 ms before this call's own 500 ms.
+    const joined = await failure(calendar({ tokens, attempts: 1 }).availability(dayQuery));
+    expect(fake.count('POST', '/token')).toBe(1);
+    expect(joined.ms).toBeLessThan(450);
+    expect(joined.error).toBeInstanceOf(CalendarUnavailableError);
+    expect(joined.error.message).toBe('google: timeout after 500 ms on the token for POST /freeBusy');
+    expect((await first).error.message).toBe('google: timeout after 500 ms on the token for POST /freeBusy');
+  });
+
   it('a 400 about the times is SlotUnavailableError; a 400 about something else is not', async () => {
     const reversed = appointment();
     reversed.end = reversed.start;

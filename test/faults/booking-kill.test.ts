@@ -10,6 +10,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bookingService } from '../../adapters/calendar/booking-service.js';
+import { parseLocalSlot } from '../../adapters/calendar/slot-grid.js';
 import type { Database } from '../../adapters/db/database.js';
 import { DbExecutionStore } from '../../adapters/db/execution-store/index.js';
 import { type FakeCalcom, startFakeCalcom } from '../fakes/calcom-server.js';
@@ -38,6 +39,9 @@ const HOURS = {
   dom: '08:00-20:00',
 };
 const HOUR = 3_600_000;
+/** The agenda's default notice (antecedencia_min 120) and the margin the booked slot keeps past it, ms. */
+const NOTICE = 2 * HOUR;
+const SLACK = 10 * 60_000;
 
 const BACKENDS: Array<[string, () => Promise<FaultBackend>]> = [
   ['sqlite, in-process', () => embeddedBackend('leadflow-booking-kill')],
@@ -144,8 +148,10 @@ for (const [label, make] of BACKENDS) {
         const leadId = Number(lead.id);
         // A free time, as ver_horarios would give it (Cal.com's: among the slots it lists).
         if (provider === 'calcom') calcom.setSlots(slotStarts());
+        // Not the first slot: that one may fall inside the 2 h notice (antecedencia_min) by the time the agent books.
         const slots = await bookingService(db).open().horarios(clinicId, leadId);
-        const inicio = slots.horarios[0]!.inicio;
+        const inicio = slots.horarios.find((h) => parseLocalSlot(h.inicio, HOURS.timezone)! >= Date.now() + NOTICE + SLACK)?.inicio;
+        if (!inicio) throw new Error(`no slot ${SLACK / 60_000} min past the notice among ${JSON.stringify(slots)}`);
         const before = providerCopies(provider, calendarOf(label)).length;
         if (!fleet.live('serve')) await fleet.start('serve');
         if (backend.queue && !fleet.live('worker')) await fleet.start('worker');
@@ -165,7 +171,9 @@ for (const [label, make] of BACKENDS) {
           'the provider to accept the booking',
           async () => providerCopies(provider, calendarOf(label)).length === before + 1,
           30_000,
-        );
+        ).catch(async (err: Error) => {
+          throw new Error(`${err.message}; the agent's runs for the lead: ${await agentRuns(store, phone)}`);
+        });
         const [running] = (await store.listRunning()).filter((r) => r.flow === 'agent');
         const holder = fleet.holding(running!.lease_owner);
         expect(holder, `the process holding the agent run (${running!.lease_owner})`).toBeDefined();
@@ -190,6 +198,14 @@ for (const [label, make] of BACKENDS) {
       }, 120_000);
     }
   });
+}
+
+/** The agent's executions for `phone`, their steps' outcomes and the model's tool calls, for a failure's message. */
+async function agentRuns(store: DbExecutionStore, phone: string): Promise<string> {
+  const runs = (await store.list({ flow: 'agent', limit: 50 })).filter((r) => JSON.stringify(r.trigger).includes(phone));
+  const steps = (r: (typeof runs)[number]) => r.steps.map((s) => `${s.id}:${s.status}${s.error ? ` (${s.error.message})` : ''}`);
+  const agent = (r: (typeof runs)[number]) => JSON.stringify(r.steps.find((s) => s.id === 'agent')?.output ?? null).slice(0, 2000);
+  return JSON.stringify(runs.map((r) => ({ id: r.id, status: r.status, error: r.error?.message, steps: steps(r), agent: agent(r) })));
 }
 
 /** Cal.com's grid for the fake: every half hour from 2 h to 7 days ahead (the clinic's grid lies inside it). */

@@ -26,6 +26,16 @@ export class GoogleUnavailableError extends CalendarUnavailableError {
   }
 }
 
+/** A GoogleUnavailableError for a request that got no answer within its own time limit, `timeoutMs` (ms). */
+export class GoogleTimeoutError extends GoogleUnavailableError {
+  constructor(
+    message: string,
+    readonly timeoutMs: number,
+  ) {
+    super(message);
+  }
+}
+
 /** Google's explanation of an error answer, as far as the body gives one. */
 export interface GoogleErrorInfo {
   reason: string | undefined;

@@ -14,7 +14,7 @@ import { backoffDelay, parseRetryAfter } from '../../gateway/backoff.js';
 import { sleep } from '../../../engine/run/retry.js';
 import type { Clock } from '../../clock.js';
 import { CalendarUnavailableError, type SlotUnavailableError } from '../calendar.js';
-import { GoogleUnavailableError, verdictOf } from './google-errors.js';
+import { GoogleTimeoutError, GoogleUnavailableError, verdictOf } from './google-errors.js';
 import type { ServiceAccount } from './service-account.js';
 import type { TokenCache } from './token-cache.js';
 import { networkText } from './token-request.js';
@@ -98,8 +98,10 @@ export class GoogleHttp {
     const combined = signal ? AbortSignal.any([timeout, signal]) : timeout;
     const failed = (err: unknown, stage: string): Attempt => {
       if (signal?.aborted) throw signal.reason;
-      if (timeout.aborted)
-        return { error: new GoogleUnavailableError(`google: timeout after ${Math.round(timeoutMs)} ms on ${stage}`), retryable: true };
+      // A token request joined from an earlier attempt may time out on its own timer before this attempt's.
+      const limitMs = timeout.aborted ? timeoutMs : err instanceof GoogleTimeoutError ? err.timeoutMs : undefined;
+      if (limitMs !== undefined)
+        return { error: new GoogleUnavailableError(`google: timeout after ${Math.round(limitMs)} ms on ${stage}`), retryable: true };
       if (err instanceof CalendarUnavailableError) return { error: err, retryable: transient(err) };
       return { error: new GoogleUnavailableError(`google: ${networkText(err)} on ${stage}`), retryable: true };
     };

@@ -4,8 +4,9 @@
 //   -> 200 {"access_token":"ya29.…","expires_in":3599,"token_type":"Bearer"}
 //   -> 400 {"error":"invalid_grant","error_description":"Invalid JWT Signature."}
 // Errors are GoogleUnavailableError naming the account's e-mail and the endpoint's answer, with the
-// assertion and any token removed; the status is undefined for a timeout or network failure.
-import { GoogleUnavailableError, errorInfo } from './google-errors.js';
+// assertion and any token removed; the status is undefined for a timeout (GoogleTimeoutError) or network
+// failure.
+import { GoogleTimeoutError, GoogleUnavailableError, errorInfo } from './google-errors.js';
 import { signAssertion } from './jwt-assertion.js';
 import type { ServiceAccount } from './service-account.js';
 import type { TokenFetchOptions } from './token-cache.js';
@@ -35,8 +36,9 @@ export async function requestToken(
     status = response.status;
     text = await response.text();
   } catch (err) {
-    const timedOut = (err as Error)?.name === 'TimeoutError';
-    throw new GoogleUnavailableError(`google: ${who}: ${timedOut ? `timeout after ${options.timeoutMs} ms` : networkText(err)}`);
+    if ((err as Error)?.name === 'TimeoutError')
+      throw new GoogleTimeoutError(`google: ${who}: timeout after ${options.timeoutMs} ms`, options.timeoutMs);
+    throw new GoogleUnavailableError(`google: ${who}: ${networkText(err)}`);
   }
   const body = parse(text);
   const token = (body as { access_token?: unknown } | undefined)?.access_token;
