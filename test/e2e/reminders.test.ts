@@ -17,7 +17,7 @@
 //   - GET /metrics: leadflow_reminders_sent_total and leadflow_appointments{status}.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { brazilianVariants } from '../../adapters/phones/index.js';
-import { slotLabel } from '../../adapters/calendar/slot-grid.js';
+import { parseLocalSlot, slotLabel } from '../../adapters/calendar/slot-grid.js';
 import type { ExecutionRecord } from '../../engine/types.js';
 import { startFakeCalcom } from '../fakes/calcom-server.js';
 import { type FakeGoogleCalendar, startFakeGoogleCalendar, testServiceAccount } from '../fakes/google-calendar-server.js';
@@ -271,7 +271,10 @@ function erasureSuite(backend: Backend) {
     const leadId = await lead(phone, { nome: name });
     const store = stack.runtime.services.booking.open();
     const { horarios } = await store.horarios(stack.clinic.id, leadId);
-    const result = await store.book({ clinicId: stack.clinic.id, leadId, inicio: horarios[0]!.inicio, origem: 'agente' });
+    // A slot a minute past the 5 min notice: the first may fall inside it by the time it is booked.
+    const slot = horarios.find((h) => parseLocalSlot(h.inicio, ZONE)! >= Date.now() + 6 * 60_000);
+    if (!slot) throw new Error(`no slot a minute past the notice among ${JSON.stringify(horarios)}`);
+    const result = await store.book({ clinicId: stack.clinic.id, leadId, inicio: slot.inicio, origem: 'agente' });
     if (result.status !== 'marcado') throw new Error(`not booked: ${JSON.stringify(result)}`);
     const execution = await remind(result.agendamento_id);
     const record = await pollFor('the reminders to wait', async () => {
